@@ -1,0 +1,1 @@
+"""The window and everything computed from it. Pure: no Textual, no printing."""

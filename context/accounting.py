@@ -1,0 +1,103 @@
+"""Token estimates for every block of a session.
+
+Text is counted with the tokenizer. Two kinds of block have no countable text:
+images (estimated from their pixel size) and reasoning the log keeps only
+encrypted or empty (estimated from the output usage of the call that made it).
+"""
+
+from __future__ import annotations
+
+import math
+
+from parsers.model import ASSISTANT, IMAGE, REASONING, TOOL_CALL, Block, Entry
+
+from .tokens import TokenCounter
+
+# Anthropic: tokens ≈ width × height / 750, after scaling the long edge down to 1568 px.
+IMAGE_PIXELS_PER_TOKEN = 750
+IMAGE_MAX_EDGE = 1568
+# An image whose size the log does not tell: the cost of a full-size image.
+IMAGE_UNKNOWN_TOKENS = 1600
+OUTPUT_CATEGORIES = (ASSISTANT, TOOL_CALL, REASONING)
+
+
+def image_tokens(size: tuple[int, int] | None) -> int:
+    if not size or size[0] <= 0 or size[1] <= 0:
+        return IMAGE_UNKNOWN_TOKENS
+    width, height = size
+    scale = min(1.0, IMAGE_MAX_EDGE / max(width, height))
+    return max(1, math.ceil(width * scale * height * scale / IMAGE_PIXELS_PER_TOKEN))
+
+
+def text_tokens(counter: TokenCounter, block: Block) -> int:
+    if block.category == IMAGE:
+        return image_tokens(block.image_size)
+    tokens = counter.count(block.text)
+    if block.category == TOOL_CALL and block.tool_name:
+        tokens += counter.count(block.tool_name)
+    return tokens
+
+
+class Accounting:
+    """Per-block token counts of a session's entries, kept parallel to them.
+
+    ``tokens[i][j]`` is the estimate for ``entries[i].blocks[j]``;
+    ``estimated[i][j]`` is True where it came from usage rather than text.
+    """
+
+    def __init__(self, counter: TokenCounter) -> None:
+        self.counter = counter
+        self.tokens: list[list[int]] = []
+        self.estimated: list[list[bool]] = []
+
+    def update(self, entries: list[Entry], start: int = 0) -> None:
+        """(Re)count entries from position ``start`` on (live tailing passes the first changed one)."""
+        start = self._call_start(entries, min(start, len(self.tokens)))
+        del self.tokens[start:]
+        del self.estimated[start:]
+        for entry in entries[start:]:
+            self.tokens.append([text_tokens(self.counter, b) for b in entry.blocks])
+            self.estimated.append([False] * len(entry.blocks))
+        self._estimate_opaque_reasoning(entries, start)
+
+    def entry_tokens(self, position: int) -> int:
+        return sum(self.tokens[position])
+
+    @staticmethod
+    def _call_start(entries: list[Entry], start: int) -> int:
+        # Reasoning estimates depend on the whole model call, so restart at its first entry.
+        while start > 0 and entries[start - 1].usage is None:
+            start -= 1
+        return start
+
+    def _estimate_opaque_reasoning(self, entries: list[Entry], start: int) -> None:
+        """Give encrypted/empty reasoning the output tokens its model call reports.
+
+        A call is the run of entries up to one that carries usage. The reasoning
+        share is the reported reasoning tokens, or else the output tokens minus
+        the visible output of the call; it is split evenly over the opaque blocks.
+        """
+        call: list[int] = []
+        for position in range(start, len(entries)):
+            call.append(position)
+            usage = entries[position].usage
+            if usage is None:
+                continue
+            opaque = [(i, j) for i in call for j, b in enumerate(entries[i].blocks) if b.category == REASONING and b.opaque]
+            if opaque:
+                if usage.reasoning_tokens is not None:
+                    share = usage.reasoning_tokens
+                else:
+                    visible = sum(
+                        self.tokens[i][j]
+                        for i in call
+                        for j, b in enumerate(entries[i].blocks)
+                        if b.category in OUTPUT_CATEGORIES and not (b.category == REASONING and b.opaque)
+                    )
+                    share = max(0, usage.output_tokens - visible)
+                for n, (i, j) in enumerate(opaque):
+                    # Visible summary text (Codex) is part of the reasoning: keep the larger figure.
+                    part = share // len(opaque) + (1 if n < share % len(opaque) else 0)
+                    self.tokens[i][j] = max(self.tokens[i][j], part)
+                    self.estimated[i][j] = True
+            call = []

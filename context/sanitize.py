@@ -1,0 +1,46 @@
+"""Make untrusted log text safe to show in a terminal or write into Markdown.
+
+Log text is whatever tools returned: escape sequences (OSC 52 clipboard writes,
+title changes, cursor moves), bidi overrides and zero-width characters must
+never reach the terminal or a rendered document.
+"""
+
+from __future__ import annotations
+
+import re
+
+# ESC-introduced sequences: CSI (ESC [ ... final), OSC/DCS/SOS/PM/APC (ESC ] ... BEL or ST), and two-byte escapes.
+_ESCAPE_SEQUENCE = re.compile(
+    r"\x1b\[[0-?]*[ -/]*[@-~]"  # CSI
+    r"|\x1b[\]PX^_][^\x07\x1b\x9c]*(?:\x07|\x1b\\|\x9c)?"  # OSC, DCS, SOS, PM, APC up to their terminator
+    r"|\x9b[0-?]*[ -/]*[@-~]"  # 8-bit CSI
+    r"|[\x90\x9d\x98\x9e\x9f][^\x07\x1b\x9c]*(?:\x07|\x1b\\|\x9c)?"  # 8-bit OSC/DCS/...
+    r"|\x1b[ -/]*[0-~]?"  # any other escape
+)
+# C0 and C1 controls except tab and newline; DEL; bidi embeddings/overrides/isolates;
+# zero-width and invisible formatting characters.
+_INVISIBLE = re.compile(
+    "[\x00-\x08\x0b-\x1f\x7f-\x9f\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff\ufff9-\ufffb]"
+)
+
+
+def clean_text(text: str) -> str:
+    """``text`` with escape sequences and invisible/control characters removed (tab, newline kept)."""
+    if text.isprintable():
+        return text
+    text = text.replace("\r\n", "\n")
+    return _INVISIBLE.sub("", _ESCAPE_SEQUENCE.sub("", text))
+
+
+def one_line(text: str, width: int | None = None) -> str:
+    """A single-line preview: cleaned, whitespace runs folded, cut to ``width`` characters."""
+    line = " ".join(clean_text(text).split())
+    if width is not None and len(line) > width:
+        return line[: max(0, width - 1)] + "…"
+    return line
+
+
+def markdown_cell(text: object) -> str:
+    """A value fit for a Markdown table cell: cleaned, one line, pipes and markup escaped."""
+    line = one_line(str(text))
+    return re.sub(r"([\\|`*_<>\[\]])", r"\\\1", line)

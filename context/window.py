@@ -1,0 +1,151 @@
+"""The context window as the model saw it after any message.
+
+Replaying the entries in file order: a compaction empties the window (the
+system prompt and tool definitions stay: they are re-sent with every request),
+then the summary, the preserved messages or the replacement history take its
+place. A microcompaction swaps the cleared tool results for a placeholder.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+
+from parsers.model import CATEGORIES, SUMMARY, SYSTEM, TOOL_RESULT, TOOLS, Block, Compaction, Entry
+
+from .accounting import Accounting, text_tokens
+
+# What Claude Code sends in place of a microcompacted tool result.
+CLEARED_PLACEHOLDER = "[Old tool result content cleared]"
+# Categories the harness re-sends on every request, untouched by compaction.
+RESIDENT = (SYSTEM, TOOLS)
+
+
+@dataclass(slots=True)
+class WindowBlock:
+    """One block in the window, with where it came from and what it costs."""
+
+    entry: Entry
+    position: int  # index of the block within its entry (-1: from a compaction's replacement)
+    block: Block
+    tokens: int
+    estimated: bool = False  # tokens come from reported usage, not from text
+    cleared: bool = False  # shown to the model as a placeholder
+
+    @property
+    def category(self) -> str:
+        return self.block.category
+
+    @property
+    def text(self) -> str:
+        return CLEARED_PLACEHOLDER if self.cleared else self.block.text
+
+
+@dataclass(slots=True)
+class CategoryTotal:
+    tokens: int = 0
+    blocks: int = 0
+
+
+@dataclass(slots=True)
+class Window:
+    """The blocks in the window, with running per-category totals."""
+
+    at: int  # message index (1-based); 0 before the first message
+    blocks: list[WindowBlock] = field(default_factory=list)
+    last_compaction: Compaction | None = None
+    totals: dict[str, CategoryTotal] = field(default_factory=lambda: {name: CategoryTotal() for name in CATEGORIES})
+
+    def append(self, item: WindowBlock) -> None:
+        self.blocks.append(item)
+        total = self.totals[item.category]
+        total.tokens += item.tokens
+        total.blocks += 1
+
+    def clear(self, item: WindowBlock, placeholder_tokens: int) -> None:
+        self.totals[item.category].tokens += placeholder_tokens - item.tokens
+        item.cleared = True
+        item.tokens = placeholder_tokens
+
+    def keep_only(self, categories: tuple[str, ...]) -> None:
+        self.blocks = [item for item in self.blocks if item.category in categories]
+        for name, total in self.totals.items():
+            if name not in categories:
+                total.tokens = total.blocks = 0
+
+    def categories(self) -> dict[str, CategoryTotal]:
+        """A copy of the per-category totals (every category present, zero when empty)."""
+        return {name: CategoryTotal(t.tokens, t.blocks) for name, t in self.totals.items()}
+
+    @property
+    def estimated_tokens(self) -> int:
+        return sum(t.tokens for t in self.totals.values())
+
+
+class Replay:
+    """Walks a session's entries and keeps the window current after each one."""
+
+    def __init__(self, entries: list[Entry], accounting: Accounting) -> None:
+        self.entries = entries
+        self.accounting = accounting
+        self._by_uid = {e.uid: e for e in entries if e.uid}
+        self._placeholder_tokens = accounting.counter.count(CLEARED_PLACEHOLDER)
+
+    def run(self, until: int | None = None) -> Iterator[Window]:
+        """Yield the window after each entry, up to message ``until`` (inclusive).
+
+        The same ``Window`` object is updated in place; copy what you keep.
+        """
+        window = Window(at=0)
+        cleared: set[str] = set()
+        preserved: list[Entry] = []
+        stop = len(self.entries) if until is None else min(until, len(self.entries))
+        for position in range(stop):
+            entry = self.entries[position]
+            window.at = entry.index
+            compaction = entry.compaction
+            if compaction is not None:
+                window.last_compaction = compaction
+                if compaction.kind == "microcompact":
+                    cleared.update(compaction.cleared_tool_ids)
+                    self._apply_clearing(window, cleared)
+                else:
+                    window.keep_only(RESIDENT)
+                    preserved = [self._by_uid[u] for u in compaction.preserved_ids if u in self._by_uid]
+                    for block in compaction.replacement or ():
+                        window.append(WindowBlock(entry, -1, block, text_tokens(self.accounting.counter, block)))
+                    self._add_entry(window, entry, position, cleared)
+            else:
+                is_summary = bool(entry.blocks) and entry.blocks[0].category == SUMMARY
+                if preserved and not is_summary:
+                    self._flush(window, preserved, cleared)
+                self._add_entry(window, entry, position, cleared)
+                if preserved and is_summary:
+                    self._flush(window, preserved, cleared)
+            yield window
+
+    def window_at(self, message: int | None = None) -> Window:
+        window = Window(at=0)
+        for window in self.run(message):
+            pass
+        return window
+
+    def _flush(self, window: Window, preserved: list[Entry], cleared: set[str]) -> None:
+        """Re-attach a partial compaction's preserved messages after its summary."""
+        for entry in preserved:
+            self._add_entry(window, entry, entry.index - 1, cleared)
+        preserved.clear()
+
+    def _add_entry(self, window: Window, entry: Entry, position: int, cleared: set[str]) -> None:
+        tokens = self.accounting.tokens[position]
+        estimated = self.accounting.estimated[position]
+        for j, block in enumerate(entry.blocks):
+            item = WindowBlock(entry, j, block, tokens[j], estimated[j])
+            window.append(item)
+            if block.category == TOOL_RESULT and block.tool_id in cleared:
+                window.clear(item, self._placeholder_tokens)
+
+    def _apply_clearing(self, window: Window, cleared: set[str]) -> None:
+        for item in window.blocks:
+            if item.category == TOOL_RESULT and not item.cleared and item.block.tool_id in cleared:
+                window.clear(item, self._placeholder_tokens)

@@ -1,0 +1,118 @@
+"""The incremental parser interface every format implements.
+
+A parser is fed a log's lines (or its whole document) and keeps the entries it
+has built so far. Live tailing feeds only the appended lines to the same parser
+object, so its state (message-id merges, pending compactions) carries over.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .jsonl import Buffer, DecodeError, iter_lines, loads
+from .model import Compaction, Diagnostics, Entry, ParseResult, SessionMeta, SidechainTotals, Block, Usage
+
+
+class Parser:
+    """Base of every format parser: holds the entries and the diagnostics."""
+
+    name: str = ""
+    description: str = ""
+    locations: tuple[str, ...] = ()  # where the agent keeps its logs, for `ctxtop formats`
+
+    def __init__(self) -> None:
+        self.entries: list[Entry] = []
+        self.diagnostics = Diagnostics()
+        self.meta = SessionMeta()
+        self.sidechain = SidechainTotals()
+
+    def result(self) -> ParseResult:
+        return ParseResult(self.name, self.entries, self.diagnostics, self.meta, self.sidechain)
+
+    # --- building entries -------------------------------------------------
+    def add_entry(
+        self,
+        role: str,
+        blocks: list[Block],
+        offset: int,
+        line: int,
+        *,
+        timestamp: Any = None,
+        model: str | None = None,
+        usage: Usage | None = None,
+        uid: str | None = None,
+        compaction: Compaction | None = None,
+    ) -> Entry:
+        entry = Entry(
+            index=len(self.entries) + 1,
+            role=role,
+            blocks=blocks,
+            offset=offset,
+            line=line,
+            timestamp=timestamp if isinstance(timestamp, str) else None,
+            model=model,
+            usage=usage,
+            uid=uid,
+            compaction=compaction,
+        )
+        self.entries.append(entry)
+        return entry
+
+    def malformed(self, line: int, why: str) -> None:
+        self.diagnostics.malformed_lines += 1
+        self.diagnostics.note(f"line {line}: {why}")
+
+    def unknown(self, line: int, what: str) -> None:
+        self.diagnostics.unknown_records += 1
+        self.diagnostics.note(f"line {line}: unknown {what}")
+
+
+class LineParser(Parser):
+    """A parser for JSON Lines logs: one record per line, decoded independently."""
+
+    def feed(self, data: Buffer, start: int = 0, first_line: int = 1, *, final: bool = True) -> int:
+        """Parse the lines of ``data`` from byte ``start``; return where to resume.
+
+        A last line with no newline may still be being written: unless ``final``
+        it is left for the next feed. When ``final`` it is parsed if it decodes,
+        and otherwise reported as a torn last line (not as malformed).
+        """
+        for offset, number, raw, complete in iter_lines(data, start, first_line):
+            if complete:
+                try:
+                    record = loads(raw)
+                except DecodeError as exc:
+                    self.malformed(number, f"not JSON ({exc})")
+                else:
+                    self._dispatch(record, offset, number)
+                continue
+            if not final:
+                return offset
+            try:
+                record = loads(raw)
+            except DecodeError:
+                self.diagnostics.torn_last_line = True
+                self.diagnostics.note(f"line {number}: torn last line (no newline, not valid JSON)")
+            else:
+                self._dispatch(record, offset, number)
+        return len(data)
+
+    def _dispatch(self, record: Any, offset: int, line: int) -> None:
+        if not isinstance(record, dict):
+            self.malformed(line, "record is not a JSON object")
+            return
+        try:
+            self.handle(record, offset, line)
+        except (TypeError, AttributeError, KeyError, ValueError) as exc:
+            # A record whose fields have the wrong types: count it, keep the rest.
+            self.malformed(line, f"unexpected field types ({type(exc).__name__})")
+
+    def handle(self, record: dict, offset: int, line: int) -> None:
+        raise NotImplementedError
+
+
+class DocumentParser(Parser):
+    """A parser for formats stored as one JSON document (request dumps, arrays)."""
+
+    def parse(self, document: Any) -> None:
+        raise NotImplementedError

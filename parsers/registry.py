@@ -1,0 +1,93 @@
+"""Which parsers exist, and which one a given log needs (detected from its content)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from . import claude_code, codex, messages
+from .base import DocumentParser, LineParser, Parser
+from .jsonl import Buffer, DecodeError, iter_lines, loads
+
+PARSERS: dict[str, type[Parser]] = {
+    cls.name: cls
+    for cls in (
+        claude_code.ClaudeCodeParser,
+        codex.CodexParser,
+        messages.AnthropicRequestParser,
+        messages.OpenAIMessagesParser,
+    )
+}
+# How many leading records detection looks at before giving up.
+SNIFF_LINES = 25
+
+
+class UnknownFormat(ValueError):
+    """The content matches no known log format."""
+
+
+def detect(data: Buffer) -> str:
+    """The name of the format of ``data``, from its first records."""
+    head_records: list[Any] = []
+    for _offset, _number, raw, _complete in iter_lines(data):
+        try:
+            head_records.append(loads(raw))
+        except DecodeError:
+            head_records.append(None)
+        if len(head_records) >= SNIFF_LINES:
+            break
+    for record in head_records:
+        if not isinstance(record, dict):
+            continue
+        if codex.looks_like(record):
+            return codex.CodexParser.name
+        if claude_code.looks_like(record):
+            return claude_code.ClaudeCodeParser.name
+    document = _whole_document(data, head_records)
+    if document is not None:
+        if messages.looks_like_anthropic(document):
+            return messages.AnthropicRequestParser.name
+        if messages.looks_like_openai(document):
+            return messages.OpenAIMessagesParser.name
+    decoded = [r for r in head_records if r is not None]
+    if decoded and all(isinstance(r, dict) and isinstance(r.get("role"), str) for r in decoded):
+        return messages.OpenAIMessagesParser.name
+    raise UnknownFormat("not a session log ctxtop knows (try `ctxtop formats`, or --format NAME)")
+
+
+def _whole_document(data: Buffer, head_records: list[Any]) -> Any:
+    if len(head_records) == 1 and head_records[0] is not None:
+        return head_records[0]
+    try:
+        return loads(data)
+    except DecodeError:
+        return None
+
+
+def parse(data: Buffer, format: str | None = None) -> Parser:
+    """Parse a whole log; returns the parser, which holds entries and diagnostics."""
+    name = format or detect(data)
+    if name not in PARSERS:
+        raise UnknownFormat(f"unknown format {name!r} (known: {', '.join(PARSERS)})")
+    parser = PARSERS[name]()
+    if isinstance(parser, LineParser):
+        parser.feed(data)
+    elif isinstance(parser, DocumentParser):
+        document, offsets = _document_or_lines(data, parser)
+        parser.parse(document, offsets)
+    return parser
+
+
+def _document_or_lines(data: Buffer, parser: Parser) -> tuple[Any, list[int] | None]:
+    """A single JSON document, or JSON Lines of messages gathered into a list."""
+    try:
+        return loads(data), None
+    except DecodeError:
+        pass
+    records, offsets = [], []
+    for offset, number, raw, _complete in iter_lines(data):
+        try:
+            records.append(loads(raw))
+            offsets.append(offset)
+        except DecodeError as exc:
+            parser.malformed(number, f"not JSON ({exc})")
+    return records, offsets
