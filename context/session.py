@@ -60,6 +60,8 @@ class Session:
         data = read_log(path)
         try:
             parser = parsers.parse(data, format)
+        except parsers.UnknownFormat as exc:
+            raise parsers.UnknownFormat(f"{path}: {exc}") from None
         finally:
             if hasattr(data, "close"):
                 data.close()

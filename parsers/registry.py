@@ -51,7 +51,7 @@ def detect(data: Buffer) -> str:
     decoded = [r for r in head_records if r is not None]
     if decoded and all(isinstance(r, dict) and isinstance(r.get("role"), str) for r in decoded):
         return messages.OpenAIMessagesParser.name
-    raise UnknownFormat("not a session log ctxtop knows (try `ctxtop formats`, or --format NAME)")
+    raise UnknownFormat("not a session log ctxtop knows (see `ctxtop formats`, or name one with --log-format)")
 
 
 def _whole_document(data: Buffer, head_records: list[Any]) -> Any:

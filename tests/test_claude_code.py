@@ -1,0 +1,78 @@
+"""Claude Code transcripts: merging, sidechains, compaction markers and diagnostics."""
+
+import pytest
+
+from parsers import parse
+from parsers.model import INJECTED, REASONING, SUMMARY, TOOL_CALL, TOOL_RESULT, USER
+
+from .conftest import DATA
+
+
+@pytest.fixture(scope="module")
+def compact():
+    return parse((DATA / "claude_compact.jsonl").read_bytes())
+
+
+def test_detected_as_claude_code(compact):
+    assert compact.name == "claude-code"
+
+
+@pytest.mark.parametrize(
+    "index, role, categories, uid",
+    [
+        (1, "user", [USER], "u1"),
+        (2, "assistant", ["assistant", TOOL_CALL], "a1"),  # two lines of msg_1 merged
+        (3, "user", [TOOL_RESULT], "u2"),
+        (4, "assistant", ["assistant"], "a2"),
+        (5, "user", [USER], "u3"),
+        (6, "system", [], "b1"),
+        (7, "user", [SUMMARY], "s1"),
+        (8, "user", [USER], "u4"),
+        (9, "assistant", ["assistant"], "a3"),
+    ],
+)
+def test_entries_in_file_order(compact, index, role, categories, uid):
+    entry = compact.entries[index - 1]
+    assert (entry.index, entry.role, [b.category for b in entry.blocks], entry.uid) == (index, role, categories, uid)
+
+
+def test_last_line_of_a_response_carries_its_usage(compact):
+    merged = compact.entries[1]
+    assert merged.usage.output_tokens == 20  # the first line said 5 (streaming partial)
+    assert merged.usage.prompt_tokens == 110
+    assert merged.blocks[1].tool_name == "Bash" and merged.blocks[1].tool_id == "toolu_1"
+
+
+def test_compact_boundary_is_recorded(compact):
+    boundary = compact.entries[5].compaction
+    assert (boundary.kind, boundary.trigger, boundary.pre_tokens, boundary.post_tokens) == ("compact_boundary", "auto", 170, 60)
+    assert boundary.preserved_ids == ("u3",)
+
+
+def test_sidechain_kept_out_of_main_chain(compact):
+    assert compact.sidechain.messages == 2
+    assert all(e.uid not in ("sc1", "sc2") for e in compact.entries)
+
+
+def test_diagnostics_are_counted_not_fatal(compact):
+    d = compact.diagnostics
+    assert d.malformed_lines == 2  # the non-JSON line and the user record whose message is a string
+    assert d.unknown_records == 1  # brand-new-record
+    assert d.skipped_records == 2  # file-history-snapshot, turn_duration
+    assert d.torn_last_line
+
+
+def test_harness_text_is_injected():
+    parser = parse(b'{"type":"user","sessionId":"s","uuid":"1","message":{"role":"user","content":"<system-reminder>be nice</system-reminder>"}}\n'
+                   b'{"type":"user","sessionId":"s","uuid":"2","isMeta":true,"message":{"role":"user","content":[{"type":"text","text":"skill text"}]}}\n'
+                   b'{"type":"attachment","sessionId":"s","uuid":"3","attachment":{"type":"file"},"rendered":[{"content":"<system-reminder>file a.py</system-reminder>"}]}\n')
+    assert [e.blocks[0].category for e in parser.entries] == [INJECTED, INJECTED, INJECTED]
+
+
+def test_microcompact_and_opaque_thinking():
+    parser = parse((DATA / "claude_microcompact.jsonl").read_bytes())
+    marker = parser.entries[5].compaction
+    assert marker.kind == "microcompact" and marker.cleared_tool_ids == ("toolu_A",)
+    assert marker.post_tokens == 510
+    thinking = parser.entries[6].blocks[0]
+    assert thinking.category == REASONING and thinking.opaque

@@ -1,0 +1,121 @@
+"""The headless commands: export formats, exit codes, atomic output, read-only logs."""
+
+from __future__ import annotations
+
+import json
+import os
+
+import pytest
+
+from parsers.model import CATEGORIES
+from tui.cli import main
+from tui.demo import demo_path
+
+from .conftest import DATA
+
+
+def run(capsys, *argv):
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_export_json_follows_the_documented_schema(capsys):
+    code, out, _ = run(capsys, "export", str(DATA / "claude_compact.jsonl"), "--at", "5")
+    assert code == 0
+    snapshot = json.loads(out)
+    assert snapshot["schema"] == "ctxtop.snapshot/1"
+    assert set(snapshot) >= {"schema", "source", "at", "window", "compactions"}
+    assert set(snapshot["source"]) >= {"path", "format", "session_id", "model", "messages", "diagnostics"}
+    assert snapshot["at"] == {"message": 5, "messages": 9, "timestamp": "2026-01-01T00:00:00Z"}
+    assert list(snapshot["window"]["categories"]) == list(CATEGORIES)
+    assert snapshot["window"]["reported_tokens"] == 165
+    assert snapshot["compactions"] == [{"message": 6, "kind": "compact_boundary", "trigger": "auto", "pre_tokens": 170, "post_tokens": 60}]
+    assert snapshot["source"]["diagnostics"]["malformed_lines"] == 2
+
+
+def test_export_markdown_has_tables(capsys):
+    code, out, _ = run(capsys, "export", "--demo", "--format", "md")
+    assert code == 0
+    assert "| category | tokens | % of window | blocks |" in out
+    assert "| tool\\_result |" in out and "compact\\_boundary" in out
+
+
+def test_export_to_file_is_atomic_and_complete(tmp_path, capsys):
+    target = tmp_path / "snap.json"
+    target.write_text("old")
+    code, out, _ = run(capsys, "export", "--demo", "-o", str(target))
+    assert code == 0 and out == ""
+    assert json.loads(target.read_text())["source"]["format"] == "claude-code"
+    assert [p.name for p in tmp_path.iterdir()] == ["snap.json"]  # no temporary left behind
+
+
+def test_export_to_unwritable_place_fails_in_one_line(capsys):
+    code, _, err = run(capsys, "export", "--demo", "-o", "/nonexistent-dir/snap.json")
+    assert code == 2 and err.startswith("ctxtop: error: cannot write") and err.count("\n") == 1
+
+
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["export", "/no/such/file.jsonl"], "no such file"),
+        (["export", "/"], "is a directory"),
+        (["export"], "no session given"),
+        (["export", "--demo", "--format", "xml"], "--format must be"),
+        (["export", "--demo", "--encoding", "klingon"], "unknown encoding"),
+        (["export", "--demo", "--window", "0"], "must be positive"),
+        (["export", "--demo", "--at", "x"], "not a message number"),
+    ],
+)
+def test_bad_input_is_one_line_and_exit_2(capsys, argv, message):
+    code, _, err = run(capsys, *argv)
+    assert code == 2
+    assert message in err and err.count("\n") == 1 and "Traceback" not in err
+
+
+@pytest.mark.parametrize("content", [b"", b"\x00\x00\x00\n", b"\xff\xfe garbage\n", b"[" * 10000 + b"\n"])
+def test_hostile_files_fail_cleanly(tmp_path, capsys, content):
+    path = tmp_path / "bad.jsonl"
+    path.write_bytes(content)
+    code, _, err = run(capsys, "export", str(path))
+    assert code == 2 and err.count("\n") == 1 and "Traceback" not in err
+
+
+def test_fifo_is_refused(tmp_path, capsys):
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    code, _, err = run(capsys, "export", str(fifo))
+    assert code == 2 and "not a regular file" in err
+
+
+def test_log_format_override(capsys):
+    code, out, _ = run(capsys, "export", str(DATA / "openai_messages.jsonl"), "--format", "openai-messages")
+    assert code == 0 and json.loads(out)["source"]["format"] == "openai-messages"
+    code, _, err = run(capsys, "export", str(DATA / "openai_messages.jsonl"), "--log-format", "codex")
+    assert code == 0  # forced parser: nothing it recognises, counted rather than fatal
+
+
+def test_formats_lists_every_parser(capsys):
+    code, out, _ = run(capsys, "formats")
+    assert code == 0
+    for name in ("claude-code", "codex", "anthropic-request", "openai-messages"):
+        assert name in out
+    assert "~/.claude/projects" in out
+
+
+def test_commands_never_change_the_log(tmp_path, capsys):
+    path = tmp_path / "session.jsonl"
+    path.write_bytes((DATA / "claude_compact.jsonl").read_bytes())
+    before = (path.read_bytes(), os.stat(path).st_mtime_ns)
+    for argv in (["export", str(path)], ["export", str(path), "--format", "md"], ["export", str(path), "--at", "3"]):
+        assert run(capsys, *argv)[0] == 0
+    assert (path.read_bytes(), os.stat(path).st_mtime_ns) == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["session.jsonl"]
+
+
+def test_python_dash_m_tui_runs(tmp_path):
+    import subprocess
+    import sys
+
+    result = subprocess.run([sys.executable, "-m", "tui", "formats"], capture_output=True, text=True)
+    assert result.returncode == 0 and "claude-code" in result.stdout

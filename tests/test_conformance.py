@@ -1,0 +1,105 @@
+"""Every shared real-world fixture through detection, parsing and export.
+
+The fixtures live in ../shared/fixtures (not copied into the repo); where that
+folder is absent the tests skip and say why.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from context.session import Session
+from context.snapshot import build_snapshot
+from parsers import UnknownFormat
+from tui.cli import main
+
+from .conftest import SHARED_FIXTURES
+
+FIXTURES = sorted(p for p in SHARED_FIXTURES.glob("*/*") if p.is_file()) if SHARED_FIXTURES.is_dir() else []
+if not FIXTURES:
+    pytest.skip(f"shared fixtures not found at {SHARED_FIXTURES}", allow_module_level=True)
+
+# Formats whose parsers have landed; the rest must fail cleanly until they do.
+SUPPORTED = {"claude-code": "claude-code", "codex": "codex", "api-dumps": "openai-messages"}
+
+
+def _id(path):
+    return f"{path.parent.name}/{path.name[:40]}"
+
+
+@pytest.mark.parametrize("path", FIXTURES, ids=_id)
+def test_every_fixture_exports_or_fails_in_one_line(path, capsys):
+    code = main(["export", str(path)])
+    out, err = capsys.readouterr()
+    if path.parent.name in SUPPORTED:
+        assert code == 0, err
+        snapshot = json.loads(out)
+        assert snapshot["source"]["format"] == SUPPORTED[path.parent.name]
+        assert snapshot["source"]["diagnostics"]["malformed_lines"] == 0
+    else:
+        assert code == 2
+        assert err.count("\n") == 1 and "not a session log" in err and "Traceback" not in err
+
+
+def _claude_fixtures():
+    return [p for p in FIXTURES if p.parent.name == "claude-code"]
+
+
+@pytest.mark.parametrize("path", _claude_fixtures(), ids=_id)
+def test_claude_reported_tokens_equal_last_main_chain_usage(path):
+    last_usage, message_ids = None, set()
+    for line in path.read_text().splitlines():
+        record = json.loads(line)
+        if record.get("type") == "assistant" and not record.get("isSidechain"):
+            message = record["message"]
+            message_ids.add(message["id"])
+            usage = message["usage"]
+            last_usage = usage["input_tokens"] + usage["cache_read_input_tokens"] + usage["cache_creation_input_tokens"]
+    session = Session.open(path)
+    assert session.reported_at() == last_usage
+    assistants = [e for e in session.entries if e.role == "assistant"]
+    assert len(assistants) == len(message_ids)  # one merged entry per distinct message id
+
+
+@pytest.mark.parametrize("path", [p for p in FIXTURES if p.parent.name == "codex"], ids=_id)
+def test_codex_reported_tokens_equal_last_usable_token_count(path):
+    last = None
+    for line in path.read_text().splitlines():
+        record = json.loads(line)
+        payload = record.get("payload", {})
+        if record.get("type") == "event_msg" and payload.get("type") == "token_count" and payload.get("info"):
+            usage = payload["info"]["last_token_usage"]
+            if usage["input_tokens"] > 0:
+                last = usage["input_tokens"]
+    session = Session.open(path)
+    assert session.reported_at() == last
+
+
+def test_codex_remote_compaction_fixture():
+    path = next(p for p in FIXTURES if "12-54-34" in p.name)
+    session = Session.open(path)
+    [compaction] = session.compactions()
+    assert compaction.kind == "codex_remote" and compaction.opaque
+    window = session.window_at(compaction.message)
+    # 40 replacement items: 21 user, 15 assistant, 3 developer messages and the encrypted compaction
+    kinds = [item.category for item in window.blocks if item.position == -1]
+    assert kinds.count("summary") == 1 and len(kinds) >= 40 - 1
+    before = session.reported_at(compaction.message - 1)
+    first_after = next(e.usage.prompt_tokens for e in session.entries[compaction.message :] if e.usage)
+    assert before > 200_000 and first_after == 48_297  # formats.md: "dropped from ~210k to 48,297"
+    assert session.reported_at(compaction.message) is None  # no size recorded until the next call
+
+
+def test_sidechain_file_reports_subagent_totals():
+    path = next(p for p in FIXTURES if "sidechain" in p.name)
+    snapshot = build_snapshot(Session.open(path))
+    assert snapshot["source"]["messages"] == 0
+    assert snapshot["subagents"]["messages"] == 2 and snapshot["subagents"]["tokens"] > 0
+
+
+@pytest.mark.parametrize("path", [p for p in FIXTURES if p.parent.name not in SUPPORTED], ids=_id)
+def test_formats_not_yet_supported_are_refused(path):
+    with pytest.raises(UnknownFormat):
+        Session.open(path)

@@ -1,0 +1,200 @@
+"""The ``ctxtop`` command line: the TUI by default, and headless commands for scripts and CI."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import traceback
+from collections.abc import Callable, Sequence
+
+import orjson
+
+from context.markdown import render_markdown
+from context.session import Session
+from context.snapshot import build_snapshot
+from context.tokens import DEFAULT_ENCODING
+from parsers.registry import PARSERS
+
+from .demo import DEMO_WINDOW, demo_path
+from .errors import USER_ERRORS, UsageError
+from .output import write_output
+
+OUTPUT_FORMATS = {"json": "json", "md": "md", "markdown": "md"}
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text.replace("_", "").replace(",", ""))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"must be positive: {text!r}")
+    return value
+
+
+def _message_number(text: str) -> int:
+    try:
+        return int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a message number: {text!r}") from None
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse that exits with code 2 and one line, as every ctxtop error does."""
+
+    def error(self, message: str) -> None:  # type: ignore[override]
+        self.exit(2, f"{self.prog}: error: {message}\n")
+
+
+def _session_options(parser: argparse.ArgumentParser, *, path: bool = True) -> None:
+    if path:
+        parser.add_argument("path", nargs="?", help="session log file (default: the bundled demo with --demo)")
+        parser.add_argument("--demo", action="store_true", help="use the bundled demo session")
+    parser.add_argument("--at", type=_message_number, metavar="N", help="message number (default: the latest; negative counts from the end)")
+    parser.add_argument("--log-format", dest="log_format", metavar="NAME", choices=sorted(PARSERS), help="log format, instead of detecting it")
+    parser.add_argument("--encoding", default=DEFAULT_ENCODING, metavar="NAME", help=f"tiktoken encoding (default {DEFAULT_ENCODING})")
+    parser.add_argument("--window", type=_positive_int, metavar="TOKENS", help="context window size, instead of the model's")
+    parser.add_argument("--debug", action="store_true", help="show tracebacks of internal errors")
+
+
+def build_parser() -> dict[str, argparse.ArgumentParser]:
+    parsers: dict[str, argparse.ArgumentParser] = {}
+
+    tui = Parser(prog="ctxtop", description="htop for an AI agent's context window.", epilog=_commands_epilog())
+    _session_options(tui)
+    tui.add_argument("--format", dest="log_format_alias", metavar="NAME", choices=sorted(PARSERS), help="same as --log-format")
+    parsers["open"] = tui
+
+    demo = Parser(prog="ctxtop demo", description="Open the bundled demo session (seed 000's incident).")
+    _session_options(demo, path=False)
+    parsers["demo"] = demo
+
+    export = Parser(prog="ctxtop export", description="Write a breakdown snapshot of the window as JSON or Markdown.")
+    _session_options(export)
+    export.add_argument(
+        "--format",
+        dest="format",
+        metavar="json|md|LOG_FORMAT",
+        help="output format json (default) or md; a log format name here is taken as --log-format",
+    )
+    export.add_argument("-o", "--output", metavar="FILE", help="write to FILE atomically (default: stdout)")
+    parsers["export"] = export
+
+    formats = Parser(prog="ctxtop formats", description="List the log formats ctxtop reads and where agents keep them.")
+    parsers["formats"] = formats
+    return parsers
+
+
+def _commands_epilog() -> str:
+    return (
+        "commands:\n"
+        "  ctxtop PATH              open the TUI on a session log\n"
+        "  ctxtop demo              open the bundled demo session\n"
+        "  ctxtop export PATH       snapshot of the window as JSON or Markdown\n"
+        "  ctxtop formats           list supported log formats"
+    )
+
+
+def _open_session(args: argparse.Namespace) -> Session:
+    use_demo = getattr(args, "demo", False) or args.command == "demo"
+    path = getattr(args, "path", None)
+    if use_demo and path:
+        raise UsageError("give either PATH or --demo, not both")
+    if not use_demo and not path:
+        raise UsageError("no session given: pass a PATH, or --demo for the bundled demo session")
+    window = args.window or (DEMO_WINDOW if use_demo else None)
+    log_format = args.log_format or getattr(args, "log_format_alias", None)
+    return Session.open(demo_path() if use_demo else path, format=log_format, encoding=args.encoding, window=window)
+
+
+def run_export(args: argparse.Namespace) -> int:
+    output_format = "json"
+    if args.format:
+        if args.format in OUTPUT_FORMATS:
+            output_format = OUTPUT_FORMATS[args.format]
+        elif args.format in PARSERS:
+            args.log_format = args.log_format or args.format
+        else:
+            raise UsageError(f"--format must be json, md or a log format ({', '.join(sorted(PARSERS))}), not {args.format!r}")
+    session = _open_session(args)
+    snapshot = build_snapshot(session, args.at)
+    if output_format == "md":
+        text = render_markdown(snapshot)
+    else:
+        text = orjson.dumps(snapshot, option=orjson.OPT_INDENT_2).decode("utf-8") + "\n"
+    write_output(text, args.output)
+    return 0
+
+
+def run_formats(args: argparse.Namespace) -> int:
+    lines = []
+    for name, parser in PARSERS.items():
+        lines.append(f"{name:<18} {parser.description}")
+        for location in parser.locations:
+            lines.append(f"{'':<18}   {location}")
+    write_output("\n".join(lines) + "\n", None)
+    return 0
+
+
+def run_tui(args: argparse.Namespace) -> int:
+    from .app import CtxtopApp  # Textual is imported only when a screen is needed
+
+    window = args.window
+    use_demo = args.command == "demo" or getattr(args, "demo", False)
+    if use_demo and getattr(args, "path", None):
+        raise UsageError("give either PATH or --demo, not both")
+    path = demo_path() if use_demo else getattr(args, "path", None)
+    if path is None:
+        raise UsageError("no session given: pass a PATH, or run `ctxtop demo`")
+    # Fail before the screen opens on a path that cannot be read at all.
+    from context.source import read_log
+
+    read_log(path).close()
+    app = CtxtopApp(
+        path=str(path),
+        log_format=args.log_format or getattr(args, "log_format_alias", None),
+        encoding=args.encoding,
+        window=window or (DEMO_WINDOW if use_demo else None),
+        at=args.at,
+        title="demo" if use_demo else None,
+    )
+    app.run()
+    return app.return_code or 0
+
+
+COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
+    "open": run_tui,
+    "demo": run_tui,
+    "export": run_export,
+    "formats": run_formats,
+}
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    command = argv[0] if argv and argv[0] in COMMANDS and argv[0] != "open" else "open"
+    if command != "open":
+        argv = argv[1:]
+    parser = build_parser()[command]
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:  # --help, or a usage error already printed in one line
+        return exc.code if isinstance(exc.code, int) else 2
+    args.command = command
+    try:
+        return COMMANDS[command](args)
+    except USER_ERRORS as exc:
+        print(f"ctxtop: error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        return 130
+    except Exception as exc:  # a bug: say so in one line unless asked for the traceback
+        if getattr(args, "debug", False):
+            traceback.print_exc()
+        else:
+            print(f"ctxtop: internal error: {type(exc).__name__}: {exc} (run with --debug for details)", file=sys.stderr)
+        return 2
+
+
+def entry_point() -> None:
+    sys.exit(main())

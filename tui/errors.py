@@ -1,0 +1,14 @@
+"""Errors the CLI reports as one line with exit code 2."""
+
+from __future__ import annotations
+
+from context.source import SourceError
+from context.tokens import EncodingUnavailable
+from parsers.registry import UnknownFormat
+
+
+class UsageError(ValueError):
+    """Arguments that do not make sense together."""
+
+
+USER_ERRORS = (SourceError, UnknownFormat, EncodingUnavailable, UsageError)

@@ -1,0 +1,31 @@
+"""Messages workers post to the app: results of slow work, applied on the main thread."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from textual.message import Message
+
+from context.session import Session
+
+
+@dataclass
+class SessionLoaded(Message):
+    """A session was parsed and counted."""
+
+    session: Session
+
+
+@dataclass
+class SnapshotReady(Message):
+    """The breakdown at one message is computed."""
+
+    snapshot: dict[str, Any]
+
+
+@dataclass
+class LoadFailed(Message):
+    """The session could not be loaded; ``error`` is one line for the user."""
+
+    error: str
