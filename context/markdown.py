@@ -38,11 +38,32 @@ def render_markdown(snapshot: dict[str, Any]) -> str:
         share = 100 * total["tokens"] / limit if limit else 0
         rows.append([name, _num(total["tokens"]), f"{share:.1f}%", total["blocks"]])
     lines += _table(["category", "tokens", "% of window", "blocks"], rows)
+    if snapshot["constraints"]:
+        lines += ["", "### Constraints", ""]
+        lines += _table(
+            ["id", "status", "missing facts", "first stated", "found in", "text"],
+            [
+                [c["id"], c["status"], ", ".join(c["missing_facts"]) or "—", c["first_stated"] or "—",
+                 ", ".join(map(str, c["found_in"])) or "—", c["text"]]
+                for c in snapshot["constraints"]
+            ],
+        )
     if snapshot["compactions"]:
         lines += ["", "### Compactions", ""]
         lines += _table(
-            ["message", "kind", "trigger", "before", "after"],
-            [[c["message"], c["kind"], c["trigger"] or "—", _num(c["pre_tokens"]), _num(c["post_tokens"])] for c in snapshot["compactions"]],
+            ["message", "kind", "trigger", "before", "after", "constraints before → after", "facts lost"],
+            [
+                [c["message"], c["kind"], c["trigger"] or "—", _num(c["pre_tokens"]), _num(c["post_tokens"]),
+                 "; ".join(f"{cid}: {v['before']} → {v['after']}" for cid, v in c["constraints"].items()) or "—",
+                 sum(len(v) for v in c["lost_items"].values())]
+                for c in snapshot["compactions"]
+            ],
+        )
+    if snapshot["alerts"]:
+        lines += ["", "### Alerts", ""]
+        lines += _table(
+            ["message", "kind", "constraint", "detail"],
+            [[a["message"], a["kind"], a["constraint"] or "—", a["detail"]] for a in snapshot["alerts"]],
         )
     diagnostics = source["diagnostics"]
     if diagnostics["malformed_lines"] or diagnostics["unknown_records"]:

@@ -7,13 +7,23 @@ from typing import Any
 from parsers.model import UNATTRIBUTED
 
 from .accounting import text_tokens
+from .audit import Audit, run_audit
+from .constraints import Constraint, WindowText
 from .session import Session
 
 SCHEMA = "ctxtop.snapshot/1"
 
 
-def build_snapshot(session: Session, at: int | None = None) -> dict[str, Any]:
-    """The snapshot of ``session`` after message ``at`` (the latest when None)."""
+def build_snapshot(
+    session: Session, at: int | None = None, constraints: list[Constraint] | None = None, audit: Audit | None = None
+) -> dict[str, Any]:
+    """The snapshot of ``session`` after message ``at`` (the latest when None).
+
+    ``constraints`` are checked in the window at ``at`` and across every
+    compaction; pass a ready ``audit`` of the same constraints to reuse it.
+    """
+    constraints = constraints or []
+    audit = audit or run_audit(session, constraints)
     message = session.clamp(at)
     window = session.window_at(message)
     reported = session.reported_at(message)
@@ -53,14 +63,39 @@ def build_snapshot(session: Session, at: int | None = None) -> dict[str, Any]:
             "blocks": len(session.parser.sidechain.blocks),
             "tokens": sum(text_tokens(session.counter, b) for b in session.parser.sidechain.blocks),
         },
-        "compactions": [
+        "constraints": _constraints(constraints, WindowText(window)),
+        "compactions": [_compaction(c) for c in audit.compactions],
+        "alerts": [a.as_dict() for a in audit.alerts if a.message <= message],
+    }
+
+
+def _constraints(constraints: list[Constraint], text: WindowText) -> list[dict[str, Any]]:
+    rows = []
+    for constraint in constraints:
+        status = text.status(constraint)
+        rows.append(
             {
-                "message": c.message,
-                "kind": c.kind,
-                "trigger": c.trigger,
-                "pre_tokens": c.pre_tokens,
-                "post_tokens": c.post_tokens,
+                "id": constraint.id,
+                "text": constraint.text,
+                "source": constraint.source,
+                "status": status.status,
+                "first_stated": constraint.first_stated,
+                "found_in": status.found_in,
+                "missing_facts": status.missing_facts,
             }
-            for c in session.compactions()
-        ],
+        )
+    return rows
+
+
+def _compaction(audit) -> dict[str, Any]:
+    event = audit.event
+    return {
+        "message": event.message,
+        "kind": event.kind,
+        "trigger": event.trigger,
+        "pre_tokens": event.pre_tokens,
+        "post_tokens": event.post_tokens,
+        "constraints": {cid: {"before": b.status, "after": a.status} for cid, (b, a) in audit.constraints.items()},
+        "lost_items": audit.lost_items,
+        "drift": audit.drift,
     }

@@ -30,7 +30,13 @@ def test_export_json_follows_the_documented_schema(capsys):
     assert snapshot["at"] == {"message": 5, "messages": 9, "timestamp": "2026-01-01T00:00:00Z"}
     assert list(snapshot["window"]["categories"]) == list(CATEGORIES)
     assert snapshot["window"]["reported_tokens"] == 165
-    assert snapshot["compactions"] == [{"message": 6, "kind": "compact_boundary", "trigger": "auto", "pre_tokens": 170, "post_tokens": 60}]
+    [compaction] = snapshot["compactions"]
+    assert {k: compaction[k] for k in ("message", "kind", "trigger", "pre_tokens", "post_tokens")} == {
+        "message": 6, "kind": "compact_boundary", "trigger": "auto", "pre_tokens": 170, "post_tokens": 60}
+    # auto-detected: the first user message states a rule; the summary dropped it
+    assert [(c["text"], c["status"]) for c in snapshot["constraints"]] == [
+        ("Never push to main.", "kept"), ("The budget is 500 USD.", "kept")]  # at message 5, before the compaction
+    assert [a["kind"] for a in snapshot["alerts"]] == []  # alerts up to message 5 only
     assert snapshot["source"]["diagnostics"]["malformed_lines"] == 2
 
 

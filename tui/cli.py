@@ -9,7 +9,10 @@ from collections.abc import Callable, Sequence
 
 import orjson
 
+from context.audit import run_audit
 from context.markdown import render_markdown
+from context.pins import select_constraints
+from context.sanitize import one_line
 from context.session import Session
 from context.snapshot import build_snapshot
 from context.tokens import DEFAULT_ENCODING
@@ -19,6 +22,8 @@ from .demo import DEMO_WINDOW, demo_path
 from .errors import USER_ERRORS, UsageError
 from .output import write_output
 
+# Alert kinds that fail `ctxtop check`; the others (implicit compactions, drift) are printed as notes.
+FAILING_ALERTS = frozenset({"constraint_lost", "constraint_paraphrased", "constraint_unverifiable", "violation"})
 OUTPUT_FORMATS = {"json": "json", "md": "md", "markdown": "md"}
 
 
@@ -54,6 +59,9 @@ def _session_options(parser: argparse.ArgumentParser, *, path: bool = True) -> N
     parser.add_argument("--log-format", dest="log_format", metavar="NAME", choices=sorted(PARSERS), help="log format, instead of detecting it")
     parser.add_argument("--encoding", default=DEFAULT_ENCODING, metavar="NAME", help=f"tiktoken encoding (default {DEFAULT_ENCODING})")
     parser.add_argument("--window", type=_positive_int, metavar="TOKENS", help="context window size, instead of the model's")
+    parser.add_argument("--pin", action="append", default=[], metavar="TEXT", help="a constraint to track (repeatable)")
+    parser.add_argument("--pins", metavar="FILE", help="constraints to track, from a TOML pins file")
+    parser.add_argument("--auto", action="store_true", help="also track auto-detected rules when pins are given")
     parser.add_argument("--debug", action="store_true", help="show tracebacks of internal errors")
 
 
@@ -80,6 +88,14 @@ def build_parser() -> dict[str, argparse.ArgumentParser]:
     export.add_argument("-o", "--output", metavar="FILE", help="write to FILE atomically (default: stdout)")
     parsers["export"] = export
 
+    check = Parser(
+        prog="ctxtop check",
+        description="CI gate: exit 0 when every constraint survives every compaction and nothing forbidden was done, 1 otherwise.",
+    )
+    _session_options(check)
+    check.add_argument("--json", action="store_true", help="print the findings as JSON")
+    parsers["check"] = check
+
     formats = Parser(prog="ctxtop formats", description="List the log formats ctxtop reads and where agents keep them.")
     parsers["formats"] = formats
     return parsers
@@ -91,6 +107,7 @@ def _commands_epilog() -> str:
         "  ctxtop PATH              open the TUI on a session log\n"
         "  ctxtop demo              open the bundled demo session\n"
         "  ctxtop export PATH       snapshot of the window as JSON or Markdown\n"
+        "  ctxtop check PATH        CI gate: did every constraint survive every compaction?\n"
         "  ctxtop formats           list supported log formats"
     )
 
@@ -117,13 +134,44 @@ def run_export(args: argparse.Namespace) -> int:
         else:
             raise UsageError(f"--format must be json, md or a log format ({', '.join(sorted(PARSERS))}), not {args.format!r}")
     session = _open_session(args)
-    snapshot = build_snapshot(session, args.at)
+    constraints, _ = select_constraints(session.entries, args.pin, args.pins, args.auto)
+    snapshot = build_snapshot(session, args.at, constraints)
     if output_format == "md":
         text = render_markdown(snapshot)
     else:
         text = orjson.dumps(snapshot, option=orjson.OPT_INDENT_2).decode("utf-8") + "\n"
     write_output(text, args.output)
     return 0
+
+
+def run_check(args: argparse.Namespace) -> int:
+    session = _open_session(args)
+    constraints, used_auto = select_constraints(session.entries, args.pin, args.pins, args.auto)
+    audit = run_audit(session, constraints)
+    findings = [a for a in audit.alerts if a.kind in FAILING_ALERTS]
+    if args.json:
+        report = {
+            "constraints": [{"id": c.id, "text": c.text, "source": c.source, "first_stated": c.first_stated} for c in constraints],
+            "auto_detected": used_auto,
+            "findings": [a.as_dict() for a in findings],
+            "notes": [a.as_dict() for a in audit.alerts if a.kind not in FAILING_ALERTS],
+            "ok": not findings,
+        }
+        write_output(orjson.dumps(report, option=orjson.OPT_INDENT_2).decode("utf-8") + "\n", None)
+        return 1 if findings else 0
+    lines = []
+    if used_auto:
+        lines.append(f"checking {len(constraints)} auto-detected constraint(s) (pin your own with --pin/--pins)")
+    for constraint in constraints:
+        lines.append(f"  [{constraint.id}] {one_line(constraint.text, 100)}")
+    for alert in audit.alerts:
+        where = f"compaction at message {alert.compaction}" if alert.compaction else f"message {alert.message}"
+        label = "FAIL" if alert.kind in FAILING_ALERTS else "note"
+        lines.append(f"{label} {where}: {alert.kind} [{alert.constraint or '-'}] {one_line(alert.detail, 200)}")
+    compactions = len(audit.compactions)
+    lines.append(f"{len(findings)} finding(s) over {compactions} compaction(s)" if findings else f"ok: every constraint survived {compactions} compaction(s)")
+    write_output("\n".join(lines) + "\n", None)
+    return 1 if findings else 0
 
 
 def run_formats(args: argparse.Namespace) -> int:
@@ -166,6 +214,7 @@ COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
     "open": run_tui,
     "demo": run_tui,
     "export": run_export,
+    "check": run_check,
     "formats": run_formats,
 }
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from context.pins import PinsError
 from context.source import SourceError
 from context.tokens import EncodingUnavailable
 from parsers.registry import UnknownFormat
@@ -11,4 +12,4 @@ class UsageError(ValueError):
     """Arguments that do not make sense together."""
 
 
-USER_ERRORS = (SourceError, UnknownFormat, EncodingUnavailable, UsageError)
+USER_ERRORS = (PinsError, SourceError, UnknownFormat, EncodingUnavailable, UsageError)

@@ -1,0 +1,293 @@
+"""The compaction audit: what each compaction did to the constraints and the facts.
+
+For every compaction (explicit markers, and implicit ones: the reported prompt
+falling by more than 30% between two model calls with no marker), compare the
+window just before with the window the model sees at its first call after:
+constraint status before → after, facts that vanished, and the drift that
+follows (the agent re-running calls and re-reading files it already had).
+Tool calls are also checked against what each constraint forbids.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any
+
+from parsers.model import TOOL_CALL, TOOL_RESULT, Entry
+
+from .constraints import KEPT, Constraint, Status, WindowText
+from .facts import NEGATIONS, key_facts, normalize
+from .session import CompactionEvent, Session
+from .window import Replay
+
+IMPLICIT_DROP = 0.30  # a fall of the reported prompt by more than this share, unmarked, is a compaction
+DRIFT_REPEAT_ALERT = 3  # a call repeated more often than this after a compaction is drift
+MAX_LOST_ITEMS = 50
+
+_DECISION = re.compile(r"\b(?:decided|rejected|instead of|chose|we will use|won't use|switched to)\b|否决|决定|改用|放弃|采用", re.IGNORECASE)
+_NEGATIVE = re.compile(r"\b(?:never|do not|don't|must not|cannot|no longer)\b|不要|禁止|不能|不得|严禁", re.IGNORECASE)
+_PATH = re.compile(r"(?:~|\.{1,2})?[\w.\-]*/[\w.\-/]+\.\w+|(?:~|\.{1,2})?/[\w.\-/]{3,}")
+_IDENT = re.compile(r"\b(?:[A-Za-z]+_[A-Za-z0-9_]+|[a-z]+[A-Z][A-Za-z0-9]+|[A-Z][a-z]+[A-Z][A-Za-z0-9]+)\b")
+_NUMBER_UNIT = re.compile(r"(?<![\w.])\d[\d,]*(?:\.\d+)?\s?(?:%|元|美元|USD|KB|MB|GB|ms|秒|分钟|小时|天|days?|hours?|tokens?)", re.IGNORECASE)
+_SENTENCES = re.compile(r"(?<=[。！？!?；;])|\n+|(?<=\.)\s+")
+PHONE = re.compile(r"(?<!\d)(?:\+?86[- ]?)?1[3-9]\d(?:[- ]?\d{4}){2}(?!\d)|\+\d{1,3}[ -]?\(?\d{2,4}\)?[ -]?\d{3,4}[ -]?\d{3,4}")
+_AMOUNT_KEYS = re.compile(r"amount|total|price|cost|budget|sum|金额|总价|费用", re.IGNORECASE)
+_CAP = re.compile(r"(?:上限|cap|limit|at most|no more than|不超过|budget|预算|max(?:imum)?)\D{0,12}(\d[\d,]*(?:\.\d+)?)", re.IGNORECASE)
+
+
+@dataclass(slots=True)
+class Alert:
+    kind: str  # constraint_lost | constraint_paraphrased | constraint_unverifiable | violation | implicit_compaction | drift
+    message: int
+    compaction: int | None
+    constraint: str | None
+    detail: str
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"kind": self.kind, "message": self.message, "compaction": self.compaction, "constraint": self.constraint, "detail": self.detail}
+
+
+@dataclass(slots=True)
+class CompactionAudit:
+    event: CompactionEvent
+    after_message: int  # the message whose window counts as "after"
+    constraints: dict[str, tuple[Status, Status]] = field(default_factory=dict)
+    lost_items: dict[str, list[str]] = field(default_factory=dict)
+    drift: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(slots=True)
+class Audit:
+    constraints: list[Constraint]
+    compactions: list[CompactionAudit]
+    alerts: list[Alert]
+
+
+def compaction_events(session: Session) -> list[CompactionEvent]:
+    """Explicit markers plus implicit compactions, in message order; pre/post filled from usage where missing."""
+    events = []
+    last_usage: tuple[int, int] | None = None  # (message, prompt tokens)
+    marked_since_last_call = False
+    for entry in session.entries:
+        if entry.compaction is not None:
+            c = entry.compaction
+            pre = c.pre_tokens if c.pre_tokens is not None else (last_usage[1] if last_usage else None)
+            events.append(CompactionEvent(entry.index, c.kind, c.trigger, pre, c.post_tokens, entry.timestamp, c.opaque))
+            marked_since_last_call = True
+        if entry.usage is not None:
+            prompt = entry.usage.prompt_tokens
+            if last_usage and not marked_since_last_call and prompt < last_usage[1] * (1 - IMPLICIT_DROP):
+                events.append(CompactionEvent(entry.index, "implicit", None, last_usage[1], prompt, entry.timestamp))
+            if events and events[-1].post_tokens is None and events[-1].message < entry.index and marked_since_last_call:
+                e = events[-1]
+                events[-1] = CompactionEvent(e.message, e.kind, e.trigger, e.pre_tokens, prompt, e.timestamp, e.opaque)
+            last_usage = (entry.index, prompt)
+            marked_since_last_call = False
+    return events
+
+
+def _after_message(entries: list[Entry], compaction_message: int) -> int:
+    """The window the model sees at its first call after the compaction (summary and preserved included)."""
+    for entry in entries[compaction_message:]:
+        if entry.role == "assistant" or entry.compaction is not None:
+            return entry.index - 1
+    return len(entries)
+
+
+def run_audit(session: Session, constraints: list[Constraint]) -> Audit:
+    entries = session.entries
+    events = compaction_events(session)
+    plans = [(e, _after_message(entries, e.message)) for e in events]
+    needed = {e.message - 1 for e, _ in plans} | {after for _, after in plans}
+    texts = _window_texts(session, needed)
+    alerts: list[Alert] = []
+    audits = []
+    for index, (event, after) in enumerate(plans):
+        audit = CompactionAudit(event, after)
+        before_text, after_text = texts.get(event.message - 1), texts.get(after)
+        if event.kind == "implicit":
+            alerts.append(Alert("implicit_compaction", event.message, event.message, None,
+                                f"reported context fell from {event.pre_tokens:,} to {event.post_tokens:,} tokens with no compaction marker"))
+        elif before_text is not None and after_text is not None:
+            for constraint in constraints:
+                if constraint.first_stated is not None and constraint.first_stated >= event.message:
+                    continue
+                before, after_status = before_text.status(constraint), after_text.status(constraint)
+                audit.constraints[constraint.id] = (before, after_status)
+                if before.status == KEPT and after_status.status != KEPT:
+                    missing = f"; missing {', '.join(after_status.missing_facts)}" if after_status.missing_facts else ""
+                    alerts.append(Alert(f"constraint_{after_status.status}", event.message, event.message, constraint.id,
+                                        f"{constraint.text!r}: kept → {after_status.status}{missing}"))
+            audit.lost_items = lost_items(before_text, after_text)
+        next_message = plans[index + 1][0].message if index + 1 < len(plans) else len(entries) + 1
+        audit.drift = drift(entries, event.message, next_message)
+        for key, count in audit.drift.pop("_repeats").items():
+            alerts.append(Alert("drift", event.message, event.message, None, f"{key[0]} called {count} times after the compaction with the same input"))
+        audits.append(audit)
+    alerts += violations(entries, constraints)
+    alerts.sort(key=lambda a: (a.message, a.kind))
+    return Audit(constraints, audits, alerts)
+
+
+def _window_texts(session: Session, messages: set[int]) -> dict[int, WindowText]:
+    """Readable text of the window at each of ``messages``, from one replay."""
+    found: dict[int, WindowText] = {}
+    if not messages:
+        return found
+    last = max(messages)
+    if 0 in messages:
+        found[0] = WindowText(Replay([], session.accounting).window_at(0))
+    for window in Replay(session.entries, session.accounting).run(last):
+        if window.at in messages:
+            found[window.at] = WindowText(window)
+    return found
+
+
+def lost_items(before: WindowText, after: WindowText) -> dict[str, list[str]]:
+    """Facts in the window before a compaction that the window after no longer holds."""
+    after_text = "\n".join(normalized for _, _, normalized in after.blocks)
+    found: dict[str, list[str]] = {"paths": [], "identifiers": [], "numbers": [], "negative_rules": [], "decisions": []}
+    for _message, text, _ in before.blocks:
+        for match in _PATH.finditer(text):
+            found["paths"].append(match.group(0))
+        for match in _IDENT.finditer(text):
+            found["identifiers"].append(match.group(0))
+        for match in _NUMBER_UNIT.finditer(text):
+            found["numbers"].append(match.group(0))
+        for sentence in _SENTENCES.split(text):
+            sentence = sentence.strip()
+            if 6 <= len(sentence) <= 240:
+                if _NEGATIVE.search(sentence):
+                    found["negative_rules"].append(sentence)
+                if _DECISION.search(sentence):
+                    found["decisions"].append(sentence)
+    result: dict[str, list[str]] = {}
+    for kind, items in found.items():
+        unique = list(dict.fromkeys(items))
+        result[kind] = [item for item in unique if normalize(item) not in after_text][:MAX_LOST_ITEMS]
+    return result
+
+
+def _call_key(name: str | None, text: str) -> tuple[str, str]:
+    try:
+        canonical = json.dumps(json.loads(text), sort_keys=True, ensure_ascii=False)
+    except (ValueError, RecursionError):
+        canonical = " ".join(text.split())
+    return (name or "?", canonical)
+
+
+def _read_target(name: str | None, text: str) -> str | None:
+    if not name or not re.search(r"read|view|cat|open", name, re.IGNORECASE):
+        return None
+    try:
+        data = json.loads(text)
+    except (ValueError, RecursionError):
+        return None
+    if isinstance(data, dict):
+        for key in ("file_path", "path", "filename", "file"):
+            if isinstance(data.get(key), str):
+                return data[key]
+    return None
+
+
+def drift(entries: list[Entry], compaction: int, until: int) -> dict[str, Any]:
+    """Calls, reads and edits after a compaction that repeat what was done before it."""
+    before_calls: Counter = Counter()
+    before_reads: set[str] = set()
+    for entry in entries[: compaction - 1]:
+        for block in entry.blocks:
+            if block.category == TOOL_CALL:
+                before_calls[_call_key(block.tool_name, block.text)] += 1
+                target = _read_target(block.tool_name, block.text)
+                if target:
+                    before_reads.add(target)
+    after_calls: Counter = Counter()
+    repeated = rereads = repeated_edits = 0
+    for entry in entries[compaction: until - 1]:
+        for block in entry.blocks:
+            if block.category != TOOL_CALL:
+                continue
+            key = _call_key(block.tool_name, block.text)
+            after_calls[key] += 1
+            if key in before_calls:
+                repeated += 1
+                if block.tool_name and re.search(r"edit|write|patch|replace", block.tool_name, re.IGNORECASE):
+                    repeated_edits += 1
+            target = _read_target(block.tool_name, block.text)
+            if target and target in before_reads:
+                rereads += 1
+    repeats = {key: count for key, count in after_calls.items() if count > DRIFT_REPEAT_ALERT}
+    return {"repeated_calls": repeated, "rereads": rereads, "repeated_edits": repeated_edits, "_repeats": repeats}
+
+
+# --- violations ---------------------------------------------------------------------------
+def implied_checks(constraint: Constraint) -> list[tuple[str, Any]]:
+    """What a constraint's own words forbid, beyond its explicit ``forbid`` patterns."""
+    text = constraint.text
+    lowered = text.casefold()
+    negated = any(word in lowered for word in NEGATIONS)
+    checks: list[tuple[str, Any]] = [("pattern", re.compile(p)) for p in constraint.forbid]
+    if negated and re.search(r"邮件|e-?mail", lowered):
+        checks.append(("tool_name", re.compile(r"(?i)e-?mail|邮件|smtp")))
+    if negated and re.search(r"手机号|电话|phone", lowered):
+        checks.append(("phone", PHONE))
+    cap = _CAP.search(text)
+    if cap:
+        checks.append(("cap", float(cap.group(1).replace(",", ""))))
+    return checks
+
+
+def violations(entries: list[Entry], constraints: list[Constraint]) -> list[Alert]:
+    alerts = []
+    plans = [(c, implied_checks(c)) for c in constraints]
+    for entry in entries:
+        for block in entry.blocks:
+            if block.category != TOOL_CALL:
+                continue
+            for constraint, checks in plans:
+                if constraint.first_stated is not None and entry.index <= constraint.first_stated:
+                    continue
+                detail = _violation(checks, block.tool_name or "", block.text)
+                if detail:
+                    alerts.append(Alert("violation", entry.index, None, constraint.id, f"{block.tool_name or 'tool call'}: {detail}"))
+    return alerts
+
+
+def _violation(checks: list[tuple[str, Any]], name: str, text: str) -> str | None:
+    for kind, check in checks:
+        if kind == "pattern" and (check.search(name) or check.search(text)):
+            return f"matches forbidden pattern {check.pattern!r}"
+        if kind == "tool_name" and check.search(name):
+            return "uses a forbidden channel"
+        if kind == "phone":
+            match = check.search(text)
+            if match:
+                return f"input contains a phone number ({match.group(0)[:3]}…)"
+        if kind == "cap":
+            for key, value in _numbers_by_key(text):
+                if _AMOUNT_KEYS.search(key) and value > check:
+                    return f"{key} {value:g} exceeds the cap {check:g}"
+    return None
+
+
+def _numbers_by_key(text: str) -> list[tuple[str, float]]:
+    try:
+        data = json.loads(text)
+    except (ValueError, RecursionError):
+        return []
+    found = []
+    stack = [data]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, dict):
+            for key, value in node.items():
+                if isinstance(value, (int, float)) and not isinstance(value, bool):
+                    found.append((str(key), float(value)))
+                elif isinstance(value, (dict, list)):
+                    stack.append(value)
+        elif isinstance(node, list):
+            stack.extend(node)
+    return found

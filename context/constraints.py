@@ -1,0 +1,159 @@
+"""Hard constraints: pinned or auto-detected, and their status in a window.
+
+A constraint is ``kept`` when its text is in the window verbatim (whitespace,
+width and case aside), ``paraphrased`` when one block holds most of its key
+terms but not all its key facts, ``lost`` otherwise — or ``unverifiable`` when
+the window holds a summary ctxtop cannot read (an encrypted compaction).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import unicodedata
+from dataclasses import dataclass, field
+
+from parsers.model import INJECTED, SUMMARY, SYSTEM, USER, Entry
+
+from .facts import has_negation, key_facts, key_terms, normalize
+from .window import Window
+
+KEPT, PARAPHRASED, LOST, UNVERIFIABLE = "kept", "paraphrased", "lost", "unverifiable"
+# A block that holds at least this share of a constraint's key terms restates it.
+PARAPHRASE_TERM_SHARE = 0.5
+
+
+@dataclass(slots=True)
+class Constraint:
+    id: str
+    text: str
+    source: str  # "pin" | "auto"
+    facts: list[str]
+    forbid: list[str] = field(default_factory=list)  # regexes matched against later tool calls
+    first_stated: int | None = None  # message where the text first appears in the session
+    terms: set[str] = field(default_factory=set)
+    normalized: str = ""
+
+    def __post_init__(self) -> None:
+        self.terms = key_terms(self.text)
+        self.normalized = normalize(self.text)
+
+
+@dataclass(slots=True)
+class Status:
+    status: str
+    found_in: list[int]  # message numbers where the text (or its paraphrase) was found
+    missing_facts: list[str]
+
+
+def slug(text: str) -> str:
+    ascii_words = re.findall(r"[a-z0-9]+", unicodedata.normalize("NFKC", text).casefold())
+    if ascii_words:
+        return "-".join(ascii_words[:5])[:40]
+    return "c-" + hashlib.blake2b(normalize(text).encode("utf-8", "surrogatepass"), digest_size=4).hexdigest()
+
+
+def make_constraint(text: str, source: str, *, id: str | None = None, facts: list[str] | None = None,
+                    forbid: list[str] | None = None) -> Constraint:
+    return Constraint(id=id or slug(text), text=text.strip(), source=source, facts=facts if facts is not None else key_facts(text),
+                      forbid=list(forbid or []))
+
+
+class WindowText:
+    """The window's readable blocks, normalized and split into terms once for all constraints."""
+
+    def __init__(self, window: Window) -> None:
+        self.opaque = False
+        self.blocks: list[tuple[int, str, str]] = []  # (message, text, normalized text)
+        self._terms: dict[int, set[str]] = {}
+        for item in window.blocks:
+            if item.category == SUMMARY and item.block.opaque:
+                self.opaque = True
+            elif item.text:
+                self.blocks.append((item.entry.index, item.text, normalize(item.text)))
+
+    def terms(self, position: int) -> set[str]:
+        if position not in self._terms:
+            self._terms[position] = key_terms(self.blocks[position][1])
+        return self._terms[position]
+
+    def status(self, constraint: Constraint) -> Status:
+        """Where and how well ``constraint`` survives in this window."""
+        verbatim: list[int] = []
+        best_share, best = 0.0, -1
+        for position, (message, _text, normalized) in enumerate(self.blocks):
+            if constraint.normalized and constraint.normalized in normalized:
+                if message not in verbatim:
+                    verbatim.append(message)
+            elif constraint.terms and not verbatim:
+                share = len(constraint.terms & self.terms(position)) / len(constraint.terms)
+                if share > best_share:
+                    best_share, best = share, position
+        if verbatim:
+            return Status(KEPT, verbatim, [])
+        if best_share >= PARAPHRASE_TERM_SHARE:
+            message, text, normalized = self.blocks[best]
+            # A restatement without the rule's negation says the opposite: that is not a paraphrase.
+            if not has_negation(constraint.text) or has_negation(text):
+                missing = [f for f in constraint.facts if normalize(f) not in normalized]
+                return Status(PARAPHRASED, [message], missing)
+        return Status(UNVERIFIABLE if self.opaque else LOST, [], list(constraint.facts))
+
+
+def status_in(constraint: Constraint, window: Window) -> Status:
+    return WindowText(window).status(constraint)
+
+
+# --- auto-detection --------------------------------------------------------------------
+_RULE_PATTERNS = re.compile(
+    r"\b(?:must|never|do not|don't|only|always|shall not|no more than|at most|forbidden|prohibited|required to)\b"
+    r"|不要|必须|禁止|不能|只允许|不得|务必|严禁|只能|上限|不超过|不可以"
+    r"|\b(?:start|begin)s? with\b|\b(?:limit|cap|budget|maximum|max)\b[^.\n]{0,40}\d",
+    re.IGNORECASE,
+)
+_SENTENCE_SPLIT = re.compile(r"(?<=[。！？!?；;])|\n+|(?<=\.)\s+")
+# Only text that people or instruction files wrote states rules; tool output does not.
+RULE_SOURCES = (SYSTEM, INJECTED, USER)
+MIN_RULE_CHARS, MAX_RULE_CHARS = 6, 240
+
+
+def detect_constraints(entries: list[Entry]) -> list[Constraint]:
+    """Hard-rule sentences stated by the user, the system prompt or instruction files."""
+    seen: dict[str, Constraint] = {}
+    for entry in entries:
+        for block in entry.blocks:
+            if block.category not in RULE_SOURCES:
+                continue
+            for sentence in _SENTENCE_SPLIT.split(block.text):
+                sentence = sentence.strip(" \t-*•>#")
+                if not (MIN_RULE_CHARS <= len(sentence) <= MAX_RULE_CHARS) or not _RULE_PATTERNS.search(sentence):
+                    continue
+                key = normalize(sentence)
+                if key not in seen:
+                    constraint = make_constraint(sentence, "auto")
+                    constraint.first_stated = entry.index
+                    seen[key] = constraint
+    return _unique_ids(list(seen.values()))
+
+
+def locate(constraints: list[Constraint], entries: list[Entry]) -> None:
+    """Fill in where each pinned constraint was first stated in the session."""
+    pending = [c for c in constraints if c.first_stated is None]
+    for entry in entries:
+        if not pending:
+            return
+        text = normalize("\n".join(b.text for b in entry.blocks))
+        for constraint in list(pending):
+            if constraint.normalized and constraint.normalized in text:
+                constraint.first_stated = entry.index
+                pending.remove(constraint)
+
+
+def _unique_ids(constraints: list[Constraint]) -> list[Constraint]:
+    used: dict[str, int] = {}
+    for constraint in constraints:
+        count = used.get(constraint.id, 0)
+        used[constraint.id] = count + 1
+        if count:
+            constraint.id = f"{constraint.id}-{count + 1}"
+    return constraints

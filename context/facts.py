@@ -1,0 +1,85 @@
+"""Key facts and key terms of a piece of text: what a faithful summary must keep.
+
+Facts are the exact things a paraphrase tends to lose: numbers with their
+units, identifiers and code-like tokens, paths, quoted strings, and the words
+that make a rule a rule (never, must, 不要, 必须 …). Terms are the content words
+(or, for Chinese, character bigrams) used to tell a paraphrase from a loss.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+NEGATIONS = ("never", "not", "don't", "do not", "no", "must not", "cannot", "can't", "forbidden", "prohibited",
+             "不要", "禁止", "不能", "不得", "严禁", "不可", "别", "勿")
+OBLIGATIONS = ("must", "always", "only", "required", "shall", "need to", "at most", "no more than",
+               "必须", "只允许", "只能", "务必", "一定要", "需要", "上限", "不超过")
+_NUMBER_WITH_UNIT = re.compile(
+    r"(?<![\w.])\d[\d,]*(?:\.\d+)?\s*(?:%|元|块|万|美元|usd|rmb|k\b|m\b|kb|mb|gb|ms|s\b|sec|秒|分钟|小时|天|days?|hours?|minutes?|tokens?|次|条|个|件)?",
+    re.IGNORECASE,
+)
+_IDENTIFIER = re.compile(r"\b(?:[A-Za-z]+_[A-Za-z0-9_]*|[A-Z]{2,}[0-9_-]*[A-Za-z0-9_-]*|[a-z]+[A-Z][A-Za-z0-9]*|[A-Za-z]+-\d[\w-]*)\b")
+_PATH = re.compile(r"(?:~|\.{1,2})?[\w.\-]*/[\w.\-/]+|\b[\w\-]+\.(?:py|js|ts|md|json|toml|yaml|yml|go|rs|java|sh|txt|sql|log|cfg|ini)\b")
+_QUOTED = re.compile(r"\"([^\"\n]{2,80})\"|'([^'\n]{2,80})'|“([^”\n]{2,80})”|「([^」\n]{2,80})」|`([^`\n]{2,80})`")
+_WORD = re.compile(r"[A-Za-z][A-Za-z'-]{2,}")
+_CJK_RUN = re.compile(r"[\u4e00-\u9fff]+")
+STOPWORDS = frozenset(
+    "the and for with that this from into your you are was were will would should could have has had not any all "
+    "its it's our their them then than when what which who how why can also just about over under more most less "
+    "make sure keep use using used must never only always".split()
+)
+# Bigrams that carry grammar, not meaning.
+CJK_STOP_BIGRAMS = frozenset({"的是", "里的", "在任", "任何", "所有", "一个", "我们", "你们", "他们", "这个", "那个"})
+
+
+def normalize(text: str) -> str:
+    """Width- and case-folded text with all whitespace removed, for verbatim matching."""
+    return "".join(unicodedata.normalize("NFKC", text).casefold().split())
+
+
+def key_facts(text: str) -> list[str]:
+    """The exact facts in ``text`` a faithful restatement must keep, in order, without repeats."""
+    text = unicodedata.normalize("NFKC", text)
+    found: list[str] = []
+    for match in _NUMBER_WITH_UNIT.finditer(text):
+        value = match.group(0).strip().rstrip(",")
+        if any(ch.isdigit() for ch in value) and len(value.replace(",", "")) >= 2:
+            found.append(value)
+    found += [m.group(0) for m in _PATH.finditer(text)]
+    found += [m.group(0) for m in _IDENTIFIER.finditer(text)]
+    found += [next(g for g in m.groups() if g) for m in _QUOTED.finditer(text)]
+    lowered = text.casefold()
+    found += [w for w in NEGATIONS + OBLIGATIONS if _has_word(lowered, w)]
+    unique: list[str] = []
+    for fact in found:
+        rule_word = fact in NEGATIONS or fact in OBLIGATIONS
+        if fact not in unique and (rule_word or not any(fact in other for other in unique if len(other) > len(fact))):
+            unique.append(fact)
+    return unique
+
+
+def _has_word(lowered: str, word: str) -> bool:
+    if word.isascii():
+        return re.search(rf"(?<![a-z']){re.escape(word)}(?![a-z])", lowered) is not None
+    return word in lowered
+
+
+def has_negation(text: str) -> bool:
+    lowered = unicodedata.normalize("NFKC", text).casefold()
+    return any(_has_word(lowered, w) for w in NEGATIONS)
+
+
+def key_terms(text: str) -> set[str]:
+    """Content words (English, lower-cased) and CJK bigrams of ``text``."""
+    text = unicodedata.normalize("NFKC", text).casefold()
+    terms = {w.strip("'-") for w in _WORD.findall(text)} - STOPWORDS
+    for run in _CJK_RUN.findall(text):
+        terms.update(run[i : i + 2] for i in range(len(run) - 1))
+        if len(run) == 1:
+            terms.add(run)
+    return {t for t in terms if t and t not in CJK_STOP_BIGRAMS}
+
+
+def fact_present(fact: str, normalized_text: str) -> bool:
+    return normalize(fact) in normalized_text

@@ -1,0 +1,159 @@
+"""Constraint status, auto-detection, the compaction audit, violations and `ctxtop check`."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from context.audit import compaction_events, run_audit
+from context.constraints import KEPT, LOST, PARAPHRASED, UNVERIFIABLE, WindowText, detect_constraints, make_constraint
+from context.pins import PinsError, load_pins, select_constraints
+from context.session import Session
+from parsers.model import SUMMARY, USER, Block, Entry
+from context.window import Window, WindowBlock
+from tui.cli import main
+from tui.demo import DEMO_WINDOW, demo_path
+
+from .conftest import DATA
+
+
+def window_of(*texts: str, opaque: bool = False) -> Window:
+    window = Window(at=len(texts))
+    for i, text in enumerate(texts, 1):
+        block = Block(USER, text)
+        window.append(WindowBlock(Entry(i, "user", [block], 0, i), 0, block, 1))
+    if opaque:
+        block = Block(SUMMARY, "", opaque=True)
+        window.append(WindowBlock(Entry(99, "system", [block], 0, 99), 0, block, 1))
+    return window
+
+
+@pytest.mark.parametrize(
+    "rule, window_texts, status, missing",
+    [
+        ("预算上限 8000 元，超过必须停下来问我", ["好的。预算上限８０００ 元，超过必须停下来问我。"], KEPT, []),  # full-width digits, spacing
+        ("Never push to main.", ["ok", "  never   PUSH to main. "], KEPT, []),
+        ("预算上限 8000 元，超过必须停下来问我", ["用户设定了预算上限，超过时必须停下来确认"], PARAPHRASED, ["8000 元"]),
+        ("Keep the budget cap at 8000 USD and stop to ask before spending more",
+         ["summary: keep the budget cap in mind and stop to ask before spending"], PARAPHRASED, ["8000 USD"]),
+        ("Do not send email to customers", ["Remember to send email to customers weekly"], LOST, ["not", "do not"]),  # negation flipped
+        ("客户名单里的手机号不能出现在任何对外文本里", ["核对采购订单并通知相关人员"], LOST, ["不能"]),
+        ("Error codes must start with ERR_", ["nothing relevant here"], LOST, ["ERR_", "must"]),
+    ],
+)
+def test_status_in_window(rule, window_texts, status, missing):
+    result = WindowText(window_of(*window_texts)).status(make_constraint(rule, "pin"))
+    assert result.status == status
+    assert result.missing_facts == missing
+
+
+def test_invisible_rule_behind_an_opaque_summary_is_unverifiable():
+    result = WindowText(window_of("unrelated", opaque=True)).status(make_constraint("Never delete migrations", "pin"))
+    assert result.status == UNVERIFIABLE
+
+
+LABELLED = [
+    ("预算上限 8000 元，超过必须停下来问我", True),
+    ("只允许用企业微信发通知，不要发邮件", True),
+    ("Never push directly to main.", True),
+    ("Error codes must start with ERR_ so that old clients keep working.", True),
+    ("Do not modify files under migrations/.", True),
+    ("Only use the staging database.", True),
+    ("The monthly budget is capped at 500 USD.", True),
+    ("禁止在日志里打印用户密码", True),
+    ("Please look at the failing test.", False),
+    ("Thanks, that looks good!", False),
+    ("What does this function return?", False),
+    ("帮我看一下这个报错是什么意思", False),
+    ("Run the tests again.", False),
+    ("The build finished in 3 minutes.", False),
+]
+
+
+def test_auto_detection_precision_and_recall():
+    entries = [Entry(i, "user", [Block(USER, text)], 0, i) for i, (text, _) in enumerate(LABELLED, 1)]
+    detected = {c.text for c in detect_constraints(entries)}
+    truth = {text.strip() for text, is_rule in LABELLED if is_rule}
+    hits = len(detected & truth)
+    precision, recall = hits / max(1, len(detected)), hits / len(truth)
+    print(f"auto-detection on {len(LABELLED)} labelled sentences: precision {precision:.2f}, recall {recall:.2f}")
+    assert precision >= 0.85 and recall >= 0.85
+
+
+def test_demo_audit_flags_the_seed_incident_at_the_first_compaction():
+    session = Session.open(demo_path(), window=DEMO_WINDOW)
+    constraints, auto = select_constraints(session.entries)
+    assert auto and [c.first_stated for c in constraints] == [1, 2, 3]
+    audit = run_audit(session, constraints)
+    first = audit.compactions[0]
+    by_text = {c.text[:4]: c.id for c in constraints}
+    before_after = {cid: (b.status, a.status) for cid, (b, a) in first.constraints.items()}
+    assert before_after[by_text["预算上限"]] == (KEPT, PARAPHRASED)
+    assert before_after[by_text["客户名单"]] == (KEPT, LOST)
+    kinds = [(a.kind, a.message) for a in audit.alerts]
+    assert ("constraint_paraphrased", 204) in kinds and ("constraint_lost", 204) in kinds
+    violations = [a for a in audit.alerts if a.kind == "violation"]
+    assert {a.constraint for a in violations} == set(by_text.values())
+    assert any("phone number" in a.detail for a in violations) and any("exceeds the cap 8000" in a.detail for a in violations)
+    assert first.lost_items["numbers"]  # order amounts in tool results did not survive the summary
+
+
+def test_implicit_compaction_from_a_usage_drop():
+    lines = (DATA / "claude_compact.jsonl").read_text().splitlines()[:7]
+    lines.append(lines[2].replace('"msg_1"', '"msg_9"').replace('"cache_read_input_tokens": 100', '"cache_read_input_tokens": 10')
+                 .replace('"uuid": "a1"', '"uuid": "a9"'))
+    events = compaction_events(Session(__import__("parsers").parse("\n".join(lines).encode())))
+    assert [(e.kind, e.pre_tokens, e.post_tokens) for e in events] == [("implicit", 165, 20)]
+
+
+def test_drift_counts_repeated_calls_after_compaction():
+    call = '{"type":"assistant","sessionId":"s","uuid":"%s","message":{"id":"%s","role":"assistant","content":[{"type":"tool_use","id":"t%s","name":"Read","input":{"file_path":"/a.py"}}],"usage":{"input_tokens":%d,"output_tokens":1}}}'
+    lines = [call % (i, f"m{i}", i, 100) for i in range(2)]
+    lines.append('{"type":"system","subtype":"compact_boundary","sessionId":"s","uuid":"b","compactMetadata":{"trigger":"auto","preTokens":100,"postTokens":10}}')
+    lines += [call % (i, f"m{i}", i, 20) for i in range(10, 15)]
+    session = Session(__import__("parsers").parse("\n".join(lines).encode()))
+    audit = run_audit(session, [])
+    assert audit.compactions[0].drift == {"repeated_calls": 5, "rereads": 5, "repeated_edits": 0}
+    assert [a.kind for a in audit.alerts] == ["drift"]
+
+
+def test_pins_file(tmp_path):
+    path = tmp_path / "pins.toml"
+    path.write_text('[[pin]]\nid = "budget"\ntext = "预算上限 8000 元"\nfacts = ["8000"]\nforbid = ["send_email"]\n', encoding="utf-8")
+    [pin] = load_pins(path)
+    assert (pin.id, pin.facts, pin.forbid, pin.source) == ("budget", ["8000"], ["send_email"], "pin")
+    path.write_text("[[pin]]\ntext = 'x'\nforbid = ['(']\n")
+    with pytest.raises(PinsError, match="bad forbid regex"):
+        load_pins(path)
+
+
+def test_forbid_pattern_raises_violation(capsys):
+    code = main(["check", "--demo", "--pin", "只允许用企业微信发通知，不要发邮件", "--json"])
+    report = json.loads(capsys.readouterr().out)
+    assert code == 1 and not report["auto_detected"]
+    kinds = [(f["kind"], f["message"]) for f in report["findings"]]
+    assert ("constraint_lost", 204) in kinds and ("violation", 388) in kinds
+
+
+@pytest.mark.parametrize(
+    "argv, code",
+    [
+        (["check", "--demo"], 1),
+        (["check", str(DATA / "claude_compact.jsonl"), "--pin", "Never push to main."], 1),
+        (["check", str(DATA / "claude_compact.jsonl"), "--pin", "continue with the report"], 0),  # preserved by the compaction
+        (["check", str(DATA / "codex_local_compaction.jsonl")], 0),  # the rule is in the replacement history
+        (["check", "/no/such/file"], 2),
+        (["check", "--demo", "--pins", "/no/such/pins.toml"], 2),
+    ],
+)
+def test_check_exit_codes(capsys, argv, code):
+    assert main(argv) == code
+
+
+def test_check_demo_output_names_each_finding(capsys):
+    main(["check", "--demo"])
+    out = capsys.readouterr().out
+    assert "constraint_paraphrased" in out and "missing 8000 元" in out
+    assert "constraint_lost" in out and "客户名单里的手机号" in out
+    assert "send_email" in out
