@@ -157,3 +157,18 @@ def test_check_demo_output_names_each_finding(capsys):
     assert "constraint_paraphrased" in out and "missing 8000 元" in out
     assert "constraint_lost" in out and "客户名单里的手机号" in out
     assert "send_email" in out
+
+
+def test_codex_remote_compaction_makes_unseen_rules_unverifiable(capsys):
+    path = str(DATA / "codex_remote_compaction.jsonl")
+    assert main(["check", path, "--pin", "Listed the repository.", "--json"]) == 1
+    [finding] = json.loads(capsys.readouterr().out)["findings"]
+    assert finding["kind"] == "constraint_unverifiable"
+    # the user's rule is in the replacement history verbatim: it survives
+    assert main(["check", path, "--pin", "Never delete migrations."]) == 0
+
+
+def test_codex_local_compaction_that_drops_a_rule_is_caught(capsys):
+    path = str(DATA / "codex_local_compaction.jsonl")
+    assert main(["check", path, "--pin", "Listed the repository."]) == 1
+    assert "constraint_lost" in capsys.readouterr().out
