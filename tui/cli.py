@@ -14,6 +14,7 @@ from context.markdown import render_markdown
 from context.pins import select_constraints
 from context.sanitize import one_line
 from context.session import Session
+from context.source import read_log
 from context.snapshot import build_snapshot
 from context.tokens import DEFAULT_ENCODING
 from parsers.registry import PARSERS
@@ -112,7 +113,8 @@ def _commands_epilog() -> str:
     )
 
 
-def _open_session(args: argparse.Namespace) -> Session:
+def _session_source(args: argparse.Namespace) -> tuple[str, int | None, str | None]:
+    """(log path, window override, log format) from the options; the demo brings its own window."""
     use_demo = getattr(args, "demo", False) or args.command == "demo"
     path = getattr(args, "path", None)
     if use_demo and path:
@@ -121,7 +123,12 @@ def _open_session(args: argparse.Namespace) -> Session:
         raise UsageError("no session given: pass a PATH, or --demo for the bundled demo session")
     window = args.window or (DEMO_WINDOW if use_demo else None)
     log_format = args.log_format or getattr(args, "log_format_alias", None)
-    return Session.open(demo_path() if use_demo else path, format=log_format, encoding=args.encoding, window=window)
+    return str(demo_path()) if use_demo else path, window, log_format
+
+
+def _open_session(args: argparse.Namespace) -> Session:
+    path, window, log_format = _session_source(args)
+    return Session.open(path, format=log_format, encoding=args.encoding, window=window)
 
 
 def run_export(args: argparse.Namespace) -> int:
@@ -187,24 +194,16 @@ def run_formats(args: argparse.Namespace) -> int:
 def run_tui(args: argparse.Namespace) -> int:
     from .app import CtxtopApp  # Textual is imported only when a screen is needed
 
-    window = args.window
-    use_demo = args.command == "demo" or getattr(args, "demo", False)
-    if use_demo and getattr(args, "path", None):
-        raise UsageError("give either PATH or --demo, not both")
-    path = demo_path() if use_demo else getattr(args, "path", None)
-    if path is None:
-        raise UsageError("no session given: pass a PATH, or run `ctxtop demo`")
+    path, window, log_format = _session_source(args)
     # Fail before the screen opens on a path that cannot be read at all.
-    from context.source import read_log
-
     read_log(path).close()
     app = CtxtopApp(
-        path=str(path),
-        log_format=args.log_format or getattr(args, "log_format_alias", None),
+        path=path,
+        log_format=log_format,
         encoding=args.encoding,
-        window=window or (DEMO_WINDOW if use_demo else None),
+        window=window,
         at=args.at,
-        title="demo" if use_demo else None,
+        title="demo" if args.command == "demo" or args.demo else None,
     )
     app.run()
     return app.return_code or 0
