@@ -111,7 +111,7 @@ class Replay:
                     self._apply_clearing(window, cleared)
                 else:
                     window.keep_only(RESIDENT)
-                    preserved = [self._by_uid[u] for u in compaction.preserved_ids if u in self._by_uid]
+                    preserved = self._preserved(compaction)
                     for block in compaction.replacement or ():
                         window.append(WindowBlock(entry, -1, block, text_tokens(self.accounting.counter, block)))
                     self._add_entry(window, entry, position, cleared)
@@ -123,6 +123,16 @@ class Replay:
                 if preserved and is_summary:
                     self._flush(window, preserved, cleared)
             yield window
+
+    def _preserved(self, compaction: Compaction) -> list[Entry]:
+        """The messages a partial compaction keeps verbatim, in file order."""
+        if compaction.preserved_ids:
+            return [self._by_uid[u] for u in compaction.preserved_ids if u in self._by_uid]
+        if compaction.preserved_segment:
+            head, tail = (self._by_uid.get(u) for u in compaction.preserved_segment)
+            if head is not None and tail is not None and head.index <= tail.index:
+                return self.entries[head.index - 1 : tail.index]
+        return []
 
     def window_at(self, message: int | None = None) -> Window:
         window = Window(at=0)

@@ -157,12 +157,15 @@ class ClaudeCodeParser(LineParser):
         if subtype == "compact_boundary":
             meta = record.get("compactMetadata") or record.get("compact_metadata") or {}
             preserved = (meta.get("preservedMessages") or {}).get("uuids") or []
+            segment = meta.get("preservedSegment") or {}
+            head, tail = segment.get("headUuid"), segment.get("tailUuid")
             compaction = Compaction(
                 kind="compact_boundary",
                 trigger=_str(meta.get("trigger")),
                 pre_tokens=_int(meta.get("preTokens", meta.get("pre_tokens"))),
                 post_tokens=_int(meta.get("postTokens", meta.get("post_tokens"))),
                 preserved_ids=tuple(u for u in preserved if isinstance(u, str)),
+                preserved_segment=(head, tail) if isinstance(head, str) and isinstance(tail, str) else None,
             )
         elif subtype == "microcompact_boundary":
             meta = record.get("microcompactMetadata") or {}

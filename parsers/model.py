@@ -72,6 +72,8 @@ class Compaction:
     post_tokens: int | None = None
     # Claude Code partial compaction: ids of records re-attached after the summary.
     preserved_ids: tuple[str, ...] = ()
+    # ...or, in versions that record only a segment, its first and last record ids.
+    preserved_segment: tuple[str, str] | None = None
     # Microcompaction: tool call ids whose results the model now sees as a placeholder.
     cleared_tool_ids: tuple[str, ...] = ()
     # Codex: the history that replaces everything before (None: not recorded).

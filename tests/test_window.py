@@ -5,6 +5,8 @@ import pytest
 from context.snapshot import build_snapshot
 from context.window import CLEARED_PLACEHOLDER
 
+from .conftest import DATA
+
 
 def texts(window):
     return [item.text for item in window.blocks]
@@ -94,3 +96,18 @@ def test_snapshot_totals_add_up(open_data, name):
 def test_window_override_and_model_limits(open_data):
     assert open_data("claude_compact.jsonl").limit() == (200_000, "model")
     assert open_data("claude_compact.jsonl", window=32_000).limit() == (32_000, "--window")
+
+
+def test_preserved_segment_is_reattached_when_no_uuid_list(tmp_path, open_data):
+    source = (DATA / "claude_compact.jsonl").read_text()
+    segment = source.replace(
+        '"preservedMessages": {"anchorUuid": "s1", "uuids": ["u3"]}',
+        '"preservedSegment": {"headUuid": "a2", "anchorUuid": "s1", "tailUuid": "u3"}',
+    )
+    assert segment != source
+    path = tmp_path / "segment.jsonl"
+    path.write_text(segment)
+    from context.session import Session
+
+    after = texts(Session.open(path).window_at(9))
+    assert after[1:] == ["Done.", "continue with the report", "next step", "ok"]
