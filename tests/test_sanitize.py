@@ -1,0 +1,29 @@
+"""Untrusted log text never reaches the terminal or a Markdown export with control sequences."""
+
+import pytest
+
+from context.sanitize import clean_text, markdown_cell, one_line
+
+
+@pytest.mark.parametrize(
+    "payload, expected",
+    [
+        ("copy \x1b]52;c;SGVsbG8=\x07me", "copy me"),  # OSC 52 clipboard write
+        ("\x1b]0;pwned title\x1b\\ok", "ok"),  # title change ended by ST
+        ("a\x1b[2J\x1b[Hb", "ab"),  # clear screen, cursor home
+        ("x\x9b31my", "xy"),  # 8-bit CSI
+        ("tab\tand\nnewline\x00\x07\x7f", "tab\tand\nnewline"),
+        ("left\u202eevil\u2066\u200bright", "leftevilright"),  # bidi override, isolate, zero-width
+        ("[bold]literal[/] <|endoftext|>", "[bold]literal[/] <|endoftext|>"),  # markup is just text here
+    ],
+)
+def test_clean_text(payload, expected):
+    assert clean_text(payload) == expected
+
+
+def test_one_line_folds_and_cuts():
+    assert one_line("a\n\n  b\tc", 4) == "a b…"
+
+
+def test_markdown_cell_escapes_table_and_markup():
+    assert markdown_cell("a|b [x](y) `c`\x1b[31m") == "a\\|b \\[x\\](y) \\`c\\`"
