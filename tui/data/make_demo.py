@@ -74,11 +74,11 @@ class Writer:
         self.counter += 1
         return f"00000000-0000-4000-8000-{self.counter:012d}"
 
-    def _record(self, kind: str, **fields) -> dict:
-        self.clock += timedelta(seconds=self.rng.randint(4, 30))
+    def _write(self, kind: str, parent: str | None, fields: dict) -> str:
+        """Append one record with Claude Code's common envelope; returns its uuid."""
         uuid = self._uuid()
         record = {
-            "parentUuid": self.parent,
+            "parentUuid": parent,
             "isSidechain": False,
             "userType": "external",
             "cwd": CWD,
@@ -90,9 +90,12 @@ class Writer:
             "uuid": uuid,
             "timestamp": self.clock.isoformat(timespec="milliseconds").replace("+00:00", "Z"),
         }
-        self.parent = uuid
         self.lines.append(json.dumps(record, ensure_ascii=False))
-        return record
+        return uuid
+
+    def _record(self, kind: str, **fields) -> None:
+        self.clock += timedelta(seconds=self.rng.randint(4, 30))
+        self.parent = self._write(kind, self.parent, fields)
 
     def user(self, text: str, **extra) -> None:
         self.context += approx_tokens(text)
@@ -140,27 +143,19 @@ class Writer:
     def compact(self, summary: str, pre_tokens: int) -> None:
         post = HIDDEN_PROMPT_TOKENS + approx_tokens(summary)
         self.clock += timedelta(seconds=40)
-        boundary = self._uuid()
-        record = {
-            "parentUuid": None,
-            "logicalParentUuid": self.parent,
-            "isSidechain": False,
-            "userType": "external",
-            "cwd": CWD,
-            "sessionId": SESSION_ID,
-            "version": "2.1.30",
-            "gitBranch": "main",
-            "type": "system",
-            "subtype": "compact_boundary",
-            "content": "Conversation compacted",
-            "isMeta": False,
-            "level": "info",
-            "compactMetadata": {"trigger": "auto", "preTokens": pre_tokens, "postTokens": post},
-            "uuid": boundary,
-            "timestamp": self.clock.isoformat(timespec="milliseconds").replace("+00:00", "Z"),
-        }
-        self.lines.append(json.dumps(record, ensure_ascii=False))
-        self.parent = boundary
+        # A boundary starts a new chain (parentUuid null) and points back to the old one.
+        self.parent = self._write(
+            "system",
+            None,
+            {
+                "logicalParentUuid": self.parent,
+                "subtype": "compact_boundary",
+                "content": "Conversation compacted",
+                "isMeta": False,
+                "level": "info",
+                "compactMetadata": {"trigger": "auto", "preTokens": pre_tokens, "postTokens": post},
+            },
+        )
         self.context = HIDDEN_PROMPT_TOKENS
         self.user(
             "This session is being continued from a previous conversation that ran out of context. "
