@@ -10,6 +10,7 @@ from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.widgets import Footer, Static
 
+from context.audit import Audit, run_audit
 from context.sanitize import one_line
 from context.session import Session
 from context.snapshot import build_snapshot
@@ -47,6 +48,7 @@ class CtxtopApp(App[int]):
         self.encoding = encoding
         self.window_override = window
         self.session: Session | None = None
+        self.audit: Audit | None = None  # whole-session work: done once per load, not per cursor move
         self.cursor = at
         self.shown_message: int | None = None  # the message whose breakdown is on screen
         self.sub_title = one_line(title or Path(path).name, 60)
@@ -66,10 +68,11 @@ class CtxtopApp(App[int]):
         except USER_ERRORS as exc:
             self.post_message(LoadFailed(str(exc)))
             return
-        self.post_message(SessionLoaded(session))
+        self.post_message(SessionLoaded(session, run_audit(session, [])))
 
     def on_session_loaded(self, message: SessionLoaded) -> None:
         self.session = message.session
+        self.audit = message.audit
         self.cursor = self.session.clamp(self.cursor)
         self.compute_snapshot(self.cursor)
 
@@ -79,7 +82,7 @@ class CtxtopApp(App[int]):
     @work(thread=True, exclusive=True, exit_on_error=False, group="snapshot")
     def compute_snapshot(self, at: int) -> None:
         assert self.session is not None
-        self.post_message(SnapshotReady(build_snapshot(self.session, at)))
+        self.post_message(SnapshotReady(build_snapshot(self.session, at, audit=self.audit)))
 
     def on_snapshot_ready(self, message: SnapshotReady) -> None:
         snapshot = message.snapshot

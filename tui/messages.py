@@ -7,14 +7,16 @@ from typing import Any
 
 from textual.message import Message
 
+from context.audit import Audit
 from context.session import Session
 
 
 @dataclass
 class SessionLoaded(Message):
-    """A session was parsed and counted."""
+    """A session was parsed, counted and audited."""
 
     session: Session
+    audit: Audit
 
 
 @dataclass
