@@ -21,7 +21,7 @@ from parsers.model import TOOL_CALL, TOOL_RESULT, Entry
 from .constraints import KEPT, Constraint, Status, WindowText
 from .facts import NEGATIONS, key_facts, normalize
 from .session import CompactionEvent, Session
-from .window import Replay
+from .window import Replay, Window
 
 IMPLICIT_DROP = 0.30  # a fall of the reported prompt by more than this share, unmarked, is a compaction
 DRIFT_REPEAT_ALERT = 3  # a call repeated more often than this after a compaction is drift
@@ -137,10 +137,9 @@ def _window_texts(session: Session, messages: set[int]) -> dict[int, WindowText]
     found: dict[int, WindowText] = {}
     if not messages:
         return found
-    last = max(messages)
     if 0 in messages:
-        found[0] = WindowText(Replay([], session.accounting).window_at(0))
-    for window in Replay(session.entries, session.accounting).run(last):
+        found[0] = WindowText(Window(at=0))
+    for window in Replay(session.entries, session.accounting).run(max(messages)):
         if window.at in messages:
             found[window.at] = WindowText(window)
     return found

@@ -100,10 +100,6 @@ class WindowText:
         return Status(UNVERIFIABLE if self.opaque else LOST, [], list(constraint.facts))
 
 
-def status_in(constraint: Constraint, window: Window) -> Status:
-    return WindowText(window).status(constraint)
-
-
 # --- auto-detection --------------------------------------------------------------------
 _RULE_PATTERNS = re.compile(
     r"\b(?:must|never|do not|don't|only|always|shall not|no more than|at most|forbidden|prohibited|required to)\b"

@@ -114,5 +114,7 @@ class LineParser(Parser):
 class DocumentParser(Parser):
     """A parser for formats stored as one JSON document (request dumps, arrays)."""
 
-    def parse(self, document: Any) -> None:
+    def parse(self, document: Any, offsets: list[int] | None = None) -> None:
+        """Build entries from the decoded document; ``offsets`` are the byte offsets
+        of its messages when it came as JSON Lines (None for a single document)."""
         raise NotImplementedError

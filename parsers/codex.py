@@ -131,10 +131,9 @@ class CodexParser(LineParser):
                 if isinstance(item, dict):
                     replacement.extend(self._item_blocks(item, line))
             opaque = any(b.category == SUMMARY and b.opaque for b in replacement)
-        elif summary:
-            replacement = None  # early rollouts: the window keeps the initial context plus this summary
         kind = "codex_remote" if opaque else "codex_local"
         compaction = Compaction(kind=kind, trigger="auto", replacement=replacement, opaque=opaque)
+        # Early rollouts record only the summary text: it follows the resident context.
         blocks = [Block(SUMMARY, summary)] if summary and replacement is None else []
         self.add_entry("system", blocks, offset, line, timestamp=timestamp, compaction=compaction)
 

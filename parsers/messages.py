@@ -61,10 +61,8 @@ class AnthropicRequestParser(DocumentParser):
 
     def parse(self, document: Any, offsets: list[int] | None = None) -> None:
         if isinstance(document, dict):
-            if isinstance(document.get("model"), str):
-                self.meta.model = document["model"]
-            self._system(document.get("system"))
-            self._tools(document.get("tools"))
+            self._system(document.get("system"))  # the system prompt comes before the tools
+        _read_header(self, document)
         messages = message_list(document) or []
         for position, message in enumerate(messages):
             offset, line = _where(offsets, position)
@@ -92,11 +90,6 @@ class AnthropicRequestParser(DocumentParser):
             if blocks:
                 self.add_entry("system", blocks, 0, 0)
 
-    def _tools(self, tools: Any) -> None:
-        blocks = _tool_definitions(tools)
-        if blocks:
-            self.add_entry("system", blocks, 0, 0)
-
 
 class OpenAIMessagesParser(DocumentParser):
     name = "openai-messages"
@@ -104,12 +97,7 @@ class OpenAIMessagesParser(DocumentParser):
     locations = ("any JSON/JSONL dump of chat messages (mini-swe-agent .traj.json, API logs)",)
 
     def parse(self, document: Any, offsets: list[int] | None = None) -> None:
-        if isinstance(document, dict):
-            if isinstance(document.get("model"), str):
-                self.meta.model = document["model"]
-            blocks = _tool_definitions(document.get("tools"))
-            if blocks:
-                self.add_entry("system", blocks, 0, 0)
+        _read_header(self, document)
         for position, message in enumerate(message_list(document) or []):
             offset, line = _where(offsets, position)
             if not _is_message(message):
@@ -163,6 +151,17 @@ def _parts(content: Any) -> list[tuple[str, bool, tuple[int, int] | None]]:
         else:
             parts.append((as_text([part]), False, None))
     return parts
+
+
+def _read_header(parser: DocumentParser, document: Any) -> None:
+    """The model name and tool definitions a request-shaped document carries."""
+    if not isinstance(document, dict):
+        return
+    if isinstance(document.get("model"), str):
+        parser.meta.model = document["model"]
+    blocks = _tool_definitions(document.get("tools"))
+    if blocks:
+        parser.add_entry("system", blocks, 0, 0)
 
 
 def _tool_definitions(tools: Any) -> list[Block]:
