@@ -65,38 +65,50 @@ class WindowText:
     def __init__(self, window: Window) -> None:
         self.opaque = False
         self.blocks: list[tuple[int, str, str]] = []  # (message, text, normalized text)
+        self.window_index: list[int] = []  # where each of ``blocks`` sits in ``window.blocks``
         self._terms: dict[int, set[str]] = {}
-        for item in window.blocks:
+        for index, item in enumerate(window.blocks):
             if item.category == SUMMARY and item.block.opaque:
                 self.opaque = True
             elif item.text:
                 self.blocks.append((item.entry.index, item.text, normalize(item.text)))
+                self.window_index.append(index)
 
     def terms(self, position: int) -> set[str]:
         if position not in self._terms:
             self._terms[position] = key_terms(self.blocks[position][1])
         return self._terms[position]
 
-    def status(self, constraint: Constraint) -> Status:
-        """Where and how well ``constraint`` survives in this window."""
+    def occurrences(self, constraint: Constraint) -> tuple[list[int], int | None]:
+        """Positions in ``blocks`` holding the constraint verbatim, and else the best restatement.
+
+        A restatement holds at least PARAPHRASE_TERM_SHARE of the key terms and
+        keeps the rule's negation (without it, it says the opposite).
+        """
         verbatim: list[int] = []
-        best_share, best = 0.0, -1
-        for position, (message, _text, normalized) in enumerate(self.blocks):
+        best_share, best = 0.0, None
+        for position, (_message, _text, normalized) in enumerate(self.blocks):
             if constraint.normalized and constraint.normalized in normalized:
-                if message not in verbatim:
-                    verbatim.append(message)
+                verbatim.append(position)
             elif constraint.terms and not verbatim:
                 share = len(constraint.terms & self.terms(position)) / len(constraint.terms)
                 if share > best_share:
                     best_share, best = share, position
+        if verbatim or best is None or best_share < PARAPHRASE_TERM_SHARE:
+            return verbatim, None
+        if has_negation(constraint.text) and not has_negation(self.blocks[best][1]):
+            return verbatim, None
+        return verbatim, best
+
+    def status(self, constraint: Constraint) -> Status:
+        """Where and how well ``constraint`` survives in this window."""
+        verbatim, restated = self.occurrences(constraint)
         if verbatim:
-            return Status(KEPT, verbatim, [])
-        if best_share >= PARAPHRASE_TERM_SHARE:
-            message, text, normalized = self.blocks[best]
-            # A restatement without the rule's negation says the opposite: that is not a paraphrase.
-            if not has_negation(constraint.text) or has_negation(text):
-                missing = [f for f in constraint.facts if normalize(f) not in normalized]
-                return Status(PARAPHRASED, [message], missing)
+            return Status(KEPT, list(dict.fromkeys(self.blocks[p][0] for p in verbatim)), [])
+        if restated is not None:
+            message, _text, normalized = self.blocks[restated]
+            missing = [f for f in constraint.facts if normalize(f) not in normalized]
+            return Status(PARAPHRASED, [message], missing)
         return Status(UNVERIFIABLE if self.opaque else LOST, [], list(constraint.facts))
 
 

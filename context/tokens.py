@@ -84,3 +84,17 @@ class TokenCounter:
         self._cache[key] = tokens
         self.encoded += 1
         return tokens
+
+    def tail(self, text: str, tokens: int) -> str:
+        """The end of ``text`` that fits in ``tokens`` tokens (cut on a token boundary)."""
+        if tokens <= 0 or not text:
+            return ""
+        ids = self._encoding.encode_ordinary(text)
+        return text if len(ids) <= tokens else self._encoding.decode(ids[-tokens:])
+
+    def head(self, text: str, tokens: int) -> str:
+        """The start of ``text`` that fits in ``tokens`` tokens (cut on a token boundary)."""
+        if tokens <= 0 or not text:
+            return ""
+        ids = self._encoding.encode_ordinary(text)
+        return text if len(ids) <= tokens else self._encoding.decode(ids[:tokens])
