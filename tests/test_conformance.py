@@ -103,3 +103,32 @@ def test_sidechain_file_reports_subagent_totals():
 def test_formats_not_yet_supported_are_refused(path):
     with pytest.raises(UnknownFormat):
         Session.open(path)
+
+
+def _supported_fixtures():
+    return [p for p in FIXTURES if p.parent.name in SUPPORTED]
+
+
+@pytest.mark.parametrize("path", _supported_fixtures(), ids=_id)
+def test_every_strategy_previews_every_supported_fixture(path):
+    from context.pins import select_constraints
+    from context.strategies import STRATEGIES, preview_all
+    from context.strategies.preview import KEPT
+    from context.strategies.report import session_frame
+
+    session = Session.open(path)
+    constraints, _ = select_constraints(session.entries)
+    frame = session_frame(session, None, constraints)
+    previews = preview_all(frame)
+    assert [p.strategy for p in previews] == list(STRATEGIES)
+    for p in previews:
+        assert sum(p.categories_after.values()) == p.tokens_after, p.strategy
+        assert 0 <= p.cache_prefix_tokens <= frame.total
+        assert set(p.constraints) == {c.id for c in constraints}
+        # Pair-safe cuts never keep a result whose call went. (Clearing strategies keep every call;
+        # Claude Code's re-read files come back as attachments, not as tool results.)
+        if p.applies and p.pair_safe and p.strategy not in ("clear_tool_results", "pinned_slot", "openhands_masking", "claude_code"):
+            for result in frame.results:
+                call = frame.calls.get(frame.blocks[result].block.tool_id)
+                if call is not None and p.fates[result] == KEPT:
+                    assert p.fates[call] == KEPT, (p.strategy, result, call)
