@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from .sanitize import markdown_cell as cell
+from .strategies.report import STRATEGY_TABLE_HEADER, strategy_rows
 
 
 def _table(header: list[str], rows: list[list[Any]]) -> list[str]:
@@ -59,6 +60,9 @@ def render_markdown(snapshot: dict[str, Any]) -> str:
                 for c in snapshot["compactions"]
             ],
         )
+    if snapshot.get("strategies"):
+        lines += ["", f"### Strategy previews (budget {_num(snapshot['budget'])} tokens)", ""]
+        lines += _table(STRATEGY_TABLE_HEADER, strategy_rows(snapshot["strategies"]))
     if snapshot["alerts"]:
         lines += ["", "### Alerts", ""]
         lines += _table(

@@ -10,17 +10,27 @@ from .accounting import text_tokens
 from .audit import Audit, run_audit
 from .constraints import Constraint, WindowText
 from .session import Session
+from .strategies import preview_all
+from .strategies.report import preview_dict, session_frame
 
 SCHEMA = "ctxtop.snapshot/1"
 
 
 def build_snapshot(
-    session: Session, at: int | None = None, constraints: list[Constraint] | None = None, audit: Audit | None = None
+    session: Session,
+    at: int | None = None,
+    constraints: list[Constraint] | None = None,
+    audit: Audit | None = None,
+    *,
+    strategies: list[str] | None = None,
+    budget: int | None = None,
 ) -> dict[str, Any]:
     """The snapshot of ``session`` after message ``at`` (the latest when None).
 
     ``constraints`` are checked in the window at ``at`` and across every
     compaction; pass a ready ``audit`` of the same constraints to reuse it.
+    With ``strategies`` (specs; an empty list means all of them at their
+    defaults), the snapshot also holds what each would do to this window.
     """
     constraints = constraints or []
     audit = audit or run_audit(session, constraints)
@@ -34,7 +44,7 @@ def build_snapshot(
     limit, limit_source = session.limit()
     diagnostics = session.parser.diagnostics
     entry = session.entries[message - 1] if message else None
-    return {
+    snapshot = {
         "schema": SCHEMA,
         "source": {
             "path": session.path,
@@ -67,6 +77,11 @@ def build_snapshot(
         "compactions": [_compaction(c) for c in audit.compactions],
         "alerts": [a.as_dict() for a in audit.alerts if a.message <= message],
     }
+    if strategies is not None:
+        frame = session_frame(session, message, constraints, budget, window)
+        snapshot["budget"] = frame.budget
+        snapshot["strategies"] = [preview_dict(frame, p) for p in preview_all(frame, strategies)]
+    return snapshot
 
 
 def _constraints(constraints: list[Constraint], text: WindowText) -> list[dict[str, Any]]:

@@ -15,6 +15,8 @@ from context.pins import select_constraints
 from context.sanitize import one_line
 from context.session import Session
 from context.source import read_log
+from context.strategies import STRATEGIES, preview_all
+from context.strategies.report import STRATEGY_TABLE_HEADER, preview_dict, session_frame, strategy_rows
 from context.snapshot import build_snapshot
 from context.tokens import DEFAULT_ENCODING
 from parsers.registry import PARSERS
@@ -66,6 +68,33 @@ def _session_options(parser: argparse.ArgumentParser, *, path: bool = True) -> N
     parser.add_argument("--debug", action="store_true", help="show tracebacks of internal errors")
 
 
+def _strategy_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--strategy", action="append", default=[], metavar="NAME[:key=value,...]",
+                        help="a strategy to preview (repeatable; default: every strategy)")
+    parser.add_argument("--budget", type=_positive_int, metavar="TOKENS",
+                        help="target size for size-driven strategies (default: half the current window)")
+
+
+def _strategies_epilog() -> str:
+    lines = ["strategies (parameters with their defaults):"]
+    for strategy in STRATEGIES.values():
+        lines.append(f"  {strategy.name:<21} {strategy.summary}")
+        params = ", ".join(f"{p.name}={_default_text(p.default)}" for p in strategy.params)
+        lines.append(f"  {'':<21} {params}")
+    lines.append("example: ctxtop preview --demo --at 203 --strategy clear_tool_results:keep=8,trigger=now")
+    return "\n".join(lines)
+
+
+def _default_text(value) -> str:
+    if value is None:
+        return "-"
+    if isinstance(value, tuple):
+        return f"{value[0]}:{value[1]}"
+    if isinstance(value, list):
+        return "|".join(value) or "-"
+    return str(value)
+
+
 def build_parser() -> dict[str, argparse.ArgumentParser]:
     parsers: dict[str, argparse.ArgumentParser] = {}
 
@@ -87,7 +116,20 @@ def build_parser() -> dict[str, argparse.ArgumentParser]:
         help="output format json (default) or md; a log format name here is taken as --log-format",
     )
     export.add_argument("-o", "--output", metavar="FILE", help="write to FILE atomically (default: stdout)")
+    export.add_argument("--strategies", action="store_true", help="include strategy previews (all, or those given with --strategy)")
+    _strategy_options(export)
     parsers["export"] = export
+
+    preview = Parser(
+        prog="ctxtop preview",
+        description="What each compaction strategy would drop, keep and summarize in the window, side by side.",
+        epilog=_strategies_epilog(),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    _session_options(preview)
+    _strategy_options(preview)
+    preview.add_argument("--json", action="store_true", help="print the full previews as JSON (the snapshot's strategies section)")
+    parsers["preview"] = preview
 
     check = Parser(
         prog="ctxtop check",
@@ -109,6 +151,7 @@ def _commands_epilog() -> str:
         "  ctxtop demo              open the bundled demo session\n"
         "  ctxtop export PATH       snapshot of the window as JSON or Markdown\n"
         "  ctxtop check PATH        CI gate: did every constraint survive every compaction?\n"
+        "  ctxtop preview PATH      what each compaction strategy would drop, side by side\n"
         "  ctxtop formats           list supported log formats"
     )
 
@@ -142,7 +185,8 @@ def run_export(args: argparse.Namespace) -> int:
             raise UsageError(f"--format must be json, md or a log format ({', '.join(sorted(PARSERS))}), not {args.format!r}")
     session = _open_session(args)
     constraints, _ = select_constraints(session.entries, args.pin, args.pins, args.auto)
-    snapshot = build_snapshot(session, args.at, constraints)
+    strategies = args.strategy if (args.strategies or args.strategy) else None
+    snapshot = build_snapshot(session, args.at, constraints, strategies=strategies, budget=args.budget)
     if output_format == "md":
         text = render_markdown(snapshot)
     else:
@@ -181,6 +225,34 @@ def run_check(args: argparse.Namespace) -> int:
     return 1 if findings else 0
 
 
+def run_preview(args: argparse.Namespace) -> int:
+    session = _open_session(args)
+    constraints, used_auto = select_constraints(session.entries, args.pin, args.pins, args.auto)
+    message = session.clamp(args.at)
+    frame = session_frame(session, message, constraints, args.budget)
+    previews = [preview_dict(frame, p) for p in preview_all(frame, args.strategy)]
+    if args.json:
+        report = {"at": message, "messages": session.message_count, "budget": frame.budget,
+                  "window_tokens": frame.total, "strategies": previews}
+        write_output(orjson.dumps(report, option=orjson.OPT_INDENT_2).decode("utf-8") + "\n", None)
+        return 0
+    pinned = f"{len(constraints)} auto-detected constraint(s)" if used_auto else f"{len(constraints)} pinned constraint(s)"
+    lines = [
+        f"at message {message} / {session.message_count}: {frame.total:,} visible tokens, budget {frame.budget:,}; {pinned}",
+        "",
+        *_aligned([STRATEGY_TABLE_HEADER, *strategy_rows(previews)]),
+    ]
+    write_output("\n".join(lines) + "\n", None)
+    return 0
+
+
+def _aligned(rows: list[list[str]]) -> list[str]:
+    """Rows as columns padded to their widest cell; the last column is left ragged."""
+    cells = [[one_line(str(c), 80) for c in row] for row in rows]
+    widths = [max(len(row[i]) for row in cells) for i in range(len(cells[0]) - 1)]
+    return ["  ".join([*(c.ljust(w) for c, w in zip(row, widths)), row[-1]]).rstrip() for row in cells]
+
+
 def run_formats(args: argparse.Namespace) -> int:
     lines = []
     for name, parser in PARSERS.items():
@@ -214,6 +286,7 @@ COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
     "demo": run_tui,
     "export": run_export,
     "check": run_check,
+    "preview": run_preview,
     "formats": run_formats,
 }
 

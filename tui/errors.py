@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from context.pins import PinsError
 from context.source import SourceError
+from context.strategies import StrategyError
 from context.tokens import EncodingUnavailable
 from parsers.registry import UnknownFormat
 
@@ -12,4 +13,4 @@ class UsageError(ValueError):
     """Arguments that do not make sense together."""
 
 
-USER_ERRORS = (PinsError, SourceError, UnknownFormat, EncodingUnavailable, UsageError)
+USER_ERRORS = (PinsError, SourceError, StrategyError, UnknownFormat, EncodingUnavailable, UsageError)
