@@ -23,6 +23,9 @@ from .facts import NEGATIONS, key_facts, normalize
 from .session import CompactionEvent, Session
 from .window import Replay, Window
 
+# Alert kinds that mean a rule was lost or broken (they fail `ctxtop check`, and raise the TUI's banner);
+# the others (implicit compactions, drift) are notes.
+FAILING_KINDS = frozenset({"constraint_lost", "constraint_paraphrased", "constraint_unverifiable", "violation"})
 IMPLICIT_DROP = 0.30  # a fall of the reported prompt by more than this share, unmarked, is a compaction
 DRIFT_REPEAT_ALERT = 3  # a call repeated more often than this after a compaction is drift
 MAX_LOST_ITEMS = 50

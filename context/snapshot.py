@@ -10,6 +10,7 @@ from .accounting import text_tokens
 from .audit import Audit, run_audit
 from .constraints import Constraint, WindowText
 from .session import Session
+from .window import Window
 from .strategies import preview_all
 from .strategies.report import preview_dict, session_frame
 
@@ -24,6 +25,7 @@ def build_snapshot(
     *,
     strategies: list[str] | None = None,
     budget: int | None = None,
+    window: Window | None = None,
 ) -> dict[str, Any]:
     """The snapshot of ``session`` after message ``at`` (the latest when None).
 
@@ -31,11 +33,12 @@ def build_snapshot(
     compaction; pass a ready ``audit`` of the same constraints to reuse it.
     With ``strategies`` (specs; an empty list means all of them at their
     defaults), the snapshot also holds what each would do to this window.
+    Pass the ``window`` at ``at`` when it is already built.
     """
     constraints = constraints or []
     audit = audit or run_audit(session, constraints)
     message = session.clamp(at)
-    window = session.window_at(message)
+    window = window if window is not None else session.window_at(message)
     reported = session.reported_at(message)
     categories = window.categories()
     estimated = window.estimated_tokens
