@@ -25,3 +25,10 @@ def open_data(counter):
         return session
 
     return opener
+
+
+@pytest.fixture(autouse=True)
+def private_state_dir(tmp_path, monkeypatch):
+    """Pins made in UI tests go to a temporary state directory, never the user's."""
+    monkeypatch.setenv("CTXTOP_STATE_DIR", str(tmp_path / "state"))
+    return tmp_path / "state"

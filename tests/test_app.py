@@ -1,41 +1,248 @@
-"""The TUI on real data: it loads in a worker, shows the breakdown, moves between messages."""
+"""The TUI on real data: every key on the demo and small fixtures, checked against the pure layers."""
 
+from __future__ import annotations
+
+import json
+
+import pytest
 from rich.text import Text
-from textual.widgets import DataTable, Static
+from textual.widgets import DataTable, Static, TabbedContent
 
+from context.pin_store import load_session_pins
+from context.pins import select_constraints
 from context.session import Session
 from context.snapshot import build_snapshot
+from context.strategies import STRATEGIES, preview
+from context.strategies.report import session_frame
 from tui.app import CtxtopApp
 from tui.demo import DEMO_WINDOW, demo_path
+from tui.screens import HelpScreen
+from tui.widgets.detail import Detail
+from tui.widgets.window_list import WindowList
 
 from .conftest import DATA
 
+SIZE = (120, 40)
 
-async def wait_for_snapshot(pilot, app, message):
-    for _ in range(100):
+
+def demo_app(**kwargs) -> CtxtopApp:
+    return CtxtopApp(str(demo_path()), window=DEMO_WINDOW, **kwargs)
+
+
+async def settle(pilot, app, message=None, tries=200):
+    """Wait until the view for ``message`` (or any view) is on screen and no worker is running."""
+    for _ in range(tries):
         await pilot.pause(0.02)
-        if app.shown_message == message:
-            return
-    raise AssertionError(f"the breakdown never showed message {message} (showing {app.shown_message})")
+        if app.view is not None and (message is None or app.shown_message == message):
+            await app.workers.wait_for_complete()
+            await pilot.pause()
+            if message is None or app.shown_message == message:
+                return
+    raise AssertionError(f"the view never showed message {message} (showing {app.shown_message})")
 
 
-def cell(app, row, column):
-    return str(app.query_one(DataTable).get_cell(row, column))
+def cell(app, table_id, row, column) -> str:
+    return str(app.query_one(table_id, DataTable).get_cell(row, column))
 
 
-async def test_breakdown_shows_known_numbers_and_moves():
-    app = CtxtopApp(str(demo_path()), window=DEMO_WINDOW, at=203)
-    async with app.run_test(size=(100, 30)) as pilot:
-        await wait_for_snapshot(pilot, app, 203)
-        expected = build_snapshot(Session.open(demo_path(), window=DEMO_WINDOW), 203)["window"]["categories"]
-        assert cell(app, "tool_result", "tokens") == f"{expected['tool_result']['tokens']:,}"
+def plain(widget: Static) -> str:
+    rendered = widget.render()
+    return rendered.plain if isinstance(rendered, Text) else str(rendered)
+
+
+def rendered_text(app, widget: Static) -> str:
+    """What a Static shows, as the terminal would print it."""
+    return "".join(seg.text for seg in app.console.render(widget.content))
+
+
+@pytest.fixture(scope="module")
+def demo_session():
+    return Session.open(demo_path(), window=DEMO_WINDOW)
+
+
+async def test_arrows_home_end_move_and_the_breakdown_shows_known_numbers(demo_session):
+    app = demo_app(at=203)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, app, 203)
+        expected = build_snapshot(demo_session, 203)["window"]["categories"]
+        assert cell(app, "#categories", "tool_result", "tokens") == f"{expected['tool_result']['tokens']:,}"
         await pilot.press("right")
-        await wait_for_snapshot(pilot, app, 204)
-        assert cell(app, "tool_result", "tokens") == "0"  # the compaction emptied the window
+        await settle(pilot, app, 204)
+        assert cell(app, "#categories", "tool_result", "tokens") == "0"  # the compaction emptied the window
         await pilot.press("left", "left")
-        await wait_for_snapshot(pilot, app, 202)
+        await settle(pilot, app, 202)
+        await pilot.press("home")
+        await settle(pilot, app, 1)
         await pilot.press("end")
-        await wait_for_snapshot(pilot, app, 390)
+        await settle(pilot, app, 390)
+
+
+async def test_brackets_jump_between_compactions():
+    app = demo_app(at=100)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, app, 100)
+        for expected in (204, 306, 383):
+            await pilot.press("right_square_bracket")
+            await settle(pilot, app, expected)
+        await pilot.press("left_square_bracket")
+        await settle(pilot, app, 306)
+
+
+async def test_follow_toggles_and_returns_to_the_latest():
+    app = demo_app(at=50)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, app, 50)
+        assert not app.follow and "PAUSED" in plain(app.query_one("#header", Static))
+        await pilot.press("f")
+        await settle(pilot, app, 390)
+        assert app.follow and "FOLLOW" in plain(app.query_one("#header", Static))
+        await pilot.press("left")
+        await settle(pilot, app, 389)
+        assert not app.follow
+
+
+async def test_selecting_a_block_shows_it_in_full_in_the_detail_pane(demo_session):
+    app = demo_app(at=203)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, app, 203)
+        window_list = app.query_one(WindowList)
+        assert window_list.selected == 202  # the newest block
+        window_list.focus()
+        await pilot.press("up", "up")
+        await pilot.pause()
+        block = demo_session.window_at(203).blocks[200]
+        rendered = rendered_text(app, app.query_one("#detail-body", Static))
+        assert f"message {block.entry.index}" in rendered and block.text[:10] in rendered
+
+
+async def test_strategy_cycle_marks_the_blocks_it_would_touch(demo_session):
+    app = demo_app(at=203)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, app, 203)
+        names = list(STRATEGIES)
+        constraints, _ = select_constraints(demo_session.entries)
+        frame = session_frame(demo_session, 203, constraints)
+        for name in names[:3]:
+            await pilot.press("s")
+            await pilot.pause()
+            assert app.strategy == name
+            assert app.query_one(WindowList).fates == preview(frame, name).fates
+        assert "clear_tool_results" in plain(app.query_one("#window-title", Static))
+        # The strategies table shows the same numbers as `ctxtop preview`.
+        expected = preview(frame, "clear_tool_results")
+        assert cell(app, "#strategies", "clear_tool_results", "after").startswith(f"{expected.tokens_after:,}")
+        assert cell(app, "#strategies", "sliding_window", "outcome") == "0/0/3"
+
+
+async def test_pin_and_unpin_persist_outside_the_log(tmp_path):
+    log = tmp_path / "session.jsonl"
+    log.write_bytes((DATA / "claude_compact.jsonl").read_bytes())
+    before = log.read_bytes()
+    app = CtxtopApp(str(log), at=1)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, app, 1)
+        block_text = app.view.window.blocks[app.query_one(WindowList).selected].text.strip()
+        await pilot.press("p")
+        for _ in range(100):
+            await pilot.pause(0.02)
+            if any(c.source == "pin" for c in app.constraints):
+                break
+        await settle(pilot, app, 1)
+        pinned = [c for c in app.constraints if c.source == "pin"]
+        assert [c.text for c in pinned] == [block_text]
+        assert cell(app, "#constraints", pinned[0].id, "status") == "✔ kept"
+        assert [c.text for c in load_session_pins(log)] == [block_text]
+        await pilot.press("u")
+        for _ in range(100):
+            await pilot.pause(0.02)
+            if not any(c.source == "pin" for c in app.constraints):
+                break
+        assert load_session_pins(log) == []
+    assert log.read_bytes() == before  # ctxtop never writes to the log it reads
+
+
+async def test_pins_saved_by_the_ui_are_used_next_time(tmp_path):
+    from context.pin_store import save_session_pins
+
+    log = tmp_path / "session.jsonl"
+    log.write_bytes((DATA / "claude_compact.jsonl").read_bytes())
+    save_session_pins(log, ["a rule nobody wrote down"])
+    app = CtxtopApp(str(log))
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, app)
+        assert [c.text for c in app.constraints if c.source == "pin"] == ["a rule nobody wrote down"]
+        assert cell(app, "#constraints", app.constraints[0].id, "status") == "✘ lost"
+
+
+async def test_export_writes_json_markdown_and_svg(tmp_path):
+    app = demo_app(at=203, export_dir=tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, app, 203)
+        await pilot.press("e")
+        for _ in range(200):
+            await pilot.pause(0.02)
+            if app.last_export:
+                break
+    paths = sorted(p.name for p in app.last_export)
+    assert paths == ["ctxtop-demo_session-m203.json", "ctxtop-demo_session-m203.md", "ctxtop-demo_session-m203.svg"]
+    snapshot = json.loads((tmp_path / "ctxtop-demo_session-m203.json").read_text())
+    assert snapshot["at"]["message"] == 203 and snapshot["window"]["estimated_tokens"] == 4825
+    assert [p["strategy"] for p in snapshot["strategies"]] == list(STRATEGIES)
+    assert "## ctxtop snapshot" in (tmp_path / "ctxtop-demo_session-m203.md").read_text()
+    svg = (tmp_path / "ctxtop-demo_session-m203.svg").read_text()
+    assert svg.startswith("<svg") and "6,399" in svg
+
+
+async def test_search_selects_the_next_matching_block():
+    app = demo_app(at=203)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, app, 203)
+        await pilot.press("slash")
+        await pilot.press(*"PO-0103")
+        await pilot.press("enter")
+        await pilot.pause()
+        selected = app.view.window.blocks[app.query_one(WindowList).selected]
+        assert "PO-0103" in selected.text
+        await pilot.press("escape")
+        assert not app.query_one("#search").has_class("-visible")
+
+
+async def test_help_lists_the_keys():
+    app = demo_app(at=10)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, app, 10)
+        await pilot.press("question_mark")
+        await pilot.pause()
+        assert isinstance(app.screen, HelpScreen)
+        await pilot.press("escape")
+        assert not isinstance(app.screen, HelpScreen)
+
+
+async def test_replayed_demo_raises_the_alert_at_the_compaction():
+    app = demo_app(replay_speed=60)
+    notified = []
+    async with app.run_test(size=SIZE) as pilot:
+        original = app.notify
+        app.notify = lambda message, **kw: (notified.append((message, kw)), original(message, **kw))[1]
+        banner = app.query_one("#banner", Static)
+        assert app.available < 204
+        for _ in range(400):
+            await pilot.pause(0.02)
+            if app.available >= app.session.message_count:
+                break
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert banner.has_class("-visible") and "lost or weakened" in plain(banner)
+        assert any(kw.get("severity") == "error" and "204" in msg for msg, kw in notified)
+        alerts = app.query_one("#alerts", DataTable)
+        assert alerts.row_count >= 4
+        # Enter on the first alert jumps to its compaction.
+        app.query_one(TabbedContent).active = "tab-alerts"
+        alerts.focus()
+        await pilot.pause()
+        alerts.move_cursor(row=0)
+        await pilot.press("enter")
+        await settle(pilot, app, 204)
 
 
 async def test_log_text_is_never_markup(tmp_path):
@@ -47,11 +254,17 @@ async def test_log_text_is_never_markup(tmp_path):
         '"content":[{"type":"text","text":"ok"}],"usage":{"input_tokens":9,"output_tokens":1}}}\n'
     )
     app = CtxtopApp(str(hostile))
-    async with app.run_test(size=(100, 30)) as pilot:
-        await wait_for_snapshot(pilot, app, 2)
-        header = app.query_one("#header", Static).render()
-        plain = header.plain if isinstance(header, Text) else str(header)
-        assert "[/]" in plain and "\x1b" not in plain
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, app, 2)
+        header = plain(app.query_one("#header", Static))
+        assert "[/]" in header and "\x1b" not in header
+        window_list = app.query_one(WindowList)
+        line = "".join(seg.text for seg in window_list.render_line(0))
+        assert "[bold]x[/]" in line and "<|endoftext|>" in line and "\x1b" not in line and "\x07" not in line
+        window_list.select(0)
+        await pilot.pause()
+        rendered = rendered_text(app, app.query_one(Detail).query_one("#detail-body", Static))
+        assert "[bold]x[/]" in rendered and "<|endoftext|>" in rendered and "\x1b" not in rendered
 
 
 async def test_unreadable_session_exits_with_code_2(tmp_path):
@@ -61,3 +274,35 @@ async def test_unreadable_session_exits_with_code_2(tmp_path):
     async with app.run_test() as pilot:
         await pilot.pause(0.3)
     assert app.return_code == 2
+
+
+async def test_small_terminal_collapses_the_timeline():
+    app = demo_app(at=203)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot, app, 203)
+        assert not app.query_one("#timeline").display
+        assert app.query_one(WindowList).size.height >= 5
+
+
+def test_readme_lists_every_key_and_every_binding_is_in_the_help():
+    from pathlib import Path
+
+    from tui.screens import KEYS
+
+    readme = (Path(__file__).parents[1] / "README.md").read_text()
+    for key, action in KEYS:
+        assert f"| {key.replace('|', chr(92) + '|')} | {action} |" in readme
+    shown = " ".join(key for key, _ in KEYS)
+    for binding in CtxtopApp.BINDINGS:
+        display = binding.key_display or binding.key
+        assert any(part in shown for part in (display, display.capitalize())) or binding.key in ("left", "right", "home", "end"), binding
+
+
+async def test_every_action_is_in_the_command_palette():
+    app = demo_app(at=10)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, app, 10)
+        titles = {command.title for command in app.get_system_commands(app.screen)}
+    for title in ("Previous message", "Next message", "Previous compaction", "Next compaction", "Follow on/off", "Pin",
+                  "Unpin", "Cycle strategy", "Export snapshot", "Search", "Keys", "Bell on/off"):
+        assert title in titles

@@ -1,34 +1,76 @@
-"""The ctxtop Textual app."""
+"""The ctxtop Textual app: one calm, dense screen over a session's context window.
+
+State flows down from the app (session, cursor, selected strategy) to the
+widgets; intent flows up as messages. Everything slow — parsing, counting,
+auditing, replaying the window, previewing strategies, writing exports — runs
+in thread workers that post their results back; widgets are only touched here,
+on the main thread.
+"""
 
 from __future__ import annotations
 
+import math
+from collections.abc import Iterable
 from pathlib import Path
 
 from rich.text import Text
-from textual import work
-from textual.app import App, ComposeResult
+from textual import on, work
+from textual.app import App, ComposeResult, SystemCommand
 from textual.binding import Binding
-from textual.widgets import Footer, Static
+from textual.containers import Horizontal, Vertical
+from textual.screen import Screen
+from textual.widgets import Footer, Input, Static, TabbedContent, TabPane
 
-from context.audit import Audit, run_audit
+from context.audit import FAILING_KINDS, Alert, Audit, run_audit
+from context.constraints import Constraint
+from context.pin_store import load_session_pins, save_session_pins
+from context.pins import select_constraints
 from context.sanitize import one_line
 from context.session import Session
 from context.snapshot import build_snapshot
+from context.strategies import STRATEGIES, Preview, preview_all
+from context.strategies.report import session_frame
+from context.timeline import TimelinePoint, timeline
+from context.window import Window
 
 from .errors import USER_ERRORS
-from .messages import LoadFailed, SessionLoaded, SnapshotReady
+from .export import export_snapshot
+from .messages import AuditReady, Exported, LoadFailed, SessionLoaded, ViewReady
+from .screens import HelpScreen
 from .widgets.breakdown import Breakdown
+from .widgets.detail import Detail
+from .widgets.header import header_text
+from .widgets.panels import AlertsTable, ConstraintsTable, StrategiesTable
+from .widgets.timeline import Timeline
+from .widgets.window_list import WindowList, rows_of
+
+# The demo replay shows the whole session in about this long at speed 1.
+REPLAY_SECONDS = 30.0
+REPLAY_TICK = 0.1
+MAX_PIN_CHARS = 240
 
 
 class CtxtopApp(App[int]):
     TITLE = "ctxtop"
     CSS_PATH = "app.tcss"
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (110, "-wide")]
+    VERTICAL_BREAKPOINTS = [(0, "-short"), (32, "-tall")]
     BINDINGS = [
-        # Priority: the category table must not swallow the keys that step through the session.
-        Binding("left", "move(-1)", "Prev msg", priority=True),
-        Binding("right", "move(1)", "Next msg", priority=True),
+        # Priority: tables and lists must not swallow the keys that step through the session.
+        Binding("left", "move(-1)", "Prev", priority=True),
+        Binding("right", "move(1)", "Next", priority=True),
+        Binding("left_square_bracket", "compaction(-1)", "Prev compaction", key_display="[", priority=True),
+        Binding("right_square_bracket", "compaction(1)", "Next compaction", key_display="]", priority=True),
         Binding("home", "jump('start')", "First", show=False, priority=True),
-        Binding("end", "jump('end')", "Latest", priority=True),
+        Binding("end", "jump('end')", "Latest", show=False, priority=True),
+        Binding("f", "toggle_follow", "Follow"),
+        Binding("p", "pin", "Pin"),
+        Binding("u", "unpin", "Unpin"),
+        Binding("s", "cycle_strategy", "Strategy"),
+        Binding("e", "export", "Export"),
+        Binding("slash", "search", "Search", key_display="/"),
+        Binding("b", "toggle_bell", "Bell", show=False),
+        Binding("question_mark", "help", "Help", key_display="?"),
         Binding("q", "quit", "Quit"),
     ]
 
@@ -41,79 +83,409 @@ class CtxtopApp(App[int]):
         window: int | None = None,
         at: int | None = None,
         title: str | None = None,
+        pins: list[str] | None = None,
+        pins_file: str | None = None,
+        auto: bool = False,
+        replay_speed: float | None = None,
+        export_dir: Path | None = None,
+        notice: str | None = None,
     ) -> None:
         super().__init__()
         self.path = path
         self.log_format = log_format
         self.encoding = encoding
         self.window_override = window
+        self.cli_pins = list(pins or [])
+        self.pins_file = pins_file
+        self.auto = auto
+        self.replay_speed = replay_speed
+        self.export_dir = export_dir or Path.cwd()
+        self.notice = notice
         self.session: Session | None = None
-        self.audit: Audit | None = None  # whole-session work: done once per load, not per cursor move
+        self.constraints: list[Constraint] = []
+        self.audit: Audit | None = None  # whole-session work: done once per load (and per pin), not per cursor move
+        self.points: list[TimelinePoint] = []
+        self.ui_pins: list[str] = []
         self.cursor = at
-        self.shown_message: int | None = None  # the message whose breakdown is on screen
+        self.available = 0  # messages that have arrived (all of them, unless replaying)
+        self.follow = at is None
+        self.bell_on = True
+        self.strategy: str | None = None
+        self.view: ViewReady | None = None
+        self.announced: set[tuple[str, int, str | None]] = set()
+        self.shown_message: int | None = None  # the message whose breakdown is on screen (for tests)
+        self.last_export: list[Path] = []
         self.sub_title = one_line(title or Path(path).name, 60)
 
+    # --- layout ---------------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
-        yield Static(Text("loading…"), id="header")
-        yield Breakdown()
+        yield Static(Text(f"loading {one_line(Path(self.path).name, 60)}…", style="bold"), id="header")
+        yield Static(id="banner")
+        with Horizontal(id="top"):
+            yield Breakdown()
+            yield Timeline(id="timeline")
+        with Horizontal(id="main"):
+            with Vertical(id="window-pane"):
+                yield Static(id="window-title")
+                yield WindowList(id="window-list")
+            with TabbedContent(id="panes"):
+                with TabPane("Detail", id="tab-detail"):
+                    yield Detail(id="detail")
+                with TabPane("Constraints", id="tab-constraints"):
+                    yield ConstraintsTable(id="constraints")
+                with TabPane("Strategies", id="tab-strategies"):
+                    yield StrategiesTable(id="strategies")
+                with TabPane("Alerts", id="tab-alerts"):
+                    yield AlertsTable(id="alerts")
+        yield Input(placeholder="search the window (Enter: next match, Esc: close)", id="search")
         yield Footer()
 
     def on_mount(self) -> None:
+        self.query_one(WindowList).focus()
+        self.query_one(StrategiesTable).set_strategies(list(STRATEGIES))
+        if self.notice:
+            self.notify(one_line(self.notice, 200), title="ctxtop")
         self.load_session()
 
+    # --- loading --------------------------------------------------------------------------------
     @work(thread=True, exclusive=True, exit_on_error=False, group="load")
     def load_session(self) -> None:
         try:
             session = Session.open(self.path, format=self.log_format, encoding=self.encoding, window=self.window_override)
+            self.ui_pins = [c.text for c in load_session_pins(self.path)]
+            constraints, _ = select_constraints(session.entries, self.cli_pins + self.ui_pins, self.pins_file, self.auto)
         except USER_ERRORS as exc:
             self.post_message(LoadFailed(str(exc)))
             return
-        self.post_message(SessionLoaded(session, run_audit(session, [])))
+        self.post_message(SessionLoaded(session, constraints, run_audit(session, constraints), timeline(session)))
 
     def on_session_loaded(self, message: SessionLoaded) -> None:
         self.session = message.session
-        self.audit = message.audit
-        self.cursor = self.session.clamp(self.cursor)
-        self.compute_snapshot(self.cursor)
+        self.points = message.timeline
+        self.query_one(Timeline).set_data(self.points, self.session.limit()[0])
+        self._apply_audit(message.constraints, message.audit)
+        total = self.session.message_count
+        if self.replay_speed:
+            self.available = 0
+            self.follow = True
+            step = max(1, math.ceil(total * REPLAY_TICK * self.replay_speed / REPLAY_SECONDS))
+            self._replay_timer = self.set_interval(REPLAY_TICK, lambda: self.arrive(step))
+            self.arrive(step)
+        else:
+            self.available = total
+            self.cursor = self.session.clamp(self.cursor)
+            self._after_arrival()
+            self.compute_view(self.cursor)
 
     def on_load_failed(self, message: LoadFailed) -> None:
         self.exit(return_code=2, message=Text(f"ctxtop: error: {one_line(message.error)}"))
 
-    @work(thread=True, exclusive=True, exit_on_error=False, group="snapshot")
-    def compute_snapshot(self, at: int) -> None:
-        assert self.session is not None
-        self.post_message(SnapshotReady(build_snapshot(self.session, at, audit=self.audit)))
+    def arrive(self, count: int) -> None:
+        """``count`` more messages have arrived (demo replay now; live tailing later)."""
+        if self.session is None:
+            return
+        self.available = min(self.session.message_count, self.available + count)
+        if self.available >= self.session.message_count and getattr(self, "_replay_timer", None):
+            self._replay_timer.stop()
+            self._replay_timer = None
+        if self.follow or self.cursor is None:
+            self.cursor = self.available
+            self.compute_view(self.cursor)
+        self._after_arrival()
 
-    def on_snapshot_ready(self, message: SnapshotReady) -> None:
-        snapshot = message.snapshot
-        self.shown_message = snapshot["at"]["message"]
-        self.query_one(Breakdown).show(snapshot)
-        self.query_one("#header", Static).update(header_text(snapshot))
+    def _after_arrival(self) -> None:
+        self.query_one(Timeline).set_position(self.available, self.cursor or 0)
+        self._announce_alerts()
+        self._update_header()
+
+    # --- the view at the cursor -----------------------------------------------------------------
+    @work(thread=True, exclusive=True, exit_on_error=False, group="view")
+    def compute_view(self, at: int) -> None:
+        session, constraints, audit = self.session, self.constraints, self.audit
+        assert session is not None
+        window = session.window_at(at)
+        snapshot = build_snapshot(session, at, constraints, audit, window=window)
+        frame = session_frame(session, at, constraints, window=window)
+        previews = preview_all(frame)
+        marked = {i for found in frame.occurrences.values() for i in found.verbatim}
+        self.post_message(ViewReady(at, snapshot, window, previews, marked))
+
+    def on_view_ready(self, message: ViewReady) -> None:
+        if message.at != self.cursor:
+            return  # a stale result: the cursor has moved on
+        same_message = self.view is not None and self.view.at == message.at
+        self.view = message
+        self.shown_message = message.at
+        with self.batch_update():
+            self.query_one(Breakdown).show(message.snapshot)
+            self.query_one(ConstraintsTable).show(message.snapshot["constraints"])
+            self.query_one(StrategiesTable).show(message.previews)
+            window_list = self.query_one(WindowList)
+            window_list.set_rows(rows_of(message.window, message.marked_blocks), keep_selection=same_message)
+            self._mark_strategy()
+            self._update_header()
+            self.query_one(Timeline).set_position(self.available, message.at)
+
+    def _update_header(self) -> None:
+        if self.view is None:
+            return
+        if self.replay_speed and self.session and self.available < self.session.message_count:
+            mode = f"▶ REPLAY ×{self.replay_speed:g}"
+        else:
+            mode = "● FOLLOW" if self.follow else "❚❚ PAUSED"
+        if not self.bell_on:
+            mode += "  (bell off)"
+        self.query_one("#header", Static).update(header_text(self.view.snapshot, available=self.available, mode=mode))
+
+    def _preview(self, name: str | None) -> Preview | None:
+        if self.view is None or name is None:
+            return None
+        return next((p for p in self.view.previews if p.strategy == name), None)
+
+    def _mark_strategy(self) -> None:
+        preview = self._preview(self.strategy)
+        self.query_one(WindowList).set_fates(preview.fates if preview else None)
+        title = Text()
+        if self.view is not None:
+            title.append(f"message {self.view.at} · {len(self.view.window.blocks):,} blocks", style="bold")
+        if preview is not None:
+            counts = preview.outcome_counts()
+            title.append(f" · {preview.strategy}", style="bold")
+            title.append(f" → {preview.tokens_after:,} tokens, rules kept/risk/lost {counts['kept']}/{counts['at_risk']}/{counts['lost']}")
+            title.append("  (✘ dropped ⌀ placeholder Σ summarized … cut)", style="dim")
+        elif self.view is not None:
+            title.append("  (s: mark a strategy's effect)", style="dim")
+        self.query_one("#window-title", Static).update(title)
+
+    def _selected_block(self) -> tuple[Window, int] | None:
+        if self.view is None or not self.view.window.blocks:
+            return None
+        return self.view.window, self.query_one(WindowList).selected
+
+    @on(WindowList.Selected)
+    def show_selected_block(self, message: WindowList.Selected) -> None:
+        selected = self._selected_block()
+        detail = self.query_one(Detail)
+        if selected is None:
+            detail.show(None)
+        else:
+            window, index = selected
+            detail.show(window.blocks[index] if index < len(window.blocks) else None)
+
+    @on(StrategiesTable.Chosen)
+    def choose_strategy(self, message: StrategiesTable.Chosen) -> None:
+        self.strategy = message.strategy
+        self._mark_strategy()
+
+    @on(Timeline.Picked)
+    def pick_from_timeline(self, message: Timeline.Picked) -> None:
+        self._go(message.message)
+
+    @on(AlertsTable.Jump)
+    def jump_to_alert(self, message: AlertsTable.Jump) -> None:
+        self._go(message.message)
+
+    # --- constraints and alerts -----------------------------------------------------------------
+    def _apply_audit(self, constraints: list[Constraint], audit: Audit) -> None:
+        self.constraints, self.audit = constraints, audit
+        self.query_one(ConstraintsTable).set_constraints(constraints)
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="audit")
+    def reaudit(self) -> None:
+        session = self.session
+        assert session is not None
+        save_session_pins(self.path, self.ui_pins)
+        try:
+            constraints, _ = select_constraints(session.entries, self.cli_pins + self.ui_pins, self.pins_file, self.auto)
+        except USER_ERRORS as exc:
+            self.call_from_thread(self.notify, one_line(str(exc), 200), severity="error")
+            return
+        self.post_message(AuditReady(constraints, run_audit(session, constraints)))
+
+    def on_audit_ready(self, message: AuditReady) -> None:
+        self._apply_audit(message.constraints, message.audit)
+        self._announce_alerts()
+        if self.cursor:
+            self.compute_view(self.cursor)
+
+    def _known_alerts(self) -> list[Alert]:
+        return [a for a in (self.audit.alerts if self.audit else []) if a.message <= self.available]
+
+    def _announce_alerts(self) -> None:
+        """New losses and violations: a notification, the bell, and the persistent banner."""
+        known = self._known_alerts()
+        self.query_one(AlertsTable).set_alerts(known)
+        failing = [a for a in known if a.kind in FAILING_KINDS]
+        fresh = [a for a in failing if (a.kind, a.message, a.constraint) not in self.announced]
+        for alert in fresh:
+            self.announced.add((alert.kind, alert.message, alert.constraint))
+        if fresh:
+            latest = fresh[-1]
+            more = f" (+{len(fresh) - 1} more)" if len(fresh) > 1 else ""
+            self.notify(one_line(f"{latest.kind} at message {latest.message}: {latest.detail}{more}", 200),
+                        title="constraint alert", severity="error", timeout=8)
+            if self.bell_on:
+                self.bell()
+        banner = self.query_one("#banner", Static)
+        banner.set_class(bool(failing), "-visible")
+        if failing:
+            lost = sum(a.kind.startswith("constraint_") for a in failing)
+            violations = sum(a.kind == "violation" for a in failing)
+            text = Text(" ⚠ ", style="bold")
+            text.append(f"{lost} rule(s) lost or weakened, {violations} violation(s) — latest at message {failing[-1].message}: ")
+            text.append(one_line(failing[-1].detail, 120))
+            text.append("  (Alerts tab: Enter jumps there)", style="dim")
+            banner.update(text)
+
+    # --- actions --------------------------------------------------------------------------------
+    def _go(self, message: int) -> None:
+        if self.session is None or self.available == 0:
+            return
+        target = max(1, min(self.available, message))
+        self.follow = target == self.available and self.follow
+        if target != self.cursor:
+            self.cursor = target
+            self.query_one(Timeline).set_position(self.available, target)
+            self.compute_view(target)
+        self._update_header()
 
     def action_move(self, step: int) -> None:
-        if self.session is None:
-            return
-        self.cursor = max(1, min(self.session.message_count, (self.cursor or 0) + step))
-        self.compute_snapshot(self.cursor)
+        if step < 0:
+            self.follow = False
+        self._go((self.cursor or 0) + step)
 
     def action_jump(self, where: str) -> None:
-        if self.session is None:
+        if where == "start":
+            self.follow = False
+            self._go(1)
+        else:
+            self._go(self.available)
+
+    def action_compaction(self, step: int) -> None:
+        if self.audit is None or self.cursor is None:
             return
-        self.cursor = 1 if where == "start" else self.session.message_count
-        self.compute_snapshot(self.cursor)
+        marks = sorted({c.event.message for c in self.audit.compactions if c.event.message <= self.available})
+        ahead = [m for m in marks if (m > self.cursor if step > 0 else m < self.cursor)]
+        if not ahead:
+            self.notify("no compaction " + ("after" if step > 0 else "before") + " this message", timeout=2)
+            return
+        self.follow = False
+        self._go(ahead[0] if step > 0 else ahead[-1])
 
+    def action_toggle_follow(self) -> None:
+        self.follow = not self.follow
+        if self.follow:
+            self._go(self.available)
+        self._update_header()
 
-def header_text(snapshot: dict) -> Text:
-    source, at, window = snapshot["source"], snapshot["at"], snapshot["window"]
-    reported = window["reported_tokens"]
-    used = reported if reported is not None else window["estimated_tokens"]
-    share = 100 * used / window["limit"] if window["limit"] else 0
-    text = Text()
-    text.append(one_line(Path(source["path"] or "").name, 48), style="bold")
-    text.append(f"  {source['format']}  {one_line(source['model'] or 'model?', 32)}\n", style="dim")
-    text.append(f"{used:,} / {window['limit']:,} tokens ", style="bold")
-    text.append(f"({share:.1f}%)", style="bold red" if share >= 90 else "bold yellow" if share >= 70 else "bold green")
-    text.append(f"  reported {reported:,}" if reported is not None else "  reported —", style="dim")
-    text.append(f"  estimated {window['estimated_tokens']:,}", style="dim")
-    text.append(f"  message {at['message']} / {at['messages']}")
-    return text
+    def action_toggle_bell(self) -> None:
+        self.bell_on = not self.bell_on
+        self.notify(f"bell {'on' if self.bell_on else 'off'}", timeout=2)
+        self._update_header()
+
+    def action_cycle_strategy(self) -> None:
+        table = self.query_one(StrategiesTable)
+        table.move_cursor(row=(table.cursor_row + 1) % table.row_count)
+
+    def action_pin(self) -> None:
+        text = (self.screen.get_selected_text() or "").strip()
+        if not text:
+            selected = self._selected_block()
+            if selected is None:
+                self.notify("nothing to pin: select a block, or select text in the detail pane", severity="warning")
+                return
+            window, index = selected
+            text = window.blocks[index].text.strip()
+        if not text or len(text) > MAX_PIN_CHARS:
+            self.notify(f"that block is {len(text):,} characters: select the rule's words in the detail pane and press p",
+                        severity="warning")
+            return
+        if text in self.ui_pins or text in self.cli_pins:
+            self.notify("already pinned", timeout=2)
+            return
+        self.ui_pins.append(text)
+        self.notify(Text(f"pinned: {one_line(text, 80)}").plain, timeout=3)
+        self.reaudit()
+
+    def action_unpin(self) -> None:
+        target: str | None = None
+        table = self.query_one(ConstraintsTable)
+        if self.query_one(TabbedContent).active == "tab-constraints" and table.row_count:
+            key = table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value
+            target = next((c.text for c in self.constraints if c.id == key and c.text in self.ui_pins), None)
+        if target is None and (selected := self._selected_block()) is not None:
+            window, index = selected
+            block_text = window.blocks[index].text
+            target = next((pin for pin in reversed(self.ui_pins) if pin in block_text), None)
+        if target is None:
+            self.notify("nothing to unpin here (pins given on the command line stay)", severity="warning", timeout=3)
+            return
+        self.ui_pins.remove(target)
+        self.notify(f"unpinned: {one_line(target, 80)}", timeout=3)
+        self.reaudit()
+
+    def action_export(self) -> None:
+        if self.session is None or self.cursor is None:
+            return
+        self.write_export(self.cursor, self.export_screenshot(title="ctxtop"))
+
+    @work(thread=True, exit_on_error=False, group="export")
+    def write_export(self, at: int, svg: str) -> None:
+        session = self.session
+        assert session is not None
+        try:
+            paths = export_snapshot(session, at, self.constraints, self.audit, svg, self.export_dir)
+        except USER_ERRORS as exc:
+            self.call_from_thread(self.notify, f"export failed: {one_line(str(exc), 160)}", severity="error")
+            return
+        self.post_message(Exported(paths))
+
+    def on_exported(self, message: Exported) -> None:
+        self.last_export = message.paths
+        self.notify("\n".join(str(p) for p in message.paths), title="exported", timeout=8)
+
+    def action_search(self) -> None:
+        search = self.query_one("#search", Input)
+        search.add_class("-visible")
+        search.focus()
+
+    @on(Input.Submitted, "#search")
+    def search_window(self, event: Input.Submitted) -> None:
+        query = event.value.strip().casefold()
+        if not query or self.view is None:
+            return
+        blocks = self.view.window.blocks
+        start = self.query_one(WindowList).selected
+        for offset in range(1, len(blocks) + 1):
+            index = (start + offset) % len(blocks)
+            if query in blocks[index].text.casefold():
+                self.query_one(WindowList).select(index)
+                return
+        self.notify(f"not in the window at message {self.view.at}", severity="warning", timeout=3)
+
+    def on_key(self, event) -> None:
+        search = self.query_one("#search", Input)
+        if event.key == "escape" and search.has_class("-visible"):
+            search.remove_class("-visible")
+            self.query_one(WindowList).focus()
+            event.stop()
+
+    def action_help(self) -> None:
+        self.push_screen(HelpScreen())
+
+    def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
+        yield from super().get_system_commands(screen)
+        yield SystemCommand("Previous message", "Move the cursor one message back", lambda: self.action_move(-1))
+        yield SystemCommand("Next message", "Move the cursor one message on", lambda: self.action_move(1))
+        yield SystemCommand("Previous compaction", "Jump to the compaction before the cursor", lambda: self.action_compaction(-1))
+        yield SystemCommand("Next compaction", "Jump to the compaction after the cursor", lambda: self.action_compaction(1))
+        yield SystemCommand("First message", "Jump to the first message", lambda: self.action_jump("start"))
+        yield SystemCommand("Latest message", "Jump to the latest message", lambda: self.action_jump("end"))
+        yield SystemCommand("Follow on/off", "Keep the cursor on the latest message", self.action_toggle_follow)
+        yield SystemCommand("Pin", "Pin the selected block or the selected text as a constraint", self.action_pin)
+        yield SystemCommand("Unpin", "Remove a pin made in the UI", self.action_unpin)
+        yield SystemCommand("Cycle strategy", "Mark the next strategy's effect in the window list", self.action_cycle_strategy)
+        yield SystemCommand("Export snapshot", "Write JSON, Markdown and an SVG screenshot", self.action_export)
+        yield SystemCommand("Search", "Find text in the window", self.action_search)
+        yield SystemCommand("Bell on/off", "Ring the terminal bell on new alerts", self.action_toggle_bell)
+        yield SystemCommand("Keys", "Show every key", self.action_help)

@@ -9,7 +9,7 @@ from collections.abc import Callable, Sequence
 
 import orjson
 
-from context.audit import run_audit
+from context.audit import FAILING_KINDS, run_audit
 from context.markdown import render_markdown
 from context.pins import select_constraints
 from context.sanitize import one_line
@@ -22,11 +22,10 @@ from context.tokens import DEFAULT_ENCODING
 from parsers.registry import PARSERS
 
 from .demo import DEMO_WINDOW, demo_path
+from .discover import resolve_session
 from .errors import USER_ERRORS, UsageError
 from .output import write_output
 
-# Alert kinds that fail `ctxtop check`; the others (implicit compactions, drift) are printed as notes.
-FAILING_ALERTS = frozenset({"constraint_lost", "constraint_paraphrased", "constraint_unverifiable", "violation"})
 OUTPUT_FORMATS = {"json": "json", "md": "md", "markdown": "md"}
 
 
@@ -36,6 +35,16 @@ def _positive_int(text: str) -> int:
     except ValueError:
         raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
     if value <= 0:
+        raise argparse.ArgumentTypeError(f"must be positive: {text!r}")
+    return value
+
+
+def _positive_float(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not 0 < value < 1e6:
         raise argparse.ArgumentTypeError(f"must be positive: {text!r}")
     return value
 
@@ -56,7 +65,7 @@ class Parser(argparse.ArgumentParser):
 
 def _session_options(parser: argparse.ArgumentParser, *, path: bool = True) -> None:
     if path:
-        parser.add_argument("path", nargs="?", help="session log file (default: the bundled demo with --demo)")
+        parser.add_argument("path", nargs="?", help="session log file, or a directory (its newest session)")
         parser.add_argument("--demo", action="store_true", help="use the bundled demo session")
     parser.add_argument("--at", type=_message_number, metavar="N", help="message number (default: the latest; negative counts from the end)")
     parser.add_argument("--log-format", dest="log_format", metavar="NAME", choices=sorted(PARSERS), help="log format, instead of detecting it")
@@ -103,8 +112,10 @@ def build_parser() -> dict[str, argparse.ArgumentParser]:
     tui.add_argument("--format", dest="log_format_alias", metavar="NAME", choices=sorted(PARSERS), help="same as --log-format")
     parsers["open"] = tui
 
-    demo = Parser(prog="ctxtop demo", description="Open the bundled demo session (seed 000's incident).")
+    demo = Parser(prog="ctxtop demo", description="Open the bundled demo session (seed 000's incident), replayed as if live.")
     _session_options(demo, path=False)
+    demo.add_argument("--speed", type=_positive_float, metavar="X", help="replay X times faster (the whole session takes about 30 s at 1)")
+    demo.add_argument("--no-replay", action="store_true", help="open the demo at its end instead of replaying it")
     parsers["demo"] = demo
 
     export = Parser(prog="ctxtop export", description="Write a breakdown snapshot of the window as JSON or Markdown.")
@@ -147,8 +158,9 @@ def build_parser() -> dict[str, argparse.ArgumentParser]:
 def _commands_epilog() -> str:
     return (
         "commands:\n"
-        "  ctxtop PATH              open the TUI on a session log\n"
-        "  ctxtop demo              open the bundled demo session\n"
+        "  ctxtop [PATH]            open the TUI on a session log (a directory: its newest;\n"
+        "                           none: the newest under ~/.claude/projects and ~/.codex/sessions)\n"
+        "  ctxtop demo              the bundled demo session, replayed as if live\n"
         "  ctxtop export PATH       snapshot of the window as JSON or Markdown\n"
         "  ctxtop check PATH        CI gate: did every constraint survive every compaction?\n"
         "  ctxtop preview PATH      what each compaction strategy would drop, side by side\n"
@@ -199,13 +211,13 @@ def run_check(args: argparse.Namespace) -> int:
     session = _open_session(args)
     constraints, used_auto = select_constraints(session.entries, args.pin, args.pins, args.auto)
     audit = run_audit(session, constraints)
-    findings = [a for a in audit.alerts if a.kind in FAILING_ALERTS]
+    findings = [a for a in audit.alerts if a.kind in FAILING_KINDS]
     if args.json:
         report = {
             "constraints": [{"id": c.id, "text": c.text, "source": c.source, "first_stated": c.first_stated} for c in constraints],
             "auto_detected": used_auto,
             "findings": [a.as_dict() for a in findings],
-            "notes": [a.as_dict() for a in audit.alerts if a.kind not in FAILING_ALERTS],
+            "notes": [a.as_dict() for a in audit.alerts if a.kind not in FAILING_KINDS],
             "ok": not findings,
         }
         write_output(orjson.dumps(report, option=orjson.OPT_INDENT_2).decode("utf-8") + "\n", None)
@@ -217,7 +229,7 @@ def run_check(args: argparse.Namespace) -> int:
         lines.append(f"  [{constraint.id}] {one_line(constraint.text, 100)}")
     for alert in audit.alerts:
         where = f"compaction at message {alert.compaction}" if alert.compaction else f"message {alert.message}"
-        label = "FAIL" if alert.kind in FAILING_ALERTS else "note"
+        label = "FAIL" if alert.kind in FAILING_KINDS else "note"
         lines.append(f"{label} {where}: {alert.kind} [{alert.constraint or '-'}] {one_line(alert.detail, 200)}")
     compactions = len(audit.compactions)
     lines.append(f"{len(findings)} finding(s) over {compactions} compaction(s)" if findings else f"ok: every constraint survived {compactions} compaction(s)")
@@ -266,16 +278,33 @@ def run_formats(args: argparse.Namespace) -> int:
 def run_tui(args: argparse.Namespace) -> int:
     from .app import CtxtopApp  # Textual is imported only when a screen is needed
 
-    path, window, log_format = _session_source(args)
+    is_demo = args.command == "demo" or args.demo
+    notice = None
+    if is_demo or args.path:
+        path, window, log_format = _session_source(args)
+        if not is_demo:
+            resolved, notice = resolve_session(path)
+            path = str(resolved)
+    else:
+        resolved, notice = resolve_session(None)
+        path, window, log_format = str(resolved), args.window, args.log_format or args.log_format_alias
     # Fail before the screen opens on a path that cannot be read at all.
     read_log(path).close()
+    replay = None
+    if is_demo and not getattr(args, "no_replay", False) and args.at is None:
+        replay = getattr(args, "speed", None) or 1.0
     app = CtxtopApp(
         path=path,
         log_format=log_format,
         encoding=args.encoding,
         window=window,
         at=args.at,
-        title="demo" if args.command == "demo" or args.demo else None,
+        title="demo" if is_demo else None,
+        pins=args.pin,
+        pins_file=args.pins,
+        auto=args.auto,
+        replay_speed=replay,
+        notice=notice,
     )
     app.run()
     return app.return_code or 0

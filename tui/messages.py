@@ -3,27 +3,53 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from textual.message import Message
 
 from context.audit import Audit
+from context.constraints import Constraint
 from context.session import Session
+from context.strategies import Preview
+from context.timeline import TimelinePoint
+from context.window import Window
 
 
 @dataclass
 class SessionLoaded(Message):
-    """A session was parsed, counted and audited."""
+    """A session was parsed, counted and audited, and its timeline computed."""
 
     session: Session
+    constraints: list[Constraint]
+    audit: Audit
+    timeline: list[TimelinePoint]
+
+
+@dataclass
+class AuditReady(Message):
+    """The constraints changed (a pin was made or removed) and the session was audited again."""
+
+    constraints: list[Constraint]
     audit: Audit
 
 
 @dataclass
-class SnapshotReady(Message):
-    """The breakdown at one message is computed."""
+class ViewReady(Message):
+    """Everything shown for one message: the breakdown, the window's blocks and every strategy's preview."""
 
+    at: int
     snapshot: dict[str, Any]
+    window: Window
+    previews: list[Preview]
+    marked_blocks: set[int]  # blocks where a tracked constraint occurs verbatim
+
+
+@dataclass
+class Exported(Message):
+    """Snapshot files were written."""
+
+    paths: list[Path]
 
 
 @dataclass

@@ -16,3 +16,20 @@ CATEGORY_COLORS = {
     "unattributed": "#6c6c6c",
 }
 FREE_COLOR = "#303030"
+COMPACTION_COLOR = "#ffaf00"
+CURSOR_STYLE = "bold reverse"
+# Constraint status and strategy outcome colours and icons.
+STATUS_STYLES = {
+    "kept": ("✔", "green"),
+    "paraphrased": ("≈", "yellow"),
+    "lost": ("✘", "bold red"),
+    "unverifiable": ("?", "magenta"),
+    "at_risk": ("≈", "yellow"),
+}
+FATE_STYLES = {
+    "kept": ("", ""),
+    "dropped": ("✘", "strike dim"),
+    "placeholder": ("⌀", "dim italic"),
+    "summarized": ("Σ", "yellow"),
+    "truncated": ("…", "dim"),
+}

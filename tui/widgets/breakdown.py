@@ -36,7 +36,7 @@ class Breakdown(Vertical):
     DEFAULT_CSS = """
     Breakdown { height: auto; }
     Breakdown > #bar { height: 1; margin: 0 1; }
-    Breakdown > DataTable { height: auto; max-height: 14; }
+    Breakdown > DataTable { height: auto; }
     """
 
     def __init__(self) -> None:
@@ -45,24 +45,31 @@ class Breakdown(Vertical):
 
     def compose(self) -> ComposeResult:
         yield Static(id="bar")
-        table: DataTable = DataTable(cursor_type="row", zebra_stripes=False, id="categories")
+        table: DataTable = DataTable(cursor_type="none", zebra_stripes=False, id="categories")
         table.add_column("category", key="category")
         table.add_column(Text("tokens", justify="right"), key="tokens")
         table.add_column(Text("% window", justify="right"), key="share")
         table.add_column(Text("blocks", justify="right"), key="blocks")
-        for name in CATEGORIES:
-            table.add_row(Text("■ ", style=CATEGORY_COLORS[name]) + Text(name), Text("0"), Text("0.0%"), Text("0"), key=name)
         yield table
 
     def show(self, snapshot: dict[str, Any]) -> None:
+        """Update the rows in place; a category gets its row the first time it holds tokens."""
         self._snapshot = snapshot
         window = snapshot["window"]
         limit = window["limit"]
         table = self.query_one(DataTable)
+        added = False
         for name, total in window["categories"].items():
+            if name not in table.rows:
+                if not total["tokens"]:
+                    continue
+                table.add_row(Text("■ ", style=CATEGORY_COLORS[name]) + Text(name), Text(""), Text(""), Text(""), key=name)
+                added = True
             table.update_cell(name, "tokens", Text(f"{total['tokens']:,}", justify="right"))
             table.update_cell(name, "share", Text(f"{100 * total['tokens'] / limit:.1f}%", justify="right"))
             table.update_cell(name, "blocks", Text(f"{total['blocks']:,}", justify="right"))
+        if added:
+            table.sort("category", key=lambda cell: CATEGORIES.index(cell.plain[2:]))
         self._draw_bar()
 
     def on_resize(self) -> None:

@@ -1,0 +1,73 @@
+"""Which session `ctxtop` opens: a file, a directory's newest session, or the newest agent session."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from tui import cli
+from tui.discover import newest_session, resolve_session
+from tui.errors import UsageError
+
+from .conftest import DATA
+
+
+def _touch(path, mtime):
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes((DATA / "claude_compact.jsonl").read_bytes())
+    os.utime(path, (mtime, mtime))
+    return path
+
+
+def test_a_directory_opens_its_newest_session(tmp_path):
+    _touch(tmp_path / "a" / "old.jsonl", 1_000)
+    newest = _touch(tmp_path / "b" / "new.jsonl", 2_000)
+    (tmp_path / "notes.txt").write_text("not a session")
+    assert newest_session(tmp_path) == newest
+    path, notice = resolve_session(str(tmp_path))
+    assert path == newest and "new.jsonl" in notice
+
+
+def test_an_empty_directory_is_a_clear_error(tmp_path):
+    with pytest.raises(UsageError, match="no session logs"):
+        resolve_session(str(tmp_path))
+
+
+def test_no_argument_picks_the_newest_agent_session_and_says_so(tmp_path, monkeypatch):
+    monkeypatch.setenv("HOME", str(tmp_path))
+    _touch(tmp_path / ".claude" / "projects" / "p" / "claude.jsonl", 1_000)
+    codex = _touch(tmp_path / ".codex" / "sessions" / "2026" / "01" / "02" / "rollout.jsonl", 3_000)
+    path, notice = resolve_session(None)
+    assert path == codex and str(codex) in notice
+
+
+def test_no_argument_and_no_sessions_is_one_line_exit_2(tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("HOME", str(tmp_path))
+    assert cli.main([]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "none found under" in err and "ctxtop demo" in err
+
+
+def test_demo_replays_unless_told_not_to(monkeypatch):
+    launched = {}
+
+    class FakeApp:
+        return_code = 0
+
+        def __init__(self, **kwargs):
+            launched.update(kwargs)
+
+        def run(self):
+            pass
+
+    monkeypatch.setattr("tui.app.CtxtopApp", FakeApp)
+    assert cli.main(["demo"]) == 0
+    assert launched["replay_speed"] == 1.0 and launched["window"] == 8000
+    assert cli.main(["demo", "--speed", "5"]) == 0
+    assert launched["replay_speed"] == 5.0
+    assert cli.main(["demo", "--no-replay"]) == 0
+    assert launched["replay_speed"] is None
+    assert cli.main(["demo", "--speed", "0"]) == 2
+    assert cli.main([str(DATA / "claude_compact.jsonl"), "--pin", "rule one"]) == 0
+    assert launched["replay_speed"] is None and launched["pins"] == ["rule one"]

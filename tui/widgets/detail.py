@@ -1,0 +1,90 @@
+"""The selected block in full, syntax-highlighted with pygments, with its tokens and source line."""
+
+from __future__ import annotations
+
+import json
+
+from rich.console import Group, RenderableType
+from rich.syntax import Syntax
+from rich.text import Text
+from textual.containers import VerticalScroll
+from textual.widgets import Static
+
+from context.sanitize import clean_text, one_line
+from context.window import WindowBlock
+from parsers.model import TOOL_CALL
+
+MAX_CHARS = 60_000  # beyond this the pane shows the start; export has everything
+SHELL_TOOLS = ("bash", "shell", "exec_command", "local_shell", "run_terminal_cmd")
+
+
+def guess_lexer(item: WindowBlock, text: str) -> str | None:
+    """A pygments lexer name for the block, or None for plain text."""
+    stripped = text.lstrip()
+    if stripped.startswith(("diff --git", "--- a/", "@@ ")) or "\n@@ " in text[:2000]:
+        return "diff"
+    if item.category == TOOL_CALL and (item.block.tool_name or "").lower() in SHELL_TOOLS:
+        return "json"
+    if stripped[:1] in "{[":
+        try:
+            json.loads(stripped)
+            return "json"
+        except ValueError:
+            pass
+    if stripped.startswith(("#!/bin/", "$ ")):
+        return "bash"
+    if stripped.startswith(("def ", "import ", "from ", "class ")):
+        return "python"
+    return None
+
+
+def describe(item: WindowBlock) -> Text:
+    entry = item.entry
+    header = Text()
+    header.append(f"message {entry.index}", style="bold")
+    header.append(f" · {item.category}")
+    header.append(f" · {'≈' if item.estimated else ''}{item.tokens:,} tokens")
+    if item.block.tool_name:
+        header.append(" · ")
+        header.append(one_line(item.block.tool_name, 40), style="bold")
+    if item.block.tool_id:
+        header.append(f" · {one_line(item.block.tool_id, 40)}", style="dim")
+    if entry.line:
+        header.append(f" · line {entry.line}", style="dim")
+    if entry.timestamp:
+        header.append(f" · {one_line(entry.timestamp, 32)}", style="dim")
+    if item.cleared:
+        header.append(" · cleared (the model sees a placeholder)", style="yellow")
+    return header
+
+
+class Detail(VerticalScroll):
+    """Scrollable full text of one block; the text is selectable so part of it can be pinned."""
+
+    DEFAULT_CSS = """
+    Detail > #detail-body { width: 100%; }
+    """
+
+    def compose(self):
+        yield Static(Text("select a block in the window list", style="dim"), id="detail-body")
+
+    def show(self, item: WindowBlock | None) -> None:
+        body = self.query_one("#detail-body", Static)
+        if item is None:
+            body.update(Text("the window is empty here", style="dim"))
+            return
+        text = clean_text(item.text)
+        more = len(text) - MAX_CHARS
+        text = text[:MAX_CHARS]
+        lexer = guess_lexer(item, text)
+        content: RenderableType
+        if lexer:
+            # Syntax shows the text literally: nothing in it is read as markup.
+            content = Syntax(text, lexer, word_wrap=True, theme="ansi_dark", background_color="default")
+        else:
+            content = Text(text)
+        parts: list[RenderableType] = [describe(item), Text(""), content]
+        if more > 0:
+            parts.append(Text(f"\n… {more:,} more characters (export the snapshot to keep everything)", style="dim"))
+        body.update(Group(*parts))
+        self.scroll_home(animate=False)
