@@ -54,12 +54,17 @@ class Session:
         format: str | None = None,
         encoding: str = DEFAULT_ENCODING,
         window: int | None = None,
+        live: bool = False,
     ) -> "Session":
-        """Read, detect, parse and count a log. Raises SourceError / UnknownFormat / EncodingUnavailable."""
+        """Read, detect, parse and count a log. Raises SourceError / UnknownFormat / EncodingUnavailable.
+
+        ``live``: the log is still being written, so a last line without its
+        newline is left for later rather than counted as torn.
+        """
         counter = TokenCounter(encoding)
         data = read_log(path)
         try:
-            parser = parsers.parse(data, format)
+            parser = parsers.parse(data, format, final=not live)
         except parsers.UnknownFormat as exc:
             raise parsers.UnknownFormat(f"{path}: {exc}") from None
         finally:

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from parsers.model import CATEGORIES
+from parsers.model import CATEGORIES, Entry
 
 from .session import Session
-from .window import Replay
+from .window import Replay, Window
 
 
 @dataclass(slots=True)
@@ -21,16 +21,10 @@ class TimelinePoint:
         return sum(self.tokens)
 
 
+def point_of(window: Window, entry: Entry) -> TimelinePoint:
+    return TimelinePoint(window.at, tuple(window.totals[name].tokens for name in CATEGORIES), entry.compaction is not None)
+
+
 def timeline(session: Session) -> list[TimelinePoint]:
     """One point per message, from a single replay of the session."""
-    points = []
-    for window in Replay(session.entries, session.accounting).run():
-        entry = session.entries[window.at - 1]
-        points.append(
-            TimelinePoint(
-                window.at,
-                tuple(window.totals[name].tokens for name in CATEGORIES),
-                entry.compaction is not None,
-            )
-        )
-    return points
+    return [point_of(window, session.entries[window.at - 1]) for window in Replay(session.entries, session.accounting).run()]

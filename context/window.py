@@ -9,6 +9,7 @@ place. A microcompaction swaps the cleared tool results for a placeholder.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from copy import copy
 from dataclasses import dataclass, field
 
 from parsers.model import CATEGORIES, SUMMARY, SYSTEM, TOOL_RESULT, TOOLS, Block, Compaction, Entry
@@ -83,48 +84,73 @@ class Window:
 
 
 class Replay:
-    """Walks a session's entries and keeps the window current after each one."""
+    """Walks a session's entries and keeps the window current after each one.
+
+    The walk is resumable: live tailing calls ``run`` again as entries are
+    appended and only the new ones are replayed; ``fork`` copies the state to
+    look one entry ahead without committing to it (the last entry of a growing
+    log may still gain blocks).
+    """
 
     def __init__(self, entries: list[Entry], accounting: Accounting) -> None:
         self.entries = entries
         self.accounting = accounting
         self._by_uid = {e.uid: e for e in entries if e.uid}
         self._placeholder_tokens = accounting.counter.count(CLEARED_PLACEHOLDER)
+        self.window = Window(at=0)
+        self.position = 0  # entries replayed so far
+        self._cleared: set[str] = set()
+        self._preserved: list[Entry] = []
+
+    def fork(self) -> "Replay":
+        twin = Replay.__new__(Replay)
+        twin.entries, twin.accounting = self.entries, self.accounting
+        twin._by_uid, twin._placeholder_tokens = self._by_uid, self._placeholder_tokens
+        twin.position, twin._cleared, twin._preserved = self.position, set(self._cleared), list(self._preserved)
+        window = Window(at=self.window.at, last_compaction=self.window.last_compaction)
+        for item in self.window.blocks:
+            window.append(copy(item))
+        twin.window = window
+        return twin
 
     def run(self, until: int | None = None) -> Iterator[Window]:
-        """Yield the window after each entry, up to message ``until`` (inclusive).
+        """Yield the window after each further entry, up to message ``until`` (inclusive).
 
         The same ``Window`` object is updated in place; copy what you keep.
         """
-        window = Window(at=0)
-        cleared: set[str] = set()
-        preserved: list[Entry] = []
         stop = len(self.entries) if until is None else min(until, len(self.entries))
-        for position in range(stop):
-            entry = self.entries[position]
-            window.at = entry.index
-            compaction = entry.compaction
-            if compaction is not None:
-                window.last_compaction = compaction
-                if compaction.kind == "microcompact":
-                    cleared.update(compaction.cleared_tool_ids)
-                    self._apply_clearing(window, cleared)
-                else:
-                    window.keep_only(RESIDENT)
-                    preserved = self._preserved(compaction)
-                    for block in compaction.replacement or ():
-                        window.append(WindowBlock(entry, -1, block, text_tokens(self.accounting.counter, block)))
-                    self._add_entry(window, entry, position, cleared)
-            else:
-                is_summary = bool(entry.blocks) and entry.blocks[0].category == SUMMARY
-                if preserved and not is_summary:
-                    self._flush(window, preserved, cleared)
-                self._add_entry(window, entry, position, cleared)
-                if preserved and is_summary:
-                    self._flush(window, preserved, cleared)
-            yield window
+        while self.position < stop:
+            self._step(self.entries[self.position], self.position)
+            self.position += 1
+            yield self.window
 
-    def _preserved(self, compaction: Compaction) -> list[Entry]:
+    def _step(self, entry: Entry, position: int) -> None:
+        window, cleared = self.window, self._cleared
+        if entry.uid and entry.uid not in self._by_uid:
+            self._by_uid[entry.uid] = entry  # appended since the replay began
+        window.at = entry.index
+        compaction = entry.compaction
+        if compaction is not None:
+            window.last_compaction = compaction
+            if compaction.kind == "microcompact":
+                cleared.update(compaction.cleared_tool_ids)
+                self._apply_clearing(window, cleared)
+            else:
+                window.keep_only(RESIDENT)
+                self._preserved = self._preserved_by(compaction)
+                for block in compaction.replacement or ():
+                    window.append(WindowBlock(entry, -1, block, text_tokens(self.accounting.counter, block)))
+                self._add_entry(window, entry, position, cleared)
+        else:
+            preserved = self._preserved
+            is_summary = bool(entry.blocks) and entry.blocks[0].category == SUMMARY
+            if preserved and not is_summary:
+                self._flush(window, preserved, cleared)
+            self._add_entry(window, entry, position, cleared)
+            if preserved and is_summary:
+                self._flush(window, preserved, cleared)
+
+    def _preserved_by(self, compaction: Compaction) -> list[Entry]:
         """The messages a partial compaction keeps verbatim, in file order."""
         if compaction.preserved_ids:
             return [self._by_uid[u] for u in compaction.preserved_ids if u in self._by_uid]
@@ -135,10 +161,9 @@ class Replay:
         return []
 
     def window_at(self, message: int | None = None) -> Window:
-        window = Window(at=0)
-        for window in self.run(message):
+        for _ in self.run(message):
             pass
-        return window
+        return self.window
 
     def _flush(self, window: Window, preserved: list[Entry], cleared: set[str]) -> None:
         """Re-attach a partial compaction's preserved messages after its summary."""

@@ -25,6 +25,8 @@ class Parser:
         self.diagnostics = Diagnostics()
         self.meta = SessionMeta()
         self.sidechain = SidechainTotals()
+        self.resume_offset = 0  # byte offset where parsing stopped (a torn last line starts there)
+        self.resume_line = 1  # the line number found there
 
     def result(self) -> ParseResult:
         return ParseResult(self.name, self.entries, self.diagnostics, self.meta, self.sidechain)
@@ -77,7 +79,9 @@ class LineParser(Parser):
         it is left for the next feed. When ``final`` it is parsed if it decodes,
         and otherwise reported as a torn last line (not as malformed).
         """
+        self.resume_line = first_line
         for offset, number, raw, complete in iter_lines(data, start, first_line):
+            self.resume_line = number + 1
             if complete:
                 try:
                     record = loads(raw)
@@ -87,6 +91,7 @@ class LineParser(Parser):
                     self._dispatch(record, offset, number)
                 continue
             if not final:
+                self.resume_line = number
                 return offset
             try:
                 record = loads(raw)

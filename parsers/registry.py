@@ -63,14 +63,19 @@ def _whole_document(data: Buffer, head_records: list[Any]) -> Any:
         return None
 
 
-def parse(data: Buffer, format: str | None = None) -> Parser:
-    """Parse a whole log; returns the parser, which holds entries and diagnostics."""
+def parse(data: Buffer, format: str | None = None, *, final: bool = True) -> Parser:
+    """Parse a whole log; returns the parser, which holds entries and diagnostics.
+
+    With ``final=False`` (a log still being written) a last line without its
+    newline is left unparsed; ``parser.resume_offset`` says where to go on.
+    """
     name = format or detect(data)
     if name not in PARSERS:
         raise UnknownFormat(f"unknown format {name!r} (known: {', '.join(PARSERS)})")
     parser = PARSERS[name]()
+    parser.resume_offset = len(data)
     if isinstance(parser, LineParser):
-        parser.feed(data)
+        parser.resume_offset = parser.feed(data, final=final)
     elif isinstance(parser, DocumentParser):
         document, offsets = _document_or_lines(data, parser)
         parser.parse(document, offsets)

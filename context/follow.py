@@ -1,0 +1,140 @@
+"""Following a log that is still being written: only the appended bytes are parsed and counted.
+
+``LogFollower.poll`` reads from the last offset to the last complete newline
+(a torn last line waits for its newline), re-reads the file from the start when
+it was truncated or replaced, and keeps the window at the latest message and
+the per-message timeline current by replaying only the new entries. It touches
+no UI: the TUI and ``ctxtop watch`` call it from their own threads.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from parsers.base import LineParser
+
+from .audit import Alert, Audit, compaction_events, run_audit, violations
+from .constraints import Constraint
+from .session import Session
+from .source import SourceError, read_log
+from .timeline import TimelinePoint, point_of
+from .window import Replay, Window
+
+
+@dataclass(slots=True)
+class Update:
+    messages: int  # messages in the session now
+    new: int  # messages added since the last poll (all of them after a reset)
+    reset: str | None = None  # why the log was read again from the start
+    compaction: bool = False  # a compaction arrived with the new messages
+    alerts: list[Alert] = field(default_factory=list)  # alerts that are new with this update
+
+
+class LogFollower:
+    """A session kept current with its growing log; every method is safe to call from any one thread at a time.
+
+    ``lock`` must be held by anyone reading the session while a poll may run.
+    """
+
+    def __init__(self, path: str | os.PathLike, *, format: str | None = None, encoding: str = "cl100k_base",
+                 window: int | None = None, constraints: list[Constraint] | None = None) -> None:
+        self.path = Path(path)
+        self.format, self.encoding, self.window_override = format, encoding, window
+        self.constraints = list(constraints or [])
+        self.lock = threading.RLock()
+        self._open()
+
+    def _open(self) -> None:
+        self.session = Session.open(self.path, format=self.format, encoding=self.encoding, window=self.window_override, live=True)
+        info = os.stat(self.path)
+        self.identity = (info.st_dev, info.st_ino)
+        self.offset = self.session.parser.resume_offset
+        self.line = getattr(self.session.parser, "resume_line", 1)
+        self.replay = Replay(self.session.entries, self.session.accounting)
+        self.points: list[TimelinePoint] = []
+        self._latest: Window = Window(at=0)
+        self._advance()
+        self.audit: Audit = run_audit(self.session, self.constraints)
+        self._events = len(compaction_events(self.session))
+
+    def set_constraints(self, constraints: list[Constraint]) -> Audit:
+        with self.lock:
+            self.constraints = list(constraints)
+            self.audit = run_audit(self.session, self.constraints)
+            return self.audit
+
+    # --- polling ---------------------------------------------------------------------------------
+    def poll(self) -> Update | None:
+        """Take in what was appended since the last poll; None when nothing was.
+
+        Raises SourceError when the file is gone or cannot be read any more.
+        """
+        with self.lock:
+            try:
+                info = os.stat(self.path)
+            except FileNotFoundError:
+                raise SourceError(f"{self.path}: the file disappeared") from None
+            except OSError as exc:
+                raise SourceError(f"{self.path}: {exc.strerror or exc}") from None
+            if (info.st_dev, info.st_ino) != self.identity:
+                return self._reset("the file was replaced; read again from the start")
+            if info.st_size < self.offset:
+                return self._reset("the file was truncated; read again from the start")
+            if info.st_size == self.offset:
+                return None
+            parser = self.session.parser
+            if not isinstance(parser, LineParser):
+                return self._reset("the document changed; read again")
+            data = read_log(self.path)
+            try:
+                before = len(self.session.entries)
+                self.offset = parser.feed(data, self.offset, self.line, final=False)
+                self.line = parser.resume_line
+            finally:
+                data.close()
+            entries = self.session.entries
+            # The last known entry may have grown (Claude Code writes one line per content block).
+            self.session.accounting.update(entries, max(0, before - 1))
+            self._advance()
+            new_entries = entries[before:]
+            return Update(len(entries), len(new_entries), compaction=any(e.compaction for e in new_entries),
+                          alerts=self._new_alerts(before))
+
+    def _reset(self, reason: str) -> Update:
+        self._open()
+        return Update(len(self.session.entries), len(self.session.entries), reset=reason, alerts=list(self.audit.alerts))
+
+    def _advance(self) -> None:
+        """Replay the entries that can no longer change; look ahead over the last one on a copy."""
+        entries = self.session.entries
+        del self.points[self.replay.position:]
+        for window in self.replay.run(len(entries) - 1):
+            self.points.append(point_of(window, entries[window.at - 1]))
+        ahead = self.replay.fork()
+        for window in ahead.run():
+            self.points.append(point_of(window, entries[window.at - 1]))
+        self._latest = ahead.window
+
+    def _new_alerts(self, before: int) -> list[Alert]:
+        """Alerts raised by the entries from position ``before`` on, added to the audit."""
+        events = len(compaction_events(self.session))
+        if events != self._events:
+            # A compaction (marked, or a drop in reported usage): audit it now, in this same update.
+            self._events = events
+            known = {(a.kind, a.message, a.constraint) for a in self.audit.alerts}
+            self.audit = run_audit(self.session, self.constraints)
+            return [a for a in self.audit.alerts if (a.kind, a.message, a.constraint) not in known]
+        fresh = violations(self.session.entries[before:], self.constraints)
+        self.audit.alerts.extend(fresh)
+        return fresh
+
+    # --- reading -----------------------------------------------------------------------------------
+    def window_at(self, message: int) -> Window:
+        """The window after ``message``; the latest one comes from the live replay at no cost."""
+        with self.lock:
+            if message >= len(self.session.entries):
+                return self._latest
+            return self.session.window_at(message)

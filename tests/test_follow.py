@@ -1,0 +1,118 @@
+"""Following a growing log with real files: appends, torn lines, truncation, replacement, live compactions."""
+
+from __future__ import annotations
+
+import os
+import threading
+
+import pytest
+
+from context.follow import LogFollower
+from context.pins import select_constraints
+from context.session import Session
+from context.source import SourceError
+from context.timeline import timeline
+from tui.demo import DEMO_WINDOW, demo_path
+
+DEMO_LINES = demo_path().read_bytes().splitlines(keepends=True)
+
+
+def first_compaction_line() -> int:
+    return next(i for i, line in enumerate(DEMO_LINES) if b"compact_boundary" in line)
+
+
+def write(path, lines) -> None:
+    with open(path, "ab") as handle:
+        handle.writelines(lines)
+
+
+def test_appends_are_parsed_incrementally_and_match_a_fresh_read(tmp_path):
+    log = tmp_path / "live.jsonl"
+    write(log, DEMO_LINES[:50])
+    follower = LogFollower(log, window=DEMO_WINDOW)
+    start = len(follower.session.entries)
+    assert follower.poll() is None
+    for chunk in range(50, len(DEMO_LINES), 37):
+        write(log, DEMO_LINES[chunk : chunk + 37])
+        update = follower.poll()
+        assert update is not None and update.messages == len(follower.session.entries)
+    fresh = Session.open(log, window=DEMO_WINDOW)
+    assert len(follower.session.entries) == fresh.message_count > start
+    assert [p.tokens for p in follower.points] == [p.tokens for p in timeline(fresh)]
+    latest = follower.window_at(fresh.message_count)
+    assert latest.estimated_tokens == fresh.window_at(None).estimated_tokens
+    assert follower.session.accounting.tokens == fresh.accounting.tokens
+
+
+def test_a_line_written_in_two_halves_waits_for_its_newline(tmp_path):
+    log = tmp_path / "live.jsonl"
+    write(log, DEMO_LINES[:10])
+    follower = LogFollower(log, window=DEMO_WINDOW)
+    count = len(follower.session.entries)
+    line = DEMO_LINES[10]
+    write(log, [line[:40]])
+    update = follower.poll()
+    assert update is not None and update.new == 0
+    assert follower.session.parser.diagnostics.malformed_lines == 0
+    assert not follower.session.parser.diagnostics.torn_last_line
+    write(log, [line[40:]])
+    update = follower.poll()
+    assert update.new == 1 and len(follower.session.entries) == count + 1
+
+
+def test_truncation_and_replacement_read_the_file_again(tmp_path):
+    log = tmp_path / "live.jsonl"
+    write(log, DEMO_LINES[:100])
+    follower = LogFollower(log, window=DEMO_WINDOW)
+    log.write_bytes(b"".join(DEMO_LINES[:20]))
+    update = follower.poll()
+    assert "truncated" in update.reset and update.messages == len(Session.open(log).entries)
+    replacement = tmp_path / "new.jsonl"
+    replacement.write_bytes(b"".join(DEMO_LINES[:30]))
+    os.replace(replacement, log)
+    update = follower.poll()
+    assert "replaced" in update.reset and update.messages == len(Session.open(log).entries)
+
+
+def test_a_compaction_appended_live_raises_its_alert_in_the_same_update(tmp_path):
+    log = tmp_path / "live.jsonl"
+    cut = first_compaction_line()
+    write(log, DEMO_LINES[:cut])
+    constraints, _ = select_constraints(Session.open(demo_path()).entries)
+    follower = LogFollower(log, window=DEMO_WINDOW, constraints=constraints)
+    assert not [a for a in follower.audit.alerts if a.kind.startswith("constraint_")]
+    write(log, DEMO_LINES[cut : cut + 4])  # the boundary, the summary and the next call
+    update = follower.poll()
+    assert update.compaction
+    kinds = {a.kind for a in update.alerts}
+    assert {"constraint_paraphrased", "constraint_lost"} <= kinds
+    assert all(a.message == 204 for a in update.alerts if a.kind.startswith("constraint_"))
+
+
+def test_no_append_is_lost_in_a_burst_from_another_thread(tmp_path):
+    log = tmp_path / "live.jsonl"
+    write(log, DEMO_LINES[:3])
+    follower = LogFollower(log, window=DEMO_WINDOW)
+    user_line = DEMO_LINES[0]
+
+    def burst():
+        for _ in range(1000):
+            write(log, [user_line])
+
+    writer = threading.Thread(target=burst)
+    writer.start()
+    while writer.is_alive():
+        follower.poll()
+    writer.join()
+    follower.poll()
+    assert len(follower.session.entries) == 1003
+    assert follower.session.parser.diagnostics.malformed_lines == 0
+
+
+def test_a_vanished_file_is_a_one_line_error(tmp_path):
+    log = tmp_path / "live.jsonl"
+    write(log, DEMO_LINES[:5])
+    follower = LogFollower(log)
+    log.unlink()
+    with pytest.raises(SourceError, match="disappeared"):
+        follower.poll()
