@@ -95,7 +95,7 @@ async def test_follow_toggles_and_returns_to_the_latest():
         assert not app.follow and "PAUSED" in plain(app.query_one("#header", Static))
         await pilot.press("f")
         await settle(pilot, app, 390)
-        assert app.follow and "FOLLOW" in plain(app.query_one("#header", Static))
+        assert app.follow and "LIVE" in plain(app.query_one("#header", Static))
         await pilot.press("left")
         await settle(pilot, app, 389)
         assert not app.follow
@@ -306,3 +306,40 @@ async def test_every_action_is_in_the_command_palette():
     for title in ("Previous message", "Next message", "Previous compaction", "Next compaction", "Follow on/off", "Pin",
                   "Unpin", "Cycle strategy", "Export snapshot", "Search", "Keys", "Bell on/off"):
         assert title in titles
+
+
+async def test_live_log_moves_the_window_and_flags_a_compaction_in_the_same_update(tmp_path):
+    lines = demo_path().read_bytes().splitlines(keepends=True)
+    cut = next(i for i, line in enumerate(lines) if b"compact_boundary" in line)
+    log = tmp_path / "live.jsonl"
+    log.write_bytes(b"".join(lines[: cut - 40]))
+    app = CtxtopApp(str(log), window=DEMO_WINDOW)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, app)
+        start = app.available
+        assert app.follow and "LIVE" in plain(app.query_one("#header", Static))
+        with open(log, "ab") as handle:  # a second writer, as the agent would
+            handle.writelines(lines[cut - 40 : cut - 20])
+        for _ in range(200):
+            await pilot.pause(0.02)
+            if app.available > start and app.shown_message == app.available:
+                break
+        assert app.available > start and app.cursor == app.available
+        # Scrolled back: new messages do not move the cursor; "+N new" says they came.
+        await pilot.press("left")
+        await settle(pilot, app, app.available - 1)
+        parked = app.cursor
+        with open(log, "ab") as handle:
+            handle.writelines(lines[cut - 20 : cut + 4])
+        for _ in range(200):
+            await pilot.pause(0.02)
+            if app.available >= 205:
+                break
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert app.cursor == parked and f"+{app.unseen} new" in plain(app.query_one("#header", Static))
+        banner = app.query_one("#banner", Static)
+        assert banner.has_class("-visible") and "lost or weakened" in plain(banner)
+        await pilot.press("end")
+        await settle(pilot, app, app.available)
+        assert app.follow and app.unseen == 0

@@ -71,3 +71,5 @@ def test_demo_replays_unless_told_not_to(monkeypatch):
     assert cli.main(["demo", "--speed", "0"]) == 2
     assert cli.main([str(DATA / "claude_compact.jsonl"), "--pin", "rule one"]) == 0
     assert launched["replay_speed"] is None and launched["pins"] == ["rule one"]
+    assert cli.main([str(DATA / "claude_compact.jsonl"), "--poll", "0.5"]) == 0
+    assert launched["poll_seconds"] == 0.5

@@ -10,6 +10,7 @@ on the main thread.
 from __future__ import annotations
 
 import math
+from contextlib import nullcontext
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -23,6 +24,7 @@ from textual.widgets import Footer, Input, Static, TabbedContent, TabPane
 
 from context.audit import FAILING_KINDS, Alert, Audit, run_audit
 from context.constraints import Constraint
+from context.follow import LogFollower
 from context.pin_store import load_session_pins, save_session_pins
 from context.pins import select_constraints
 from context.sanitize import one_line
@@ -35,8 +37,9 @@ from context.window import Window
 
 from .errors import USER_ERRORS
 from .export import export_snapshot
-from .messages import AuditReady, Exported, LoadFailed, SessionLoaded, ViewReady
+from .messages import AuditReady, Exported, LoadFailed, LogAppended, LogChanged, SessionLoaded, ViewReady
 from .screens import HelpScreen
+from .tail import watch_log
 from .widgets.breakdown import Breakdown
 from .widgets.detail import Detail
 from .widgets.header import header_text
@@ -47,6 +50,8 @@ from .widgets.window_list import WindowList, rows_of
 # The demo replay shows the whole session in about this long at speed 1.
 REPLAY_SECONDS = 30.0
 REPLAY_TICK = 0.1
+# Live tailing reads at most this often during a burst of writes.
+COALESCE_SECONDS = 0.1
 MAX_PIN_CHARS = 240
 
 
@@ -89,6 +94,8 @@ class CtxtopApp(App[int]):
         replay_speed: float | None = None,
         export_dir: Path | None = None,
         notice: str | None = None,
+        live: bool = True,
+        poll_seconds: float | None = None,
     ) -> None:
         super().__init__()
         self.path = path
@@ -101,6 +108,13 @@ class CtxtopApp(App[int]):
         self.replay_speed = replay_speed
         self.export_dir = export_dir or Path.cwd()
         self.notice = notice
+        # Follow the log as it grows (not while replaying the demo, which brings its own arrivals).
+        self.live = live and not replay_speed
+        self.poll_seconds = poll_seconds
+        self.follower: LogFollower | None = None
+        self._observer = None
+        self._polling = self._poll_again = False
+        self.unseen = 0  # messages that arrived while the cursor was elsewhere
         self.session: Session | None = None
         self.constraints: list[Constraint] = []
         self.audit: Audit | None = None  # whole-session work: done once per load (and per pin), not per cursor move
@@ -151,13 +165,24 @@ class CtxtopApp(App[int]):
     @work(thread=True, exclusive=True, exit_on_error=False, group="load")
     def load_session(self) -> None:
         try:
-            session = Session.open(self.path, format=self.log_format, encoding=self.encoding, window=self.window_override)
+            if self.live:
+                follower = LogFollower(self.path, format=self.log_format, encoding=self.encoding, window=self.window_override)
+                session = follower.session
+            else:
+                follower, session = None, Session.open(self.path, format=self.log_format, encoding=self.encoding,
+                                                       window=self.window_override)
             self.ui_pins = [c.text for c in load_session_pins(self.path)]
             constraints, _ = select_constraints(session.entries, self.cli_pins + self.ui_pins, self.pins_file, self.auto)
         except USER_ERRORS as exc:
             self.post_message(LoadFailed(str(exc)))
             return
-        self.post_message(SessionLoaded(session, constraints, run_audit(session, constraints), timeline(session)))
+        if follower is not None:
+            audit = follower.set_constraints(constraints)
+            points = list(follower.points)
+        else:
+            audit, points = run_audit(session, constraints), timeline(session)
+        self.follower = follower
+        self.post_message(SessionLoaded(session, constraints, audit, points))
 
     def on_session_loaded(self, message: SessionLoaded) -> None:
         self.session = message.session
@@ -176,6 +201,64 @@ class CtxtopApp(App[int]):
             self.cursor = self.session.clamp(self.cursor)
             self._after_arrival()
             self.compute_view(self.cursor)
+        if self.follower is not None:
+            self._observer = watch_log(self.path, lambda: self.post_message(LogChanged()), poll_seconds=self.poll_seconds)
+
+    def on_unmount(self) -> None:
+        if self._observer is not None:
+            self._observer.stop()
+
+    # --- live tailing ---------------------------------------------------------------------------
+    def on_log_changed(self, message: LogChanged) -> None:
+        # Bursts coalesce: one read at a time, and one more after it if the log changed meanwhile.
+        if self._polling:
+            self._poll_again = True
+        else:
+            self._polling = True
+            self.read_appended()
+
+    @work(thread=True, exit_on_error=False, group="poll")
+    def read_appended(self) -> None:
+        follower = self.follower
+        assert follower is not None
+        try:
+            update = follower.poll()
+        except USER_ERRORS as exc:
+            self.call_from_thread(self._log_gone, str(exc))
+            return
+        with follower.lock:
+            points, audit = list(follower.points), follower.audit
+        self.post_message(LogAppended(update, points, audit) if update else LogAppended(None, points, audit))
+
+    def _log_gone(self, error: str) -> None:
+        self._polling = False
+        if self._observer is not None:
+            self._observer.stop()
+            self._observer = None
+        self.notify(f"stopped following: {one_line(error, 160)}", severity="error", timeout=10)
+
+    def on_log_appended(self, message: LogAppended) -> None:
+        update = message.update
+        if update is not None:
+            if update.reset:
+                self.notify(update.reset, title="log re-read", severity="warning")
+                self.announced.clear()
+            self.points = message.timeline
+            self.query_one(Timeline).set_data(self.points, self.session.limit()[0] if self.session else 1)
+            self.audit = message.audit
+            grew = update.messages - self.available
+            self.available = update.messages
+            if self.follow or update.reset:
+                self.cursor = self.session.clamp(self.cursor if not self.follow else None) if self.session else None
+                self.compute_view(self.cursor or 0)
+            else:
+                self.unseen += max(0, grew)
+            self._after_arrival()
+        if self._poll_again:
+            self._poll_again = False
+            self.set_timer(COALESCE_SECONDS, self.read_appended)
+        else:
+            self._polling = False
 
     def on_load_failed(self, message: LoadFailed) -> None:
         self.exit(return_code=2, message=Text(f"ctxtop: error: {one_line(message.error)}"))
@@ -203,9 +286,11 @@ class CtxtopApp(App[int]):
     def compute_view(self, at: int) -> None:
         session, constraints, audit = self.session, self.constraints, self.audit
         assert session is not None
-        window = session.window_at(at)
-        snapshot = build_snapshot(session, at, constraints, audit, window=window)
-        frame = session_frame(session, at, constraints, window=window)
+        lock = self.follower.lock if self.follower is not None else nullcontext()
+        with lock:
+            window = self.follower.window_at(at) if self.follower is not None else session.window_at(at)
+            snapshot = build_snapshot(session, at, constraints, audit, window=window)
+            frame = session_frame(session, at, constraints, window=window)
         previews = preview_all(frame)
         marked = {i for found in frame.occurrences.values() for i in found.verbatim}
         self.post_message(ViewReady(at, snapshot, window, previews, marked))
@@ -233,6 +318,10 @@ class CtxtopApp(App[int]):
             mode = f"▶ REPLAY ×{self.replay_speed:g}"
         else:
             mode = "● FOLLOW" if self.follow else "❚❚ PAUSED"
+            if self.follower is not None and self._observer is not None:
+                mode = ("● LIVE" if self.follow else "❚❚ PAUSED (live)")
+            if self.unseen and not self.follow:
+                mode += f"  +{self.unseen} new (f: follow)"
         if not self.bell_on:
             mode += "  (bell off)"
         self.query_one("#header", Static).update(header_text(self.view.snapshot, available=self.available, mode=mode))
@@ -300,7 +389,8 @@ class CtxtopApp(App[int]):
         except USER_ERRORS as exc:
             self.call_from_thread(self.notify, one_line(str(exc), 200), severity="error")
             return
-        self.post_message(AuditReady(constraints, run_audit(session, constraints)))
+        audit = self.follower.set_constraints(constraints) if self.follower is not None else run_audit(session, constraints)
+        self.post_message(AuditReady(constraints, audit))
 
     def on_audit_ready(self, message: AuditReady) -> None:
         self._apply_audit(message.constraints, message.audit)
@@ -343,6 +433,8 @@ class CtxtopApp(App[int]):
             return
         target = max(1, min(self.available, message))
         self.follow = target == self.available and self.follow
+        if target == self.available:
+            self.unseen = 0
         if target != self.cursor:
             self.cursor = target
             self.query_one(Timeline).set_position(self.available, target)
@@ -359,6 +451,7 @@ class CtxtopApp(App[int]):
             self.follow = False
             self._go(1)
         else:
+            self.follow, self.unseen = True, 0
             self._go(self.available)
 
     def action_compaction(self, step: int) -> None:
@@ -374,6 +467,7 @@ class CtxtopApp(App[int]):
 
     def action_toggle_follow(self) -> None:
         self.follow = not self.follow
+        self.unseen = 0
         if self.follow:
             self._go(self.available)
         self._update_header()

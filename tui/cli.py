@@ -110,6 +110,7 @@ def build_parser() -> dict[str, argparse.ArgumentParser]:
     tui = Parser(prog="ctxtop", description="htop for an AI agent's context window.", epilog=_commands_epilog())
     _session_options(tui)
     tui.add_argument("--format", dest="log_format_alias", metavar="NAME", choices=sorted(PARSERS), help="same as --log-format")
+    tui.add_argument("--poll", type=_positive_float, metavar="SECONDS", help="poll the log every SECONDS instead of file events (network filesystems)")
     parsers["open"] = tui
 
     demo = Parser(prog="ctxtop demo", description="Open the bundled demo session (seed 000's incident), replayed as if live.")
@@ -150,6 +151,15 @@ def build_parser() -> dict[str, argparse.ArgumentParser]:
     check.add_argument("--json", action="store_true", help="print the findings as JSON")
     parsers["check"] = check
 
+    watch = Parser(
+        prog="ctxtop watch",
+        description="Follow a running agent's log headless: one line per update and one per alert (for tmux, status bars, scripts).",
+    )
+    _session_options(watch)
+    watch.add_argument("--json", action="store_true", help="JSON lines instead of text")
+    watch.add_argument("--poll", type=_positive_float, metavar="SECONDS", help="poll every SECONDS instead of file events (network filesystems)")
+    parsers["watch"] = watch
+
     formats = Parser(prog="ctxtop formats", description="List the log formats ctxtop reads and where agents keep them.")
     parsers["formats"] = formats
     return parsers
@@ -164,6 +174,7 @@ def _commands_epilog() -> str:
         "  ctxtop export PATH       snapshot of the window as JSON or Markdown\n"
         "  ctxtop check PATH        CI gate: did every constraint survive every compaction?\n"
         "  ctxtop preview PATH      what each compaction strategy would drop, side by side\n"
+        "  ctxtop watch PATH        follow a running agent's log headless, a line per update\n"
         "  ctxtop formats           list supported log formats"
     )
 
@@ -265,6 +276,21 @@ def _aligned(rows: list[list[str]]) -> list[str]:
     return ["  ".join([*(c.ljust(w) for c, w in zip(row, widths)), row[-1]]).rstrip() for row in cells]
 
 
+def run_watch(args: argparse.Namespace) -> int:
+    from context.follow import LogFollower
+
+    from .watch import follow_headless
+
+    path, window, log_format = _session_source(args)
+    resolved, notice = resolve_session(path)
+    if notice:
+        print(f"ctxtop: {notice}", file=sys.stderr)
+    follower = LogFollower(resolved, format=log_format, encoding=args.encoding, window=window)
+    constraints, _ = select_constraints(follower.session.entries, args.pin, args.pins, args.auto)
+    follower.set_constraints(constraints)
+    return follow_headless(follower, as_json=args.json, poll_seconds=args.poll)
+
+
 def run_formats(args: argparse.Namespace) -> int:
     lines = []
     for name, parser in PARSERS.items():
@@ -305,6 +331,7 @@ def run_tui(args: argparse.Namespace) -> int:
         auto=args.auto,
         replay_speed=replay,
         notice=notice,
+        poll_seconds=getattr(args, "poll", None),
     )
     app.run()
     return app.return_code or 0
@@ -316,6 +343,7 @@ COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
     "export": run_export,
     "check": run_check,
     "preview": run_preview,
+    "watch": run_watch,
     "formats": run_formats,
 }
 

@@ -10,6 +10,7 @@ from textual.message import Message
 
 from context.audit import Audit
 from context.constraints import Constraint
+from context.follow import Update
 from context.session import Session
 from context.strategies import Preview
 from context.timeline import TimelinePoint
@@ -43,6 +44,20 @@ class ViewReady(Message):
     window: Window
     previews: list[Preview]
     marked_blocks: set[int]  # blocks where a tracked constraint occurs verbatim
+
+
+@dataclass
+class LogChanged(Message):
+    """The watcher saw the log change (posted from its thread; the app decides when to read)."""
+
+
+@dataclass
+class LogAppended(Message):
+    """New messages were read from the growing log."""
+
+    update: Update
+    timeline: list[TimelinePoint]
+    audit: Audit
 
 
 @dataclass

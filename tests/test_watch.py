@@ -1,0 +1,51 @@
+"""`ctxtop watch` as a real process, while another writes the log."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+
+from tui.demo import demo_path
+
+DEMO_LINES = demo_path().read_bytes().splitlines(keepends=True)
+
+
+def read_line(proc, timeout=20.0) -> dict:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        line = proc.stdout.readline()
+        if line:
+            return json.loads(line)
+    raise AssertionError("ctxtop watch printed nothing")
+
+
+def test_watch_prints_updates_and_the_live_compaction_alert_then_exits_2_when_the_file_goes(tmp_path):
+    log = tmp_path / "live.jsonl"
+    cut = next(i for i, line in enumerate(DEMO_LINES) if b"compact_boundary" in line)
+    log.write_bytes(b"".join(DEMO_LINES[:cut]))
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "tui", "watch", str(log), "--json", "--window", "8000"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env={**os.environ, "PYTHONUNBUFFERED": "1"},
+    )
+    try:
+        first = read_line(proc)
+        assert first["type"] == "update" and first["messages"] == 203 and first["limit"] == 8000
+        with open(log, "ab") as handle:
+            handle.writelines(DEMO_LINES[cut : cut + 4])
+        records = [read_line(proc)]
+        wanted = {"constraint_paraphrased", "constraint_lost"}
+        while not wanted <= {r.get("kind") for r in records}:
+            records.append(read_line(proc))
+        update = records[0]
+        assert update["type"] == "update" and update["messages"] > 203 and update["new"] > 0
+        alerts = [r for r in records if r["type"] == "alert"]
+        assert {"constraint_paraphrased", "constraint_lost"} <= {a["kind"] for a in alerts}
+        assert all(a["message"] == 204 and a["failing"] for a in alerts)
+        log.unlink()
+        assert proc.wait(timeout=20) == 2
+        assert "disappeared" in proc.stderr.read()
+    finally:
+        proc.kill()

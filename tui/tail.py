@@ -1,0 +1,38 @@
+"""Noticing that a log changed: watchdog on its parent directory, or polling.
+
+Watching the directory (not the file) keeps events across atomic replaces and
+editors' renames. The handler runs in watchdog's thread and only calls the
+given ``notify`` function, which must be thread-safe (the TUI posts a message;
+``ctxtop watch`` sets an event). Reading the file is the follower's job.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+from watchdog.events import FileSystemEvent, FileSystemEventHandler
+from watchdog.observers import Observer
+from watchdog.observers.api import BaseObserver
+from watchdog.observers.polling import PollingObserver
+
+
+class _LogEvents(FileSystemEventHandler):
+    def __init__(self, target: Path, notify: Callable[[], None]) -> None:
+        self.target = str(target)
+        self.notify = notify
+
+    def on_any_event(self, event: FileSystemEvent) -> None:
+        paths = (event.src_path, getattr(event, "dest_path", "") or "")
+        if self.target in (str(Path(p).resolve()) if p else "" for p in paths):
+            self.notify()
+
+
+def watch_log(path: str | Path, notify: Callable[[], None], *, poll_seconds: float | None = None) -> BaseObserver:
+    """Start watching ``path``; ``notify()`` is called (from another thread) on every change. Stop it when done."""
+    target = Path(path).resolve()
+    observer: BaseObserver = PollingObserver(timeout=poll_seconds) if poll_seconds else Observer()
+    observer.schedule(_LogEvents(target, notify), str(target.parent), recursive=False)
+    observer.daemon = True
+    observer.start()
+    return observer
