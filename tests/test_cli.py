@@ -125,3 +125,11 @@ def test_python_dash_m_tui_runs(tmp_path):
 
     result = subprocess.run([sys.executable, "-m", "tui", "formats"], capture_output=True, text=True)
     assert result.returncode == 0 and "claude-code" in result.stdout
+
+
+def test_a_closed_pipe_is_not_an_error():
+    import subprocess
+    import sys
+
+    result = subprocess.run(f"{sys.executable} -m tui export --demo | head -c 10", shell=True, capture_output=True, text=True, timeout=60)
+    assert result.stdout == '{\n  "schem' and result.stderr == ""
