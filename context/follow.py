@@ -16,7 +16,7 @@ from pathlib import Path
 
 from parsers.base import LineParser
 
-from .audit import Alert, Audit, compaction_events, run_audit, violations
+from .audit import IMPLICIT_DROP, Alert, Audit, run_audit, violations
 from .constraints import Constraint
 from .session import Session
 from .source import SourceError, read_log
@@ -58,7 +58,7 @@ class LogFollower:
         self._latest: Window = Window(at=0)
         self._advance()
         self.audit: Audit = run_audit(self.session, self.constraints)
-        self._events = len(compaction_events(self.session))
+        self._last_prompt = self.session.reported_at(None) or 0
 
     def set_constraints(self, constraints: list[Constraint]) -> Audit:
         with self.lock:
@@ -120,16 +120,27 @@ class LogFollower:
 
     def _new_alerts(self, before: int) -> list[Alert]:
         """Alerts raised by the entries from position ``before`` on, added to the audit."""
-        events = len(compaction_events(self.session))
-        if events != self._events:
+        if self._compacts(before):
             # A compaction (marked, or a drop in reported usage): audit it now, in this same update.
-            self._events = events
             known = {(a.kind, a.message, a.constraint) for a in self.audit.alerts}
             self.audit = run_audit(self.session, self.constraints)
             return [a for a in self.audit.alerts if (a.kind, a.message, a.constraint) not in known]
         fresh = violations(self.session.entries[before:], self.constraints)
         self.audit.alerts.extend(fresh)
         return fresh
+
+    def _compacts(self, before: int) -> bool:
+        """Whether the new entries hold a compaction marker or a drop in reported usage (looked at once each)."""
+        found = False
+        for entry in self.session.entries[max(0, before - 1):]:
+            if entry.compaction is not None:
+                found = True
+            if entry.usage is not None:
+                last = self._last_prompt
+                if last and entry.usage.prompt_tokens < last * (1 - IMPLICIT_DROP):
+                    found = True
+                self._last_prompt = entry.usage.prompt_tokens
+        return found
 
     # --- reading -----------------------------------------------------------------------------------
     def window_at(self, message: int) -> Window:

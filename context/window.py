@@ -9,8 +9,7 @@ place. A microcompaction swaps the cleared tool results for a placeholder.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from copy import copy
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from parsers.model import CATEGORIES, SUMMARY, SYSTEM, TOOL_RESULT, TOOLS, Block, Compaction, Entry
 
@@ -63,10 +62,12 @@ class Window:
         total.tokens += item.tokens
         total.blocks += 1
 
-    def clear(self, item: WindowBlock, placeholder_tokens: int) -> None:
+    def clear(self, index: int, placeholder_tokens: int) -> None:
+        """Show block ``index`` as a placeholder. The block is replaced, not changed: a forked
+        window shares its blocks with the one it came from."""
+        item = self.blocks[index]
         self.totals[item.category].tokens += placeholder_tokens - item.tokens
-        item.cleared = True
-        item.tokens = placeholder_tokens
+        self.blocks[index] = replace(item, cleared=True, tokens=placeholder_tokens)
 
     def keep_only(self, categories: tuple[str, ...]) -> None:
         self.blocks = [item for item in self.blocks if item.category in categories]
@@ -107,10 +108,9 @@ class Replay:
         twin.entries, twin.accounting = self.entries, self.accounting
         twin._by_uid, twin._placeholder_tokens = self._by_uid, self._placeholder_tokens
         twin.position, twin._cleared, twin._preserved = self.position, set(self._cleared), list(self._preserved)
-        window = Window(at=self.window.at, last_compaction=self.window.last_compaction)
-        for item in self.window.blocks:
-            window.append(copy(item))
-        twin.window = window
+        # Blocks are never changed in place (see Window.clear), so sharing them is safe: O(1) per block.
+        totals = {name: CategoryTotal(t.tokens, t.blocks) for name, t in self.window.totals.items()}
+        twin.window = Window(self.window.at, list(self.window.blocks), self.window.last_compaction, totals)
         return twin
 
     def run(self, until: int | None = None) -> Iterator[Window]:
@@ -178,9 +178,9 @@ class Replay:
             item = WindowBlock(entry, j, block, tokens[j], estimated[j])
             window.append(item)
             if block.category == TOOL_RESULT and block.tool_id in cleared:
-                window.clear(item, self._placeholder_tokens)
+                window.clear(len(window.blocks) - 1, self._placeholder_tokens)
 
     def _apply_clearing(self, window: Window, cleared: set[str]) -> None:
-        for item in window.blocks:
+        for index, item in enumerate(window.blocks):
             if item.category == TOOL_RESULT and not item.cleared and item.block.tool_id in cleared:
-                window.clear(item, self._placeholder_tokens)
+                window.clear(index, self._placeholder_tokens)

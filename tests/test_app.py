@@ -343,3 +343,28 @@ async def test_live_log_moves_the_window_and_flags_a_compaction_in_the_same_upda
         await pilot.press("end")
         await settle(pilot, app, app.available)
         assert app.follow and app.unseen == 0
+
+
+@pytest.mark.parametrize("stay", [False, True])
+async def test_directory_mode_follows_a_newer_session_unless_told_to_stay(tmp_path, stay):
+    first = tmp_path / "project" / "first.jsonl"
+    first.parent.mkdir()
+    first.write_bytes((DATA / "claude_compact.jsonl").read_bytes())
+    app = CtxtopApp(str(first), session_dirs=[tmp_path], stay=stay)
+    notes = []
+    async with app.run_test(size=SIZE) as pilot:
+        original = app.notify
+        app.notify = lambda message, **kw: (notes.append(message) if "session" in message else None, original(message, **kw))[1]
+        await settle(pilot, app)
+        newer = tmp_path / "project" / "second.jsonl"
+        newer.write_bytes(demo_path().read_bytes()[:20_000].rsplit(b"\n", 1)[0] + b"\n")
+        for _ in range(200):
+            await pilot.pause(0.02)
+            if notes:
+                break
+        if stay:
+            assert app.path == str(first) and "staying" in notes[0]
+        else:
+            assert app.path == str(newer) and "switched" in notes[0]
+            await settle(pilot, app)
+            assert app.session.path == str(newer)

@@ -37,9 +37,10 @@ from context.window import Window
 
 from .errors import USER_ERRORS
 from .export import export_snapshot
-from .messages import AuditReady, Exported, LoadFailed, LogAppended, LogChanged, SessionLoaded, ViewReady
+from .messages import AuditReady, Exported, LoadFailed, LogAppended, LogChanged, NewSessionFile, SessionLoaded, ViewReady
 from .screens import HelpScreen
-from .tail import watch_log
+from .discover import SESSION_SUFFIXES
+from .tail import watch_log, watch_new_sessions
 from .widgets.breakdown import Breakdown
 from .widgets.detail import Detail
 from .widgets.header import header_text
@@ -96,6 +97,8 @@ class CtxtopApp(App[int]):
         notice: str | None = None,
         live: bool = True,
         poll_seconds: float | None = None,
+        session_dirs: list[Path] | None = None,
+        stay: bool = False,
     ) -> None:
         super().__init__()
         self.path = path
@@ -111,6 +114,10 @@ class CtxtopApp(App[int]):
         # Follow the log as it grows (not while replaying the demo, which brings its own arrivals).
         self.live = live and not replay_speed
         self.poll_seconds = poll_seconds
+        # Directory mode: a newer session file appearing there is followed instead (unless --stay).
+        self.session_dirs = list(session_dirs or [])
+        self.stay = stay
+        self._dir_observer = None
         self.follower: LogFollower | None = None
         self._observer = None
         self._polling = self._poll_again = False
@@ -203,10 +210,32 @@ class CtxtopApp(App[int]):
             self.compute_view(self.cursor)
         if self.follower is not None:
             self._observer = watch_log(self.path, lambda: self.post_message(LogChanged()), poll_seconds=self.poll_seconds)
+        if self.session_dirs and self._dir_observer is None:
+            self._dir_observer = watch_new_sessions(self.session_dirs, lambda path: self.post_message(NewSessionFile(path)),
+                                                    SESSION_SUFFIXES, poll_seconds=self.poll_seconds)
 
     def on_unmount(self) -> None:
+        for observer in (self._observer, self._dir_observer):
+            if observer is not None:
+                observer.stop()
+
+    def on_new_session_file(self, message: NewSessionFile) -> None:
+        if message.path.resolve() == Path(self.path).resolve():
+            return
+        name = one_line(message.path.name, 60)
+        if self.stay:
+            self.notify(f"a newer session appeared: {name} (staying, as --stay asks)", timeout=6)
+            return
+        self.notify(f"switched to the newer session {name}", title="new session", timeout=6)
         if self._observer is not None:
             self._observer.stop()
+            self._observer = None
+        self.path = str(message.path)
+        self.sub_title = name
+        self.session, self.follower, self.view, self.audit = None, None, None, None
+        self.cursor, self.available, self.follow, self.unseen = None, 0, True, 0
+        self.announced.clear()
+        self.load_session()
 
     # --- live tailing ---------------------------------------------------------------------------
     def on_log_changed(self, message: LogChanged) -> None:

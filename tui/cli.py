@@ -6,6 +6,7 @@ import argparse
 import os
 import sys
 import traceback
+from pathlib import Path
 from collections.abc import Callable, Sequence
 
 import orjson
@@ -23,7 +24,7 @@ from context.tokens import DEFAULT_ENCODING
 from parsers.registry import PARSERS
 
 from .demo import DEMO_WINDOW, demo_path
-from .discover import resolve_session
+from .discover import agent_session_roots, resolve_session
 from .errors import USER_ERRORS, UsageError
 from .output import write_output
 
@@ -111,6 +112,7 @@ def build_parser() -> dict[str, argparse.ArgumentParser]:
     tui = Parser(prog="ctxtop", description="htop for an AI agent's context window.", epilog=_commands_epilog())
     _session_options(tui)
     tui.add_argument("--format", dest="log_format_alias", metavar="NAME", choices=sorted(PARSERS), help="same as --log-format")
+    tui.add_argument("--stay", action="store_true", help="with a directory (or no PATH), stay on the session opened when a newer one appears")
     tui.add_argument("--poll", type=_positive_float, metavar="SECONDS", help="poll the log every SECONDS instead of file events (network filesystems)")
     parsers["open"] = tui
 
@@ -307,13 +309,17 @@ def run_tui(args: argparse.Namespace) -> int:
 
     is_demo = args.command == "demo" or args.demo
     notice = None
+    session_dirs: list[Path] = []
     if is_demo or args.path:
         path, window, log_format = _session_source(args)
         if not is_demo:
+            if Path(path).is_dir():
+                session_dirs = [Path(path)]
             resolved, notice = resolve_session(path)
             path = str(resolved)
     else:
         resolved, notice = resolve_session(None)
+        session_dirs = [root for root in agent_session_roots() if root.is_dir()]
         path, window, log_format = str(resolved), args.window, args.log_format or args.log_format_alias
     # Fail before the screen opens on a path that cannot be read at all.
     read_log(path).close()
@@ -333,6 +339,8 @@ def run_tui(args: argparse.Namespace) -> int:
         replay_speed=replay,
         notice=notice,
         poll_seconds=getattr(args, "poll", None),
+        session_dirs=session_dirs,
+        stay=getattr(args, "stay", False),
     )
     app.run()
     return app.return_code or 0

@@ -52,6 +52,13 @@ class LogChanged(Message):
 
 
 @dataclass
+class NewSessionFile(Message):
+    """A session file appeared in the directory being followed."""
+
+    path: Path
+
+
+@dataclass
 class LogAppended(Message):
     """New messages were read from the growing log."""
 

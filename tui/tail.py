@@ -36,3 +36,32 @@ def watch_log(path: str | Path, notify: Callable[[], None], *, poll_seconds: flo
     observer.daemon = True
     observer.start()
     return observer
+
+
+class _NewSessions(FileSystemEventHandler):
+    def __init__(self, suffixes: tuple[str, ...], notify: Callable[[Path], None]) -> None:
+        self.suffixes = suffixes
+        self.notify = notify
+
+    def on_created(self, event: FileSystemEvent) -> None:
+        self._maybe(event.src_path, event.is_directory)
+
+    def on_moved(self, event: FileSystemEvent) -> None:
+        self._maybe(getattr(event, "dest_path", "") or "", event.is_directory)
+
+    def _maybe(self, path: str | bytes, is_directory: bool) -> None:
+        path = Path(path.decode() if isinstance(path, bytes) else path)
+        if not is_directory and path.suffix in self.suffixes:
+            self.notify(path)
+
+
+def watch_new_sessions(directories: list[Path], notify: Callable[[Path], None], suffixes: tuple[str, ...],
+                       *, poll_seconds: float | None = None) -> BaseObserver:
+    """Call ``notify(path)`` (from another thread) when a session file appears under any of ``directories``."""
+    observer: BaseObserver = PollingObserver(timeout=poll_seconds) if poll_seconds else Observer()
+    handler = _NewSessions(suffixes, notify)
+    for directory in directories:
+        observer.schedule(handler, str(directory), recursive=True)
+    observer.daemon = True
+    observer.start()
+    return observer
