@@ -50,15 +50,17 @@ class Accounting:
         self.tokens: list[list[int]] = []
         self.estimated: list[list[bool]] = []
 
-    def update(self, entries: list[Entry], start: int = 0) -> None:
-        """(Re)count entries from position ``start`` on (live tailing passes the first changed one)."""
+    def update(self, entries: list[Entry], start: int = 0, stop: int | None = None) -> None:
+        """(Re)count entries from position ``start`` (live tailing passes the first changed one) to ``stop``."""
         start = self._call_start(entries, min(start, len(self.tokens)))
+        stop = len(entries) if stop is None else min(stop, len(entries))
         del self.tokens[start:]
         del self.estimated[start:]
-        for entry in entries[start:]:
-            self.tokens.append([text_tokens(self.counter, b) for b in entry.blocks])
-            self.estimated.append([False] * len(entry.blocks))
-        self._estimate_opaque_reasoning(entries, start)
+        for position in range(start, stop):
+            blocks = entries[position].blocks
+            self.tokens.append([text_tokens(self.counter, b) for b in blocks])
+            self.estimated.append([False] * len(blocks))
+        self._estimate_opaque_reasoning(entries, start, stop)
 
     def entry_tokens(self, position: int) -> int:
         return sum(self.tokens[position])
@@ -70,7 +72,7 @@ class Accounting:
             start -= 1
         return start
 
-    def _estimate_opaque_reasoning(self, entries: list[Entry], start: int) -> None:
+    def _estimate_opaque_reasoning(self, entries: list[Entry], start: int, stop: int) -> None:
         """Give encrypted/empty reasoning the output tokens its model call reports.
 
         A call is the run of entries up to one that carries usage. The reasoning
@@ -78,7 +80,7 @@ class Accounting:
         the visible output of the call; it is split evenly over the opaque blocks.
         """
         call: list[int] = []
-        for position in range(start, len(entries)):
+        for position in range(start, stop):
             call.append(position)
             usage = entries[position].usage
             if usage is None:

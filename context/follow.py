@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -40,15 +41,17 @@ class LogFollower:
     """
 
     def __init__(self, path: str | os.PathLike, *, format: str | None = None, encoding: str = "cl100k_base",
-                 window: int | None = None, constraints: list[Constraint] | None = None) -> None:
+                 window: int | None = None, constraints: list[Constraint] | None = None,
+                 progress: Callable[[str, float], None] | None = None) -> None:
         self.path = Path(path)
         self.format, self.encoding, self.window_override = format, encoding, window
         self.constraints = list(constraints or [])
         self.lock = threading.RLock()
-        self._open()
+        self._open(progress)
 
-    def _open(self) -> None:
-        self.session = Session.open(self.path, format=self.format, encoding=self.encoding, window=self.window_override, live=True)
+    def _open(self, progress: Callable[[str, float], None] | None = None) -> None:
+        self.session = Session.open(self.path, format=self.format, encoding=self.encoding, window=self.window_override,
+                                    live=True, progress=progress)
         info = os.stat(self.path)
         self.identity = (info.st_dev, info.st_ino)
         self.offset = self.session.parser.resume_offset

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -28,6 +29,10 @@ class CompactionEvent:
     opaque: bool = False
 
 
+# Entries counted between two progress reports, at least.
+COUNT_STEP = 2000
+
+
 class Session:
     """Entries of one log plus what ``context`` computes from them."""
 
@@ -38,13 +43,19 @@ class Session:
         path: str | None = None,
         counter: TokenCounter | None = None,
         window: int | None = None,
+        progress: Callable[[float], None] | None = None,
     ) -> None:
         self.parser = parser
         self.path = path
         self.counter = counter or TokenCounter(DEFAULT_ENCODING)
         self.window_override = window
         self.accounting = Accounting(self.counter)
-        self.accounting.update(parser.entries)
+        entries = parser.entries
+        step = max(COUNT_STEP, len(entries) // 50) if progress else len(entries)
+        for stop in range(step, len(entries) + step, step or 1):
+            self.accounting.update(entries, len(self.accounting.tokens), stop)
+            if progress:
+                progress(min(1.0, stop / len(entries)))
 
     @classmethod
     def open(
@@ -55,22 +66,26 @@ class Session:
         encoding: str = DEFAULT_ENCODING,
         window: int | None = None,
         live: bool = False,
+        progress: Callable[[str, float], None] | None = None,
     ) -> "Session":
         """Read, detect, parse and count a log. Raises SourceError / UnknownFormat / EncodingUnavailable.
 
         ``live``: the log is still being written, so a last line without its
-        newline is left for later rather than counted as torn.
+        newline is left for later rather than counted as torn. ``progress(phase,
+        fraction)`` is called while parsing ("parse") and counting ("count").
         """
         counter = TokenCounter(encoding)
         data = read_log(path)
         try:
-            parser = parsers.parse(data, format, final=not live)
+            parser = parsers.parse(data, format, final=not live,
+                                   progress=(lambda f: progress("parse", f)) if progress else None)
         except parsers.UnknownFormat as exc:
             raise parsers.UnknownFormat(f"{path}: {exc}") from None
         finally:
             if hasattr(data, "close"):
                 data.close()
-        return cls(parser, path=str(Path(path)), counter=counter, window=window)
+        return cls(parser, path=str(Path(path)), counter=counter, window=window,
+                   progress=(lambda f: progress("count", f)) if progress else None)
 
     # --- basic facts -----------------------------------------------------------
     @property

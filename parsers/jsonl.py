@@ -36,15 +36,16 @@ def loads(data: Buffer) -> Any:
             raise DecodeError(str(first).split(":", 1)[0]) from None
 
 
-def iter_lines(data: Buffer, start: int = 0, first_line: int = 1) -> Iterator[tuple[int, int, memoryview, bool]]:
-    """Yield ``(offset, line_number, line, complete)`` for each non-blank line.
+def iter_lines(data: Buffer, start: int = 0, first_line: int = 1, stop: int | None = None) -> Iterator[tuple[int, int, memoryview, bool]]:
+    """Yield ``(offset, line_number, line, complete)`` for each non-blank line before byte ``stop``.
 
     ``data`` is ``bytes`` or an ``mmap`` (anything with ``find``), so huge files
     are split without copying. ``complete`` is False only for a last line with
-    no newline after it: a writer may still be in the middle of it.
+    no newline after it: a writer may still be in the middle of it. ``stop``
+    (default: the end) must fall just after a newline.
     """
     with memoryview(data) as view:  # released on exit, so an mmap can be closed after
-        end = len(view)
+        end = len(view) if stop is None else min(stop, len(view))
         pos = start
         line_number = first_line
         while pos < end:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from . import claude_code, codex, messages
@@ -63,11 +64,17 @@ def _whole_document(data: Buffer, head_records: list[Any]) -> Any:
         return None
 
 
-def parse(data: Buffer, format: str | None = None, *, final: bool = True) -> Parser:
+# Big logs are parsed in slices of about this many bytes, so progress can be reported.
+PROGRESS_SLICE = 8 << 20
+
+
+def parse(data: Buffer, format: str | None = None, *, final: bool = True,
+          progress: Callable[[float], None] | None = None) -> Parser:
     """Parse a whole log; returns the parser, which holds entries and diagnostics.
 
     With ``final=False`` (a log still being written) a last line without its
     newline is left unparsed; ``parser.resume_offset`` says where to go on.
+    ``progress(fraction)`` is called as the bytes are parsed.
     """
     name = format or detect(data)
     if name not in PARSERS:
@@ -75,11 +82,22 @@ def parse(data: Buffer, format: str | None = None, *, final: bool = True) -> Par
     parser = PARSERS[name]()
     parser.resume_offset = len(data)
     if isinstance(parser, LineParser):
-        parser.resume_offset = parser.feed(data, final=final)
+        parser.resume_offset = _feed_in_slices(parser, data, final, progress)
     elif isinstance(parser, DocumentParser):
         document, offsets = _document_or_lines(data, parser)
         parser.parse(document, offsets)
     return parser
+
+
+def _feed_in_slices(parser: LineParser, data: Buffer, final: bool, progress: Callable[[float], None] | None) -> int:
+    size, position, line = len(data), 0, 1
+    while True:
+        cut = data.find(b"\n", position + PROGRESS_SLICE) if progress else -1
+        if cut == -1:
+            return parser.feed(data, position, line, final=final)
+        position = parser.feed(data, position, line, final=False, stop=cut + 1)
+        line = parser.resume_line
+        progress(position / size)
 
 
 def _document_or_lines(data: Buffer, parser: Parser) -> tuple[Any, list[int] | None]:

@@ -228,7 +228,7 @@ async def test_replayed_demo_raises_the_alert_at_the_compaction():
         assert app.available < 204
         for _ in range(400):
             await pilot.pause(0.02)
-            if app.available >= app.session.message_count:
+            if app.session is not None and app.available >= app.session.message_count:
                 break
         await app.workers.wait_for_complete()
         await pilot.pause()
@@ -368,3 +368,22 @@ async def test_directory_mode_follows_a_newer_session_unless_told_to_stay(tmp_pa
             assert app.path == str(newer) and "switched" in notes[0]
             await settle(pilot, app)
             assert app.session.path == str(newer)
+
+
+async def test_loading_reports_progress_and_hides_the_bar_when_done(monkeypatch):
+    from textual.widgets import ProgressBar
+
+    from tui.messages import LoadProgress
+
+    monkeypatch.setattr("parsers.registry.PROGRESS_SLICE", 8192)
+    monkeypatch.setattr("context.session.COUNT_STEP", 20)
+    seen = []
+    app = demo_app(at=100)
+    async with app.run_test(size=SIZE, message_hook=seen.append) as pilot:
+        await settle(pilot, app, 100)
+        fractions = [m.fraction for m in seen if isinstance(m, LoadProgress)]
+        assert len(fractions) > 10 and fractions == sorted(fractions) and fractions[-1] > 0.95
+        assert {m.phase for m in seen if isinstance(m, LoadProgress)} == {"parse", "count"}
+        assert not app.query_one("#loading", ProgressBar).display
+    # Sliced parsing and counting give the same session as one pass.
+    assert app.session.accounting.tokens == Session.open(demo_path(), window=DEMO_WINDOW).accounting.tokens

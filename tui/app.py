@@ -20,7 +20,7 @@ from textual.app import App, ComposeResult, SystemCommand
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
-from textual.widgets import Footer, Input, Static, TabbedContent, TabPane
+from textual.widgets import Footer, Input, ProgressBar, Static, TabbedContent, TabPane
 
 from context.audit import FAILING_KINDS, Alert, Audit, run_audit
 from context.constraints import Constraint
@@ -37,7 +37,7 @@ from context.window import Window
 
 from .errors import USER_ERRORS
 from .export import export_snapshot
-from .messages import AuditReady, Exported, LoadFailed, LogAppended, LogChanged, NewSessionFile, SessionLoaded, ViewReady
+from .messages import AuditReady, Exported, LoadFailed, LoadProgress, LogAppended, LogChanged, NewSessionFile, SessionLoaded, ViewReady
 from .screens import HelpScreen
 from .discover import SESSION_SUFFIXES
 from .tail import watch_log, watch_new_sessions
@@ -141,6 +141,7 @@ class CtxtopApp(App[int]):
     # --- layout ---------------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
         yield Static(Text(f"loading {one_line(Path(self.path).name, 60)}…", style="bold"), id="header")
+        yield ProgressBar(total=100, show_eta=False, id="loading")
         yield Static(id="banner")
         with Horizontal(id="top"):
             yield Breakdown()
@@ -171,13 +172,23 @@ class CtxtopApp(App[int]):
     # --- loading --------------------------------------------------------------------------------
     @work(thread=True, exclusive=True, exit_on_error=False, group="load")
     def load_session(self) -> None:
+        reported = [-1.0]
+
+        def progress(phase: str, fraction: float) -> None:
+            # Parsing is about a third of the work, counting the rest; report each whole percent once.
+            overall = fraction / 3 if phase == "parse" else 1 / 3 + 2 * fraction / 3
+            if overall - reported[0] >= 0.01:
+                reported[0] = overall
+                self.post_message(LoadProgress(phase, overall))
+
         try:
             if self.live:
-                follower = LogFollower(self.path, format=self.log_format, encoding=self.encoding, window=self.window_override)
+                follower = LogFollower(self.path, format=self.log_format, encoding=self.encoding, window=self.window_override,
+                                       progress=progress)
                 session = follower.session
             else:
                 follower, session = None, Session.open(self.path, format=self.log_format, encoding=self.encoding,
-                                                       window=self.window_override)
+                                                       window=self.window_override, progress=progress)
             self.ui_pins = [c.text for c in load_session_pins(self.path)]
             constraints, _ = select_constraints(session.entries, self.cli_pins + self.ui_pins, self.pins_file, self.auto)
         except USER_ERRORS as exc:
@@ -191,7 +202,15 @@ class CtxtopApp(App[int]):
         self.follower = follower
         self.post_message(SessionLoaded(session, constraints, audit, points))
 
+    def on_load_progress(self, message: LoadProgress) -> None:
+        bar = self.query_one("#loading", ProgressBar)
+        bar.add_class("-visible")
+        bar.update(progress=round(100 * message.fraction))
+        verb = "parsing" if message.phase == "parse" else "counting tokens in"
+        self.query_one("#header", Static).update(Text(f"{verb} {one_line(Path(self.path).name, 60)}… {100 * message.fraction:.0f}%", style="bold"))
+
     def on_session_loaded(self, message: SessionLoaded) -> None:
+        self.query_one("#loading", ProgressBar).remove_class("-visible")
         self.session = message.session
         self.points = message.timeline
         self.query_one(Timeline).set_data(self.points, self.session.limit()[0])
@@ -325,8 +344,8 @@ class CtxtopApp(App[int]):
         self.post_message(ViewReady(at, snapshot, window, previews, marked))
 
     def on_view_ready(self, message: ViewReady) -> None:
-        if message.at != self.cursor:
-            return  # a stale result: the cursor has moved on
+        if message.at != self.cursor or not self.screen.is_mounted:
+            return  # a stale result (the cursor has moved on), or the app is closing
         same_message = self.view is not None and self.view.at == message.at
         self.view = message
         self.shown_message = message.at

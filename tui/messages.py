@@ -75,6 +75,14 @@ class Exported(Message):
 
 
 @dataclass
+class LoadProgress(Message):
+    """How far the initial load is: ``phase`` "parse" or "count", ``fraction`` 0..1."""
+
+    phase: str
+    fraction: float
+
+
+@dataclass
 class LoadFailed(Message):
     """The session could not be loaded; ``error`` is one line for the user."""
 

@@ -46,10 +46,11 @@ class Breakdown(Vertical):
     def compose(self) -> ComposeResult:
         yield Static(id="bar")
         table: DataTable = DataTable(cursor_type="none", zebra_stripes=False, id="categories")
-        table.add_column("category", key="category")
-        table.add_column(Text("tokens", justify="right"), key="tokens")
-        table.add_column(Text("% window", justify="right"), key="share")
-        table.add_column(Text("blocks", justify="right"), key="blocks")
+        # Fixed widths: rows come and go with the cursor, and the columns must not jump.
+        table.add_column("category", key="category", width=14)
+        table.add_column(Text("tokens", justify="right"), key="tokens", width=9)
+        table.add_column(Text("% window", justify="right"), key="share", width=8)
+        table.add_column(Text("blocks", justify="right"), key="blocks", width=7)
         yield table
 
     def show(self, snapshot: dict[str, Any]) -> None:
