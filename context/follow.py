@@ -31,6 +31,7 @@ class Update:
     new: int  # messages added since the last poll (all of them after a reset)
     reset: str | None = None  # why the log was read again from the start
     compaction: bool = False  # a compaction arrived with the new messages
+    subagents: bool = False  # a sub-agent transcript beside the log appeared or grew
     alerts: list[Alert] = field(default_factory=list)  # alerts that are new with this update
 
 
@@ -86,8 +87,9 @@ class LogFollower:
                 return self._reset("the file was replaced; read again from the start")
             if info.st_size < self.offset:
                 return self._reset("the file was truncated; read again from the start")
+            subagents = self.session.subagents is not None and self.session.subagents.refresh()
             if info.st_size == self.offset:
-                return None
+                return Update(len(self.session.entries), 0, subagents=True) if subagents else None
             parser = self.session.parser
             if not isinstance(parser, LineParser):
                 return self._reset("the document changed; read again")
@@ -104,7 +106,7 @@ class LogFollower:
             self._advance()
             new_entries = entries[before:]
             return Update(len(entries), len(new_entries), compaction=any(e.compaction for e in new_entries),
-                          alerts=self._new_alerts(before))
+                          subagents=subagents, alerts=self._new_alerts(before))
 
     def _reset(self, reason: str) -> Update:
         self._open()

@@ -9,11 +9,13 @@ from pathlib import Path
 
 import parsers
 from parsers.base import Parser
+from parsers.claude_code import ClaudeCodeParser
 from parsers.model import Entry
 
 from .accounting import Accounting
 from .limits import window_limit
 from .source import read_log
+from .subagents import SubagentScan
 from .tokens import DEFAULT_ENCODING, TokenCounter
 from .window import Replay, Window
 
@@ -50,6 +52,7 @@ class Session:
         self.counter = counter or TokenCounter(DEFAULT_ENCODING)
         self.window_override = window
         self.accounting = Accounting(self.counter)
+        self.subagents: SubagentScan | None = None  # sub-agent transcripts kept beside the log (Claude Code)
         entries = parser.entries
         step = max(COUNT_STEP, len(entries) // 50) if progress else len(entries)
         for stop in range(step, len(entries) + step, step or 1):
@@ -84,8 +87,11 @@ class Session:
         finally:
             if hasattr(data, "close"):
                 data.close()
-        return cls(parser, path=str(Path(path)), counter=counter, window=window,
-                   progress=(lambda f: progress("count", f)) if progress else None)
+        session = cls(parser, path=str(Path(path)), counter=counter, window=window,
+                      progress=(lambda f: progress("count", f)) if progress else None)
+        if parser.name == ClaudeCodeParser.name:
+            session.subagents = SubagentScan(path, parser.meta.session_id, counter)
+        return session
 
     # --- basic facts -----------------------------------------------------------
     @property

@@ -71,11 +71,7 @@ def build_snapshot(
             "encoding": session.counter.encoding_name,
             "categories": {name: {"tokens": t.tokens, "blocks": t.blocks} for name, t in categories.items()},
         },
-        "subagents": {
-            "messages": session.parser.sidechain.messages,
-            "blocks": len(session.parser.sidechain.blocks),
-            "tokens": sum(text_tokens(session.counter, b) for b in session.parser.sidechain.blocks),
-        },
+        "subagents": _subagents(session),
         "constraints": _constraints(constraints, WindowText(window)),
         "compactions": [_compaction(c) for c in audit.compactions],
         "alerts": [a.as_dict() for a in audit.alerts if a.message <= message],
@@ -85,6 +81,18 @@ def build_snapshot(
         snapshot["budget"] = frame.budget
         snapshot["strategies"] = [preview_dict(frame, p) for p in preview_all(frame, strategies)]
     return snapshot
+
+
+def _subagents(session: Session) -> dict[str, int]:
+    """Sidechain records in the log itself plus the sub-agent transcripts kept beside it."""
+    sidechain = session.parser.sidechain
+    files = session.subagents.totals if session.subagents is not None else None
+    return {
+        "messages": sidechain.messages + (files.messages if files else 0),
+        "blocks": len(sidechain.blocks) + (files.blocks if files else 0),
+        "tokens": sum(text_tokens(session.counter, b) for b in sidechain.blocks) + (files.tokens if files else 0),
+        "files": files.files if files else 0,
+    }
 
 
 def _constraints(constraints: list[Constraint], text: WindowText) -> list[dict[str, Any]]:

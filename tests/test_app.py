@@ -387,3 +387,27 @@ async def test_loading_reports_progress_and_hides_the_bar_when_done(monkeypatch)
         assert not app.query_one("#loading", ProgressBar).display
     # Sliced parsing and counting give the same session as one pass.
     assert app.session.accounting.tokens == Session.open(demo_path(), window=DEMO_WINDOW).accounting.tokens
+
+
+async def test_pin_the_text_selected_in_the_detail_pane(demo_session):
+    from textual.geometry import Offset
+    from textual.selection import Selection
+
+    app = demo_app(at=203)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, app, 203)
+        app.query_one(WindowList).select(5)  # message 6: a tool result about PO-0101
+        await pilot.pause()
+        body = app.query_one("#detail-body", Static)
+        # Selections count lines of the text itself (not as wrapped): header, blank line, the block.
+        line = body.content.plain.split("\n").index(next(t for t in body.content.plain.split("\n") if t.startswith("工具返回")))
+        app.screen.selections = {body: Selection(Offset(0, line), Offset(40, line))}
+        await pilot.pause()
+        selected = app.screen.get_selected_text()
+        assert selected and selected.startswith("工具返回")
+        await pilot.press("p")
+        for _ in range(100):
+            await pilot.pause(0.02)
+            if any(c.source == "pin" for c in app.constraints):
+                break
+        assert [c.text for c in app.constraints if c.source == "pin"] == [selected.strip()]

@@ -116,3 +116,32 @@ def test_a_vanished_file_is_a_one_line_error(tmp_path):
     log.unlink()
     with pytest.raises(SourceError, match="disappeared"):
         follower.poll()
+
+
+def test_sub_agent_transcripts_beside_the_session_count_as_its_sub_agents(tmp_path):
+    import json
+
+    from context.snapshot import build_snapshot
+
+    log = tmp_path / "d3m0c0de-8000-4e00-9000-5eed00000000.jsonl"
+    write(log, DEMO_LINES[:20])
+    follower = LogFollower(log, window=DEMO_WINDOW)
+    assert build_snapshot(follower.session)["subagents"] == {"messages": 0, "blocks": 0, "tokens": 0, "files": 0}
+    assert follower.poll() is None
+    record = {"parentUuid": None, "isSidechain": True, "sessionId": "d3m0c0de-8000-4e00-9000-5eed00000000",
+              "agentId": "a1", "type": "user", "uuid": "s1", "timestamp": "2026-10-11T09:00:00.000Z",
+              "message": {"role": "user", "content": "look up every order over budget"}}
+    nested = log.with_suffix("") / "subagents" / "agent-a1.jsonl"
+    nested.parent.mkdir(parents=True)
+    nested.write_text(json.dumps(record) + "\n")
+    update = follower.poll()
+    assert update is not None and update.subagents and update.new == 0
+    totals = build_snapshot(follower.session)["subagents"]
+    assert totals["files"] == 1 and totals["messages"] == 1 and totals["tokens"] == follower.session.counter.count(
+        "look up every order over budget")
+    # The 2.0.x layout: agent-<id>.jsonl beside the session, tied to it by sessionId.
+    (tmp_path / "agent-b2.jsonl").write_text(json.dumps({**record, "agentId": "b2", "uuid": "s2"}) + "\n")
+    (tmp_path / "agent-other.jsonl").write_text(json.dumps({**record, "sessionId": "another", "uuid": "s3"}) + "\n")
+    assert follower.poll().subagents
+    assert build_snapshot(follower.session)["subagents"]["files"] == 2
+    assert follower.poll() is None  # nothing changed: nothing re-read

@@ -49,3 +49,26 @@ def test_watch_prints_updates_and_the_live_compaction_alert_then_exits_2_when_th
         assert "disappeared" in proc.stderr.read()
     finally:
         proc.kill()
+
+
+def test_watch_polls_when_asked_and_ends_cleanly_on_ctrl_c(tmp_path):
+    import signal
+
+    log = tmp_path / "live.jsonl"
+    log.write_bytes(b"".join(DEMO_LINES[:30]))
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "tui", "watch", str(log), "--poll", "0.1"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env={**os.environ, "PYTHONUNBUFFERED": "1"},
+    )
+    try:
+        first = proc.stdout.readline()
+        assert first.startswith("msg ") and "/ 200,000" in first
+        with open(log, "ab") as handle:
+            handle.writelines(DEMO_LINES[30:40])
+        second = proc.stdout.readline()
+        assert second.startswith("msg ") and " +" in second and not second.startswith(first.split(":")[0] + ":")
+        proc.send_signal(signal.SIGINT)
+        assert proc.wait(timeout=20) == 0
+        assert "Traceback" not in proc.stderr.read()
+    finally:
+        proc.kill()

@@ -296,7 +296,7 @@ class CtxtopApp(App[int]):
             self.audit = message.audit
             grew = update.messages - self.available
             self.available = update.messages
-            if self.follow or update.reset:
+            if self.follow or update.reset or update.subagents:
                 self.cursor = self.session.clamp(self.cursor if not self.follow else None) if self.session else None
                 self.compute_view(self.cursor or 0)
             else:

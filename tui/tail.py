@@ -8,6 +8,7 @@ given ``notify`` function, which must be thread-safe (the TUI posts a message;
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from pathlib import Path
 
@@ -18,21 +19,33 @@ from watchdog.observers.polling import PollingObserver
 
 
 class _LogEvents(FileSystemEventHandler):
+    """Passes on events for the log itself and for its sub-agent transcripts (Claude Code)."""
+
     def __init__(self, target: Path, notify: Callable[[], None]) -> None:
         self.target = str(target)
+        self.companions = str(target.with_suffix("")) + os.sep  # <session>/subagents/...
+        self.parent = target.parent
         self.notify = notify
 
     def on_any_event(self, event: FileSystemEvent) -> None:
-        paths = (event.src_path, getattr(event, "dest_path", "") or "")
-        if self.target in (str(Path(p).resolve()) if p else "" for p in paths):
-            self.notify()
+        for raw in (event.src_path, getattr(event, "dest_path", "") or ""):
+            if not raw:
+                continue
+            path = str(Path(os.fsdecode(raw)).resolve())
+            name = os.path.basename(path)
+            if path == self.target or path.startswith(self.companions) or (
+                name.startswith("agent-") and os.path.dirname(path) == str(self.parent)
+            ):
+                self.notify()
+                return
 
 
 def watch_log(path: str | Path, notify: Callable[[], None], *, poll_seconds: float | None = None) -> BaseObserver:
     """Start watching ``path``; ``notify()`` is called (from another thread) on every change. Stop it when done."""
     target = Path(path).resolve()
     observer: BaseObserver = PollingObserver(timeout=poll_seconds) if poll_seconds else Observer()
-    observer.schedule(_LogEvents(target, notify), str(target.parent), recursive=False)
+    # Recursive, so sub-agent transcripts in <session>/subagents/ are seen too.
+    observer.schedule(_LogEvents(target, notify), str(target.parent), recursive=True)
     observer.daemon = True
     observer.start()
     return observer

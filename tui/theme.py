@@ -15,7 +15,7 @@ CATEGORY_COLORS = {
     "image": "#d75f5f",
     "unattributed": "#6c6c6c",
 }
-FREE_COLOR = "#303030"
+FREE_COLOR = "grey50"  # readable as "free" on dark and light themes alike
 COMPACTION_COLOR = "#ffaf00"
 CURSOR_STYLE = "bold reverse"
 # Constraint status and strategy outcome colours and icons.

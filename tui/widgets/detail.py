@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 
-from rich.console import Group, RenderableType
 from rich.syntax import Syntax
 from rich.text import Text
 from textual.containers import VerticalScroll
@@ -69,22 +68,20 @@ class Detail(VerticalScroll):
         yield Static(Text("select a block in the window list", style="dim"), id="detail-body")
 
     def show(self, item: WindowBlock | None) -> None:
-        body = self.query_one("#detail-body", Static)
+        body_widget = self.query_one("#detail-body", Static)
         if item is None:
-            body.update(Text("the window is empty here", style="dim"))
+            body_widget.update(Text("the window is empty here", style="dim"))
             return
         text = clean_text(item.text)
         more = len(text) - MAX_CHARS
         text = text[:MAX_CHARS]
         lexer = guess_lexer(item, text)
-        content: RenderableType
-        if lexer:
-            # Syntax shows the text literally: nothing in it is read as markup.
-            content = Syntax(text, lexer, word_wrap=True, theme="ansi_dark", background_color="default")
-        else:
-            content = Text(text)
-        parts: list[RenderableType] = [describe(item), Text(""), content]
+        # One Text (highlighted by pygments through Syntax.highlight), so the pane's text can be
+        # selected and pinned; Syntax treats its input literally, nothing in it is read as markup.
+        body = Syntax(text, lexer, theme="ansi_dark", background_color="default").highlight(text) if lexer else Text(text)
+        body.rstrip()
+        content = Text.assemble(describe(item), "\n\n", body)
         if more > 0:
-            parts.append(Text(f"\n… {more:,} more characters (export the snapshot to keep everything)", style="dim"))
-        body.update(Group(*parts))
+            content.append(f"\n… {more:,} more characters (export the snapshot to keep everything)", style="dim")
+        body_widget.update(content)
         self.scroll_home(animate=False)

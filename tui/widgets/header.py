@@ -27,4 +27,7 @@ def header_text(snapshot: dict, *, available: int, mode: str) -> Text:
     text.append(f"  message {at['message']} / {available}")
     if available < at["messages"]:
         text.append(f" (of {at['messages']})", style="dim")
+    subagents = snapshot.get("subagents") or {}
+    if subagents.get("messages"):
+        text.append(f"  sub-agents {subagents['messages']:,} msgs {subagents['tokens']:,} tok", style="dim")
     return text

@@ -85,6 +85,7 @@ class WindowList(ScrollView, can_focus=True):
         self.rows: list[Row] = []
         self.fates: list[str] | None = None
         self.selected = 0
+        self._reveal_pending = False  # the selection must be scrolled into view once the list is laid out
         self._lines: LRUCache[tuple, Strip] = LRUCache(1024)
 
     def set_rows(self, rows: list[Row], *, keep_selection: bool = True) -> None:
@@ -94,9 +95,8 @@ class WindowList(ScrollView, can_focus=True):
         self._lines.clear()
         self.virtual_size = Size(self.size.width, len(rows))
         self.refresh()
-        # Reveal now, and again once the new virtual size is laid out (scrolling is clamped to it).
+        self._reveal_pending = True
         self._reveal()
-        self.call_after_refresh(self._reveal)
         self.post_message(self.Selected(self.selected))
 
     def set_fates(self, fates: list[str] | None) -> None:
@@ -123,7 +123,14 @@ class WindowList(ScrollView, can_focus=True):
         self.select(self.selected + step * max(1, self.size.height - 1))
 
     def _reveal(self) -> None:
+        """Scroll the selection into view; until the list is laid out at its new size, try again after each paint."""
+        height = self.scrollable_content_region.height
+        if height <= 0 or self.virtual_size.height != len(self.rows):
+            return
         self.scroll_to_region(Region(0, self.selected, 1, 1), animate=False, immediate=True)
+        top = int(self.scroll_offset.y)
+        if top <= self.selected < top + height:
+            self._reveal_pending = False
 
     def on_click(self, event: events.Click) -> None:
         self.select(int(self.scroll_offset.y) + event.y)
@@ -131,9 +138,12 @@ class WindowList(ScrollView, can_focus=True):
     def on_resize(self) -> None:
         self._lines.clear()
         self.virtual_size = Size(self.size.width, len(self.rows))
+        self._reveal_pending = True
         self.call_after_refresh(self._reveal)
 
     def render_line(self, y: int) -> Strip:
+        if y == 0 and self._reveal_pending:
+            self.call_after_refresh(self._reveal)
         index = int(self.scroll_offset.y) + y
         width = self.size.width
         if index >= len(self.rows):
