@@ -411,3 +411,27 @@ async def test_pin_the_text_selected_in_the_detail_pane(demo_session):
             if any(c.source == "pin" for c in app.constraints):
                 break
         assert [c.text for c in app.constraints if c.source == "pin"] == [selected.strip()]
+
+
+async def test_redaction_masks_log_text_on_screen_and_in_exports(tmp_path):
+    app = demo_app(at=389, export_dir=tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, app, 389)
+        window_list = app.query_one(WindowList)
+        email = next(i for i, b in enumerate(app.view.window.blocks) if b.block.tool_name == "send_email")
+        window_list.select(email)
+        await pilot.pause()
+        detail = app.query_one("#detail-body", Static)
+        assert "13800138000" in detail.content.plain
+        await pilot.press("r")
+        await pilot.pause()
+        assert "13800138000" not in detail.content.plain and "[REDACTED:phone]" in detail.content.plain
+        assert "13800138000" not in "".join(row.preview for row in window_list.rows)
+        assert "[redacted]" in plain(app.query_one("#header", Static))
+        await pilot.press("e")
+        for _ in range(200):
+            await pilot.pause(0.02)
+            if app.last_export:
+                break
+    for path in app.last_export:
+        assert "13800138000" not in path.read_text()

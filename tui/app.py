@@ -27,6 +27,7 @@ from context.constraints import Constraint
 from context.follow import LogFollower
 from context.pin_store import load_session_pins, save_session_pins
 from context.pins import select_constraints
+from context.redact import redact_text
 from context.sanitize import one_line
 from context.session import Session
 from context.snapshot import build_snapshot
@@ -76,6 +77,7 @@ class CtxtopApp(App[int]):
         Binding("e", "export", "Export"),
         Binding("slash", "search", "Search", key_display="/"),
         Binding("b", "toggle_bell", "Bell", show=False),
+        Binding("r", "toggle_redact", "Redact", show=False),
         Binding("question_mark", "help", "Help", key_display="?"),
         Binding("q", "quit", "Quit"),
     ]
@@ -131,6 +133,7 @@ class CtxtopApp(App[int]):
         self.available = 0  # messages that have arrived (all of them, unless replaying)
         self.follow = at is None
         self.bell_on = True
+        self.redacting = False  # mask secrets and personal data on screen and in exports
         self.strategy: str | None = None
         self.view: ViewReady | None = None
         self.announced: set[tuple[str, int, str | None]] = set()
@@ -354,7 +357,7 @@ class CtxtopApp(App[int]):
             self.query_one(ConstraintsTable).show(message.snapshot["constraints"])
             self.query_one(StrategiesTable).show(message.previews)
             window_list = self.query_one(WindowList)
-            window_list.set_rows(rows_of(message.window, message.marked_blocks), keep_selection=same_message)
+            window_list.set_rows(rows_of(message.window, message.marked_blocks, self.redacting), keep_selection=same_message)
             self._mark_strategy()
             self._update_header()
             self.query_one(Timeline).set_position(self.available, message.at)
@@ -372,6 +375,8 @@ class CtxtopApp(App[int]):
                 mode += f"  +{self.unseen} new (f: follow)"
         if not self.bell_on:
             mode += "  (bell off)"
+        if self.redacting:
+            mode += "  [redacted]"
         self.query_one("#header", Static).update(header_text(self.view.snapshot, available=self.available, mode=mode))
 
     def _preview(self, name: str | None) -> Preview | None:
@@ -407,7 +412,7 @@ class CtxtopApp(App[int]):
             detail.show(None)
         else:
             window, index = selected
-            detail.show(window.blocks[index] if index < len(window.blocks) else None)
+            detail.show(window.blocks[index] if index < len(window.blocks) else None, redacting=self.redacting)
 
     @on(StrategiesTable.Chosen)
     def choose_strategy(self, message: StrategiesTable.Chosen) -> None:
@@ -425,7 +430,7 @@ class CtxtopApp(App[int]):
     # --- constraints and alerts -----------------------------------------------------------------
     def _apply_audit(self, constraints: list[Constraint], audit: Audit) -> None:
         self.constraints, self.audit = constraints, audit
-        self.query_one(ConstraintsTable).set_constraints(constraints)
+        self.query_one(ConstraintsTable).set_constraints(constraints, self.redacting)
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="audit")
     def reaudit(self) -> None:
@@ -452,7 +457,7 @@ class CtxtopApp(App[int]):
     def _announce_alerts(self) -> None:
         """New losses and violations: a notification, the bell, and the persistent banner."""
         known = self._known_alerts()
-        self.query_one(AlertsTable).set_alerts(known)
+        self.query_one(AlertsTable).set_alerts(known, self.redacting)
         failing = [a for a in known if a.kind in FAILING_KINDS]
         fresh = [a for a in failing if (a.kind, a.message, a.constraint) not in self.announced]
         for alert in fresh:
@@ -460,7 +465,7 @@ class CtxtopApp(App[int]):
         if fresh:
             latest = fresh[-1]
             more = f" (+{len(fresh) - 1} more)" if len(fresh) > 1 else ""
-            self.notify(one_line(f"{latest.kind} at message {latest.message}: {latest.detail}{more}", 200),
+            self.notify(self._shown(one_line(f"{latest.kind} at message {latest.message}: {latest.detail}{more}", 200)),
                         title="constraint alert", severity="error", timeout=8)
             if self.bell_on:
                 self.bell()
@@ -471,7 +476,7 @@ class CtxtopApp(App[int]):
             violations = sum(a.kind == "violation" for a in failing)
             text = Text(" ⚠ ", style="bold")
             text.append(f"{lost} rule(s) lost or weakened, {violations} violation(s) — latest at message {failing[-1].message}: ")
-            text.append(one_line(failing[-1].detail, 120))
+            text.append(self._shown(one_line(failing[-1].detail, 120)))
             text.append("  (Alerts tab: Enter jumps there)", style="dim")
             banner.update(text)
 
@@ -519,6 +524,22 @@ class CtxtopApp(App[int]):
         if self.follow:
             self._go(self.available)
         self._update_header()
+
+    def _shown(self, text: str) -> str:
+        """Log-derived text as it may appear on screen (masked while redacting)."""
+        return redact_text(text) if self.redacting else text
+
+    def action_toggle_redact(self) -> None:
+        """Mask secrets and personal data everywhere on screen and in exports (for screenshots)."""
+        self.redacting = not self.redacting
+        self.query_one(ConstraintsTable).set_constraints(self.constraints, self.redacting)
+        self._announce_alerts()
+        if self.view is not None:
+            self.query_one(WindowList).set_rows(rows_of(self.view.window, self.view.marked_blocks, self.redacting))
+            self._mark_strategy()
+            self.query_one(ConstraintsTable).show(self.view.snapshot["constraints"])
+        self._update_header()
+        self.notify(f"redaction {'on' if self.redacting else 'off'}", timeout=2)
 
     def action_toggle_bell(self) -> None:
         self.bell_on = not self.bell_on
@@ -576,7 +597,7 @@ class CtxtopApp(App[int]):
         session = self.session
         assert session is not None
         try:
-            paths = export_snapshot(session, at, self.constraints, self.audit, svg, self.export_dir)
+            paths = export_snapshot(session, at, self.constraints, self.audit, svg, self.export_dir, redacting=self.redacting)
         except USER_ERRORS as exc:
             self.call_from_thread(self.notify, f"export failed: {one_line(str(exc), 160)}", severity="error")
             return
@@ -630,4 +651,5 @@ class CtxtopApp(App[int]):
         yield SystemCommand("Export snapshot", "Write JSON, Markdown and an SVG screenshot", self.action_export)
         yield SystemCommand("Search", "Find text in the window", self.action_search)
         yield SystemCommand("Bell on/off", "Ring the terminal bell on new alerts", self.action_toggle_bell)
+        yield SystemCommand("Redaction on/off", "Mask secrets, emails and phone numbers on screen and in exports", self.action_toggle_redact)
         yield SystemCommand("Keys", "Show every key", self.action_help)

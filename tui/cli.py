@@ -14,6 +14,7 @@ import orjson
 from context.audit import FAILING_KINDS, run_audit
 from context.markdown import render_markdown
 from context.pins import select_constraints
+from context.redact import redact, redact_text
 from context.sanitize import one_line
 from context.session import Session
 from context.source import read_log
@@ -77,6 +78,7 @@ def _session_options(parser: argparse.ArgumentParser, *, path: bool = True) -> N
     parser.add_argument("--pins", metavar="FILE", help="constraints to track, from a TOML pins file")
     parser.add_argument("--auto", action="store_true", help="also track auto-detected rules when pins are given")
     parser.add_argument("--debug", action="store_true", help="show tracebacks of internal errors")
+    parser.add_argument("--redact", action="store_true", help="mask API keys, tokens, passwords, emails and phone numbers in the output")
 
 
 def _strategy_options(parser: argparse.ArgumentParser) -> None:
@@ -213,6 +215,8 @@ def run_export(args: argparse.Namespace) -> int:
     constraints, _ = select_constraints(session.entries, args.pin, args.pins, args.auto)
     strategies = args.strategy if (args.strategies or args.strategy) else None
     snapshot = build_snapshot(session, args.at, constraints, strategies=strategies, budget=args.budget)
+    if args.redact:
+        snapshot = redact(snapshot)
     if output_format == "md":
         text = render_markdown(snapshot)
     else:
@@ -234,6 +238,8 @@ def run_check(args: argparse.Namespace) -> int:
             "notes": [a.as_dict() for a in audit.alerts if a.kind not in FAILING_KINDS],
             "ok": not findings,
         }
+        if args.redact:
+            report = redact(report)
         write_output(orjson.dumps(report, option=orjson.OPT_INDENT_2).decode("utf-8") + "\n", None)
         return 1 if findings else 0
     lines = []
@@ -247,7 +253,8 @@ def run_check(args: argparse.Namespace) -> int:
         lines.append(f"{label} {where}: {alert.kind} [{alert.constraint or '-'}] {one_line(alert.detail, 200)}")
     compactions = len(audit.compactions)
     lines.append(f"{len(findings)} finding(s) over {compactions} compaction(s)" if findings else f"ok: every constraint survived {compactions} compaction(s)")
-    write_output("\n".join(lines) + "\n", None)
+    text = "\n".join(lines) + "\n"
+    write_output(redact_text(text) if args.redact else text, None)
     return 1 if findings else 0
 
 
@@ -257,6 +264,8 @@ def run_preview(args: argparse.Namespace) -> int:
     message = session.clamp(args.at)
     frame = session_frame(session, message, constraints, args.budget)
     previews = [preview_dict(frame, p) for p in preview_all(frame, args.strategy)]
+    if args.redact:
+        previews = redact(previews)
     if args.json:
         report = {"at": message, "messages": session.message_count, "budget": frame.budget,
                   "window_tokens": frame.total, "strategies": previews}
@@ -291,7 +300,7 @@ def run_watch(args: argparse.Namespace) -> int:
     follower = LogFollower(resolved, format=log_format, encoding=args.encoding, window=window)
     constraints, _ = select_constraints(follower.session.entries, args.pin, args.pins, args.auto)
     follower.set_constraints(constraints)
-    return follow_headless(follower, as_json=args.json, poll_seconds=args.poll)
+    return follow_headless(follower, as_json=args.json, poll_seconds=args.poll, redacted=args.redact)
 
 
 def run_formats(args: argparse.Namespace) -> int:

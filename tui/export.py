@@ -10,6 +10,7 @@ import orjson
 from context.audit import Audit
 from context.constraints import Constraint
 from context.markdown import render_markdown
+from context.redact import redact
 from context.session import Session
 from context.snapshot import build_snapshot
 
@@ -17,12 +18,14 @@ from .output import write_output
 
 
 def export_snapshot(session: Session, at: int, constraints: list[Constraint], audit: Audit | None, svg: str,
-                    directory: Path) -> list[Path]:
+                    directory: Path, *, redacting: bool = False) -> list[Path]:
     """Write ``ctxtop-<session>-m<at>.{json,md,svg}`` into ``directory``; returns the paths written.
 
     Raises UsageError (an OSError's one-line form) when a file cannot be written.
     """
     snapshot = build_snapshot(session, at, constraints, audit, strategies=[])
+    if redacting:
+        snapshot = redact(snapshot)
     stem = re.sub(r"[^\w.-]+", "_", Path(session.path or "session").stem)[:60]
     base = directory / f"ctxtop-{stem}-m{at}"
     files = {

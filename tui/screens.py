@@ -22,6 +22,7 @@ KEYS: list[tuple[str, str]] = [
     ("e", "export the snapshot (JSON + Markdown) and an SVG screenshot"),
     ("/", "search text in the window"),
     ("b", "terminal bell on alerts on / off"),
+    ("r", "redaction on / off: mask secrets, emails and phones on screen and in exports"),
     ("Tab", "move between panes; Enter on an alert jumps to its compaction"),
     ("ctrl+p", "command palette: every action by name"),
     ("?", "this help"),

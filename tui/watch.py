@@ -11,6 +11,7 @@ import orjson
 
 from context.audit import FAILING_KINDS, Alert
 from context.follow import LogFollower, Update
+from context.redact import redact
 from context.sanitize import one_line
 
 from .tail import watch_log
@@ -57,11 +58,14 @@ def _text(record: dict[str, Any]) -> str:
             f"reported {reported} estimated {record['estimated_tokens']:,} | {parts}{reset}")
 
 
-def follow_headless(follower: LogFollower, *, as_json: bool, poll_seconds: float | None, out=None) -> int:
+def follow_headless(follower: LogFollower, *, as_json: bool, poll_seconds: float | None, out=None,
+                    redacted: bool = False) -> int:
     """Print the current state, then every update and alert until Ctrl-C (0) or the file goes away (raises)."""
     out = out or sys.stdout
 
     def emit(record: dict[str, Any]) -> None:
+        if redacted:
+            record = redact(record)
         out.write((orjson.dumps(record).decode("utf-8") if as_json else _text(record)) + "\n")
         out.flush()
 

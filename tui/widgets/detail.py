@@ -9,6 +9,7 @@ from rich.text import Text
 from textual.containers import VerticalScroll
 from textual.widgets import Static
 
+from context.redact import redact_text
 from context.sanitize import clean_text, one_line
 from context.window import WindowBlock
 from parsers.model import TOOL_CALL
@@ -67,12 +68,14 @@ class Detail(VerticalScroll):
     def compose(self):
         yield Static(Text("select a block in the window list", style="dim"), id="detail-body")
 
-    def show(self, item: WindowBlock | None) -> None:
+    def show(self, item: WindowBlock | None, *, redacting: bool = False) -> None:
         body_widget = self.query_one("#detail-body", Static)
         if item is None:
             body_widget.update(Text("the window is empty here", style="dim"))
             return
         text = clean_text(item.text)
+        if redacting:
+            text = redact_text(text)
         more = len(text) - MAX_CHARS
         text = text[:MAX_CHARS]
         lexer = guess_lexer(item, text)

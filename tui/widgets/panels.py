@@ -10,6 +10,7 @@ from textual.widgets import DataTable
 
 from context.audit import Alert
 from context.constraints import Constraint
+from context.redact import redact_text
 from context.sanitize import one_line
 from context.strategies.preview import Preview
 
@@ -32,11 +33,13 @@ class ConstraintsTable(DataTable):
         self.add_column("where", key="where", width=8)
         self.add_column("text", key="text")
 
-    def set_constraints(self, constraints: list[Constraint]) -> None:
+    def set_constraints(self, constraints: list[Constraint], redacting: bool = False) -> None:
         self.clear()
         for c in constraints:
             source = "📌 " if c.source == "pin" else ""
-            self.add_row(status_text("…"), Text(one_line(c.id, 14)), Text(""), Text(""), Text(source + one_line(c.text, 200)), key=c.id)
+            text = one_line(c.text, 200)
+            self.add_row(status_text("…"), Text(one_line(c.id, 14)), Text(""), Text(""),
+                         Text(source + (redact_text(text) if redacting else text)), key=c.id)
 
     def show(self, rows: list[dict[str, Any]]) -> None:
         with self.app.batch_update():
@@ -110,16 +113,17 @@ class AlertsTable(DataTable):
         self.add_column("constraint", key="constraint", width=12)
         self.add_column("detail", key="detail")
         self._alerts: list[Alert] = []
+        self._redacting = False
 
-    def set_alerts(self, alerts: list[Alert]) -> None:
-        if alerts == self._alerts:
+    def set_alerts(self, alerts: list[Alert], redacting: bool = False) -> None:
+        if alerts == self._alerts and redacting == self._redacting:
             return
-        self._alerts = list(alerts)
+        self._alerts, self._redacting = list(alerts), redacting
         self.clear()
         for number, alert in enumerate(alerts):
             style = "bold red" if alert.kind in ("constraint_lost", "violation") else "yellow"
             self.add_row(Text(str(alert.message)), Text(alert.kind, style=style), Text(one_line(alert.constraint or "—", 12)),
-                         Text(one_line(alert.detail, 300)), key=str(number))
+                         Text(redact_text(one_line(alert.detail, 300)) if redacting else one_line(alert.detail, 300)), key=str(number))
 
     def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
         alert = self._alerts[int(event.row_key.value)]

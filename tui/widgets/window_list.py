@@ -21,6 +21,7 @@ from textual.message import Message
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
+from context.redact import redact_text
 from context.sanitize import one_line
 from context.window import Window
 from parsers.model import TOOL_CALL, TOOL_RESULT
@@ -41,7 +42,7 @@ class Row:
     pinned: bool  # a pinned constraint occurs in this block
 
 
-def rows_of(window: Window, marked_blocks: set[int]) -> list[Row]:
+def rows_of(window: Window, marked_blocks: set[int], redacting: bool = False) -> list[Row]:
     # A tool result is labelled with the tool that produced it, found through its call.
     tool_names = {item.block.tool_id: item.block.tool_name for item in window.blocks if item.category == TOOL_CALL}
     rows = []
@@ -51,8 +52,9 @@ def rows_of(window: Window, marked_blocks: set[int]) -> list[Row]:
             label = "↳ " + (block.tool_name or tool_names.get(block.tool_id) or "result")
         else:
             label = block.tool_name or item.entry.role
+        preview = one_line(item.text[:PREVIEW_CHARS * 2], PREVIEW_CHARS)
         rows.append(Row(item.entry.index, item.category, item.tokens, item.estimated, one_line(label, 14),
-                        one_line(item.text[:PREVIEW_CHARS * 2], PREVIEW_CHARS), i in marked_blocks))
+                        redact_text(preview) if redacting else preview, i in marked_blocks))
     return rows
 
 
