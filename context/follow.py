@@ -20,7 +20,7 @@ from parsers.base import LineParser
 from .audit import IMPLICIT_DROP, Alert, Audit, run_audit, violations
 from .constraints import Constraint
 from .session import Session
-from .source import SourceError, read_log
+from .source import SourceError, read_appended
 from .timeline import TimelinePoint, point_of
 from .window import Replay, Window
 
@@ -93,13 +93,12 @@ class LogFollower:
             parser = self.session.parser
             if not isinstance(parser, LineParser):
                 return self._reset("the document changed; read again")
-            data = read_log(self.path)
-            try:
-                before = len(self.session.entries)
-                self.offset = parser.feed(data, self.offset, self.line, final=False)
-                self.line = parser.resume_line
-            finally:
-                data.close()
+            # Read the appended bytes with plain reads, not a mapping: a file truncated under a
+            # mapping kills the process (SIGBUS); under a read it only comes back short.
+            data = read_appended(self.path, self.offset, info.st_size)
+            before = len(self.session.entries)
+            self.offset = parser.feed(data, 0, self.line, final=False, base=self.offset)
+            self.line = parser.resume_line
             entries = self.session.entries
             # The last known entry may have grown (Claude Code writes one line per content block).
             self.session.accounting.update(entries, max(0, before - 1))

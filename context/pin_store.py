@@ -7,9 +7,11 @@ path, under ``$CTXTOP_STATE_DIR``, else ``$XDG_STATE_HOME/ctxtop/pins``, else
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
+import tempfile
 from pathlib import Path
 
 from .constraints import Constraint
@@ -29,15 +31,16 @@ def pins_path(log_path: str | os.PathLike) -> Path:
     return state_dir() / f"{Path(resolved).stem[:40]}-{digest}.toml"
 
 
-def load_session_pins(log_path: str | os.PathLike) -> list[Constraint]:
-    """The pins saved for this log; none when there are none or the file is unusable."""
+def load_session_pins(log_path: str | os.PathLike) -> tuple[list[Constraint], str | None]:
+    """The pins saved for this log, and a warning when the file is there but unusable (it is then ignored,
+    and rewritten at the next pin)."""
     path = pins_path(log_path)
     if not path.is_file():
-        return []
+        return [], None
     try:
-        return load_pins(path)
-    except PinsError:
-        return []
+        return load_pins(path), None
+    except PinsError as exc:
+        return [], f"saved pins ignored: {exc}"
 
 
 def save_session_pins(log_path: str | os.PathLike, texts: list[str]) -> Path:
@@ -47,7 +50,15 @@ def save_session_pins(log_path: str | os.PathLike, texts: list[str]) -> Path:
     # JSON string escapes are valid TOML basic strings, so any text round-trips.
     body = "".join(f"[[pin]]\ntext = {json.dumps(text, ensure_ascii=False)}\n\n" for text in texts)
     header = f"# ctxtop pins for {json.dumps(str(Path(log_path).resolve()), ensure_ascii=False)}\n\n"
-    temporary = path.with_suffix(".tmp")
-    temporary.write_text(header + body, encoding="utf-8")
-    temporary.replace(path)
+    # A private temporary file, then an atomic rename: two ctxtop processes saving at once
+    # leave one whole file, never a mix.
+    fd, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(header + body)
+        os.replace(temporary, path)
+    except OSError:
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)
+        raise
     return path

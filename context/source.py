@@ -8,14 +8,17 @@ import stat
 from pathlib import Path
 
 Buffer = bytes | mmap.mmap
+# Logs up to this size are read into memory; bigger ones are memory-mapped (their pages
+# are read on demand). Only a mapped file truncated while it is being read can still fail hard.
+READ_WHOLE_BYTES = 64 << 20
 
 
 class SourceError(ValueError):
     """The log cannot be read; the message is one line, fit for the user."""
 
 
-def read_log(path: str | os.PathLike) -> Buffer:
-    """The bytes of a log, memory-mapped read-only (never opened for writing)."""
+def check_log(path: str | os.PathLike) -> os.stat_result:
+    """Whether ``path`` can be read as a log: a non-empty regular file. Raises SourceError (one line)."""
     path = Path(path)
     try:
         info = path.stat()
@@ -31,10 +34,43 @@ def read_log(path: str | os.PathLike) -> Buffer:
         raise SourceError(f"{path}: not a regular file (a FIFO, socket or device cannot be read as a log)")
     if info.st_size == 0:
         raise SourceError(f"{path}: the file is empty")
+    if not os.access(path, os.R_OK):
+        raise SourceError(f"{path}: permission denied")
+    return info
+
+
+def read_log(path: str | os.PathLike) -> Buffer:
+    """The bytes of a log: read whole when small, memory-mapped read-only when big (never opened for writing)."""
+    path = Path(path)
+    info = check_log(path)
     try:
         with open(path, "rb") as handle:
+            if info.st_size <= READ_WHOLE_BYTES:
+                # Read, not mapped: a file truncated under a mapping kills the process (SIGBUS).
+                return handle.read()
             return mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)
     except PermissionError:
         raise SourceError(f"{path}: permission denied") from None
     except (OSError, ValueError) as exc:
         raise SourceError(f"{path}: cannot be read ({exc})") from None
+
+
+def read_appended(path: str | os.PathLike, offset: int, size: int) -> bytes:
+    """The bytes of ``path`` from ``offset`` up to ``size`` (fewer if it shrank meanwhile), read-only."""
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except FileNotFoundError:
+        raise SourceError(f"{path}: the file disappeared") from None
+    except OSError as exc:
+        raise SourceError(f"{path}: {exc.strerror or exc}") from None
+    try:
+        chunks, position = [], offset
+        while position < size:
+            chunk = os.pread(fd, min(size - position, 8 << 20), position)
+            if not chunk:
+                break
+            chunks.append(chunk)
+            position += len(chunk)
+        return b"".join(chunks)
+    finally:
+        os.close(fd)

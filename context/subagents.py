@@ -93,7 +93,8 @@ class SubagentScan:
             parser = ClaudeCodeParser()
             parser.feed(data, final=False)
         finally:
-            data.close()
+            if hasattr(data, "close"):
+                data.close()
         blocks = parser.sidechain.blocks + [b for e in parser.entries for b in e.blocks]
         messages = parser.sidechain.messages + len(parser.entries)
         return SubagentTotals(1, messages, len(blocks), sum(text_tokens(self.counter, b) for b in blocks))

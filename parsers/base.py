@@ -72,15 +72,19 @@ class Parser:
 class LineParser(Parser):
     """A parser for JSON Lines logs: one record per line, decoded independently."""
 
-    def feed(self, data: Buffer, start: int = 0, first_line: int = 1, *, final: bool = True, stop: int | None = None) -> int:
+    def feed(self, data: Buffer, start: int = 0, first_line: int = 1, *, final: bool = True, stop: int | None = None,
+             base: int = 0) -> int:
         """Parse the lines of ``data`` from byte ``start`` (up to ``stop``, just after a newline); return where to resume.
+
+        ``data`` may be a slice of the log that starts at file offset ``base``:
+        entries then carry file offsets, and so does the returned position.
 
         A last line with no newline may still be being written: unless ``final``
         it is left for the next feed. When ``final`` it is parsed if it decodes,
         and otherwise reported as a torn last line (not as malformed).
         """
         self.resume_line = first_line
-        for offset, number, raw, complete in iter_lines(data, start, first_line, stop):
+        for offset, number, raw, complete in iter_lines(data, start, first_line, stop, base):
             self.resume_line = number + 1
             if complete:
                 try:
@@ -92,7 +96,7 @@ class LineParser(Parser):
                 continue
             if not final:
                 self.resume_line = number
-                return offset
+                return offset  # already a file offset
             try:
                 record = loads(raw)
             except DecodeError:
@@ -100,7 +104,7 @@ class LineParser(Parser):
                 self.diagnostics.note(f"line {number}: torn last line (no newline, not valid JSON)")
             else:
                 self._dispatch(record, offset, number)
-        return len(data) if stop is None else min(stop, len(data))
+        return base + (len(data) if stop is None else min(stop, len(data)))
 
     def _dispatch(self, record: Any, offset: int, line: int) -> None:
         if not isinstance(record, dict):

@@ -36,13 +36,15 @@ def loads(data: Buffer) -> Any:
             raise DecodeError(str(first).split(":", 1)[0]) from None
 
 
-def iter_lines(data: Buffer, start: int = 0, first_line: int = 1, stop: int | None = None) -> Iterator[tuple[int, int, memoryview, bool]]:
+def iter_lines(data: Buffer, start: int = 0, first_line: int = 1, stop: int | None = None,
+               base: int = 0) -> Iterator[tuple[int, int, memoryview, bool]]:
     """Yield ``(offset, line_number, line, complete)`` for each non-blank line before byte ``stop``.
 
     ``data`` is ``bytes`` or an ``mmap`` (anything with ``find``), so huge files
     are split without copying. ``complete`` is False only for a last line with
     no newline after it: a writer may still be in the middle of it. ``stop``
-    (default: the end) must fall just after a newline.
+    (default: the end) must fall just after a newline. ``base`` is added to the
+    offsets yielded, for ``data`` that is a slice of a file read from there.
     """
     with memoryview(data) as view:  # released on exit, so an mmap can be closed after
         end = len(view) if stop is None else min(stop, len(view))
@@ -54,7 +56,7 @@ def iter_lines(data: Buffer, start: int = 0, first_line: int = 1, stop: int | No
             stop = newline if complete else end
             if not _is_blank(view, pos, stop):
                 with view[pos:stop] as line:
-                    yield pos, line_number, line, complete
+                    yield base + pos, line_number, line, complete
             pos = stop + 1
             line_number += 1
 

@@ -151,13 +151,13 @@ async def test_pin_and_unpin_persist_outside_the_log(tmp_path):
         pinned = [c for c in app.constraints if c.source == "pin"]
         assert [c.text for c in pinned] == [block_text]
         assert cell(app, "#constraints", pinned[0].id, "status") == "✔ kept"
-        assert [c.text for c in load_session_pins(log)] == [block_text]
+        assert [c.text for c in load_session_pins(log)[0]] == [block_text]
         await pilot.press("u")
         for _ in range(100):
             await pilot.pause(0.02)
             if not any(c.source == "pin" for c in app.constraints):
                 break
-        assert load_session_pins(log) == []
+        assert load_session_pins(log) == ([], None)
     assert log.read_bytes() == before  # ctxtop never writes to the log it reads
 
 
@@ -221,9 +221,9 @@ async def test_help_lists_the_keys():
 async def test_replayed_demo_raises_the_alert_at_the_compaction():
     app = demo_app(replay_speed=60)
     notified = []
+    original = app.notify
+    app.notify = lambda message, **kw: (notified.append((message, kw)), original(message, **kw))[1]
     async with app.run_test(size=SIZE) as pilot:
-        original = app.notify
-        app.notify = lambda message, **kw: (notified.append((message, kw)), original(message, **kw))[1]
         banner = app.query_one("#banner", Static)
         assert app.available < 204
         for _ in range(400):
@@ -352,9 +352,9 @@ async def test_directory_mode_follows_a_newer_session_unless_told_to_stay(tmp_pa
     first.write_bytes((DATA / "claude_compact.jsonl").read_bytes())
     app = CtxtopApp(str(first), session_dirs=[tmp_path], stay=stay)
     notes = []
+    original = app.notify
+    app.notify = lambda message, **kw: (notes.append(message) if "session" in message else None, original(message, **kw))[1]
     async with app.run_test(size=SIZE) as pilot:
-        original = app.notify
-        app.notify = lambda message, **kw: (notes.append(message) if "session" in message else None, original(message, **kw))[1]
         await settle(pilot, app)
         newer = tmp_path / "project" / "second.jsonl"
         newer.write_bytes(demo_path().read_bytes()[:20_000].rsplit(b"\n", 1)[0] + b"\n")
@@ -435,3 +435,26 @@ async def test_redaction_masks_log_text_on_screen_and_in_exports(tmp_path):
                 break
     for path in app.last_export:
         assert "13800138000" not in path.read_text()
+
+
+async def test_a_corrupt_pins_file_is_ignored_with_a_notice_and_rewritten(tmp_path):
+    from context.pin_store import pins_path
+
+    log = tmp_path / "session.jsonl"
+    log.write_bytes((DATA / "claude_compact.jsonl").read_bytes())
+    store = pins_path(log)
+    store.parent.mkdir(parents=True)
+    store.write_bytes(b"[[pin]\ntext = \xff broken")
+    notes = []
+    app = CtxtopApp(str(log), at=1)
+    original = app.notify
+    app.notify = lambda message, **kw: (notes.append(message), original(message, **kw))[1]
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, app, 1)
+        assert any("saved pins ignored" in n for n in notes)
+        await pilot.press("p")
+        for _ in range(100):
+            await pilot.pause(0.02)
+            if any(c.source == "pin" for c in app.constraints):
+                break
+    assert len(load_session_pins(log)[0]) == 1

@@ -42,6 +42,8 @@ def test_appends_are_parsed_incrementally_and_match_a_fresh_read(tmp_path):
     latest = follower.window_at(fresh.message_count)
     assert latest.estimated_tokens == fresh.window_at(None).estimated_tokens
     assert follower.session.accounting.tokens == fresh.accounting.tokens
+    # Entries know where they are in the file, as a fresh read finds them.
+    assert [(e.offset, e.line) for e in follower.session.entries] == [(e.offset, e.line) for e in fresh.entries]
 
 
 def test_a_line_written_in_two_halves_waits_for_its_newline(tmp_path):

@@ -192,7 +192,10 @@ class CtxtopApp(App[int]):
             else:
                 follower, session = None, Session.open(self.path, format=self.log_format, encoding=self.encoding,
                                                        window=self.window_override, progress=progress)
-            self.ui_pins = [c.text for c in load_session_pins(self.path)]
+            saved, warning = load_session_pins(self.path)
+            if warning:
+                self.call_from_thread(self.notify, one_line(warning, 200), severity="warning", timeout=8)
+            self.ui_pins = [c.text for c in saved]
             constraints, _ = select_constraints(session.entries, self.cli_pins + self.ui_pins, self.pins_file, self.auto)
         except USER_ERRORS as exc:
             self.post_message(LoadFailed(str(exc)))
@@ -436,7 +439,10 @@ class CtxtopApp(App[int]):
     def reaudit(self) -> None:
         session = self.session
         assert session is not None
-        save_session_pins(self.path, self.ui_pins)
+        try:
+            save_session_pins(self.path, self.ui_pins)
+        except OSError as exc:
+            self.call_from_thread(self.notify, f"pins not saved: {one_line(str(exc), 160)}", severity="warning")
         try:
             constraints, _ = select_constraints(session.entries, self.cli_pins + self.ui_pins, self.pins_file, self.auto)
         except USER_ERRORS as exc:

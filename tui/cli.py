@@ -17,7 +17,7 @@ from context.pins import select_constraints
 from context.redact import redact, redact_text
 from context.sanitize import one_line
 from context.session import Session
-from context.source import read_log
+from context.source import check_log
 from context.strategies import STRATEGIES, preview_all
 from context.strategies.report import STRATEGY_TABLE_HEADER, preview_dict, session_frame, strategy_rows
 from context.snapshot import build_snapshot
@@ -331,7 +331,7 @@ def run_tui(args: argparse.Namespace) -> int:
         session_dirs = [root for root in agent_session_roots() if root.is_dir()]
         path, window, log_format = str(resolved), args.window, args.log_format or args.log_format_alias
     # Fail before the screen opens on a path that cannot be read at all.
-    read_log(path).close()
+    check_log(path)
     replay = None
     if is_demo and not getattr(args, "no_replay", False) and args.at is None:
         replay = getattr(args, "speed", None) or 1.0
