@@ -458,3 +458,21 @@ async def test_a_corrupt_pins_file_is_ignored_with_a_notice_and_rewritten(tmp_pa
             if any(c.source == "pin" for c in app.constraints):
                 break
     assert len(load_session_pins(log)[0]) == 1
+
+
+async def test_a_huge_block_is_shown_capped_until_show_all(tmp_path):
+    from tui.widgets.detail import MAX_CHARS
+
+    huge = "x" * (MAX_CHARS * 3)
+    log = tmp_path / "huge.jsonl"
+    log.write_text(json.dumps({"type": "user", "sessionId": "s", "uuid": "1", "message": {"role": "user", "content": huge}}) + "\n")
+    app = CtxtopApp(str(log))
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, app, 1)
+        detail = app.query_one(Detail)
+        body = app.query_one("#detail-body", Static)
+        assert body.content.plain.count("x") == MAX_CHARS and "a: show all" in body.content.plain
+        detail.focus()
+        await pilot.press("a")
+        await pilot.pause()
+        assert body.content.plain.count("x") == MAX_CHARS * 3

@@ -21,6 +21,7 @@ KEYS: list[tuple[str, str]] = [
     ("s", "cycle the strategy marked in the window list"),
     ("e", "export the snapshot (JSON + Markdown) and an SVG screenshot"),
     ("/", "search text in the window"),
+    ("a", "in the detail pane: show all of a long block"),
     ("b", "terminal bell on alerts on / off"),
     ("r", "redaction on / off: mask secrets, emails and phones on screen and in exports"),
     ("Tab", "move between panes; Enter on an alert jumps to its compaction"),

@@ -6,6 +6,7 @@ import json
 
 from rich.syntax import Syntax
 from rich.text import Text
+from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.widgets import Static
 
@@ -65,10 +66,21 @@ class Detail(VerticalScroll):
     Detail > #detail-body { width: 100%; }
     """
 
+    BINDINGS = [Binding("a", "show_all", "Show all")]
+
+    def __init__(self, **kwargs) -> None:
+        super().__init__(**kwargs)
+        self._item: WindowBlock | None = None
+        self._redacting = False
+        self._whole = False  # the user asked for all of a long block
+
     def compose(self):
         yield Static(Text("select a block in the window list", style="dim"), id="detail-body")
 
     def show(self, item: WindowBlock | None, *, redacting: bool = False) -> None:
+        if item is not self._item:
+            self._whole = False
+        self._item, self._redacting = item, redacting
         body_widget = self.query_one("#detail-body", Static)
         if item is None:
             body_widget.update(Text("the window is empty here", style="dim"))
@@ -76,15 +88,22 @@ class Detail(VerticalScroll):
         text = clean_text(item.text)
         if redacting:
             text = redact_text(text)
-        more = len(text) - MAX_CHARS
-        text = text[:MAX_CHARS]
-        lexer = guess_lexer(item, text)
+        more = 0 if self._whole else len(text) - MAX_CHARS
+        if more > 0:
+            text = text[:MAX_CHARS]
+        # Highlighting a huge text would stall the screen: beyond the cap it is shown plain.
+        lexer = guess_lexer(item, text) if len(text) <= MAX_CHARS else None
         # One Text (highlighted by pygments through Syntax.highlight), so the pane's text can be
         # selected and pinned; Syntax treats its input literally, nothing in it is read as markup.
         body = Syntax(text, lexer, theme="ansi_dark", background_color="default").highlight(text) if lexer else Text(text)
         body.rstrip()
         content = Text.assemble(describe(item), "\n\n", body)
         if more > 0:
-            content.append(f"\n… {more:,} more characters (export the snapshot to keep everything)", style="dim")
+            content.append(f"\n… {more:,} more characters (a: show all)", style="dim")
         body_widget.update(content)
         self.scroll_home(animate=False)
+
+    def action_show_all(self) -> None:
+        if self._item is not None and not self._whole:
+            self._whole = True
+            self.show(self._item, redacting=self._redacting)
