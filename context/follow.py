@@ -99,6 +99,8 @@ class LogFollower:
             before = len(self.session.entries)
             self.offset = parser.feed(data, 0, self.line, final=False, base=self.offset)
             self.line = parser.resume_line
+            if getattr(parser, "history_rewritten", False):
+                return self._reset("the agent rewrote its history; read again from the start")
             entries = self.session.entries
             # The last known entry may have grown (Claude Code writes one line per content block).
             self.session.accounting.update(entries, max(0, before - 1))

@@ -141,6 +141,9 @@ class Replay:
                 for block in compaction.replacement or ():
                     window.append(WindowBlock(entry, -1, block, text_tokens(self.accounting.counter, block)))
                 self._add_entry(window, entry, position, cleared)
+                if self._preserved and entry.blocks and entry.blocks[0].category == SUMMARY:
+                    # The marker carries its own summary (ADK, OpenHands): what it keeps follows at once.
+                    self._flush(window, self._preserved, cleared)
         else:
             preserved = self._preserved
             is_summary = bool(entry.blocks) and entry.blocks[0].category == SUMMARY
@@ -168,6 +171,9 @@ class Replay:
     def _flush(self, window: Window, preserved: list[Entry], cleared: set[str]) -> None:
         """Re-attach a partial compaction's preserved messages after its summary."""
         for entry in preserved:
+            # A system prompt or tool list never left the window: re-attaching it would count it twice.
+            if entry.blocks and all(b.category in RESIDENT for b in entry.blocks):
+                continue
             self._add_entry(window, entry, entry.index - 1, cleared)
         preserved.clear()
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from . import claude_code, codex, messages
+from . import adk, claude_code, codex, gemini, inspect_ai, messages, openhands, swe_agent
 from .base import DocumentParser, LineParser, Parser
 from .jsonl import Buffer, DecodeError, iter_lines, loads
 
@@ -16,8 +16,24 @@ PARSERS: dict[str, type[Parser]] = {
         codex.CodexParser,
         messages.AnthropicRequestParser,
         messages.OpenAIMessagesParser,
+        openhands.OpenHandsParser,
+        gemini.GeminiJsonlParser,
+        gemini.GeminiChatParser,
+        swe_agent.SweAgentParser,
+        adk.AdkSessionParser,
+        inspect_ai.InspectParser,
     )
 }
+# Whole-document formats, most specific first: the generic message dumps come last.
+DOCUMENT_FORMATS: list[tuple[Callable[[Any], bool], str]] = [
+    (openhands.looks_like, openhands.OpenHandsParser.name),
+    (gemini.looks_like_document, gemini.GeminiChatParser.name),
+    (swe_agent.looks_like, swe_agent.SweAgentParser.name),
+    (adk.looks_like, adk.AdkSessionParser.name),
+    (inspect_ai.looks_like, inspect_ai.InspectParser.name),
+    (messages.looks_like_anthropic, messages.AnthropicRequestParser.name),
+    (messages.looks_like_openai, messages.OpenAIMessagesParser.name),
+]
 # How many leading records detection looks at before giving up.
 SNIFF_LINES = 25
 
@@ -28,6 +44,10 @@ class UnknownFormat(ValueError):
 
 def detect(data: Buffer) -> str:
     """The name of the format of ``data``, from its first records."""
+    if bytes(data[:4]) == inspect_ai.ZIP_MAGIC:
+        if inspect_ai.read_eval_zip(data) is not None:
+            return inspect_ai.InspectParser.name
+        raise UnknownFormat("a zip archive that is not an Inspect AI .eval log")
     head_records: list[Any] = []
     for _offset, _number, raw, _complete in iter_lines(data):
         try:
@@ -43,12 +63,13 @@ def detect(data: Buffer) -> str:
             return codex.CodexParser.name
         if claude_code.looks_like(record):
             return claude_code.ClaudeCodeParser.name
+        if gemini.looks_like_record(record) and len(head_records) > 1:
+            return gemini.GeminiJsonlParser.name
     document = _whole_document(data, head_records)
     if document is not None:
-        if messages.looks_like_anthropic(document):
-            return messages.AnthropicRequestParser.name
-        if messages.looks_like_openai(document):
-            return messages.OpenAIMessagesParser.name
+        for looks_like, name in DOCUMENT_FORMATS:
+            if looks_like(document):
+                return name
     decoded = [r for r in head_records if r is not None]
     if decoded and all(isinstance(r, dict) and isinstance(r.get("role"), str) for r in decoded):
         return messages.OpenAIMessagesParser.name
@@ -102,6 +123,9 @@ def _feed_in_slices(parser: LineParser, data: Buffer, final: bool, progress: Cal
 
 def _document_or_lines(data: Buffer, parser: Parser) -> tuple[Any, list[int] | None]:
     """A single JSON document, or JSON Lines of messages gathered into a list."""
+    archive = inspect_ai.read_eval_zip(data)
+    if archive is not None:
+        return archive, None
     try:
         return loads(data), None
     except DecodeError:

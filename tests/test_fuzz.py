@@ -29,6 +29,7 @@ JSONL_SEEDS = {
     "claude-code": ["claude_compact.jsonl", "claude_microcompact.jsonl"],
     "codex": ["codex_local_compaction.jsonl", "codex_remote_compaction.jsonl"],
     "openai-messages": ["openai_messages.jsonl"],
+    "gemini-cli": ["gemini_chat.jsonl"],
 }
 
 

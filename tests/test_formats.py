@@ -1,0 +1,109 @@
+"""The agent formats beyond Claude Code and Codex, each on a small fixture with its compaction marker.
+
+For each: detection, message count, the true usage, the compaction mapped to the
+common model, and the window before and after it.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from context.pins import select_constraints
+from context.audit import run_audit
+from context.session import Session
+from context.snapshot import build_snapshot
+from parsers.registry import PARSERS
+
+from .conftest import DATA
+
+# file, format, messages, reported prompt at the end, (compaction message, kind, pre, post)
+CASES = [
+    ("adk_session.json", "adk", 9, 120, (7, "adk_compaction", 401, 120)),
+    ("openhands_condensation.json", "openhands", 7, None, (6, "condensation", 1350, None)),
+    ("gemini_chat.jsonl", "gemini-cli", 7, 900, (5, "gemini_compression", 5400, 900)),
+    ("inspect_compaction.json", "inspect-ai", 5, 750, (3, "inspect_compaction", 10000, 700)),
+]
+
+
+@pytest.mark.parametrize("name, format, messages, reported, compaction", CASES, ids=[c[0] for c in CASES])
+def test_format_fixture(name, format, messages, reported, compaction):
+    session = Session.open(DATA / name)
+    assert session.format == format
+    assert session.message_count == messages
+    assert session.reported_at(None) == reported
+    snapshot = build_snapshot(session)
+    found = [(c["message"], c["kind"], c["pre_tokens"], c["post_tokens"]) for c in snapshot["compactions"]]
+    assert found == [compaction]
+
+
+def categories(session, at):
+    return {name: t.blocks for name, t in session.window_at(at).categories().items() if t.blocks}
+
+
+def test_adk_compaction_replaces_its_time_range_with_the_summary():
+    session = Session.open(DATA / "adk_session.json")
+    assert categories(session, 6) == {"user": 2, "assistant": 2, "reasoning": 1, "tool_call": 1, "tool_result": 1}
+    assert categories(session, 9) == {"summary": 1, "user": 1, "assistant": 1}
+    constraints, _ = select_constraints(session.entries, ["预算上限 8000 元，超过必须停下来问我"])
+    audit = run_audit(session, constraints)
+    assert [(a.kind, a.message) for a in audit.alerts] == [("constraint_lost", 7)]
+
+
+def test_adk_overlapping_windows_keep_both_summaries():
+    import json
+
+    document = json.loads((DATA / "adk_session.json").read_text())
+    second = {"id": "e10", "invocationId": "compact-2", "author": "user", "timestamp": 8.5,
+              "actions": {"compaction": {"startTimestamp": 6.0, "endTimestamp": 8.0,
+                                         "compactedContent": {"role": "model", "parts": [{"text": "审批了 PO-0101。"}]}}}}
+    document["events"].append(second)
+    from parsers.adk import AdkSessionParser
+
+    parser = AdkSessionParser()
+    parser.parse(document)
+    session = Session(parser)
+    window = session.window_at(None)
+    # [1-6] and [6-8] overlap at 6: neither is inside the other, so both summaries stay; e8 and e9 are covered.
+    assert [b.category for b in window.blocks] == ["summary", "summary"]
+
+
+def test_openhands_condensation_forgets_a_range_and_keeps_the_rest():
+    session = Session.open(DATA / "openhands_condensation.json")
+    before, after = session.window_at(5), session.window_at(7)
+    assert [b.entry.uid for b in before.blocks] == ["0", "1", "1", "2", "3", "3", "4"]
+    assert [b.entry.uid for b in after.blocks] == ["6", "3", "3", "4", "7"]
+    constraints, _ = select_constraints(session.entries, ["Never push to main; open a pull request instead."])
+    alerts = run_audit(session, constraints).alerts
+    assert ("constraint_lost", 6) in [(a.kind, a.message) for a in alerts]
+
+
+def test_gemini_last_version_wins_notices_are_skipped_and_compression_rewrites_history():
+    session = Session.open(DATA / "gemini_chat.jsonl")
+    second = session.entries[1]
+    assert [b.category for b in second.blocks] == ["assistant", "tool_call", "tool_result"]
+    assert second.usage.prompt_tokens == 5200
+    assert session.parser.diagnostics.skipped_records == 1  # the info notice never reaches the model
+    assert categories(session, 7) == {"summary": 1, "assistant": 2, "user": 1}
+
+
+def test_gemini_rewind_drops_the_messages_after_it(tmp_path):
+    log = tmp_path / "chat.jsonl"
+    lines = (DATA / "gemini_chat.jsonl").read_text().splitlines()[:7]
+    log.write_text("\n".join(lines + ['{"$rewindTo":"m4"}']) + "\n")
+    session = Session.open(log)
+    assert [e.uid for e in session.entries] == ["m1", "m2"]
+
+
+def test_inspect_summary_marks_the_compaction_and_keeps_the_final_messages():
+    session = Session.open(DATA / "inspect_compaction.json")
+    window = session.window_at(None)
+    assert [b.category for b in window.blocks] == ["system", "summary", "user", "assistant", "tool_call", "tool_result"]
+
+
+def test_formats_lists_every_parser(capsys):
+    from tui.cli import main
+
+    assert main(["formats"]) == 0
+    out = capsys.readouterr().out
+    for name in PARSERS:
+        assert name in out
