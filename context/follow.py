@@ -20,7 +20,7 @@ from parsers.base import LineParser
 from .audit import IMPLICIT_DROP, Alert, Audit, run_audit, violations
 from .constraints import Constraint
 from .session import Session
-from .source import SourceError, read_appended
+from .source import SourceError, read_appended, tree_signature
 from .timeline import TimelinePoint, point_of
 from .window import Replay, Window
 
@@ -55,6 +55,7 @@ class LogFollower:
                                     live=True, progress=progress)
         info = os.stat(self.path)
         self.identity = (info.st_dev, info.st_ino)
+        self.signature = tree_signature(self.path) if self.session.is_folder else None
         self.offset = self.session.parser.resume_offset
         self.line = getattr(self.session.parser, "resume_line", 1)
         self.replay = Replay(self.session.entries, self.session.accounting)
@@ -83,6 +84,8 @@ class LogFollower:
                 raise SourceError(f"{self.path}: the file disappeared") from None
             except OSError as exc:
                 raise SourceError(f"{self.path}: {exc.strerror or exc}") from None
+            if self.signature is not None:
+                return self._poll_folder()
             if (info.st_dev, info.st_ino) != self.identity:
                 return self._reset("the file was replaced; read again from the start")
             if info.st_size < self.offset:
@@ -108,6 +111,17 @@ class LogFollower:
             new_entries = entries[before:]
             return Update(len(entries), len(new_entries), compaction=any(e.compaction for e in new_entries),
                           subagents=subagents, alerts=self._new_alerts(before))
+
+    def _poll_folder(self) -> Update | None:
+        """A session folder changed (a file added or rewritten): read it again. Such folders are small."""
+        if tree_signature(self.path) == self.signature:
+            return None
+        known = {(a.kind, a.message, a.constraint) for a in self.audit.alerts}
+        before = len(self.session.entries)
+        self._open()
+        fresh = [a for a in self.audit.alerts if (a.kind, a.message, a.constraint) not in known]
+        after = len(self.session.entries)
+        return Update(after, max(0, after - before), compaction=any(e.compaction for e in self.session.entries[before:]), alerts=fresh)
 
     def _reset(self, reason: str) -> Update:
         self._open()

@@ -8,13 +8,14 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import parsers
+import parsers.registry
 from parsers.base import Parser
 from parsers.claude_code import ClaudeCodeParser
 from parsers.model import Entry
 
 from .accounting import Accounting
 from .limits import window_limit
-from .source import read_log
+from .source import SourceError, read_log, read_tree, tree_names
 from .subagents import SubagentScan
 from .tokens import DEFAULT_ENCODING, TokenCounter
 from .window import Replay, Window
@@ -78,6 +79,8 @@ class Session:
         fraction)`` is called while parsing ("parse") and counting ("count").
         """
         counter = TokenCounter(encoding)
+        if Path(path).is_dir():
+            return cls._open_folder(path, format, counter, window)
         data = read_log(path)
         try:
             parser = parsers.parse(data, format, final=not live,
@@ -92,6 +95,21 @@ class Session:
         if parser.name == ClaudeCodeParser.name:
             session.subagents = SubagentScan(path, parser.meta.session_id, counter)
         return session
+
+    @classmethod
+    def _open_folder(cls, path: str | os.PathLike, format: str | None, counter: TokenCounter, window: int | None) -> "Session":
+        """A session kept as a folder of files (Cline tasks, OpenHands event directories)."""
+        if format is None and parsers.registry.detect_tree(tree_names(path)) is None:
+            raise SourceError(f"{path}: a folder, and not one ctxtop knows as a session (pass a session file, or see `ctxtop formats`)")
+        try:
+            parser = parsers.registry.parse_tree(read_tree(path), format)
+        except parsers.UnknownFormat as exc:
+            raise parsers.UnknownFormat(f"{path}: {exc}") from None
+        return cls(parser, path=str(Path(path)), counter=counter, window=window)
+
+    @property
+    def is_folder(self) -> bool:
+        return self.path is not None and Path(self.path).is_dir()
 
     # --- basic facts -----------------------------------------------------------
     @property

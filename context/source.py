@@ -74,3 +74,64 @@ def read_appended(path: str | os.PathLike, offset: int, size: int) -> bytes:
         return b"".join(chunks)
     finally:
         os.close(fd)
+
+
+# A session folder is read whole; these bound what "whole" may mean.
+TREE_MAX_DEPTH = 3
+TREE_MAX_FILES = 200_000
+
+
+def read_tree(path: str | os.PathLike) -> dict[str, bytes]:
+    """The JSON files of a session folder as ``{relative posix path: bytes}``, read-only."""
+    root = Path(path)
+    files: dict[str, bytes] = {}
+    try:
+        for directory, subdirectories, names in os.walk(root):
+            depth = len(Path(directory).relative_to(root).parts)
+            if depth >= TREE_MAX_DEPTH:
+                subdirectories[:] = []
+            for name in names:
+                if not name.endswith(".json"):
+                    continue
+                full = Path(directory, name)
+                if not full.is_file():
+                    continue
+                with open(full, "rb") as handle:
+                    files[full.relative_to(root).as_posix()] = handle.read()
+                if len(files) > TREE_MAX_FILES:
+                    raise SourceError(f"{path}: more than {TREE_MAX_FILES:,} files; open one session folder")
+    except PermissionError:
+        raise SourceError(f"{path}: permission denied") from None
+    except OSError as exc:
+        raise SourceError(f"{path}: cannot be read ({exc.strerror or exc})") from None
+    return files
+
+
+def tree_names(path: str | os.PathLike) -> list[str]:
+    """Some relative names of the JSON files a folder holds (without reading them), enough for detection."""
+    root = Path(path)
+    names: list[str] = []
+    for visited, (directory, subdirectories, files) in enumerate(os.walk(root)):
+        if len(Path(directory).relative_to(root).parts) >= TREE_MAX_DEPTH:
+            subdirectories[:] = []
+        names += [Path(directory, f).relative_to(root).as_posix() for f in files if f.endswith(".json")]
+        if len(names) > 2000 or visited > 200:  # a big folder is not one session: stop looking
+            break
+    return names
+
+
+def tree_signature(path: str | os.PathLike) -> tuple[int, int, int]:
+    """(files, total size, newest mtime) of a session folder's JSON files: it changes when the folder does."""
+    count = size = newest = 0
+    root = Path(path)
+    for directory, subdirectories, files in os.walk(root):
+        if len(Path(directory).relative_to(root).parts) >= TREE_MAX_DEPTH:
+            subdirectories[:] = []
+        for name in files:
+            if name.endswith(".json"):
+                try:
+                    info = os.stat(os.path.join(directory, name))
+                except OSError:
+                    continue
+                count, size, newest = count + 1, size + info.st_size, max(newest, info.st_mtime_ns)
+    return count, size, newest

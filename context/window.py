@@ -141,8 +141,8 @@ class Replay:
                 for block in compaction.replacement or ():
                     window.append(WindowBlock(entry, -1, block, text_tokens(self.accounting.counter, block)))
                 self._add_entry(window, entry, position, cleared)
-                if self._preserved and entry.blocks and entry.blocks[0].category == SUMMARY:
-                    # The marker carries its own summary (ADK, OpenHands): what it keeps follows at once.
+                if self._preserved and not compaction.summary_follows:
+                    # What the compaction keeps is back at once, after the marker's own summary if it has one.
                     self._flush(window, self._preserved, cleared)
         else:
             preserved = self._preserved

@@ -166,6 +166,7 @@ class ClaudeCodeParser(LineParser):
                 post_tokens=_int(meta.get("postTokens", meta.get("post_tokens"))),
                 preserved_ids=tuple(u for u in preserved if isinstance(u, str)),
                 preserved_segment=(head, tail) if isinstance(head, str) and isinstance(tail, str) else None,
+                summary_follows=True,
             )
         elif subtype == "microcompact_boundary":
             meta = record.get("microcompactMetadata") or {}

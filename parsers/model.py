@@ -80,6 +80,9 @@ class Compaction:
     replacement: list[Block] | None = None
     # True when the window after it holds a summary we cannot read (encrypted).
     opaque: bool = False
+    # Claude Code: the summary comes in the next record, and the preserved messages go after it.
+    # Elsewhere the preserved messages are back in the window at once (after the marker's own summary, if any).
+    summary_follows: bool = False
 
 
 @dataclass(slots=True)

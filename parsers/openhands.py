@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from .base import DocumentParser
+from .tree import Tree, TreeParser
 from .jsonl import json_text
 from .model import ASSISTANT, REASONING, SUMMARY, SYSTEM, TOOL_CALL, TOOL_RESULT, USER, Block, Compaction, Usage
 
@@ -40,8 +41,8 @@ class OpenHandsParser(DocumentParser):
         for position, event in enumerate(document):
             line = 0  # a JSON document has no lines per event
             offset = offsets[position] if offsets and position < len(offsets) else 0
-            if not isinstance(event, dict) or not isinstance(event.get("id"), int):
-                self.malformed(line, f"event {position + 1} is not an object with an integer id")
+            if not isinstance(event, dict) or not isinstance(event.get("id"), (int, str)):
+                self.malformed(line, f"event {position + 1} is not an object with an id")
                 continue
             if event.get("action") == "condensation":
                 self._condensation(event, forgotten, offset)
@@ -90,7 +91,7 @@ class OpenHandsParser(DocumentParser):
         args = event.get("args") if isinstance(event.get("args"), dict) else {}
         ids = args.get("forgotten_event_ids")
         if isinstance(ids, list):
-            forgotten.update(str(i) for i in ids if isinstance(i, int))
+            forgotten.update(str(i) for i in ids if isinstance(i, (int, str)))
         start, end = args.get("forgotten_events_start_id"), args.get("forgotten_events_end_id")
         if isinstance(start, int) and isinstance(end, int):
             forgotten.update(e.uid for e in self.entries if e.uid and e.uid.isdigit() and start <= int(e.uid) <= end)
@@ -99,6 +100,66 @@ class OpenHandsParser(DocumentParser):
         compaction = Compaction("condensation", trigger=None, preserved_ids=kept)
         blocks = [Block(SUMMARY, summary)] if summary else []
         self.add_entry("system", blocks, offset, 0, timestamp=event.get("timestamp"), uid=str(event["id"]), compaction=compaction)
+
+
+class OpenHandsEventsParser(OpenHandsParser, TreeParser):
+    """An OpenHands event directory: V0 `events/<id>.json`, or V1 (SDK) `events/event-<n>-<id>.json` with `kind`."""
+
+    name = "openhands-events"
+    description = "OpenHands event directory (V0 events/<id>.json, V1 events/event-*.json)"
+    locations = ("~/.openhands/sessions/<sid>/", "~/.openhands/conversations/<id>/ (V1)")
+
+    def parse_tree(self, files: Tree) -> None:
+        events = []
+        for name in sorted(files, key=_event_order):
+            if not _is_event_file(name):
+                continue
+            event = self.load(files, name)
+            if isinstance(event, dict):
+                events.append(from_v1(event) if "kind" in event else event)
+        self.parse(events)
+
+
+def looks_like_tree(files: Tree) -> bool:
+    return any(_is_event_file(name) for name in files)
+
+
+def _is_event_file(name: str) -> bool:
+    folder, _, base = name.rpartition("/")
+    return folder.endswith("events") and base.endswith(".json") and (base[:-5].isdigit() or base.startswith("event-"))
+
+
+def _event_order(name: str) -> tuple[int, str]:
+    base = name.rpartition("/")[2][:-5]
+    number = base if base.isdigit() else base.split("-")[1] if base.startswith("event-") and "-" in base else ""
+    return (int(number) if number.isdigit() else 1 << 60, name)
+
+
+def from_v1(event: dict) -> dict:
+    """A V1 (SDK) event in the V0 shape the trajectory parser reads."""
+    kind, uid = event.get("kind"), event.get("id")
+    base = {"id": uid, "timestamp": event.get("timestamp"), "source": event.get("source") or "agent"}
+    if kind == "SystemPromptEvent":
+        prompt = event.get("system_prompt")
+        return {**base, "action": "system", "args": {"content": _text(prompt)}}
+    if kind == "MessageEvent":
+        message = event.get("llm_message") if isinstance(event.get("llm_message"), dict) else {}
+        return {**base, "action": "message", "args": {"content": _text(message.get("content"))}}
+    if kind == "ActionEvent":
+        action = event.get("action") if isinstance(event.get("action"), dict) else {}
+        args = {k: v for k, v in action.items() if k != "kind"}
+        args["thought"] = _text(event.get("thought"))
+        return {**base, "action": event.get("tool_name") or action.get("kind") or "action", "args": args,
+                "tool_call_metadata": {"function_name": event.get("tool_name"), "tool_call_id": event.get("tool_call_id")}}
+    if kind in ("ObservationEvent", "UserRejectObservation", "AgentErrorEvent"):
+        observation = event.get("observation") if isinstance(event.get("observation"), dict) else {}
+        content = _text(observation.get("content")) or _text(event.get("error")) or _text(event.get("rejection_reason"))
+        return {**base, "observation": event.get("tool_name") or "observation", "content": content,
+                "tool_call_metadata": {"function_name": event.get("tool_name"), "tool_call_id": event.get("tool_call_id")}}
+    if kind == "Condensation":
+        return {**base, "action": "condensation", "args": {"forgotten_event_ids": event.get("forgotten_event_ids"),
+                                                           "summary": event.get("summary"), "summary_offset": event.get("summary_offset")}}
+    return {**base, "action": "null"}
 
 
 def _text(value: Any) -> str:

@@ -5,7 +5,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from . import adk, claude_code, codex, gemini, inspect_ai, messages, openhands, swe_agent
+from . import adk, claude_code, cline, codex, gemini, inspect_ai, messages, openhands, swe_agent
+from .tree import Tree, TreeParser
 from .base import DocumentParser, LineParser, Parser
 from .jsonl import Buffer, DecodeError, iter_lines, loads
 
@@ -22,8 +23,15 @@ PARSERS: dict[str, type[Parser]] = {
         swe_agent.SweAgentParser,
         adk.AdkSessionParser,
         inspect_ai.InspectParser,
+        openhands.OpenHandsEventsParser,
+        cline.ClineTaskParser,
     )
 }
+# Folder-shaped formats, told apart by the names of the files they hold.
+TREE_FORMATS: list[tuple[Callable[[Any], bool], str]] = [
+    (cline.looks_like, cline.ClineTaskParser.name),
+    (openhands.looks_like_tree, openhands.OpenHandsEventsParser.name),
+]
 # Whole-document formats, most specific first: the generic message dumps come last.
 DOCUMENT_FORMATS: list[tuple[Callable[[Any], bool], str]] = [
     (openhands.looks_like, openhands.OpenHandsParser.name),
@@ -138,3 +146,25 @@ def _document_or_lines(data: Buffer, parser: Parser) -> tuple[Any, list[int] | N
         except DecodeError as exc:
             parser.malformed(number, f"not JSON ({exc})")
     return records, offsets
+
+
+def detect_tree(names: list[str] | Tree) -> str | None:
+    """The folder format whose files ``names`` are, or None."""
+    listing = dict.fromkeys(names)
+    for looks_like, name in TREE_FORMATS:
+        if looks_like(listing):
+            return name
+    return None
+
+
+def parse_tree(files: Tree, format: str | None = None) -> Parser:
+    """Parse a session kept as a folder of files."""
+    name = format or detect_tree(files)
+    if name is None:
+        raise UnknownFormat("a folder ctxtop does not know as a session (see `ctxtop formats`)")
+    parser = PARSERS.get(name)
+    if parser is None or not issubclass(parser, TreeParser):
+        raise UnknownFormat(f"{name!r} is not a folder format")
+    instance = parser()
+    instance.parse_tree(files)
+    return instance

@@ -65,7 +65,7 @@ def test_export_to_unwritable_place_fails_in_one_line(capsys):
     "argv, message",
     [
         (["export", "/no/such/file.jsonl"], "no such file"),
-        (["export", "/"], "is a directory"),
+        (["export", "/"], "not one ctxtop knows"),
         (["export"], "no session given"),
         (["export", "--demo", "--format", "xml"], "--format must be"),
         (["export", "--demo", "--encoding", "klingon"], "unknown encoding"),

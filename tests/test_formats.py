@@ -6,6 +6,8 @@ common model, and the window before and after it.
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from context.pins import select_constraints
@@ -22,6 +24,9 @@ CASES = [
     ("openhands_condensation.json", "openhands", 7, None, (6, "condensation", 1350, None)),
     ("gemini_chat.jsonl", "gemini-cli", 7, 900, (5, "gemini_compression", 5400, 900)),
     ("inspect_compaction.json", "inspect-ai", 5, 750, (3, "inspect_compaction", 10000, 700)),
+    ("cline_task", "cline", 7, 430, (6, "cline_truncation", 1060, 430)),
+    ("roo_task", "cline", 5, None, (4, "roo_condense", None, None)),
+    ("openhands_v1", "openhands-events", 6, None, (5, "condensation", None, None)),
 ]
 
 
@@ -107,3 +112,50 @@ def test_formats_lists_every_parser(capsys):
     out = capsys.readouterr().out
     for name in PARSERS:
         assert name in out
+
+
+def test_cline_truncation_drops_the_deleted_range_from_what_is_sent():
+    session = Session.open(DATA / "cline_task")
+    before, after = session.window_at(5), session.window_at(7)
+    assert [b.entry.uid for b in before.blocks] == ["0", "1", "1", "2", "3", "3", "4"]
+    assert [b.entry.uid for b in after.blocks] == ["0", "3", "3", "4", "5"]
+    # Usage per request from ui_messages.json: tokensIn + cacheReads + cacheWrites.
+    assert [e.usage.prompt_tokens for e in session.entries if e.usage] == [1000, 1060, 430]
+
+
+def test_roo_condense_hides_the_condensed_messages_behind_the_summary():
+    session = Session.open(DATA / "roo_task")
+    constraints, _ = select_constraints(session.entries, ["Never email customers; WeCom only."])
+    alerts = run_audit(session, constraints).alerts
+    assert ("constraint_lost", 4) in [(a.kind, a.message) for a in alerts]
+    assert [b.category for b in session.window_at(None).blocks] == ["summary", "assistant"]
+
+
+def test_openhands_v0_event_directory_reads_like_its_trajectory(tmp_path):
+    import json
+
+    events = json.loads((DATA / "openhands_condensation.json").read_text())
+    (tmp_path / "events").mkdir()
+    for event in events:
+        (tmp_path / "events" / f"{event['id']}.json").write_text(json.dumps(event))
+    (tmp_path / "metadata.json").write_text("{}")
+    folder, trajectory = Session.open(tmp_path), Session.open(DATA / "openhands_condensation.json")
+    assert folder.format == "openhands-events"
+    assert [(e.uid, [b.category for b in e.blocks]) for e in folder.entries] == [
+        (e.uid, [b.category for b in e.blocks]) for e in trajectory.entries]
+
+
+def test_a_session_folder_is_followed_as_it_changes(tmp_path):
+    import shutil
+
+    from context.follow import LogFollower
+
+    task = tmp_path / "task"
+    shutil.copytree(DATA / "cline_task", task)
+    follower = LogFollower(task)
+    assert follower.poll() is None
+    history = json.loads((task / "api_conversation_history.json").read_text())
+    history.append({"role": "user", "ts": 1767607220000, "content": "Keep E100 working!"})
+    (task / "api_conversation_history.json").write_text(json.dumps(history))
+    update = follower.poll()
+    assert update is not None and update.new == 1 and update.messages == 8

@@ -25,7 +25,7 @@ from context.tokens import DEFAULT_ENCODING
 from parsers.registry import PARSERS
 
 from .demo import DEMO_WINDOW, demo_path
-from .discover import agent_session_roots, resolve_session
+from .discover import agent_session_roots, is_session_folder, resolve_session
 from .errors import USER_ERRORS, UsageError
 from .output import write_output
 
@@ -322,7 +322,7 @@ def run_tui(args: argparse.Namespace) -> int:
     if is_demo or args.path:
         path, window, log_format = _session_source(args)
         if not is_demo:
-            if Path(path).is_dir():
+            if Path(path).is_dir() and not is_session_folder(Path(path)):
                 session_dirs = [Path(path)]
             resolved, notice = resolve_session(path)
             path = str(resolved)
@@ -331,7 +331,8 @@ def run_tui(args: argparse.Namespace) -> int:
         session_dirs = [root for root in agent_session_roots() if root.is_dir()]
         path, window, log_format = str(resolved), args.window, args.log_format or args.log_format_alias
     # Fail before the screen opens on a path that cannot be read at all.
-    check_log(path)
+    if not Path(path).is_dir():
+        check_log(path)
     replay = None
     if is_demo and not getattr(args, "no_replay", False) and args.at is None:
         replay = getattr(args, "speed", None) or 1.0

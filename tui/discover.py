@@ -4,9 +4,17 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from context.source import tree_names
+from parsers.registry import detect_tree
+
 from .errors import UsageError
 
 SESSION_SUFFIXES = (".jsonl", ".json")
+
+
+def is_session_folder(path: Path) -> bool:
+    """Whether a folder is itself one session (a Cline task, an OpenHands event directory)."""
+    return detect_tree(tree_names(path)) is not None
 
 
 def agent_session_roots() -> list[Path]:
@@ -32,6 +40,8 @@ def resolve_session(path: str | None) -> tuple[Path, str | None]:
     """The log to open and, when ctxtop chose it, a line saying which and why."""
     if path is not None:
         given = Path(path)
+        if given.is_dir() and is_session_folder(given):
+            return given, None
         if given.is_dir():
             found = newest_session(given)
             if found is None:
