@@ -55,7 +55,8 @@ class LogFollower:
                                     live=True, progress=progress)
         info = os.stat(self.path)
         self.identity = (info.st_dev, info.st_ino)
-        self.signature = tree_signature(self.path) if self.session.is_folder else None
+        # Formats that are rewritten whole (folders, JSON documents, databases) are re-read when they change.
+        self.signature = None if isinstance(self.session.parser, LineParser) else self._signature()
         self.offset = self.session.parser.resume_offset
         self.line = getattr(self.session.parser, "resume_line", 1)
         self.replay = Replay(self.session.entries, self.session.accounting)
@@ -85,7 +86,7 @@ class LogFollower:
             except OSError as exc:
                 raise SourceError(f"{self.path}: {exc.strerror or exc}") from None
             if self.signature is not None:
-                return self._poll_folder()
+                return self._poll_whole()
             if (info.st_dev, info.st_ino) != self.identity:
                 return self._reset("the file was replaced; read again from the start")
             if info.st_size < self.offset:
@@ -94,8 +95,6 @@ class LogFollower:
             if info.st_size == self.offset:
                 return Update(len(self.session.entries), 0, subagents=True) if subagents else None
             parser = self.session.parser
-            if not isinstance(parser, LineParser):
-                return self._reset("the document changed; read again")
             # Read the appended bytes with plain reads, not a mapping: a file truncated under a
             # mapping kills the process (SIGBUS); under a read it only comes back short.
             data = read_appended(self.path, self.offset, info.st_size)
@@ -112,9 +111,21 @@ class LogFollower:
             return Update(len(entries), len(new_entries), compaction=any(e.compaction for e in new_entries),
                           subagents=subagents, alerts=self._new_alerts(before))
 
-    def _poll_folder(self) -> Update | None:
-        """A session folder changed (a file added or rewritten): read it again. Such folders are small."""
-        if tree_signature(self.path) == self.signature:
+    def _signature(self) -> tuple:
+        if self.path.is_dir():
+            return tree_signature(self.path)
+        stamps = []
+        for companion in (self.path, Path(f"{self.path}-wal")):  # SQLite writes go to the WAL first
+            try:
+                info = os.stat(companion)
+                stamps.append((info.st_size, info.st_mtime_ns, info.st_ino))
+            except OSError:
+                stamps.append(None)
+        return tuple(stamps)
+
+    def _poll_whole(self) -> Update | None:
+        """A session stored whole changed (a file added or rewritten): read it again; such sessions are small."""
+        if self._signature() == self.signature:
             return None
         known = {(a.kind, a.message, a.constraint) for a in self.audit.alerts}
         before = len(self.session.entries)

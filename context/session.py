@@ -15,7 +15,7 @@ from parsers.model import Entry
 
 from .accounting import Accounting
 from .limits import window_limit
-from .source import SourceError, read_log, read_tree, tree_names
+from .source import SourceError, is_sqlite, read_log, read_opencode_db, read_tree, tree_names
 from .subagents import SubagentScan
 from .tokens import DEFAULT_ENCODING, TokenCounter
 from .window import Replay, Window
@@ -81,6 +81,9 @@ class Session:
         counter = TokenCounter(encoding)
         if Path(path).is_dir():
             return cls._open_folder(path, format, counter, window)
+        if is_sqlite(path):
+            parser = parsers.registry.parse_tree(read_opencode_db(path), format or "opencode")
+            return cls(parser, path=str(Path(path)), counter=counter, window=window)
         data = read_log(path)
         try:
             parser = parsers.parse(data, format, final=not live,

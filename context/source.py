@@ -135,3 +135,58 @@ def tree_signature(path: str | os.PathLike) -> tuple[int, int, int]:
                     continue
                 count, size, newest = count + 1, size + info.st_size, max(newest, info.st_mtime_ns)
     return count, size, newest
+
+
+SQLITE_MAGIC = b"SQLite format 3\x00"
+
+
+def is_sqlite(path: str | os.PathLike) -> bool:
+    try:
+        # Only a regular file: opening a FIFO to peek at it would wait for a writer forever.
+        if not stat.S_ISREG(os.stat(path).st_mode):
+            return False
+        with open(path, "rb") as handle:
+            return handle.read(16) == SQLITE_MAGIC
+    except OSError:
+        return False
+
+
+def read_opencode_db(path: str | os.PathLike) -> dict[str, bytes]:
+    """opencode's SQLite database as the JSON tree its older `storage/` folder holds, opened read-only.
+
+    Raises SourceError when it cannot be read or is not opencode's.
+    """
+    import json
+    import sqlite3
+
+    uri = Path(path).resolve().as_uri()
+    try:
+        # mode=ro never writes; WAL content is read when its -shm can be. immutable=1 is the fallback
+        # (for a database whose directory we may not touch), at the price of unflushed WAL pages.
+        try:
+            connection = sqlite3.connect(f"{uri}?mode=ro", uri=True)
+            connection.execute("select 1 from session limit 1")
+        except sqlite3.OperationalError:
+            connection = sqlite3.connect(f"{uri}?immutable=1", uri=True)
+        connection.row_factory = sqlite3.Row
+        tree: dict[str, bytes] = {}
+        for row in connection.execute("select * from session"):
+            fields = dict(row)
+            fields.setdefault("time", {"created": fields.get("time_created"), "updated": fields.get("time_updated")})
+            tree[f"session/{fields.get('project_id', '_')}/{fields['id']}.json"] = json.dumps(fields, default=str).encode()
+        for table, parent_key, parent_column in (("message", "sessionID", "session_id"), ("part", "messageID", "message_id")):
+            for row in connection.execute(f"select * from {table}"):  # noqa: S608 - fixed table names
+                fields = dict(row)
+                try:
+                    data = json.loads(fields.get("data") or "{}")
+                except ValueError:
+                    data = {}
+                data = {**(data if isinstance(data, dict) else {}), "id": fields["id"], parent_key: fields[parent_column]}
+                if table == "part":
+                    data.setdefault("sessionID", fields.get("session_id"))
+                data.setdefault("time", {"created": fields.get("time_created")})
+                tree[f"{table}/{fields[parent_column]}/{fields['id']}.json"] = json.dumps(data, default=str).encode()
+        connection.close()
+        return tree
+    except (sqlite3.Error, KeyError) as exc:
+        raise SourceError(f"{path}: not an opencode database ctxtop can read ({exc})") from None

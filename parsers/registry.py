@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from . import adk, claude_code, cline, codex, gemini, inspect_ai, messages, openhands, swe_agent
+from . import adk, claude_code, cline, codex, gemini, inspect_ai, messages, opencode, openhands, swe_agent
 from .tree import Tree, TreeParser
 from .base import DocumentParser, LineParser, Parser
 from .jsonl import Buffer, DecodeError, iter_lines, loads
@@ -25,12 +25,14 @@ PARSERS: dict[str, type[Parser]] = {
         inspect_ai.InspectParser,
         openhands.OpenHandsEventsParser,
         cline.ClineTaskParser,
+        opencode.OpencodeParser,
     )
 }
 # Folder-shaped formats, told apart by the names of the files they hold.
 TREE_FORMATS: list[tuple[Callable[[Any], bool], str]] = [
     (cline.looks_like, cline.ClineTaskParser.name),
     (openhands.looks_like_tree, openhands.OpenHandsEventsParser.name),
+    (opencode.looks_like, opencode.OpencodeParser.name),
 ]
 # Whole-document formats, most specific first: the generic message dumps come last.
 DOCUMENT_FORMATS: list[tuple[Callable[[Any], bool], str]] = [

@@ -159,3 +159,48 @@ def test_a_session_folder_is_followed_as_it_changes(tmp_path):
     (task / "api_conversation_history.json").write_text(json.dumps(history))
     update = follower.poll()
     assert update is not None and update.new == 1 and update.messages == 8
+
+
+def test_opencode_storage_shows_the_newest_session_with_its_compaction_and_pruning():
+    session = Session.open(DATA / "opencode_storage")
+    assert session.format == "opencode" and session.parser.meta.session_id == "ses_b"
+    second = session.entries[1]
+    assert [b.category for b in second.blocks] == ["reasoning", "tool_call", "tool_result", "assistant"]
+    assert second.blocks[2].text == "[Old tool result content cleared]"  # pruned: the model sees a placeholder
+    assert second.usage.prompt_tokens == 1250
+    snapshot = build_snapshot(session)
+    assert [(c["message"], c["kind"], c["trigger"]) for c in snapshot["compactions"]] == [(3, "opencode_compaction", "auto")]
+    assert categories(session, 6) == {"summary": 1, "user": 1, "assistant": 1}
+
+
+def test_opencode_database_reads_like_its_storage_folder_and_is_never_written(tmp_path):
+    import os
+    import sqlite3
+
+    database = tmp_path / "opencode.db"
+    connection = sqlite3.connect(database)
+    connection.executescript(
+        "create table session (id text, project_id text, title text, time_created int, time_updated int);"
+        "create table message (id text, session_id text, time_created int, data text);"
+        "create table part (id text, message_id text, session_id text, time_created int, data text);"
+    )
+    storage = DATA / "opencode_storage"
+    for path in sorted(storage.rglob("*.json")):
+        record = json.loads(path.read_text())
+        kind = path.relative_to(storage).parts[0]
+        if kind == "session":
+            connection.execute("insert into session values (?,?,?,?,?)", (record["id"], record["projectID"], record["title"],
+                                                                        record["time"]["created"], record["time"]["updated"]))
+        elif kind == "message":
+            data = {k: v for k, v in record.items() if k not in ("id", "sessionID")}
+            connection.execute("insert into message values (?,?,?,?)", (record["id"], record["sessionID"], record["time"]["created"], json.dumps(data)))
+        else:
+            data = {k: v for k, v in record.items() if k not in ("id", "messageID")}
+            connection.execute("insert into part values (?,?,?,?,?)", (record["id"], record["messageID"], record["sessionID"], 0, json.dumps(data)))
+    connection.commit()
+    connection.close()
+    before = (database.read_bytes(), os.stat(database).st_mtime_ns, sorted(os.listdir(tmp_path)))
+    from_db, from_folder = Session.open(database), Session.open(storage)
+    assert [(e.uid, [(b.category, b.text) for b in e.blocks]) for e in from_db.entries] == [
+        (e.uid, [(b.category, b.text) for b in e.blocks]) for e in from_folder.entries]
+    assert (database.read_bytes(), os.stat(database).st_mtime_ns, sorted(os.listdir(tmp_path))) == before
