@@ -56,11 +56,13 @@ class Accounting:
         stop = len(entries) if stop is None else min(stop, len(entries))
         del self.tokens[start:]
         del self.estimated[start:]
+        self.counter.prefetch([b.text for position in range(start, stop) for b in entries[position].blocks if b.category != IMAGE])
         for position in range(start, stop):
             blocks = entries[position].blocks
             self.tokens.append([text_tokens(self.counter, b) for b in blocks])
             self.estimated.append([False] * len(blocks))
         self._estimate_opaque_reasoning(entries, start, stop)
+        self.counter.persist()
 
     def entry_tokens(self, position: int) -> int:
         return sum(self.tokens[position])

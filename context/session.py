@@ -17,6 +17,7 @@ from .accounting import Accounting
 from .limits import window_limit
 from .source import SourceError, is_sqlite, read_log, read_opencode_db, read_tree, tree_names
 from .subagents import SubagentScan
+from .token_cache import TokenCache
 from .tokens import DEFAULT_ENCODING, TokenCounter
 from .window import Replay, Window
 
@@ -78,7 +79,7 @@ class Session:
         newline is left for later rather than counted as torn. ``progress(phase,
         fraction)`` is called while parsing ("parse") and counting ("count").
         """
-        counter = TokenCounter(encoding)
+        counter = TokenCounter(encoding, store=TokenCache.default(encoding))
         if Path(path).is_dir():
             return cls._open_folder(path, format, counter, window)
         if is_sqlite(path):
@@ -95,6 +96,8 @@ class Session:
                 data.close()
         session = cls(parser, path=str(Path(path)), counter=counter, window=window,
                       progress=(lambda f: progress("count", f)) if progress else None)
+        if counter.store is not None:
+            counter.store.maybe_prune()
         if parser.name == ClaudeCodeParser.name:
             session.subagents = SubagentScan(path, parser.meta.session_id, counter)
         return session

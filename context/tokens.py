@@ -8,11 +8,15 @@ tiktoken already has them in its local cache: ctxtop never downloads.
 from __future__ import annotations
 
 import hashlib
+from typing import TYPE_CHECKING
 from contextlib import contextmanager
 from collections.abc import Iterator
 
 import tiktoken
 import tiktoken.load
+
+if TYPE_CHECKING:
+    from .token_cache import TokenCache
 
 DEFAULT_ENCODING = "cl100k_base"
 # Encodings shipped inside an installed package, under the name users know them by.
@@ -66,11 +70,27 @@ def content_key(text: str) -> str | bytes:
 class TokenCounter:
     """Counts tokens of texts with one encoding, remembering every count by content."""
 
-    def __init__(self, encoding: str = DEFAULT_ENCODING) -> None:
+    def __init__(self, encoding: str = DEFAULT_ENCODING, store: "TokenCache | None" = None) -> None:
         self.encoding_name = encoding
         self._encoding = load_encoding(encoding)
         self._cache: dict[str | bytes, int] = {}
         self.encoded = 0  # how many texts were actually tokenized (the rest were cache hits)
+        self.store = store  # the persistent cache, shared across runs (None: memory only)
+        self._unsaved: dict[bytes, int] = {}
+
+    def prefetch(self, texts: list[str]) -> None:
+        """Load the persistent counts of these texts, so that counting them costs no tokenizing."""
+        if self.store is None:
+            return
+        keys = [key for text in texts if len(text) > INLINE_KEY_CHARS and (key := content_key(text)) not in self._cache]
+        if keys:
+            self._cache.update(self.store.get_many(list(dict.fromkeys(keys))))
+
+    def persist(self) -> None:
+        """Write the counts made since the last call to the persistent cache."""
+        if self.store is not None and self._unsaved:
+            self.store.put_many(self._unsaved)
+            self._unsaved = {}
 
     def count(self, text: str) -> int:
         if not text:
@@ -83,6 +103,8 @@ class TokenCounter:
         tokens = len(self._encoding.encode_ordinary(text))
         self._cache[key] = tokens
         self.encoded += 1
+        if self.store is not None and isinstance(key, bytes):
+            self._unsaved[key] = tokens
         return tokens
 
     def tail(self, text: str, tokens: int) -> str:

@@ -31,7 +31,7 @@ def looks_like(document: Any) -> bool:
 class OpenHandsParser(DocumentParser):
     name = "openhands"
     description = "OpenHands V0 trajectory (JSON array of action/observation events)"
-    locations = ("the file given to save_trajectory_path", "~/.openhands/sessions/<sid>/events/ (one event per file; not read yet)")
+    locations = ("the file given to save_trajectory_path",)
 
     def parse(self, document: Any, offsets: list[int] | None = None) -> None:
         if not isinstance(document, list):

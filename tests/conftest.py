@@ -28,7 +28,9 @@ def open_data(counter):
 
 
 @pytest.fixture(autouse=True)
-def private_state_dir(tmp_path, monkeypatch):
-    """Pins made in UI tests go to a temporary state directory, never the user's."""
-    monkeypatch.setenv("CTXTOP_STATE_DIR", str(tmp_path / "state"))
-    return tmp_path / "state"
+def private_state_dir(tmp_path_factory, monkeypatch):
+    """Pins and token counts made in tests go to temporary directories (never the user's, nor a test's tmp_path)."""
+    state, cache = tmp_path_factory.mktemp("state"), tmp_path_factory.mktemp("cache")
+    monkeypatch.setenv("CTXTOP_STATE_DIR", str(state))
+    monkeypatch.setenv("CTXTOP_CACHE_DIR", str(cache))
+    return state

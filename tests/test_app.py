@@ -443,7 +443,7 @@ async def test_a_corrupt_pins_file_is_ignored_with_a_notice_and_rewritten(tmp_pa
     log = tmp_path / "session.jsonl"
     log.write_bytes((DATA / "claude_compact.jsonl").read_bytes())
     store = pins_path(log)
-    store.parent.mkdir(parents=True)
+    store.parent.mkdir(parents=True, exist_ok=True)
     store.write_bytes(b"[[pin]\ntext = \xff broken")
     notes = []
     app = CtxtopApp(str(log), at=1)

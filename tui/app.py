@@ -200,6 +200,9 @@ class CtxtopApp(App[int]):
         except USER_ERRORS as exc:
             self.post_message(LoadFailed(str(exc)))
             return
+        store = session.counter.store
+        if store is not None and store.warning:
+            self.call_from_thread(self.notify, one_line(store.warning, 200), severity="warning", timeout=8)
         if follower is not None:
             audit = follower.set_constraints(constraints)
             points = list(follower.points)

@@ -1,0 +1,106 @@
+"""A persistent token-count cache, so a session opened again is not tokenized again.
+
+Counts are keyed by the content digest the in-memory cache already uses, per
+encoding, in one SQLite file in the user's cache directory
+(``$CTXTOP_CACHE_DIR``, else ``$XDG_CACHE_HOME/ctxtop``, else ``~/.cache/ctxtop``).
+SQLite in WAL mode lets several ctxtop processes read and write it at once; it
+is bounded (oldest rows pruned past MAX_ROWS); a corrupt file is moved aside
+and rebuilt, with a warning. ``CTXTOP_NO_CACHE=1`` turns it off.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import time
+from pathlib import Path
+
+MAX_ROWS = 5_000_000  # about 200 MB of cache at the most
+PRUNE_CHECK_BYTES = 256 << 20
+BATCH = 500  # keys per query (SQLite's variable limit is higher; this keeps statements small)
+
+
+def cache_dir() -> Path:
+    if os.environ.get("CTXTOP_CACHE_DIR"):
+        return Path(os.environ["CTXTOP_CACHE_DIR"])
+    base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
+    return Path(base) / "ctxtop"
+
+
+class TokenCache:
+    def __init__(self, encoding: str, path: Path | None = None) -> None:
+        self.encoding = encoding
+        self.path = path or cache_dir() / "tokens.sqlite"
+        self.warning: str | None = None
+        self._connection = self._connect()
+
+    @classmethod
+    def default(cls, encoding: str) -> "TokenCache | None":
+        if os.environ.get("CTXTOP_NO_CACHE"):
+            return None
+        try:
+            return cls(encoding)
+        except (OSError, sqlite3.Error):
+            return None  # no cache (read-only home, say): counting still works, only slower
+
+    def _connect(self) -> sqlite3.Connection:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            return self._open()
+        except sqlite3.DatabaseError as exc:
+            # Corrupt (or not a database at all): keep it aside for a bug report, start afresh.
+            aside = self.path.with_name(f"{self.path.name}.corrupt-{int(time.time())}")
+            os.replace(self.path, aside)
+            self.warning = f"the token cache was unreadable ({exc}); moved to {aside.name} and rebuilt"
+            return self._open()
+
+    def _open(self) -> sqlite3.Connection:
+        connection = sqlite3.connect(self.path, timeout=10, isolation_level=None, check_same_thread=False)
+        connection.execute("pragma journal_mode=wal")
+        connection.execute("pragma synchronous=normal")
+        connection.execute("create table if not exists counts (encoding text, key blob, tokens integer, primary key (encoding, key)) without rowid")
+        connection.execute("select count(*) from (select 1 from counts limit 1)").fetchone()
+        return connection
+
+    def get_many(self, keys: list[bytes]) -> dict[bytes, int]:
+        found: dict[bytes, int] = {}
+        try:
+            for start in range(0, len(keys), BATCH):
+                chunk = keys[start : start + BATCH]
+                marks = ",".join("?" * len(chunk))
+                query = f"select key, tokens from counts where encoding = ? and key in ({marks})"  # noqa: S608 - placeholders only
+                found.update(self._connection.execute(query, (self.encoding, *chunk)).fetchall())
+        except sqlite3.Error as exc:
+            self.warning = f"the token cache could not be read ({exc}); counting without it"
+        return found
+
+    def put_many(self, counts: dict[bytes, int]) -> None:
+        if not counts:
+            return
+        try:
+            with self._connection:
+                self._connection.execute("begin")
+                self._connection.executemany(
+                    "insert or ignore into counts (encoding, key, tokens) values (?, ?, ?)",
+                    ((self.encoding, key, tokens) for key, tokens in counts.items()),
+                )
+        except sqlite3.Error as exc:
+            self.warning = f"the token cache could not be written ({exc}); counts were kept in memory"
+
+    def maybe_prune(self) -> None:
+        """Prune only when the file has grown big: counting rows is not free."""
+        try:
+            if self.path.stat().st_size > PRUNE_CHECK_BYTES:
+                self.prune()
+        except OSError:
+            pass
+
+    def prune(self, max_rows: int = MAX_ROWS) -> None:
+        """Keep the cache bounded: drop an arbitrary excess of rows (any count can be recomputed)."""
+        try:
+            (rows,) = self._connection.execute("select count(*) from counts").fetchone()
+            if rows > max_rows:
+                self._connection.execute(
+                    "delete from counts where (encoding, key) in (select encoding, key from counts limit ?)", (rows - max_rows,))
+        except sqlite3.Error:
+            pass

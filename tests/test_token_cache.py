@@ -1,0 +1,73 @@
+"""The persistent token-count cache: same counts, fewer encodes, survives corruption and concurrent writers."""
+
+from __future__ import annotations
+
+import threading
+
+from context.session import Session
+from context.token_cache import TokenCache
+from context.tokens import TokenCounter, content_key
+from tui.demo import DEMO_WINDOW, demo_path
+
+
+def test_a_second_open_counts_the_same_without_tokenizing(tmp_path, monkeypatch):
+    monkeypatch.setenv("CTXTOP_CACHE_DIR", str(tmp_path))
+    first = Session.open(demo_path(), window=DEMO_WINDOW)
+    second = Session.open(demo_path(), window=DEMO_WINDOW)
+    assert first.accounting.tokens == second.accounting.tokens
+    long_texts = {b.text for e in first.entries for b in e.blocks if len(b.text) > 64}
+    assert first.counter.encoded >= len(long_texts) > 0
+    # Only short texts (cheaper to count than to look up) are tokenized again.
+    assert second.counter.encoded <= first.counter.encoded - len(long_texts)
+
+
+def test_the_cache_keeps_counts_per_encoding(tmp_path):
+    store = TokenCache("cl100k_base", tmp_path / "tokens.sqlite")
+    store.put_many({b"k" * 16: 7})
+    assert store.get_many([b"k" * 16]) == {b"k" * 16: 7}
+    assert TokenCache("o200k_base", tmp_path / "tokens.sqlite").get_many([b"k" * 16]) == {}
+
+
+def test_a_corrupt_cache_is_moved_aside_and_rebuilt(tmp_path):
+    path = tmp_path / "tokens.sqlite"
+    path.write_bytes(b"this is not a database" * 100)
+    store = TokenCache("cl100k_base", path)
+    assert store.warning and "rebuilt" in store.warning
+    assert any(p.name.startswith("tokens.sqlite.corrupt-") for p in tmp_path.iterdir())
+    counter = TokenCounter(store=store)
+    text = "a long enough text to be keyed by its digest, " * 3
+    counter.prefetch([text])
+    assert counter.count(text) > 0
+    counter.persist()
+    assert store.get_many([content_key(text)]) == {content_key(text): counter.count(text)}
+
+
+def test_concurrent_writers_do_not_lose_or_mix_counts(tmp_path):
+    path = tmp_path / "tokens.sqlite"
+    errors = []
+
+    def writer(offset: int) -> None:
+        try:
+            store = TokenCache("cl100k_base", path)
+            for n in range(50):
+                store.put_many({f"{offset}-{n}".encode().ljust(16, b"."): offset + n})
+        except Exception as exc:  # noqa: BLE001 - any failure is the finding
+            errors.append(exc)
+
+    threads = [threading.Thread(target=writer, args=(1000 * i,)) for i in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert not errors
+    store = TokenCache("cl100k_base", path)
+    keys = [f"{1000 * i}-{n}".encode().ljust(16, b".") for i in range(4) for n in range(50)]
+    found = store.get_many(keys)
+    assert len(found) == 200 and all(found[k] == int(k.split(b"-")[0]) + int(k.split(b"-")[1].rstrip(b".")) for k in keys)
+
+
+def test_pruning_bounds_the_cache(tmp_path):
+    store = TokenCache("cl100k_base", tmp_path / "tokens.sqlite")
+    store.put_many({bytes([n]) * 16: n for n in range(100)})
+    store.prune(max_rows=40)
+    assert len(store.get_many([bytes([n]) * 16 for n in range(100)])) == 40
