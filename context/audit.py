@@ -159,6 +159,8 @@ def lost_items(before: WindowText, after: WindowText) -> dict[str, list[str]]:
             found["identifiers"].append(match.group(0))
         for match in _NUMBER_UNIT.finditer(text):
             found["numbers"].append(match.group(0))
+        if not (_NEGATIVE.search(text) or _DECISION.search(text)):
+            continue  # one scan of the block rules out the sentence-by-sentence one (most tool output)
         for sentence in _SENTENCES.split(text):
             sentence = sentence.strip()
             if 6 <= len(sentence) <= 240:
@@ -168,8 +170,14 @@ def lost_items(before: WindowText, after: WindowText) -> dict[str, list[str]]:
                     found["decisions"].append(sentence)
     result: dict[str, list[str]] = {}
     for kind, items in found.items():
-        unique = list(dict.fromkeys(items))
-        result[kind] = [item for item in unique if normalize(item) not in after_text][:MAX_LOST_ITEMS]
+        lost: list[str] = []
+        for item in dict.fromkeys(items):
+            # Each check scans the whole window after: stop at the cap rather than check every item.
+            if normalize(item) not in after_text:
+                lost.append(item)
+                if len(lost) == MAX_LOST_ITEMS:
+                    break
+        result[kind] = lost
     return result
 
 

@@ -43,14 +43,15 @@ class LogFollower:
 
     def __init__(self, path: str | os.PathLike, *, format: str | None = None, encoding: str = "cl100k_base",
                  window: int | None = None, constraints: list[Constraint] | None = None,
-                 progress: Callable[[str, float], None] | None = None) -> None:
+                 progress: Callable[[str, float], None] | None = None, audit: bool = True) -> None:
+        """``audit=False`` defers the compaction audit to ``set_constraints`` (the TUI paints first)."""
         self.path = Path(path)
         self.format, self.encoding, self.window_override = format, encoding, window
         self.constraints = list(constraints or [])
         self.lock = threading.RLock()
-        self._open(progress)
+        self._open(progress, audit=audit)
 
-    def _open(self, progress: Callable[[str, float], None] | None = None) -> None:
+    def _open(self, progress: Callable[[str, float], None] | None = None, *, audit: bool = True) -> None:
         self.session = Session.open(self.path, format=self.format, encoding=self.encoding, window=self.window_override,
                                     live=True, progress=progress)
         info = os.stat(self.path)
@@ -63,7 +64,7 @@ class LogFollower:
         self.points: list[TimelinePoint] = []
         self._latest: Window = Window(at=0)
         self._advance()
-        self.audit: Audit = run_audit(self.session, self.constraints)
+        self.audit: Audit = run_audit(self.session, self.constraints) if audit else Audit(self.constraints, [], [])
         self._last_prompt = self.session.reported_at(None) or 0
 
     def set_constraints(self, constraints: list[Constraint]) -> Audit:

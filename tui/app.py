@@ -187,7 +187,7 @@ class CtxtopApp(App[int]):
         try:
             if self.live:
                 follower = LogFollower(self.path, format=self.log_format, encoding=self.encoding, window=self.window_override,
-                                       progress=progress)
+                                       progress=progress, audit=False)
                 session = follower.session
             else:
                 follower, session = None, Session.open(self.path, format=self.log_format, encoding=self.encoding,
@@ -203,13 +203,12 @@ class CtxtopApp(App[int]):
         store = session.counter.store
         if store is not None and store.warning:
             self.call_from_thread(self.notify, one_line(store.warning, 200), severity="warning", timeout=8)
-        if follower is not None:
-            audit = follower.set_constraints(constraints)
-            points = list(follower.points)
-        else:
-            audit, points = run_audit(session, constraints), timeline(session)
+        points = list(follower.points) if follower is not None else timeline(session)
         self.follower = follower
-        self.post_message(SessionLoaded(session, constraints, audit, points))
+        # Paint the window first; the audit (every compaction compared before and after) follows.
+        self.post_message(SessionLoaded(session, constraints, Audit(constraints, [], []), points))
+        audit = follower.set_constraints(constraints) if follower is not None else run_audit(session, constraints)
+        self.post_message(AuditReady(constraints, audit))
 
     def on_load_progress(self, message: LoadProgress) -> None:
         bar = self.query_one("#loading", ProgressBar)

@@ -1,0 +1,122 @@
+"""Realistic synthetic sessions of a given size, deterministic by seed (Claude Code or Codex format).
+
+Tool results of varied sizes (a few multi-MB), thinking, progress noise,
+compactions every so often, and usage that grows like a real prompt. Varied
+text (not one line repeated) so the token cache does not make counting free.
+
+    python bench/generate.py --format claude-code --mb 100 --seed 1 -o /tmp/session.jsonl
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+from pathlib import Path
+
+WORDS = ("order invoice supplier budget approve refund shipment warehouse quantity price total pending customer "
+         "error retry timeout config deploy build test module function variable import return class async await "
+         "数据 订单 审批 供应商 预算 库存 通知 客户 价格 合计").split()
+
+
+def _text(rng: random.Random, words: int) -> str:
+    return " ".join(rng.choice(WORDS) + (str(rng.randint(0, 9999)) if rng.random() < 0.2 else "") for _ in range(words))
+
+
+def _tool_output(rng: random.Random) -> str:
+    roll = rng.random()
+    size = 3_000_000 if roll < 0.0005 else rng.randint(2000, 20000) if roll < 0.1 else rng.randint(50, 1500)
+    lines, length = [], 0
+    while length < size:
+        line = f"{rng.randint(1, 9999):>5}: {_text(rng, rng.randint(4, 14))}"
+        lines.append(line)
+        length += len(line) + 1
+    return "\n".join(lines)
+
+
+def claude_code_lines(seed: int):
+    rng = random.Random(seed)
+    n, prompt, parent = 0, 4000, None
+    session = f"bench-{seed}"
+
+    def record(kind: str, **fields) -> str:
+        nonlocal n, parent
+        n += 1
+        uid = f"u{n}"
+        line = json.dumps({"type": kind, "sessionId": session, "uuid": uid, "parentUuid": parent, "isSidechain": False,
+                           "timestamp": "2026-12-03T00:00:00.000Z", **fields}, ensure_ascii=False)
+        parent = uid
+        return line + "\n"
+
+    turn = 0
+    while True:
+        turn += 1
+        yield record("user", message={"role": "user", "content": _text(rng, rng.randint(5, 40))})
+        for step in range(rng.randint(1, 6)):
+            if rng.random() < 0.3:  # progress noise: never reaches the model
+                yield json.dumps({"type": "progress", "sessionId": session, "data": {"type": "bash_progress", "output": _text(rng, 30)}}) + "\n"
+            message_id = f"m{turn}-{step}"
+            usage = {"input_tokens": 10, "cache_read_input_tokens": prompt, "cache_creation_input_tokens": 200, "output_tokens": 80}
+            if rng.random() < 0.5:
+                yield record("assistant", message={"id": message_id, "role": "assistant", "model": "claude-sonnet-4-5",
+                                                    "content": [{"type": "thinking", "thinking": _text(rng, 40), "signature": "x"}], "usage": usage})
+            tool_id = f"t{turn}-{step}"
+            yield record("assistant", message={"id": message_id, "role": "assistant", "model": "claude-sonnet-4-5",
+                                                "content": [{"type": "tool_use", "id": tool_id, "name": "Bash", "input": {"command": _text(rng, 6)}}],
+                                                "usage": usage})
+            output = _tool_output(rng)
+            yield record("user", message={"role": "user", "content": [{"type": "tool_result", "tool_use_id": tool_id, "content": output}]})
+            prompt += len(output) // 4 + 150
+        yield record("assistant", message={"id": f"a{turn}", "role": "assistant", "model": "claude-sonnet-4-5",
+                                            "content": [{"type": "text", "text": _text(rng, 30)}],
+                                            "usage": {"input_tokens": 10, "cache_read_input_tokens": prompt, "output_tokens": 40}})
+        if prompt > 160_000:  # auto-compact, as Claude Code would
+            yield record("system", subtype="compact_boundary", content="Conversation compacted",
+                         compactMetadata={"trigger": "auto", "preTokens": prompt})
+            yield record("user", isCompactSummary=True, message={"role": "user", "content": "Summary:\n" + _text(rng, 300)})
+            prompt = 6000
+
+
+def codex_lines(seed: int):
+    rng = random.Random(seed)
+    yield json.dumps({"timestamp": "2026-12-03T00:00:00.000Z", "type": "session_meta", "payload": {"id": f"bench-{seed}", "cwd": "/w"}}) + "\n"
+    total = 4000
+    n = 0
+    while True:
+        n += 1
+        item = lambda payload: json.dumps({"timestamp": "2026-12-03T00:00:00.000Z", "type": "response_item", "payload": payload}) + "\n"  # noqa: E731
+        yield item({"type": "message", "role": "user", "content": [{"type": "input_text", "text": _text(rng, 20)}]})
+        yield item({"type": "function_call", "name": "shell", "call_id": f"c{n}", "arguments": json.dumps({"command": ["bash", "-lc", _text(rng, 5)]})})
+        output = _tool_output(rng)
+        yield item({"type": "function_call_output", "call_id": f"c{n}", "output": output})
+        total += len(output) // 4 + 100
+        yield json.dumps({"timestamp": "2026-12-03T00:00:00.000Z", "type": "event_msg", "payload": {
+            "type": "token_count", "info": {"last_token_usage": {"input_tokens": total, "output_tokens": 50},
+                                            "total_token_usage": {"input_tokens": total * n}, "model_context_window": 272000}}}) + "\n"
+
+
+GENERATORS = {"claude-code": claude_code_lines, "codex": codex_lines}
+
+
+def generate(path: Path, format: str, megabytes: float, seed: int = 1) -> int:
+    """Write a session of about ``megabytes`` MB; returns its size in bytes."""
+    source = GENERATORS[format](seed)
+    with open(path, "w", encoding="utf-8") as handle:
+        while handle.tell() < megabytes * 1_000_000:
+            handle.write(next(source))
+    return path.stat().st_size
+
+
+def main() -> None:
+    options = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    options.add_argument("--format", choices=sorted(GENERATORS), default="claude-code")
+    options.add_argument("--mb", type=float, default=10.0)
+    options.add_argument("--seed", type=int, default=1)
+    options.add_argument("-o", "--output", required=True)
+    args = options.parse_args()
+    size = generate(Path(args.output), args.format, args.mb, args.seed)
+    print(f"{args.output}: {size / 1e6:.1f} MB of {args.format}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,165 @@
+"""The benchmark suite: every performance target of ctxtop, measured in one run, printed as a table.
+
+    python bench/run.py [--mb 100] [--format claude-code|codex]
+
+Each row gives the figure, its floor or target, and the ratio (figure over
+target, or floor over figure, so that ≤ 1 or ≥ 1 reads as stated in the row).
+Results depend on the machine and its load; no unit test asserts them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench"))
+
+import orjson  # noqa: E402
+
+from generate import generate  # noqa: E402
+
+
+def floor_seconds(path: Path) -> float:
+    """JSON-decode every line and encode_ordinary every string in it: what any exact counter must do."""
+    from context.tokens import load_encoding
+
+    encoding = load_encoding("cl100k_base")
+    texts: list[str] = []
+
+    def collect(value) -> None:
+        if isinstance(value, str):
+            if len(value) > 3:
+                texts.append(value)
+        elif isinstance(value, dict):
+            for item in value.values():
+                collect(item)
+        elif isinstance(value, list):
+            for item in value:
+                collect(item)
+
+    started = time.perf_counter()
+    with open(path, "rb") as handle:
+        for line in handle:
+            try:
+                record = orjson.loads(line)
+            except orjson.JSONDecodeError:
+                continue
+            collect(record.get("message") or record.get("payload"))
+    unique = list(dict.fromkeys(texts))  # a floor that also never counts a text twice
+    for text in unique:
+        encoding.encode_ordinary(text)
+    return time.perf_counter() - started
+
+
+def open_seconds(path: Path, cache: Path | None) -> float:
+    """Wall time of a fresh process opening the session and building the snapshot at its latest message."""
+    env = {**os.environ}
+    if cache is None:
+        env["CTXTOP_NO_CACHE"] = "1"
+    else:
+        env["CTXTOP_CACHE_DIR"] = str(cache)
+        env.pop("CTXTOP_NO_CACHE", None)
+    # First paint is what the TUI waits for: the session and the window at its latest message;
+    # the audit and the full snapshot come after it.
+    code = (
+        "import time,resource,sys;t=time.perf_counter();"
+        "from context.session import Session;from context.snapshot import build_snapshot;"
+        f"s=Session.open({str(path)!r});s.window_at(None).categories();p=time.perf_counter()-t;build_snapshot(s);"
+        "print(p, time.perf_counter()-t, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True, check=True).stdout
+    paint, seconds, rss_kb = out.split()
+    open_seconds.last_rss_mb = int(rss_kb) / 1024  # type: ignore[attr-defined]
+    open_seconds.last_paint = float(paint)  # type: ignore[attr-defined]
+    return float(seconds)
+
+
+def append_seconds(path: Path, format: str) -> float:
+    """Median cost of taking in one appended message on the loaded session."""
+    from context.follow import LogFollower
+    from generate import GENERATORS
+
+    os.environ["CTXTOP_NO_CACHE"] = "1"
+    follower = LogFollower(path)
+    source = GENERATORS[format](seed=99)
+    times = []
+    for _ in range(15):
+        line = next(source)
+        with open(path, "a", encoding="utf-8") as handle:
+            handle.write(line)
+        started = time.perf_counter()
+        follower.poll()
+        times.append(time.perf_counter() - started)
+    return statistics.median(times)
+
+
+def preview_seconds() -> float:
+    from strategies import synthetic_window
+
+    from context.strategies import Frame, preview_all
+    from context.tokens import TokenCounter
+
+    frame = Frame(synthetic_window(), TokenCounter(), [], limit=1_000_000)
+    preview_all(frame)
+    runs = []
+    for _ in range(9):
+        started = time.perf_counter()
+        preview_all(frame)
+        runs.append(time.perf_counter() - started)
+    return statistics.median(runs)
+
+
+def main() -> None:
+    options = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    options.add_argument("--mb", type=float, default=100.0, help="size of the synthetic session (MB)")
+    options.add_argument("--format", choices=("claude-code", "codex"), default="claude-code")
+    args = options.parse_args()
+    work = Path(tempfile.mkdtemp(prefix="ctxtop-bench-"))
+    session = work / "session.jsonl"
+    size = generate(session, args.format, args.mb)
+    mb = size / 1e6
+
+    floor = floor_seconds(session)
+    cold = open_seconds(session, None)
+    rss = open_seconds.last_rss_mb  # type: ignore[attr-defined]
+    paint = open_seconds.last_paint  # type: ignore[attr-defined]
+    cache = work / "cache"
+    first = open_seconds(session, cache)
+    second = open_seconds(session, cache)
+    append = append_seconds(session, args.format)
+    previews = preview_seconds()
+
+    rows = [
+        ("index throughput (open + window, no cache)", f"{mb / paint:.1f} MB/s", f"floor {mb / floor:.1f} MB/s (decode + encode_ordinary)",
+         f"{floor / paint:.2f} (target ≥ 0.70)"),
+        ("first paint (open → breakdown at latest)", f"{paint:.2f} s", "≤ 1 s at 1 GB", f"{paint / 1.0:.2f} at {mb:.0f} MB"),
+        ("open + compaction audit + full snapshot", f"{cold:.2f} s", "(the audit runs after first paint)", "—"),
+        ("second open (persistent token cache)", f"{second:.2f} s", f"first open {first:.2f} s", f"{first / second:.1f}× (target ≥ 5×)"),
+        ("peak RSS while opening", f"{rss:.0f} MB", "< 400 MB at 1 GB", f"{rss / 400:.2f} at {mb:.0f} MB"),
+        ("one appended message", f"{append * 1000:.1f} ms", "< 50 ms", f"{append * 1000 / 50:.2f}"),
+        ("all strategy previews, 1M-token window", f"{previews * 1000:.1f} ms", "< 100 ms", f"{previews * 1000 / 100:.2f}"),
+    ]
+    print(f"ctxtop benchmarks — {mb:.0f} MB synthetic {args.format} session; {platform.python_implementation()} "
+          f"{platform.python_version()}, {os.cpu_count()} cores, {platform.machine()}")
+    widths = [max(len(str(r[i])) for r in rows) for i in range(4)]
+    header = ("measurement", "figure", "floor / target", "ratio")
+    widths = [max(w, len(h)) for w, h in zip(widths, header)]
+    for row in (header, *rows):
+        print("  ".join(str(c).ljust(w) for c, w in zip(row, widths)).rstrip())
+    print("(tail latency with a big session loaded: python bench/tail_latency.py)")
+    for path in sorted(work.rglob("*"), reverse=True):
+        path.unlink() if path.is_file() else path.rmdir()
+    work.rmdir()
+
+
+if __name__ == "__main__":
+    main()
