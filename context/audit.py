@@ -16,10 +16,10 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
-from parsers.model import TOOL_CALL, TOOL_RESULT, Entry
+from parsers.model import TOOL_CALL, Entry
 
 from .constraints import KEPT, Constraint, Status, WindowText
-from .facts import NEGATIONS, key_facts, normalize
+from .facts import NEGATIONS, normalize
 from .session import CompactionEvent, Session
 from .window import Replay, Window
 

@@ -9,7 +9,6 @@ import pytest
 
 from parsers.model import CATEGORIES
 from tui.cli import main
-from tui.demo import demo_path
 
 from .conftest import DATA
 

@@ -11,15 +11,13 @@ from __future__ import annotations
 
 import math
 from contextlib import nullcontext
-from collections.abc import Iterable
 from pathlib import Path
 
 from rich.text import Text
 from textual import on, work
-from textual.app import App, ComposeResult, SystemCommand
+from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
-from textual.screen import Screen
 from textual.widgets import Footer, Input, ProgressBar, Static, TabbedContent, TabPane
 
 from context.audit import FAILING_KINDS, Alert, Audit, run_audit
@@ -27,7 +25,6 @@ from context.constraints import Constraint
 from context.follow import LogFollower
 from context.pin_store import load_session_pins, save_session_pins
 from context.pins import select_constraints
-from context.redact import redact_text
 from context.sanitize import one_line
 from context.session import Session
 from context.snapshot import build_snapshot
@@ -36,11 +33,19 @@ from context.strategies.report import session_frame
 from context.timeline import TimelinePoint, timeline
 from context.window import Window
 
-from .errors import USER_ERRORS
-from .export import export_snapshot
-from .messages import AuditReady, Exported, LoadFailed, LoadProgress, LogAppended, LogChanged, NewSessionFile, SessionLoaded, ViewReady
-from .screens import HelpScreen
+from .actions import UserActions
 from .discover import SESSION_SUFFIXES
+from .errors import USER_ERRORS
+from .live import LiveUpdates
+from .messages import (
+    AuditReady,
+    LoadFailed,
+    LoadProgress,
+    LogChanged,
+    NewSessionFile,
+    SessionLoaded,
+    ViewReady,
+)
 from .tail import watch_log, watch_new_sessions
 from .widgets.breakdown import Breakdown
 from .widgets.detail import Detail
@@ -52,12 +57,9 @@ from .widgets.window_list import WindowList, rows_of
 # The demo replay shows the whole session in about this long at speed 1.
 REPLAY_SECONDS = 30.0
 REPLAY_TICK = 0.1
-# Live tailing reads at most this often during a burst of writes.
-COALESCE_SECONDS = 0.1
-MAX_PIN_CHARS = 240
 
 
-class CtxtopApp(App[int]):
+class CtxtopApp(LiveUpdates, UserActions, App[int]):
     TITLE = "ctxtop"
     CSS_PATH = "app.tcss"
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (110, "-wide")]
@@ -246,91 +248,8 @@ class CtxtopApp(App[int]):
             if observer is not None:
                 observer.stop()
 
-    def on_new_session_file(self, message: NewSessionFile) -> None:
-        if message.path.resolve() == Path(self.path).resolve():
-            return
-        name = one_line(message.path.name, 60)
-        if self.stay:
-            self.notify(f"a newer session appeared: {name} (staying, as --stay asks)", timeout=6)
-            return
-        self.notify(f"switched to the newer session {name}", title="new session", timeout=6)
-        if self._observer is not None:
-            self._observer.stop()
-            self._observer = None
-        self.path = str(message.path)
-        self.sub_title = name
-        self.session, self.follower, self.view, self.audit = None, None, None, None
-        self.cursor, self.available, self.follow, self.unseen = None, 0, True, 0
-        self.announced.clear()
-        self.load_session()
-
-    # --- live tailing ---------------------------------------------------------------------------
-    def on_log_changed(self, message: LogChanged) -> None:
-        # Bursts coalesce: one read at a time, and one more after it if the log changed meanwhile.
-        if self._polling:
-            self._poll_again = True
-        else:
-            self._polling = True
-            self.read_appended()
-
-    @work(thread=True, exit_on_error=False, group="poll")
-    def read_appended(self) -> None:
-        follower = self.follower
-        assert follower is not None
-        try:
-            update = follower.poll()
-        except USER_ERRORS as exc:
-            self.call_from_thread(self._log_gone, str(exc))
-            return
-        with follower.lock:
-            points, audit = list(follower.points), follower.audit
-        self.post_message(LogAppended(update, points, audit) if update else LogAppended(None, points, audit))
-
-    def _log_gone(self, error: str) -> None:
-        self._polling = False
-        if self._observer is not None:
-            self._observer.stop()
-            self._observer = None
-        self.notify(f"stopped following: {one_line(error, 160)}", severity="error", timeout=10)
-
-    def on_log_appended(self, message: LogAppended) -> None:
-        update = message.update
-        if update is not None:
-            if update.reset:
-                self.notify(update.reset, title="log re-read", severity="warning")
-                self.announced.clear()
-            self.points = message.timeline
-            self.query_one(Timeline).set_data(self.points, self.session.limit()[0] if self.session else 1)
-            self.audit = message.audit
-            grew = update.messages - self.available
-            self.available = update.messages
-            if self.follow or update.reset or update.subagents:
-                self.cursor = self.session.clamp(self.cursor if not self.follow else None) if self.session else None
-                self.compute_view(self.cursor or 0)
-            else:
-                self.unseen += max(0, grew)
-            self._after_arrival()
-        if self._poll_again:
-            self._poll_again = False
-            self.set_timer(COALESCE_SECONDS, self.read_appended)
-        else:
-            self._polling = False
-
     def on_load_failed(self, message: LoadFailed) -> None:
         self.exit(return_code=2, message=Text(f"ctxtop: error: {one_line(message.error)}"))
-
-    def arrive(self, count: int) -> None:
-        """``count`` more messages have arrived (demo replay now; live tailing later)."""
-        if self.session is None:
-            return
-        self.available = min(self.session.message_count, self.available + count)
-        if self.available >= self.session.message_count and getattr(self, "_replay_timer", None):
-            self._replay_timer.stop()
-            self._replay_timer = None
-        if self.follow or self.cursor is None:
-            self.cursor = self.available
-            self.compute_view(self.cursor)
-        self._after_arrival()
 
     def _after_arrival(self) -> None:
         self.query_one(Timeline).set_position(self.available, self.cursor or 0)
@@ -487,177 +406,3 @@ class CtxtopApp(App[int]):
             text.append(self._shown(one_line(failing[-1].detail, 120)))
             text.append("  (Alerts tab: Enter jumps there)", style="dim")
             banner.update(text)
-
-    # --- actions --------------------------------------------------------------------------------
-    def _go(self, message: int) -> None:
-        if self.session is None or self.available == 0:
-            return
-        target = max(1, min(self.available, message))
-        self.follow = target == self.available and self.follow
-        if target == self.available:
-            self.unseen = 0
-        if target != self.cursor:
-            self.cursor = target
-            self.query_one(Timeline).set_position(self.available, target)
-            self.compute_view(target)
-        self._update_header()
-
-    def action_move(self, step: int) -> None:
-        if step < 0:
-            self.follow = False
-        self._go((self.cursor or 0) + step)
-
-    def action_jump(self, where: str) -> None:
-        if where == "start":
-            self.follow = False
-            self._go(1)
-        else:
-            self.follow, self.unseen = True, 0
-            self._go(self.available)
-
-    def action_compaction(self, step: int) -> None:
-        if self.audit is None or self.cursor is None:
-            return
-        marks = sorted({c.event.message for c in self.audit.compactions if c.event.message <= self.available})
-        ahead = [m for m in marks if (m > self.cursor if step > 0 else m < self.cursor)]
-        if not ahead:
-            self.notify("no compaction " + ("after" if step > 0 else "before") + " this message", timeout=2)
-            return
-        self.follow = False
-        self._go(ahead[0] if step > 0 else ahead[-1])
-
-    def action_toggle_follow(self) -> None:
-        self.follow = not self.follow
-        self.unseen = 0
-        if self.follow:
-            self._go(self.available)
-        self._update_header()
-
-    def _shown(self, text: str) -> str:
-        """Log-derived text as it may appear on screen (masked while redacting)."""
-        return redact_text(text) if self.redacting else text
-
-    def action_toggle_redact(self) -> None:
-        """Mask secrets and personal data everywhere on screen and in exports (for screenshots)."""
-        self.redacting = not self.redacting
-        self.query_one(ConstraintsTable).set_constraints(self.constraints, self.redacting)
-        self._announce_alerts()
-        if self.view is not None:
-            self.query_one(WindowList).set_rows(rows_of(self.view.window, self.view.marked_blocks, self.redacting))
-            self._mark_strategy()
-            self.query_one(ConstraintsTable).show(self.view.snapshot["constraints"])
-        self._update_header()
-        self.notify(f"redaction {'on' if self.redacting else 'off'}", timeout=2)
-
-    def action_toggle_bell(self) -> None:
-        self.bell_on = not self.bell_on
-        self.notify(f"bell {'on' if self.bell_on else 'off'}", timeout=2)
-        self._update_header()
-
-    def action_cycle_strategy(self) -> None:
-        table = self.query_one(StrategiesTable)
-        table.move_cursor(row=(table.cursor_row + 1) % table.row_count)
-
-    def action_pin(self) -> None:
-        text = (self.screen.get_selected_text() or "").strip()
-        if not text:
-            selected = self._selected_block()
-            if selected is None:
-                self.notify("nothing to pin: select a block, or select text in the detail pane", severity="warning")
-                return
-            window, index = selected
-            text = window.blocks[index].text.strip()
-        if not text or len(text) > MAX_PIN_CHARS:
-            self.notify(f"that block is {len(text):,} characters: select the rule's words in the detail pane and press p",
-                        severity="warning")
-            return
-        if text in self.ui_pins or text in self.cli_pins:
-            self.notify("already pinned", timeout=2)
-            return
-        self.ui_pins.append(text)
-        self.notify(Text(f"pinned: {one_line(text, 80)}").plain, timeout=3)
-        self.reaudit()
-
-    def action_unpin(self) -> None:
-        target: str | None = None
-        table = self.query_one(ConstraintsTable)
-        if self.query_one(TabbedContent).active == "tab-constraints" and table.row_count:
-            key = table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value
-            target = next((c.text for c in self.constraints if c.id == key and c.text in self.ui_pins), None)
-        if target is None and (selected := self._selected_block()) is not None:
-            window, index = selected
-            block_text = window.blocks[index].text
-            target = next((pin for pin in reversed(self.ui_pins) if pin in block_text), None)
-        if target is None:
-            self.notify("nothing to unpin here (pins given on the command line stay)", severity="warning", timeout=3)
-            return
-        self.ui_pins.remove(target)
-        self.notify(f"unpinned: {one_line(target, 80)}", timeout=3)
-        self.reaudit()
-
-    def action_export(self) -> None:
-        if self.session is None or self.cursor is None:
-            return
-        self.write_export(self.cursor, self.export_screenshot(title="ctxtop"))
-
-    @work(thread=True, exit_on_error=False, group="export")
-    def write_export(self, at: int, svg: str) -> None:
-        session = self.session
-        assert session is not None
-        try:
-            paths = export_snapshot(session, at, self.constraints, self.audit, svg, self.export_dir, redacting=self.redacting)
-        except USER_ERRORS as exc:
-            self.call_from_thread(self.notify, f"export failed: {one_line(str(exc), 160)}", severity="error")
-            return
-        self.post_message(Exported(paths))
-
-    def on_exported(self, message: Exported) -> None:
-        self.last_export = message.paths
-        self.notify("\n".join(str(p) for p in message.paths), title="exported", timeout=8)
-
-    def action_search(self) -> None:
-        search = self.query_one("#search", Input)
-        search.add_class("-visible")
-        search.focus()
-
-    @on(Input.Submitted, "#search")
-    def search_window(self, event: Input.Submitted) -> None:
-        query = event.value.strip().casefold()
-        if not query or self.view is None:
-            return
-        blocks = self.view.window.blocks
-        start = self.query_one(WindowList).selected
-        for offset in range(1, len(blocks) + 1):
-            index = (start + offset) % len(blocks)
-            if query in blocks[index].text.casefold():
-                self.query_one(WindowList).select(index)
-                return
-        self.notify(f"not in the window at message {self.view.at}", severity="warning", timeout=3)
-
-    def on_key(self, event) -> None:
-        search = self.query_one("#search", Input)
-        if event.key == "escape" and search.has_class("-visible"):
-            search.remove_class("-visible")
-            self.query_one(WindowList).focus()
-            event.stop()
-
-    def action_help(self) -> None:
-        self.push_screen(HelpScreen())
-
-    def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
-        yield from super().get_system_commands(screen)
-        yield SystemCommand("Previous message", "Move the cursor one message back", lambda: self.action_move(-1))
-        yield SystemCommand("Next message", "Move the cursor one message on", lambda: self.action_move(1))
-        yield SystemCommand("Previous compaction", "Jump to the compaction before the cursor", lambda: self.action_compaction(-1))
-        yield SystemCommand("Next compaction", "Jump to the compaction after the cursor", lambda: self.action_compaction(1))
-        yield SystemCommand("First message", "Jump to the first message", lambda: self.action_jump("start"))
-        yield SystemCommand("Latest message", "Jump to the latest message", lambda: self.action_jump("end"))
-        yield SystemCommand("Follow on/off", "Keep the cursor on the latest message", self.action_toggle_follow)
-        yield SystemCommand("Pin", "Pin the selected block or the selected text as a constraint", self.action_pin)
-        yield SystemCommand("Unpin", "Remove a pin made in the UI", self.action_unpin)
-        yield SystemCommand("Cycle strategy", "Mark the next strategy's effect in the window list", self.action_cycle_strategy)
-        yield SystemCommand("Export snapshot", "Write JSON, Markdown and an SVG screenshot", self.action_export)
-        yield SystemCommand("Search", "Find text in the window", self.action_search)
-        yield SystemCommand("Bell on/off", "Ring the terminal bell on new alerts", self.action_toggle_bell)
-        yield SystemCommand("Redaction on/off", "Mask secrets, emails and phone numbers on screen and in exports", self.action_toggle_redact)
-        yield SystemCommand("Keys", "Show every key", self.action_help)
