@@ -15,7 +15,14 @@ from parsers.model import Entry
 
 from .accounting import Accounting
 from .limits import window_limit
-from .source import SourceError, is_sqlite, read_log, read_opencode_db, read_tree, tree_names
+from .source import (
+    SourceError,
+    is_sqlite,
+    read_log,
+    read_opencode_db,
+    read_tree,
+    tree_names,
+)
 from .subagents import SubagentScan
 from .token_cache import TokenCache
 from .tokens import DEFAULT_ENCODING, TokenCounter

@@ -10,9 +10,9 @@ from .accounting import text_tokens
 from .audit import Audit, run_audit
 from .constraints import Constraint, WindowText
 from .session import Session
-from .window import Window
 from .strategies import preview_all
 from .strategies.report import preview_dict, session_frame
+from .window import Window
 
 SCHEMA = "ctxtop.snapshot/1"
 

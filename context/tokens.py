@@ -8,9 +8,9 @@ tiktoken already has them in its local cache: ctxtop never downloads.
 from __future__ import annotations
 
 import hashlib
-from typing import TYPE_CHECKING
-from contextlib import contextmanager
 from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import TYPE_CHECKING
 
 import tiktoken
 import tiktoken.load

@@ -11,7 +11,16 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 
-from parsers.model import CATEGORIES, SUMMARY, SYSTEM, TOOL_RESULT, TOOLS, Block, Compaction, Entry
+from parsers.model import (
+    CATEGORIES,
+    SUMMARY,
+    SYSTEM,
+    TOOL_RESULT,
+    TOOLS,
+    Block,
+    Compaction,
+    Entry,
+)
 
 from .accounting import Accounting, text_tokens
 

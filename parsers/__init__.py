@@ -3,7 +3,16 @@
 One module per log format; ``registry`` detects the format and runs its parser.
 """
 
-from .model import CATEGORIES, Block, Compaction, Diagnostics, Entry, ParseResult, SessionMeta, Usage
+from .model import (
+    CATEGORIES,
+    Block,
+    Compaction,
+    Diagnostics,
+    Entry,
+    ParseResult,
+    SessionMeta,
+    Usage,
+)
 from .registry import PARSERS, UnknownFormat, detect, parse
 
 __all__ = [

@@ -15,7 +15,17 @@ from typing import Any
 
 from .base import DocumentParser
 from .jsonl import json_text
-from .model import ASSISTANT, REASONING, SUMMARY, TOOL_CALL, TOOL_RESULT, USER, Block, Compaction, Usage
+from .model import (
+    ASSISTANT,
+    REASONING,
+    SUMMARY,
+    TOOL_CALL,
+    TOOL_RESULT,
+    USER,
+    Block,
+    Compaction,
+    Usage,
+)
 
 
 def _get(mapping: Any, snake: str) -> Any:

@@ -10,7 +10,16 @@ from __future__ import annotations
 from typing import Any
 
 from .jsonl import Buffer, DecodeError, iter_lines, loads
-from .model import Compaction, Diagnostics, Entry, ParseResult, SessionMeta, SidechainTotals, Block, Usage
+from .model import (
+    Block,
+    Compaction,
+    Diagnostics,
+    Entry,
+    ParseResult,
+    SessionMeta,
+    SidechainTotals,
+    Usage,
+)
 
 
 class Parser:

@@ -12,7 +12,19 @@ from typing import Any
 from .base import LineParser
 from .content import as_text, image_size, user_text_category
 from .jsonl import json_text
-from .model import ASSISTANT, IMAGE, INJECTED, REASONING, SUMMARY, SYSTEM, TOOL_CALL, TOOL_RESULT, Block, Compaction, Usage
+from .model import (
+    ASSISTANT,
+    IMAGE,
+    INJECTED,
+    REASONING,
+    SUMMARY,
+    SYSTEM,
+    TOOL_CALL,
+    TOOL_RESULT,
+    Block,
+    Compaction,
+    Usage,
+)
 
 # Codex's local compaction puts the summary in a user message that starts like this
 # (templates/compact/summary_prefix.md).

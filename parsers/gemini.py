@@ -15,7 +15,18 @@ from typing import Any
 
 from .base import DocumentParser, LineParser, Parser
 from .jsonl import json_text
-from .model import ASSISTANT, INJECTED, REASONING, SUMMARY, TOOL_CALL, TOOL_RESULT, USER, Block, Compaction, Usage
+from .model import (
+    ASSISTANT,
+    INJECTED,
+    REASONING,
+    SUMMARY,
+    TOOL_CALL,
+    TOOL_RESULT,
+    USER,
+    Block,
+    Compaction,
+    Usage,
+)
 
 MODEL_TYPES = ("user", "gemini")
 NOTICE_TYPES = ("info", "error", "warning")

@@ -16,9 +16,20 @@ import zipfile
 from typing import Any
 
 from .base import DocumentParser
-from .jsonl import Buffer, json_text
-from .model import ASSISTANT, IMAGE, REASONING, SUMMARY, SYSTEM, TOOL_CALL, TOOL_RESULT, Block, Compaction, Usage
 from .content import user_text_category
+from .jsonl import Buffer, json_text
+from .model import (
+    ASSISTANT,
+    IMAGE,
+    REASONING,
+    SUMMARY,
+    SYSTEM,
+    TOOL_CALL,
+    TOOL_RESULT,
+    Block,
+    Compaction,
+    Usage,
+)
 
 ZIP_MAGIC = b"PK\x03\x04"
 

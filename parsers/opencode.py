@@ -14,7 +14,18 @@ from __future__ import annotations
 from typing import Any
 
 from .jsonl import json_text
-from .model import ASSISTANT, INJECTED, REASONING, SUMMARY, TOOL_CALL, TOOL_RESULT, USER, Block, Compaction, Usage
+from .model import (
+    ASSISTANT,
+    INJECTED,
+    REASONING,
+    SUMMARY,
+    TOOL_CALL,
+    TOOL_RESULT,
+    USER,
+    Block,
+    Compaction,
+    Usage,
+)
 from .tree import Tree, TreeParser
 
 PRUNED = "[Old tool result content cleared]"

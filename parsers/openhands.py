@@ -13,9 +13,20 @@ from __future__ import annotations
 from typing import Any
 
 from .base import DocumentParser
-from .tree import Tree, TreeParser
 from .jsonl import json_text
-from .model import ASSISTANT, REASONING, SUMMARY, SYSTEM, TOOL_CALL, TOOL_RESULT, USER, Block, Compaction, Usage
+from .model import (
+    ASSISTANT,
+    REASONING,
+    SUMMARY,
+    SYSTEM,
+    TOOL_CALL,
+    TOOL_RESULT,
+    USER,
+    Block,
+    Compaction,
+    Usage,
+)
+from .tree import Tree, TreeParser
 
 # Bookkeeping events that never reach the model.
 SKIPPED = {"agent_state_changed", "change_agent_state", "null", "recall", "condensation_request", "delegate", "reject"}

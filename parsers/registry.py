@@ -5,10 +5,21 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from . import adk, claude_code, cline, codex, gemini, inspect_ai, messages, opencode, openhands, swe_agent
-from .tree import Tree, TreeParser
+from . import (
+    adk,
+    claude_code,
+    cline,
+    codex,
+    gemini,
+    inspect_ai,
+    messages,
+    opencode,
+    openhands,
+    swe_agent,
+)
 from .base import DocumentParser, LineParser, Parser
 from .jsonl import Buffer, DecodeError, iter_lines, loads
+from .tree import Tree, TreeParser
 
 PARSERS: dict[str, type[Parser]] = {
     cls.name: cls

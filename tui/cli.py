@@ -6,8 +6,8 @@ import argparse
 import os
 import sys
 import traceback
-from pathlib import Path
 from collections.abc import Callable, Sequence
+from pathlib import Path
 
 import orjson
 
@@ -17,10 +17,15 @@ from context.pins import select_constraints
 from context.redact import redact, redact_text
 from context.sanitize import one_line
 from context.session import Session
+from context.snapshot import build_snapshot
 from context.source import check_log
 from context.strategies import STRATEGIES, preview_all
-from context.strategies.report import STRATEGY_TABLE_HEADER, preview_dict, session_frame, strategy_rows
-from context.snapshot import build_snapshot
+from context.strategies.report import (
+    STRATEGY_TABLE_HEADER,
+    preview_dict,
+    session_frame,
+    strategy_rows,
+)
 from context.tokens import DEFAULT_ENCODING
 from parsers.registry import PARSERS
 

@@ -14,7 +14,16 @@ from parsers.model import REASONING, SYSTEM
 
 from .base import Strategy
 from .frame import Frame
-from .params import BOOL_OR_NAMES, INT, INT_OR_ALL, NAMES, TEXT, TRIGGER, Param, describe_trigger
+from .params import (
+    BOOL_OR_NAMES,
+    INT,
+    INT_OR_ALL,
+    NAMES,
+    TEXT,
+    TRIGGER,
+    Param,
+    describe_trigger,
+)
 from .preview import DROPPED, PLACEHOLDER, Plan, Trigger
 
 # The API does not document its placeholder; LangChain's mirror of this strategy uses this one.
