@@ -23,15 +23,18 @@ from tui.widgets.window_list import WindowList
 from .conftest import DATA
 
 SIZE = (120, 40)
+# Waits poll every 20 ms and end as soon as their condition holds; the ceiling is generous
+# (30 s) because test machines are shared and a loaded one must not fail a correct build.
+WAIT_STEPS = 1500
 
 
 def demo_app(**kwargs) -> CtxtopApp:
     return CtxtopApp(str(demo_path()), window=DEMO_WINDOW, **kwargs)
 
 
-async def settle(pilot, app, message=None, tries=200):
+async def settle(pilot, app, message=None, tries=None):
     """Wait until the view for ``message`` (or any view) is on screen and no worker is running."""
-    for _ in range(tries):
+    for _ in range(tries or WAIT_STEPS):
         await pilot.pause(0.02)
         if app.view is not None and (message is None or app.shown_message == message):
             await app.workers.wait_for_complete()
@@ -143,7 +146,7 @@ async def test_pin_and_unpin_persist_outside_the_log(tmp_path):
         await settle(pilot, app, 1)
         block_text = app.view.window.blocks[app.query_one(WindowList).selected].text.strip()
         await pilot.press("p")
-        for _ in range(100):
+        for _ in range(WAIT_STEPS):
             await pilot.pause(0.02)
             if any(c.source == "pin" for c in app.constraints):
                 break
@@ -153,7 +156,7 @@ async def test_pin_and_unpin_persist_outside_the_log(tmp_path):
         assert cell(app, "#constraints", pinned[0].id, "status") == "✔ kept"
         assert [c.text for c in load_session_pins(log)[0]] == [block_text]
         await pilot.press("u")
-        for _ in range(100):
+        for _ in range(WAIT_STEPS):
             await pilot.pause(0.02)
             if not any(c.source == "pin" for c in app.constraints):
                 break
@@ -179,7 +182,7 @@ async def test_export_writes_json_markdown_and_svg(tmp_path):
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot, app, 203)
         await pilot.press("e")
-        for _ in range(200):
+        for _ in range(WAIT_STEPS):
             await pilot.pause(0.02)
             if app.last_export:
                 break
@@ -226,7 +229,7 @@ async def test_replayed_demo_raises_the_alert_at_the_compaction():
     async with app.run_test(size=SIZE) as pilot:
         banner = app.query_one("#banner", Static)
         assert app.available < 204
-        for _ in range(400):
+        for _ in range(WAIT_STEPS):
             await pilot.pause(0.02)
             if app.session is not None and app.available >= app.session.message_count:
                 break
@@ -320,7 +323,7 @@ async def test_live_log_moves_the_window_and_flags_a_compaction_in_the_same_upda
         assert app.follow and "LIVE" in plain(app.query_one("#header", Static))
         with open(log, "ab") as handle:  # a second writer, as the agent would
             handle.writelines(lines[cut - 40 : cut - 20])
-        for _ in range(200):
+        for _ in range(WAIT_STEPS):
             await pilot.pause(0.02)
             if app.available > start and app.shown_message == app.available:
                 break
@@ -331,7 +334,7 @@ async def test_live_log_moves_the_window_and_flags_a_compaction_in_the_same_upda
         parked = app.cursor
         with open(log, "ab") as handle:
             handle.writelines(lines[cut - 20 : cut + 4])
-        for _ in range(200):
+        for _ in range(WAIT_STEPS):
             await pilot.pause(0.02)
             if app.available >= 205:
                 break
@@ -358,7 +361,7 @@ async def test_directory_mode_follows_a_newer_session_unless_told_to_stay(tmp_pa
         await settle(pilot, app)
         newer = tmp_path / "project" / "second.jsonl"
         newer.write_bytes(demo_path().read_bytes()[:20_000].rsplit(b"\n", 1)[0] + b"\n")
-        for _ in range(200):
+        for _ in range(WAIT_STEPS):
             await pilot.pause(0.02)
             if notes:
                 break
@@ -406,7 +409,7 @@ async def test_pin_the_text_selected_in_the_detail_pane(demo_session):
         selected = app.screen.get_selected_text()
         assert selected and selected.startswith("工具返回")
         await pilot.press("p")
-        for _ in range(100):
+        for _ in range(WAIT_STEPS):
             await pilot.pause(0.02)
             if any(c.source == "pin" for c in app.constraints):
                 break
@@ -429,7 +432,7 @@ async def test_redaction_masks_log_text_on_screen_and_in_exports(tmp_path):
         assert "13800138000" not in "".join(row.preview for row in window_list.rows)
         assert "[redacted]" in plain(app.query_one("#header", Static))
         await pilot.press("e")
-        for _ in range(200):
+        for _ in range(WAIT_STEPS):
             await pilot.pause(0.02)
             if app.last_export:
                 break
@@ -453,7 +456,7 @@ async def test_a_corrupt_pins_file_is_ignored_with_a_notice_and_rewritten(tmp_pa
         await settle(pilot, app, 1)
         assert any("saved pins ignored" in n for n in notes)
         await pilot.press("p")
-        for _ in range(100):
+        for _ in range(WAIT_STEPS):
             await pilot.pause(0.02)
             if any(c.source == "pin" for c in app.constraints):
                 break
