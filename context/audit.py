@@ -32,6 +32,9 @@ MAX_LOST_ITEMS = 50
 
 _DECISION = re.compile(r"\b(?:decided|rejected|instead of|chose|we will use|won't use|switched to)\b|否决|决定|改用|放弃|采用", re.IGNORECASE)
 _NEGATIVE = re.compile(r"\b(?:never|do not|don't|must not|cannot|no longer)\b|不要|禁止|不能|不得|严禁", re.IGNORECASE)
+_RULE_WORDS = re.compile(f"{_NEGATIVE.pattern}|{_DECISION.pattern}", re.IGNORECASE)
+# Candidates of one kind looked at per compaction: enough to find the first 50 lost, bounded on huge windows.
+MAX_CANDIDATES = 5000
 _PATH = re.compile(r"(?:~|\.{1,2})?[\w.\-]*/[\w.\-/]+\.\w+|(?:~|\.{1,2})?/[\w.\-/]{3,}")
 _IDENT = re.compile(r"\b(?:[A-Za-z]+_[A-Za-z0-9_]+|[a-z]+[A-Z][A-Za-z0-9]+|[A-Z][a-z]+[A-Z][A-Za-z0-9]+)\b")
 _NUMBER_UNIT = re.compile(r"(?<![\w.])\d[\d,]*(?:\.\d+)?\s?(?:%|元|美元|USD|KB|MB|GB|ms|秒|分钟|小时|天|days?|hours?|tokens?)", re.IGNORECASE)
@@ -153,13 +156,14 @@ def lost_items(before: WindowText, after: WindowText) -> dict[str, list[str]]:
     after_text = "\n".join(normalized for _, _, normalized in after.blocks)
     found: dict[str, list[str]] = {"paths": [], "identifiers": [], "numbers": [], "negative_rules": [], "decisions": []}
     for _message, text, _ in before.blocks:
-        for match in _PATH.finditer(text):
-            found["paths"].append(match.group(0))
-        for match in _IDENT.finditer(text):
-            found["identifiers"].append(match.group(0))
-        for match in _NUMBER_UNIT.finditer(text):
-            found["numbers"].append(match.group(0))
-        if not (_NEGATIVE.search(text) or _DECISION.search(text)):
+        # Cheap substring checks first: most tool output has no path, and a regex pass is not free.
+        if "/" in text and len(found["paths"]) < MAX_CANDIDATES:
+            found["paths"] += _PATH.findall(text)
+        if len(found["identifiers"]) < MAX_CANDIDATES:
+            found["identifiers"] += _IDENT.findall(text)
+        if len(found["numbers"]) < MAX_CANDIDATES:
+            found["numbers"] += [m.group(0) for m in _NUMBER_UNIT.finditer(text)]
+        if not _RULE_WORDS.search(text):
             continue  # one scan of the block rules out the sentence-by-sentence one (most tool output)
         for sentence in _SENTENCES.split(text):
             sentence = sentence.strip()
