@@ -35,7 +35,7 @@ class HelpScreen(ModalScreen[None]):
     BINDINGS = [Binding("escape,q,question_mark", "dismiss", "Close")]
     DEFAULT_CSS = """
     HelpScreen { align: center middle; }
-    HelpScreen > Vertical { width: 76; height: auto; max-height: 90%; border: round $accent; background: $surface; padding: 0 1; }
+    HelpScreen > Vertical { width: 100; max-width: 95%; height: auto; max-height: 90%; border: round $accent; background: $surface; padding: 0 1; }
     HelpScreen DataTable { height: auto; }
     """
 
