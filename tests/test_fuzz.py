@@ -9,6 +9,7 @@ diagnostics, and give a session whose window and strategy totals add up.
 from __future__ import annotations
 
 import json
+import os
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -24,7 +25,9 @@ from parsers.registry import PARSERS
 from .conftest import DATA
 
 COUNTER = TokenCounter()
-SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+# 150 examples per target in the normal run; CTXTOP_FUZZ_EXAMPLES=1500 for a deeper one.
+EXAMPLES = int(os.environ.get("CTXTOP_FUZZ_EXAMPLES", "150"))
+SETTINGS = settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 JSONL_SEEDS = {
     "claude-code": ["claude_compact.jsonl", "claude_microcompact.jsonl"],
     "codex": ["codex_local_compaction.jsonl", "codex_remote_compaction.jsonl"],
