@@ -19,7 +19,7 @@ from parsers.base import LineParser
 
 from .audit import IMPLICIT_DROP, Alert, Audit, run_audit, violations
 from .constraints import Constraint
-from .session import Session
+from .session import Session, split_sample
 from .source import SourceError, read_appended, tree_signature
 from .timeline import TimelinePoint, point_of
 from .window import Replay, Window
@@ -46,6 +46,7 @@ class LogFollower:
                  progress: Callable[[str, float], None] | None = None, audit: bool = True) -> None:
         """``audit=False`` defers the compaction audit to ``set_constraints`` (the TUI paints first)."""
         self.path = Path(path)
+        self.file = Path(split_sample(path)[0])  # LOG#N names one sample of LOG: the file is LOG
         self.format, self.encoding, self.window_override = format, encoding, window
         self.constraints = list(constraints or [])
         self.lock = threading.RLock()
@@ -54,7 +55,7 @@ class LogFollower:
     def _open(self, progress: Callable[[str, float], None] | None = None, *, audit: bool = True) -> None:
         self.session = Session.open(self.path, format=self.format, encoding=self.encoding, window=self.window_override,
                                     live=True, progress=progress)
-        info = os.stat(self.path)
+        info = os.stat(self.file)
         self.identity = (info.st_dev, info.st_ino)
         # Formats that are rewritten whole (folders, JSON documents, databases) are re-read when they change.
         self.signature = None if isinstance(self.session.parser, LineParser) else self._signature()
@@ -81,7 +82,7 @@ class LogFollower:
         """
         with self.lock:
             try:
-                info = os.stat(self.path)
+                info = os.stat(self.file)
             except FileNotFoundError:
                 raise SourceError(f"{self.path}: the file disappeared") from None
             except OSError as exc:
@@ -98,7 +99,7 @@ class LogFollower:
             parser = self.session.parser
             # Read the appended bytes with plain reads, not a mapping: a file truncated under a
             # mapping kills the process (SIGBUS); under a read it only comes back short.
-            data = read_appended(self.path, self.offset, info.st_size)
+            data = read_appended(self.file, self.offset, info.st_size)
             before = len(self.session.entries)
             self.offset = parser.feed(data, 0, self.line, final=False, base=self.offset)
             self.line = parser.resume_line
@@ -113,10 +114,10 @@ class LogFollower:
                           subagents=subagents, alerts=self._new_alerts(before))
 
     def _signature(self) -> tuple:
-        if self.path.is_dir():
-            return tree_signature(self.path)
+        if self.file.is_dir():
+            return tree_signature(self.file)
         stamps = []
-        for companion in (self.path, Path(f"{self.path}-wal")):  # SQLite writes go to the WAL first
+        for companion in (self.file, Path(f"{self.file}-wal")):  # SQLite writes go to the WAL first
             try:
                 info = os.stat(companion)
                 stamps.append((info.st_size, info.st_mtime_ns, info.st_ino))

@@ -40,6 +40,16 @@ class CompactionEvent:
     opaque: bool = False
 
 
+def split_sample(path: str | os.PathLike) -> tuple[str | os.PathLike, int]:
+    """``log.eval#3`` → (``log.eval``, 3): one sample of a log that holds several. A file that
+    really is named with a ``#`` is taken as it is."""
+    text = str(path)
+    base, hash_mark, number = text.rpartition("#")
+    if hash_mark and number.isdigit() and not Path(text).exists() and Path(base).exists():
+        return base, int(number)
+    return path, 1
+
+
 # Entries counted between two progress reports, at least.
 COUNT_STEP = 2000
 
@@ -87,6 +97,7 @@ class Session:
         fraction)`` is called while parsing ("parse") and counting ("count").
         """
         counter = TokenCounter(encoding, store=TokenCache.default(encoding))
+        path, sample = split_sample(path)
         if Path(path).is_dir():
             return cls._open_folder(path, format, counter, window)
         if is_sqlite(path):
@@ -94,7 +105,7 @@ class Session:
             return cls(parser, path=str(Path(path)), counter=counter, window=window)
         data = read_log(path)
         try:
-            parser = parsers.parse(data, format, final=not live,
+            parser = parsers.parse(data, format, final=not live, sample=sample,
                                    progress=(lambda f: progress("parse", f)) if progress else None)
         except parsers.UnknownFormat as exc:
             raise parsers.UnknownFormat(f"{path}: {exc}") from None

@@ -22,6 +22,10 @@ from .model import (
 )
 
 
+class UnknownFormat(ValueError):
+    """The content matches no known log format (or not the part of it that was asked for)."""
+
+
 class Parser:
     """Base of every format parser: holds the entries and the diagnostics."""
 

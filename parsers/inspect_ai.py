@@ -1,7 +1,7 @@
 """Inspect AI eval logs: `.json` (one document) and `.eval` (a zip of header and samples).
 
-A log holds many samples; ctxtop shows the first one (the number of samples is
-noted in the diagnostics). A sample's `messages` are chat messages (content a
+A log holds many samples; ctxtop shows one: the first, or the N-th when the
+path is given as `LOG#N` (the number of samples is noted in the diagnostics). A sample's `messages` are chat messages (content a
 string or a list of parts, `tool_calls`, `tool_call_id`). Its `events` carry the
 ground truth: the last `model` event's `output.usage` (input tokens plus cache
 reads and writes is the prompt), and `compaction` events (`tokens_before`,
@@ -15,7 +15,7 @@ import json
 import zipfile
 from typing import Any
 
-from .base import DocumentParser
+from .base import DocumentParser, UnknownFormat
 from .content import user_text_category
 from .jsonl import Buffer, json_text
 from .model import (
@@ -39,16 +39,18 @@ def looks_like(document: Any) -> bool:
         isinstance(document, dict) and document.get("_inspect_eval_zip") is True)
 
 
-def read_eval_zip(data: Buffer) -> dict | None:
-    """An `.eval` archive as the `.json` log shape (header fields plus `samples`), or None if it is not one."""
+def read_eval_zip(data: Buffer, sample: int = 1) -> dict | None:
+    """An `.eval` archive as the `.json` log shape (header fields plus the one `sample` asked for), or None."""
     if bytes(data[:4]) != ZIP_MAGIC:
         return None
     try:
         archive = zipfile.ZipFile(io.BytesIO(bytes(data)))
         document = json.loads(archive.read("header.json"))
         names = sorted(n for n in archive.namelist() if n.startswith("samples/") and n.endswith(".json"))
-        document["samples"] = [json.loads(archive.read(names[0]))] if names else []
+        chosen = names[sample - 1] if 0 < sample <= len(names) else None
+        document["samples"] = [json.loads(archive.read(chosen))] if chosen else []
         document["_sample_files"] = len(names)
+        document["_sample_offset"] = sample - 1
         document["_inspect_eval_zip"] = True
         return document
     except (zipfile.BadZipFile, KeyError, ValueError, OSError, RecursionError):
@@ -56,6 +58,7 @@ def read_eval_zip(data: Buffer) -> dict | None:
 
 
 class InspectParser(DocumentParser):
+    sample = 1  # which sample to show (1-based); set from `LOG#N` before parsing
     name = "inspect-ai"
     description = "Inspect AI eval log (.json or .eval), first sample"
     locations = ("./logs/*.eval", "./logs/*.json")
@@ -66,14 +69,18 @@ class InspectParser(DocumentParser):
             return
         samples = [s for s in document.get("samples") or [] if isinstance(s, dict)]
         count = document.get("_sample_files", len(samples))
-        if count > 1:
-            self.diagnostics.note(f"{count} samples in the log: showing the first")
+        wanted = self.sample  # 1-based
+        if count > 1 or wanted != 1:
+            self.diagnostics.note(f"sample {wanted} of {count} (open another with LOG#N)")
         eval_info = document.get("eval") if isinstance(document.get("eval"), dict) else {}
         if isinstance(eval_info.get("model"), str):
             self.meta.model = eval_info["model"].split("/", 1)[-1]
-        if not samples:
+        index = wanted - 1 - document.get("_sample_offset", 0)
+        if not 0 <= index < len(samples):
+            if count:
+                raise UnknownFormat(f"no sample {wanted}: the log has {count}")
             return
-        sample = samples[0]
+        sample = samples[index]
         self.meta.session_id = str(sample.get("id")) if sample.get("id") is not None else None
         compactions = [e for e in sample.get("events") or [] if isinstance(e, dict) and e.get("event") == "compaction"]
         for message in sample.get("messages") or []:

@@ -17,7 +17,7 @@ from . import (
     openhands,
     swe_agent,
 )
-from .base import DocumentParser, LineParser, Parser
+from .base import DocumentParser, LineParser, Parser, UnknownFormat
 from .jsonl import Buffer, DecodeError, iter_lines, loads
 from .tree import Tree, TreeParser
 
@@ -59,8 +59,6 @@ DOCUMENT_FORMATS: list[tuple[Callable[[Any], bool], str]] = [
 SNIFF_LINES = 25
 
 
-class UnknownFormat(ValueError):
-    """The content matches no known log format."""
 
 
 def detect(data: Buffer) -> str:
@@ -111,22 +109,25 @@ PROGRESS_SLICE = 8 << 20
 
 
 def parse(data: Buffer, format: str | None = None, *, final: bool = True,
-          progress: Callable[[float], None] | None = None) -> Parser:
+          progress: Callable[[float], None] | None = None, sample: int = 1) -> Parser:
     """Parse a whole log; returns the parser, which holds entries and diagnostics.
 
     With ``final=False`` (a log still being written) a last line without its
     newline is left unparsed; ``parser.resume_offset`` says where to go on.
-    ``progress(fraction)`` is called as the bytes are parsed.
+    ``progress(fraction)`` is called as the bytes are parsed; ``sample`` picks
+    one sample of a log that holds several (Inspect AI).
     """
     name = format or detect(data)
     if name not in PARSERS:
         raise UnknownFormat(f"unknown format {name!r} (known: {', '.join(PARSERS)})")
     parser = PARSERS[name]()
+    if hasattr(parser, "sample"):
+        parser.sample = sample
     parser.resume_offset = len(data)
     if isinstance(parser, LineParser):
         parser.resume_offset = _feed_in_slices(parser, data, final, progress)
     elif isinstance(parser, DocumentParser):
-        document, offsets = _document_or_lines(data, parser)
+        document, offsets = _document_or_lines(data, parser, sample)
         parser.parse(document, offsets)
     return parser
 
@@ -142,9 +143,9 @@ def _feed_in_slices(parser: LineParser, data: Buffer, final: bool, progress: Cal
         progress(position / size)
 
 
-def _document_or_lines(data: Buffer, parser: Parser) -> tuple[Any, list[int] | None]:
+def _document_or_lines(data: Buffer, parser: Parser, sample: int = 1) -> tuple[Any, list[int] | None]:
     """A single JSON document, or JSON Lines of messages gathered into a list."""
-    archive = inspect_ai.read_eval_zip(data)
+    archive = inspect_ai.read_eval_zip(data, sample)
     if archive is not None:
         return archive, None
     try:

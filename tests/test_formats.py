@@ -204,3 +204,20 @@ def test_opencode_database_reads_like_its_storage_folder_and_is_never_written(tm
     assert [(e.uid, [(b.category, b.text) for b in e.blocks]) for e in from_db.entries] == [
         (e.uid, [(b.category, b.text) for b in e.blocks]) for e in from_folder.entries]
     assert (database.read_bytes(), os.stat(database).st_mtime_ns, sorted(os.listdir(tmp_path))) == before
+
+
+def test_one_sample_of_a_many_sample_log_is_picked_with_a_hash_suffix(tmp_path, capsys):
+    from tui.cli import main
+
+    document = json.loads((DATA / "inspect_compaction.json").read_text())
+    second = json.loads(json.dumps(document["samples"][0]))
+    second["id"] = 2
+    second["messages"] = second["messages"][:2]
+    document["samples"].append(second)
+    log = tmp_path / "two.json"
+    log.write_text(json.dumps(document))
+    assert Session.open(log).message_count == 5
+    picked = Session.open(f"{log}#2")
+    assert picked.message_count == 2 and picked.parser.meta.session_id == "2"
+    assert main(["export", f"{log}#3"]) == 2
+    assert "no sample 3: the log has 2" in capsys.readouterr().err

@@ -238,7 +238,7 @@ class CtxtopApp(LiveUpdates, UserActions, App[int]):
             self._after_arrival()
             self.compute_view(self.cursor)
         if self.follower is not None:
-            self._observer = watch_log(self.path, lambda: self.post_message(LogChanged()), poll_seconds=self.poll_seconds)
+            self._observer = watch_log(self.follower.file, lambda: self.post_message(LogChanged()), poll_seconds=self.poll_seconds)
         if self.session_dirs and self._dir_observer is None:
             self._dir_observer = watch_new_sessions(self.session_dirs, lambda path: self.post_message(NewSessionFile(path)),
                                                     SESSION_SUFFIXES, poll_seconds=self.poll_seconds)

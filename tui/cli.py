@@ -16,7 +16,7 @@ from context.markdown import render_markdown
 from context.pins import select_constraints
 from context.redact import redact, redact_text
 from context.sanitize import one_line
-from context.session import Session
+from context.session import Session, split_sample
 from context.snapshot import build_snapshot
 from context.source import check_log
 from context.strategies import STRATEGIES, preview_all
@@ -337,7 +337,7 @@ def run_tui(args: argparse.Namespace) -> int:
         path, window, log_format = str(resolved), args.window, args.log_format or args.log_format_alias
     # Fail before the screen opens on a path that cannot be read at all.
     if not Path(path).is_dir():
-        check_log(path)
+        check_log(split_sample(path)[0])
     replay = None
     if is_demo and not getattr(args, "no_replay", False) and args.at is None:
         replay = getattr(args, "speed", None) or 1.0

@@ -70,7 +70,7 @@ def follow_headless(follower: LogFollower, *, as_json: bool, poll_seconds: float
         out.flush()
 
     changed = threading.Event()
-    observer = watch_log(follower.path, changed.set, poll_seconds=poll_seconds)
+    observer = watch_log(follower.file, changed.set, poll_seconds=poll_seconds)
     try:
         emit(status(follower, None))
         for alert in follower.audit.alerts:
