@@ -24,7 +24,6 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
 import orjson  # noqa: E402
-
 from generate import generate  # noqa: E402
 
 
@@ -85,8 +84,9 @@ def open_seconds(path: Path, cache: Path | None) -> float:
 
 def append_seconds(path: Path, format: str) -> float:
     """Median cost of taking in one appended message on the loaded session."""
-    from context.follow import LogFollower
     from generate import GENERATORS
+
+    from context.follow import LogFollower
 
     os.environ["CTXTOP_NO_CACHE"] = "1"
     follower = LogFollower(path)

@@ -18,7 +18,16 @@ from context.constraints import make_constraint  # noqa: E402
 from context.strategies import STRATEGIES, Frame, preview_all  # noqa: E402
 from context.tokens import TokenCounter  # noqa: E402
 from context.window import Window, WindowBlock  # noqa: E402
-from parsers.model import ASSISTANT, REASONING, SYSTEM, TOOL_CALL, TOOL_RESULT, USER, Block, Entry  # noqa: E402
+from parsers.model import (  # noqa: E402
+    ASSISTANT,
+    REASONING,
+    SYSTEM,
+    TOOL_CALL,
+    TOOL_RESULT,
+    USER,
+    Block,
+    Entry,
+)
 
 TARGET_MS = 100.0
 RUNS = 15

@@ -3,7 +3,16 @@
 import pytest
 
 from parsers import parse
-from parsers.model import ASSISTANT, INJECTED, REASONING, SUMMARY, SYSTEM, TOOL_CALL, TOOL_RESULT, USER
+from parsers.model import (
+    ASSISTANT,
+    INJECTED,
+    REASONING,
+    SUMMARY,
+    SYSTEM,
+    TOOL_CALL,
+    TOOL_RESULT,
+    USER,
+)
 
 from .conftest import DATA
 

@@ -7,11 +7,19 @@ import json
 import pytest
 
 from context.audit import compaction_events, run_audit
-from context.constraints import KEPT, LOST, PARAPHRASED, UNVERIFIABLE, WindowText, detect_constraints, make_constraint
+from context.constraints import (
+    KEPT,
+    LOST,
+    PARAPHRASED,
+    UNVERIFIABLE,
+    WindowText,
+    detect_constraints,
+    make_constraint,
+)
 from context.pins import PinsError, load_pins, select_constraints
 from context.session import Session
-from parsers.model import SUMMARY, USER, Block, Entry
 from context.window import Window, WindowBlock
+from parsers.model import SUMMARY, USER, Block, Entry
 from tui.cli import main
 from tui.demo import DEMO_WINDOW, demo_path
 

@@ -10,8 +10,8 @@ import json
 
 import pytest
 
-from context.pins import select_constraints
 from context.audit import run_audit
+from context.pins import select_constraints
 from context.session import Session
 from context.snapshot import build_snapshot
 from parsers.registry import PARSERS

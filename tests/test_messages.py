@@ -5,7 +5,15 @@ import json
 import pytest
 
 from parsers import UnknownFormat, detect, parse
-from parsers.model import ASSISTANT, REASONING, SYSTEM, TOOL_CALL, TOOL_RESULT, TOOLS, USER
+from parsers.model import (
+    ASSISTANT,
+    REASONING,
+    SYSTEM,
+    TOOL_CALL,
+    TOOL_RESULT,
+    TOOLS,
+    USER,
+)
 
 from .conftest import DATA
 

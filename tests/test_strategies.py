@@ -13,7 +13,16 @@ from context.strategies import STRATEGIES, Frame, StrategyError, preview, previe
 from context.strategies.agents import adk_sliding_ranges
 from context.strategies.preview import DROPPED, KEPT, PLACEHOLDER, SUMMARIZED, TRUNCATED
 from context.window import Window, WindowBlock
-from parsers.model import ASSISTANT, REASONING, SYSTEM, TOOL_CALL, TOOL_RESULT, USER, Block, Entry
+from parsers.model import (
+    ASSISTANT,
+    REASONING,
+    SYSTEM,
+    TOOL_CALL,
+    TOOL_RESULT,
+    USER,
+    Block,
+    Entry,
+)
 from tui.cli import main
 
 RULE = "Never email the customer."
