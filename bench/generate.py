@@ -93,6 +93,11 @@ def codex_lines(seed: int):
         yield json.dumps({"timestamp": "2026-12-03T00:00:00.000Z", "type": "event_msg", "payload": {
             "type": "token_count", "info": {"last_token_usage": {"input_tokens": total, "output_tokens": 50},
                                             "total_token_usage": {"input_tokens": total * n}, "model_context_window": 272000}}}) + "\n"
+        if total > 240_000:  # local compaction, as Codex does near 90% of its window
+            replacement = [{"type": "message", "role": "user", "content": [{"type": "input_text", "text": _text(rng, 40)}]}]
+            yield json.dumps({"timestamp": "2026-12-03T00:00:00.000Z", "type": "compacted",
+                              "payload": {"message": _text(rng, 200), "replacement_history": replacement}}) + "\n"
+            total = 5000
 
 
 GENERATORS = {"claude-code": claude_code_lines, "codex": codex_lines}

@@ -82,6 +82,16 @@ def open_seconds(path: Path, cache: Path | None) -> float:
     return float(seconds)
 
 
+def tail_paint_seconds(path: Path) -> float:
+    """First paint the TUI does on a big log: the window after the last compaction, read from the end."""
+    code = (
+        "import time;t=time.perf_counter();from context.tail_first import tail_session;"
+        f"s=tail_session({str(path)!r}, min_bytes=0);w=s.window_at(None) if s else None;print(time.perf_counter()-t)"
+    )
+    env = {**os.environ, "CTXTOP_NO_CACHE": "1"}
+    return float(subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True, check=True).stdout)
+
+
 def append_seconds(path: Path, format: str) -> float:
     """Median cost of taking in one appended message on the loaded session."""
     from generate import GENERATORS
@@ -135,13 +145,15 @@ def main() -> None:
     cache = work / "cache"
     first = open_seconds(session, cache)
     second = open_seconds(session, cache)
+    tail_paint = tail_paint_seconds(session)
     append = append_seconds(session, args.format)
     previews = preview_seconds()
 
     rows = [
         ("index throughput (open + window, no cache)", f"{mb / paint:.1f} MB/s", f"floor {mb / floor:.1f} MB/s (decode + encode_ordinary)",
          f"{floor / paint:.2f} (target ≥ 0.70)"),
-        ("first paint (open → breakdown at latest)", f"{paint:.2f} s", "≤ 1 s at 1 GB", f"{paint / 1.0:.2f} at {mb:.0f} MB"),
+        ("first paint (window after the last compaction)", f"{tail_paint:.2f} s", "≤ 1 s at 1 GB", f"{tail_paint / 1.0:.2f} at {mb:.0f} MB"),
+        ("full open (open → breakdown at latest)", f"{paint:.2f} s", "(the history, indexed after first paint)", "—"),
         ("open + compaction audit + full snapshot", f"{cold:.2f} s", "(the audit runs after first paint)", "—"),
         ("second open (persistent token cache)", f"{second:.2f} s", f"first open {first:.2f} s", f"{first / second:.1f}× (target ≥ 5×)"),
         ("peak RSS while opening", f"{rss:.0f} MB", "< 400 MB at 1 GB", f"{rss / 400:.2f} at {mb:.0f} MB"),

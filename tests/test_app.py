@@ -479,3 +479,16 @@ async def test_a_huge_block_is_shown_capped_until_show_all(tmp_path):
         await pilot.press("a")
         await pilot.pause()
         assert body.content.plain.count("x") == MAX_CHARS * 3
+
+
+async def test_a_big_log_paints_the_window_after_its_last_compaction_first(monkeypatch):
+    from tui.messages import FirstPaint
+
+    monkeypatch.setattr("context.tail_first.TAIL_FIRST_BYTES", 0)
+    seen = []
+    app = demo_app()
+    async with app.run_test(size=SIZE, message_hook=seen.append) as pilot:
+        await settle(pilot, app, 390)
+        first = [m for m in seen if isinstance(m, FirstPaint)]
+        assert len(first) == 1
+        assert first[0].snapshot["window"]["categories"] == app.view.snapshot["window"]["categories"]

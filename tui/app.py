@@ -26,10 +26,11 @@ from context.follow import LogFollower
 from context.pin_store import load_session_pins, save_session_pins
 from context.pins import select_constraints
 from context.sanitize import one_line
-from context.session import Session
+from context.session import Session, split_sample
 from context.snapshot import build_snapshot
 from context.strategies import STRATEGIES, Preview, preview_all
 from context.strategies.report import session_frame
+from context.tail_first import tail_session
 from context.timeline import TimelinePoint, timeline
 from context.window import Window
 
@@ -39,6 +40,7 @@ from .errors import USER_ERRORS
 from .live import LiveUpdates
 from .messages import (
     AuditReady,
+    FirstPaint,
     LoadFailed,
     LoadProgress,
     LogChanged,
@@ -187,6 +189,7 @@ class CtxtopApp(LiveUpdates, UserActions, App[int]):
                 self.post_message(LoadProgress(phase, overall))
 
         try:
+            self._first_paint()
             if self.live:
                 follower = LogFollower(self.path, format=self.log_format, encoding=self.encoding, window=self.window_override,
                                        progress=progress, audit=False)
@@ -212,12 +215,32 @@ class CtxtopApp(LiveUpdates, UserActions, App[int]):
         audit = follower.set_constraints(constraints) if follower is not None else run_audit(session, constraints)
         self.post_message(AuditReady(constraints, audit))
 
+    def _first_paint(self) -> None:
+        """On a big log, show the window after its last compaction before the whole history is read."""
+        if self.replay_speed:
+            return
+        try:
+            quick = tail_session(split_sample(self.path)[0], encoding=self.encoding, window=self.window_override)
+        except (OSError, *USER_ERRORS):
+            return  # the full load says what is wrong
+        if quick is not None:
+            self.post_message(FirstPaint(build_snapshot(quick, None, [], Audit([], [], []))))
+
+    def on_first_paint(self, message: FirstPaint) -> None:
+        if self.view is not None:
+            return  # the full load was quicker
+        self.query_one(Breakdown).show(message.snapshot)
+        text = header_text(message.snapshot, available=message.snapshot["at"]["messages"], mode="indexing the history…")
+        self.query_one("#header", Static).update(text)
+        self.query_one("#window-title", Static).update(Text("the window after the last compaction; the rest follows", style="dim"))
+
     def on_load_progress(self, message: LoadProgress) -> None:
         bar = self.query_one("#loading", ProgressBar)
         bar.add_class("-visible")
         bar.update(progress=round(100 * message.fraction))
         verb = "parsing" if message.phase == "parse" else "counting tokens in"
-        self.query_one("#header", Static).update(Text(f"{verb} {one_line(Path(self.path).name, 60)}… {100 * message.fraction:.0f}%", style="bold"))
+        if self.view is None and not self.query_one(Breakdown).has_snapshot:
+            self.query_one("#header", Static).update(Text(f"{verb} {one_line(Path(self.path).name, 60)}… {100 * message.fraction:.0f}%", style="bold"))
 
     def on_session_loaded(self, message: SessionLoaded) -> None:
         self.query_one("#loading", ProgressBar).remove_class("-visible")

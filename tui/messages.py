@@ -75,6 +75,13 @@ class Exported(Message):
 
 
 @dataclass
+class FirstPaint(Message):
+    """The window after the last compaction of a big log, shown while its history is indexed."""
+
+    snapshot: dict[str, Any]
+
+
+@dataclass
 class LoadProgress(Message):
     """How far the initial load is: ``phase`` "parse" or "count", ``fraction`` 0..1."""
 

@@ -53,6 +53,10 @@ class Breakdown(Vertical):
         table.add_column(Text("blocks", justify="right"), key="blocks", width=7)
         yield table
 
+    @property
+    def has_snapshot(self) -> bool:
+        return self._snapshot is not None
+
     def show(self, snapshot: dict[str, Any]) -> None:
         """Update the rows in place; a category gets its row the first time it holds tokens."""
         self._snapshot = snapshot

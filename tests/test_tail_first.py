@@ -1,0 +1,43 @@
+"""The first paint of a big log: the window after the last compaction equals what the full read finds."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from context.session import Session
+from context.tail_first import tail_session
+from tui.demo import DEMO_WINDOW, demo_path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
+
+from generate import generate  # noqa: E402
+
+
+def categories(window):
+    return {name: (t.tokens, t.blocks) for name, t in window.categories().items()}
+
+
+def test_the_demo_tail_window_equals_the_full_window():
+    tail = tail_session(demo_path(), window=DEMO_WINDOW, min_bytes=0)
+    full = Session.open(demo_path(), window=DEMO_WINDOW)
+    assert tail is not None and tail.message_count < full.message_count
+    assert categories(tail.window_at(None)) == categories(full.window_at(None))
+    assert tail.reported_at(None) == full.reported_at(None)
+
+
+def test_generated_sessions_in_both_formats(tmp_path):
+    for format in ("claude-code", "codex"):
+        path = tmp_path / f"{format}.jsonl"
+        generate(path, format, 3, seed=5)
+        tail = tail_session(path, min_bytes=0)
+        full = Session.open(path)
+        assert tail is not None, format
+        assert categories(tail.window_at(None)) == categories(full.window_at(None)), format
+
+
+def test_small_logs_and_logs_without_compaction_take_the_full_open(tmp_path):
+    assert tail_session(demo_path(), window=DEMO_WINDOW) is None  # small: not worth it
+    no_compaction = tmp_path / "plain.jsonl"
+    no_compaction.write_bytes(b"".join(demo_path().read_bytes().splitlines(keepends=True)[:150]))
+    assert tail_session(no_compaction, min_bytes=0) is None
