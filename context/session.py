@@ -131,10 +131,6 @@ class Session:
             raise parsers.UnknownFormat(f"{path}: {exc}") from None
         return cls(parser, path=str(Path(path)), counter=counter, window=window)
 
-    @property
-    def is_folder(self) -> bool:
-        return self.path is not None and Path(self.path).is_dir()
-
     # --- basic facts -----------------------------------------------------------
     @property
     def entries(self) -> list[Entry]:

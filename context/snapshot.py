@@ -26,6 +26,7 @@ def build_snapshot(
     strategies: list[str] | None = None,
     budget: int | None = None,
     window: Window | None = None,
+    window_text: WindowText | None = None,
 ) -> dict[str, Any]:
     """The snapshot of ``session`` after message ``at`` (the latest when None).
 
@@ -33,7 +34,7 @@ def build_snapshot(
     compaction; pass a ready ``audit`` of the same constraints to reuse it.
     With ``strategies`` (specs; an empty list means all of them at their
     defaults), the snapshot also holds what each would do to this window.
-    Pass the ``window`` at ``at`` when it is already built.
+    Pass the ``window`` at ``at`` (and its ``window_text``) when they are already built.
     """
     constraints = constraints or []
     audit = audit or run_audit(session, constraints)
@@ -72,12 +73,13 @@ def build_snapshot(
             "categories": {name: {"tokens": t.tokens, "blocks": t.blocks} for name, t in categories.items()},
         },
         "subagents": _subagents(session),
-        "constraints": _constraints(constraints, WindowText(window)),
+        # Normalizing every block's text is not free: only when there are constraints to look for.
+        "constraints": _constraints(constraints, window_text or WindowText(window)) if constraints else [],
         "compactions": [_compaction(c) for c in audit.compactions],
         "alerts": [a.as_dict() for a in audit.alerts if a.message <= message],
     }
     if strategies is not None:
-        frame = session_frame(session, message, constraints, budget, window)
+        frame = session_frame(session, message, constraints, budget, window, window_text)
         snapshot["budget"] = frame.budget
         snapshot["strategies"] = [preview_dict(frame, p) for p in preview_all(frame, strategies)]
     return snapshot

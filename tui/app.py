@@ -21,7 +21,7 @@ from textual.containers import Horizontal, Vertical
 from textual.widgets import Footer, Input, ProgressBar, Static, TabbedContent, TabPane
 
 from context.audit import FAILING_KINDS, Alert, Audit, run_audit
-from context.constraints import Constraint
+from context.constraints import Constraint, WindowText
 from context.follow import LogFollower
 from context.pin_store import load_session_pins, save_session_pins
 from context.pins import select_constraints
@@ -287,8 +287,10 @@ class CtxtopApp(LiveUpdates, UserActions, App[int]):
         lock = self.follower.lock if self.follower is not None else nullcontext()
         with lock:
             window = self.follower.window_at(at) if self.follower is not None else session.window_at(at)
-            snapshot = build_snapshot(session, at, constraints, audit, window=window)
-            frame = session_frame(session, at, constraints, window=window)
+            # One pass over the window's text serves both the constraint statuses and the previews.
+            text = WindowText(window) if constraints else None
+            snapshot = build_snapshot(session, at, constraints, audit, window=window, window_text=text)
+            frame = session_frame(session, at, constraints, window=window, text=text)
         previews = preview_all(frame)
         marked = {i for found in frame.occurrences.values() for i in found.verbatim}
         self.post_message(ViewReady(at, snapshot, window, previews, marked))

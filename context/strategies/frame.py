@@ -47,6 +47,7 @@ class Frame:
     prompt_tokens: int | None = None
     limit: int = 200_000
     budget: int | None = None  # target of size-driven strategies; half the window by default
+    text: WindowText | None = None  # the window's readable text, when the caller already built it
 
     def __post_init__(self) -> None:
         blocks = self.window.blocks
@@ -86,9 +87,6 @@ class Frame:
         self.occurrences = self._occurrences()
 
     # --- sums ----------------------------------------------------------------------------
-    def tokens_between(self, start: int, end: int) -> int:
-        return self.prefix[end] - self.prefix[start]
-
     def category_tokens_between(self, category: str, start: int, end: int) -> int:
         prefix = self._category_prefix.get(category)
         if prefix is None:
@@ -172,7 +170,7 @@ class Frame:
     def _occurrences(self) -> dict[str, Occurrence]:
         if not self.constraints:
             return {}
-        text = WindowText(self.window)
+        text = self.text if self.text is not None else WindowText(self.window)
         found = {}
         for constraint in self.constraints:
             verbatim, restated = text.occurrences(constraint)

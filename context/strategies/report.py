@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..constraints import Constraint
+from ..constraints import Constraint, WindowText
 from ..session import Session
 from ..window import Window
 from .frame import Frame
@@ -13,7 +13,7 @@ from .preview import KEPT, Preview
 
 
 def session_frame(session: Session, at: int | None, constraints: list[Constraint], budget: int | None = None,
-                  window: Window | None = None) -> Frame:
+                  window: Window | None = None, text: WindowText | None = None) -> Frame:
     """The frame of ``session`` after message ``at``, with its reported prompt size and limit for triggers."""
     message = session.clamp(at)
     return Frame(
@@ -23,6 +23,7 @@ def session_frame(session: Session, at: int | None, constraints: list[Constraint
         prompt_tokens=session.reported_at(message),
         limit=session.limit()[0],
         budget=budget,
+        text=text,
     )
 
 
