@@ -12,11 +12,14 @@ from __future__ import annotations
 
 import json
 import re
+from bisect import bisect_right
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
-from parsers.model import TOOL_CALL, Entry
+import orjson
+
+from parsers.model import ASSISTANT, INJECTED, REASONING, SUMMARY, SYSTEM, TOOL_CALL, USER, Entry
 
 from .constraints import KEPT, Constraint, Status, WindowText
 from .facts import NEGATIONS, normalize
@@ -35,6 +38,9 @@ _NEGATIVE = re.compile(r"\b(?:never|do not|don't|must not|cannot|no longer)\b|�
 _RULE_WORDS = re.compile(f"{_NEGATIVE.pattern}|{_DECISION.pattern}", re.IGNORECASE)
 # Candidates of one kind looked at per compaction: enough to find the first 50 lost, bounded on huge windows.
 MAX_CANDIDATES = 5000
+FACT_SCAN_CHARS = 4000
+# Rules and decisions are stated by people, instruction files and the agent itself, not by tool output.
+RULE_WRITERS = frozenset({SYSTEM, INJECTED, USER, ASSISTANT, REASONING, SUMMARY})
 _PATH = re.compile(r"(?:~|\.{1,2})?[\w.\-]*/[\w.\-/]+\.\w+|(?:~|\.{1,2})?/[\w.\-/]{3,}")
 _IDENT = re.compile(r"\b(?:[A-Za-z]+_[A-Za-z0-9_]+|[a-z]+[A-Z][A-Za-z0-9]+|[A-Z][a-z]+[A-Z][A-Za-z0-9]+)\b")
 _NUMBER_UNIT = re.compile(r"(?<![\w.])\d[\d,]*(?:\.\d+)?\s?(?:%|元|美元|USD|KB|MB|GB|ms|秒|分钟|小时|天|days?|hours?|tokens?)", re.IGNORECASE)
@@ -111,6 +117,7 @@ def run_audit(session: Session, constraints: list[Constraint]) -> Audit:
     texts = _window_texts(session, needed)
     alerts: list[Alert] = []
     audits = []
+    drifts = DriftScan(entries)
     for index, (event, after) in enumerate(plans):
         audit = CompactionAudit(event, after)
         before_text, after_text = texts.get(event.message - 1), texts.get(after)
@@ -129,7 +136,7 @@ def run_audit(session: Session, constraints: list[Constraint]) -> Audit:
                                         f"{constraint.text!r}: kept → {after_status.status}{missing}"))
             audit.lost_items = lost_items(before_text, after_text)
         next_message = plans[index + 1][0].message if index + 1 < len(plans) else len(entries) + 1
-        audit.drift = drift(entries, event.message, next_message)
+        audit.drift = drifts.between(event.message, next_message)
         for key, count in audit.drift.pop("_repeats").items():
             alerts.append(Alert("drift", event.message, event.message, None, f"{key[0]} called {count} times after the compaction with the same input"))
         audits.append(audit)
@@ -152,19 +159,25 @@ def _window_texts(session: Session, messages: set[int]) -> dict[int, WindowText]
 
 
 def lost_items(before: WindowText, after: WindowText) -> dict[str, list[str]]:
-    """Facts in the window before a compaction that the window after no longer holds."""
+    """Facts in the window before a compaction that the window after no longer holds.
+
+    A sample, not an inventory: at most MAX_LOST_ITEMS per kind, from the first
+    FACT_SCAN_CHARS of each block (a multi-MB tool output is not read whole).
+    Rules and decisions are looked for only where people and the agent write.
+    """
     after_text = "\n".join(normalized for _, _, normalized in after.blocks)
     found: dict[str, list[str]] = {"paths": [], "identifiers": [], "numbers": [], "negative_rules": [], "decisions": []}
-    for _message, text, _ in before.blocks:
+    for (_message, text, _), category in zip(before.blocks, before.categories):
+        head = text[:FACT_SCAN_CHARS]
         # Cheap substring checks first: most tool output has no path, and a regex pass is not free.
-        if "/" in text and len(found["paths"]) < MAX_CANDIDATES:
-            found["paths"] += _PATH.findall(text)
+        if "/" in head and len(found["paths"]) < MAX_CANDIDATES:
+            found["paths"] += _PATH.findall(head)
         if len(found["identifiers"]) < MAX_CANDIDATES:
-            found["identifiers"] += _IDENT.findall(text)
+            found["identifiers"] += _IDENT.findall(head)
         if len(found["numbers"]) < MAX_CANDIDATES:
-            found["numbers"] += [m.group(0) for m in _NUMBER_UNIT.finditer(text)]
-        if not _RULE_WORDS.search(text):
-            continue  # one scan of the block rules out the sentence-by-sentence one (most tool output)
+            found["numbers"] += [m.group(0) for m in _NUMBER_UNIT.finditer(head)]
+        if category not in RULE_WRITERS or not _RULE_WORDS.search(text):
+            continue  # one scan of the block rules out the sentence-by-sentence one
         for sentence in _SENTENCES.split(text):
             sentence = sentence.strip()
             if 6 <= len(sentence) <= 240:
@@ -185,56 +198,80 @@ def lost_items(before: WindowText, after: WindowText) -> dict[str, list[str]]:
     return result
 
 
+@dataclass(slots=True, frozen=True)
+class _Call:
+    message: int
+    key: tuple[str, str]  # tool name and canonical input: the same call made twice has the same key
+    read_target: str | None
+    is_edit: bool
+
+
+class DriftScan:
+    """Calls, reads and edits after each compaction that repeat what was done before it.
+
+    Every tool call is read once; the calls before each compaction are a running
+    count, so auditing a session costs one pass however many compactions it has.
+    Compactions must be asked for in message order.
+    """
+
+    def __init__(self, entries: list[Entry]) -> None:
+        self.calls = [
+            _Call(entry.index, _call_key(block.tool_name, block.text), _read_target(block.tool_name, block.text),
+                  bool(block.tool_name and _EDIT_TOOL.search(block.tool_name)))
+            for entry in entries for block in entry.blocks if block.category == TOOL_CALL
+        ]
+        self._before_calls: Counter = Counter()
+        self._before_reads: set[str] = set()
+        self._counted = 0  # calls already in the running count
+
+    def between(self, compaction: int, until: int) -> dict[str, Any]:
+        """Drift in the messages after ``compaction`` and before ``until`` against everything before ``compaction``."""
+        calls = self.calls
+        while self._counted < len(calls) and calls[self._counted].message < compaction:
+            call = calls[self._counted]
+            self._before_calls[call.key] += 1
+            if call.read_target:
+                self._before_reads.add(call.read_target)
+            self._counted += 1
+        after_calls: Counter = Counter()
+        repeated = rereads = repeated_edits = 0
+        for call in calls[bisect_right(calls, compaction, key=lambda c: c.message):]:
+            if call.message >= until:
+                break
+            after_calls[call.key] += 1
+            if call.key in self._before_calls:
+                repeated += 1
+                repeated_edits += call.is_edit
+            if call.read_target and call.read_target in self._before_reads:
+                rereads += 1
+        repeats = {key: count for key, count in after_calls.items() if count > DRIFT_REPEAT_ALERT}
+        return {"repeated_calls": repeated, "rereads": rereads, "repeated_edits": repeated_edits, "_repeats": repeats}
+
+
+_READ_TOOL = re.compile(r"read|view|cat|open", re.IGNORECASE)
+_EDIT_TOOL = re.compile(r"edit|write|patch|replace", re.IGNORECASE)
+
+
 def _call_key(name: str | None, text: str) -> tuple[str, str]:
     try:
-        canonical = json.dumps(json.loads(text), sort_keys=True, ensure_ascii=False)
-    except (ValueError, RecursionError):
+        canonical = orjson.dumps(orjson.loads(text), option=orjson.OPT_SORT_KEYS).decode("utf-8")
+    except (orjson.JSONDecodeError, TypeError):  # not JSON, or JSON orjson cannot hold (huge integers)
         canonical = " ".join(text.split())
     return (name or "?", canonical)
 
 
 def _read_target(name: str | None, text: str) -> str | None:
-    if not name or not re.search(r"read|view|cat|open", name, re.IGNORECASE):
+    if not name or not _READ_TOOL.search(name):
         return None
     try:
-        data = json.loads(text)
-    except (ValueError, RecursionError):
+        data = orjson.loads(text)
+    except orjson.JSONDecodeError:
         return None
     if isinstance(data, dict):
         for key in ("file_path", "path", "filename", "file"):
             if isinstance(data.get(key), str):
                 return data[key]
     return None
-
-
-def drift(entries: list[Entry], compaction: int, until: int) -> dict[str, Any]:
-    """Calls, reads and edits after a compaction that repeat what was done before it."""
-    before_calls: Counter = Counter()
-    before_reads: set[str] = set()
-    for entry in entries[: compaction - 1]:
-        for block in entry.blocks:
-            if block.category == TOOL_CALL:
-                before_calls[_call_key(block.tool_name, block.text)] += 1
-                target = _read_target(block.tool_name, block.text)
-                if target:
-                    before_reads.add(target)
-    after_calls: Counter = Counter()
-    repeated = rereads = repeated_edits = 0
-    for entry in entries[compaction: until - 1]:
-        for block in entry.blocks:
-            if block.category != TOOL_CALL:
-                continue
-            key = _call_key(block.tool_name, block.text)
-            after_calls[key] += 1
-            if key in before_calls:
-                repeated += 1
-                if block.tool_name and re.search(r"edit|write|patch|replace", block.tool_name, re.IGNORECASE):
-                    repeated_edits += 1
-            target = _read_target(block.tool_name, block.text)
-            if target and target in before_reads:
-                rereads += 1
-    repeats = {key: count for key, count in after_calls.items() if count > DRIFT_REPEAT_ALERT}
-    return {"repeated_calls": repeated, "rereads": rereads, "repeated_edits": repeated_edits, "_repeats": repeats}
 
 
 # --- violations ---------------------------------------------------------------------------

@@ -66,6 +66,7 @@ class WindowText:
         self.opaque = False
         self.blocks: list[tuple[int, str, str]] = []  # (message, text, normalized text)
         self.window_index: list[int] = []  # where each of ``blocks`` sits in ``window.blocks``
+        self.categories: list[str] = []  # the category of each of ``blocks``
         self._terms: dict[int, set[str]] = {}
         for index, item in enumerate(window.blocks):
             if item.category == SUMMARY and item.block.opaque:
@@ -73,6 +74,7 @@ class WindowText:
             elif item.text:
                 self.blocks.append((item.entry.index, item.text, normalize(item.text)))
                 self.window_index.append(index)
+                self.categories.append(item.category)
 
     def terms(self, position: int) -> set[str]:
         if position not in self._terms:

@@ -126,6 +126,20 @@ def test_drift_counts_repeated_calls_after_compaction():
     assert [a.kind for a in audit.alerts] == ["drift"]
 
 
+def test_drift_over_several_compactions_compares_with_everything_before_each():
+    call = ('{"type":"assistant","sessionId":"s","uuid":"%s","message":{"id":"%s","role":"assistant","content":[{"type":"tool_use",'
+            '"id":"t%s","name":"%s","input":{"file_path":"%s"}}],"usage":{"input_tokens":100,"output_tokens":1}}}')
+    boundary = '{"type":"system","subtype":"compact_boundary","sessionId":"s","uuid":"b%d","compactMetadata":{"trigger":"auto"}}'
+    lines = [call % ("a", "ma", "a", "Read", "/a.py"), call % ("b", "mb", "b", "Edit", "/b.py"), boundary % 1,
+             call % ("c", "mc", "c", "Read", "/a.py"), call % ("d", "md", "d", "Read", "/c.py"), boundary % 2,
+             call % ("e", "me", "e", "Read", "/c.py"), call % ("f", "mf", "f", "Edit", "/b.py"), call % ("g", "mg", "g", "Read", "/new.py")]
+    session = Session(__import__("parsers").parse("\n".join(lines).encode()))
+    first, second = (c.drift for c in run_audit(session, []).compactions)
+    assert first == {"repeated_calls": 1, "rereads": 1, "repeated_edits": 0}
+    # After the second compaction, /c.py (read between the two) and the edit of /b.py (before the first) both repeat.
+    assert second == {"repeated_calls": 2, "rereads": 1, "repeated_edits": 1}
+
+
 def test_pins_file(tmp_path):
     path = tmp_path / "pins.toml"
     path.write_text('[[pin]]\nid = "budget"\ntext = "预算上限 8000 元"\nfacts = ["8000"]\nforbid = ["send_email"]\n', encoding="utf-8")
