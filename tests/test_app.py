@@ -44,6 +44,15 @@ async def settle(pilot, app, message=None, tries=None):
     raise AssertionError(f"the view never showed message {message} (showing {app.shown_message})")
 
 
+async def until(pilot, predicate) -> bool:
+    """Let the app run until ``predicate()`` holds (True) or the wait runs out (False)."""
+    for _ in range(WAIT_STEPS):
+        if predicate():
+            return True
+        await pilot.pause(0.02)
+    return predicate()
+
+
 def cell(app, table_id, row, column) -> str:
     return str(app.query_one(table_id, DataTable).get_cell(row, column))
 
@@ -112,10 +121,15 @@ async def test_selecting_a_block_shows_it_in_full_in_the_detail_pane(demo_sessio
         assert window_list.selected == 202  # the newest block
         window_list.focus()
         await pilot.press("up", "up")
-        await pilot.pause()
         block = demo_session.window_at(203).blocks[200]
-        rendered = rendered_text(app, app.query_one("#detail-body", Static))
-        assert f"message {block.entry.index}" in rendered and block.text[:10] in rendered
+
+        def detail_shows_block() -> bool:
+            rendered = rendered_text(app, app.query_one("#detail-body", Static))
+            return f"message {block.entry.index}" in rendered and block.text[:10] in rendered
+
+        # The detail pane follows the selection through a message: give it time on a loaded machine.
+        assert await until(pilot, detail_shows_block)
+        assert window_list.selected == 200
 
 
 async def test_strategy_cycle_marks_the_blocks_it_would_touch(demo_session):
