@@ -7,6 +7,7 @@ computed from them (token counts, windows, audits) lives in ``context``.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Protocol
 
 # Block categories, in the order they are reported everywhere.
 SYSTEM = "system"
@@ -36,20 +37,77 @@ CATEGORIES: tuple[str, ...] = (
 )
 
 
-@dataclass(slots=True)
 class Block:
-    """One piece of content the model sees: a text, a tool call, a result, an image."""
+    """One piece of content the model sees: a text, a tool call, a result, an image.
 
-    category: str
-    text: str = ""
-    tool_name: str | None = None
-    tool_id: str | None = None
-    is_error: bool = False
-    # Reasoning that the log keeps only encrypted (or empty): its size must come
-    # from the usage the log reports, not from the text.
-    opaque: bool = False
-    # Images: pixel size when the log lets us know it.
-    image_size: tuple[int, int] | None = None
+    A big text may be *released* once it is counted (``context.lazy_text``):
+    the block then keeps only where it came from, and reading ``text`` reads it
+    back from the log. Parsers never see the difference.
+    """
+
+    __slots__ = ("category", "_text", "tool_name", "tool_id", "is_error", "opaque", "image_size", "source", "_lazy")
+
+    def __init__(self, category: str, text: str = "", tool_name: str | None = None, tool_id: str | None = None,
+                 is_error: bool = False, opaque: bool = False, image_size: tuple[int, int] | None = None) -> None:
+        self.category = category
+        self._text: str | None = text
+        self.tool_name = tool_name
+        self.tool_id = tool_id
+        self.is_error = is_error
+        # Reasoning that the log keeps only encrypted (or empty): its size must come
+        # from the usage the log reports, not from the text.
+        self.opaque = opaque
+        # Images: pixel size when the log lets us know it.
+        self.image_size = image_size
+        # Byte offset of the log line this block was read from, when one line holds all of it.
+        self.source: int | None = None
+        self._lazy: LazyText | None = None  # set while the text is released
+
+    @property
+    def text(self) -> str:
+        if self._text is None:
+            return self._lazy.read(self)  # type: ignore[union-attr]
+        return self._text
+
+    @text.setter
+    def text(self, value: str) -> None:
+        self._text, self._lazy = value, None
+
+    @property
+    def length(self) -> int:
+        """Characters of text, known without reading a released text back."""
+        return self._lazy.length if self._text is None else len(self._text)  # type: ignore[union-attr]
+
+    @property
+    def released(self) -> bool:
+        return self._text is None
+
+    def release(self, lazy: "LazyText") -> None:
+        """Drop the text; ``lazy`` reads it back when asked."""
+        self._text, self._lazy = None, lazy
+
+    def _key(self) -> tuple:
+        return (self.category, self.tool_name, self.tool_id, self.is_error, self.opaque, self.image_size)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Block):
+            return NotImplemented
+        # The text last, and its length before it: comparing must not read a released text back needlessly.
+        return self._key() == other._key() and self.length == other.length and self.text == other.text
+
+    __hash__ = None  # type: ignore[assignment]  # mutable, like the dataclass it replaces
+
+    def __repr__(self) -> str:
+        text = f"<released, {self.length} chars>" if self.released else repr(self._text)
+        return f"Block({self.category!r}, {text}, tool_name={self.tool_name!r}, tool_id={self.tool_id!r})"
+
+
+class LazyText(Protocol):
+    """What reads a released block's text back (``context.lazy_text`` provides it)."""
+
+    length: int
+
+    def read(self, block: Block) -> str: ...
 
 
 @dataclass(slots=True)
