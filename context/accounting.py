@@ -38,6 +38,18 @@ def text_tokens(counter: TokenCounter, block: Block) -> int:
     return tokens
 
 
+class _NoneEstimated:
+    """The estimated-flags of an entry none of whose blocks is estimated (most of them): shared, no list each."""
+
+    __slots__ = ()
+
+    def __getitem__(self, position: int) -> bool:
+        return False
+
+
+NONE_ESTIMATED = _NoneEstimated()
+
+
 class Accounting:
     """Per-block token counts of a session's entries, kept parallel to them.
 
@@ -48,20 +60,25 @@ class Accounting:
     def __init__(self, counter: TokenCounter) -> None:
         self.counter = counter
         self.tokens: list[list[int]] = []
-        self.estimated: list[list[bool]] = []
+        self.estimated: list[list[bool] | _NoneEstimated] = []
+        self._calls_done = 0  # position just after the last entry with usage counted so far: where the open call begins
 
     def update(self, entries: list[Entry], start: int = 0, stop: int | None = None) -> None:
-        """(Re)count entries from position ``start`` (live tailing passes the first changed one) to ``stop``."""
-        start = self._call_start(entries, min(start, len(self.tokens)))
+        """Count entries from position ``start`` (live tailing passes the first changed one) to ``stop``.
+
+        Only those entries' texts are read; the reasoning estimates of the model
+        call they belong to are redone from the counts already made.
+        """
+        start = min(start, len(self.tokens))
         stop = len(entries) if stop is None else min(stop, len(entries))
         del self.tokens[start:]
         del self.estimated[start:]
+        call_start = self._calls_done if self._calls_done <= start else self._call_start(entries, start)
         self.counter.prefetch([b.text for position in range(start, stop) for b in entries[position].blocks if b.category != IMAGE])
         for position in range(start, stop):
-            blocks = entries[position].blocks
-            self.tokens.append([text_tokens(self.counter, b) for b in blocks])
-            self.estimated.append([False] * len(blocks))
-        self._estimate_opaque_reasoning(entries, start, stop)
+            self.tokens.append([text_tokens(self.counter, b) for b in entries[position].blocks])
+            self.estimated.append(NONE_ESTIMATED)
+        self._calls_done = self._estimate_opaque_reasoning(entries, call_start, stop)
         self.counter.persist()
 
     def entry_tokens(self, position: int) -> int:
@@ -74,19 +91,22 @@ class Accounting:
             start -= 1
         return start
 
-    def _estimate_opaque_reasoning(self, entries: list[Entry], start: int, stop: int) -> None:
+    def _estimate_opaque_reasoning(self, entries: list[Entry], start: int, stop: int) -> int:
         """Give encrypted/empty reasoning the output tokens its model call reports.
 
         A call is the run of entries up to one that carries usage. The reasoning
         share is the reported reasoning tokens, or else the output tokens minus
         the visible output of the call; it is split evenly over the opaque blocks.
+        Returns where the last call that ended before ``stop`` ends.
         """
         call: list[int] = []
+        calls_done = start
         for position in range(start, stop):
             call.append(position)
             usage = entries[position].usage
             if usage is None:
                 continue
+            calls_done = position + 1
             opaque = [(i, j) for i in call for j, b in enumerate(entries[i].blocks) if b.category == REASONING and b.opaque]
             if opaque:
                 if usage.reasoning_tokens is not None:
@@ -101,7 +121,11 @@ class Accounting:
                     share = max(0, usage.output_tokens - visible)
                 for n, (i, j) in enumerate(opaque):
                     # Visible summary text (Codex) is part of the reasoning: keep the larger figure.
+                    # (Counted again rather than taken from tokens[i][j], which may hold an earlier estimate.)
                     part = share // len(opaque) + (1 if n < share % len(opaque) else 0)
-                    self.tokens[i][j] = max(self.tokens[i][j], part)
-                    self.estimated[i][j] = True
+                    self.tokens[i][j] = max(text_tokens(self.counter, entries[i].blocks[j]), part)
+                    if self.estimated[i] is NONE_ESTIMATED:
+                        self.estimated[i] = [False] * len(entries[i].blocks)
+                    self.estimated[i][j] = True  # type: ignore[index]
             call = []
+        return calls_done

@@ -14,12 +14,22 @@ import json
 import re
 from bisect import bisect_right
 from collections import Counter
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
 import orjson
 
-from parsers.model import ASSISTANT, INJECTED, REASONING, SUMMARY, SYSTEM, TOOL_CALL, USER, Entry
+from parsers.model import (
+    ASSISTANT,
+    INJECTED,
+    REASONING,
+    SUMMARY,
+    SYSTEM,
+    TOOL_CALL,
+    USER,
+    Entry,
+)
 
 from .constraints import KEPT, Constraint, Status, WindowText
 from .facts import NEGATIONS, normalize
@@ -113,13 +123,19 @@ def run_audit(session: Session, constraints: list[Constraint]) -> Audit:
     entries = session.entries
     events = compaction_events(session)
     plans = [(e, _after_message(entries, e.message)) for e in events]
-    needed = {e.message - 1 for e, _ in plans} | {after for _, after in plans}
-    texts = _window_texts(session, needed)
+    marked = [(e, after) for e, after in plans if e.kind != "implicit"]
+    # The windows before and after each compaction come from one replay, and only the pairs
+    # still to audit are held: the texts of every window at once could outweigh the log.
+    windows = _window_texts(session, {e.message - 1 for e, _ in marked} | {after for _, after in marked})
+    texts: dict[int, WindowText] = {}
     alerts: list[Alert] = []
     audits = []
     drifts = DriftScan(entries)
     for index, (event, after) in enumerate(plans):
         audit = CompactionAudit(event, after)
+        if event.kind != "implicit":
+            while after not in texts and (found := next(windows, None)) is not None:
+                texts[found[0]] = found[1]
         before_text, after_text = texts.get(event.message - 1), texts.get(after)
         if event.kind == "implicit":
             alerts.append(Alert("implicit_compaction", event.message, event.message, None,
@@ -140,22 +156,21 @@ def run_audit(session: Session, constraints: list[Constraint]) -> Audit:
         for key, count in audit.drift.pop("_repeats").items():
             alerts.append(Alert("drift", event.message, event.message, None, f"{key[0]} called {count} times after the compaction with the same input"))
         audits.append(audit)
+        texts = {at: text for at, text in texts.items() if at >= next_message - 1}  # later compactions need no earlier window
     alerts += violations(entries, constraints)
     alerts.sort(key=lambda a: (a.message, a.kind))
     return Audit(constraints, audits, alerts)
 
 
-def _window_texts(session: Session, messages: set[int]) -> dict[int, WindowText]:
-    """Readable text of the window at each of ``messages``, from one replay."""
-    found: dict[int, WindowText] = {}
+def _window_texts(session: Session, messages: set[int]) -> Iterator[tuple[int, WindowText]]:
+    """Readable text of the window at each of ``messages``, in order, from one replay."""
     if not messages:
-        return found
+        return
     if 0 in messages:
-        found[0] = WindowText(Window(at=0))
+        yield 0, WindowText(Window(at=0))
     for window in Replay(session.entries, session.accounting).run(max(messages)):
         if window.at in messages:
-            found[window.at] = WindowText(window)
-    return found
+            yield window.at, WindowText(window)
 
 
 def lost_items(before: WindowText, after: WindowText) -> dict[str, list[str]]:

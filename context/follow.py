@@ -107,7 +107,8 @@ class LogFollower:
                 return self._reset("the agent rewrote its history; read again from the start")
             entries = self.session.entries
             # The last known entry may have grown (Claude Code writes one line per content block).
-            self.session.accounting.update(entries, max(0, before - 1))
+            parser.touch(max(0, before - 1))
+            self.session.count_new()
             self._advance()
             new_entries = entries[before:]
             return Update(len(entries), len(new_entries), compaction=any(e.compaction for e in new_entries),

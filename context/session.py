@@ -9,15 +9,19 @@ from pathlib import Path
 
 import parsers
 import parsers.registry
-from parsers.base import Parser
+from parsers.base import LineParser, Parser
 from parsers.claude_code import ClaudeCodeParser
 from parsers.model import Entry
 
 from .accounting import Accounting
+from .lazy_text import LogTexts
 from .limits import window_limit
 from .source import (
     SourceError,
+    check_log,
     is_sqlite,
+    read_chunks,
+    read_head,
     read_log,
     read_opencode_db,
     read_tree,
@@ -52,6 +56,10 @@ def split_sample(path: str | os.PathLike) -> tuple[str | os.PathLike, int]:
 
 # Entries counted between two progress reports, at least.
 COUNT_STEP = 2000
+# JSON Lines logs are read, parsed and counted this many bytes at a time.
+STREAM_CHUNK_BYTES = 8 << 20
+# Enough of a log's head to tell its format (a first record can be big).
+DETECT_HEAD_BYTES = 4 << 20
 
 
 class Session:
@@ -72,6 +80,8 @@ class Session:
         self.window_override = window
         self.accounting = Accounting(self.counter)
         self.subagents: SubagentScan | None = None  # sub-agent transcripts kept beside the log (Claude Code)
+        self.texts: LogTexts | None = None  # set when big texts are released and read back from the log
+        self._released_to = 0  # entries before this position had their big texts released
         entries = parser.entries
         step = max(COUNT_STEP, len(entries) // 50) if progress else len(entries)
         for stop in range(step, len(entries) + step, step or 1):
@@ -89,12 +99,13 @@ class Session:
         window: int | None = None,
         live: bool = False,
         progress: Callable[[str, float], None] | None = None,
-    ) -> "Session":
+    ) -> Session:
         """Read, detect, parse and count a log. Raises SourceError / UnknownFormat / EncodingUnavailable.
 
         ``live``: the log is still being written, so a last line without its
         newline is left for later rather than counted as torn. ``progress(phase,
-        fraction)`` is called while parsing ("parse") and counting ("count").
+        fraction)`` is called while reading JSON Lines ("read": parsed and counted
+        together), or else while parsing ("parse") and counting ("count").
         """
         counter = TokenCounter(encoding, store=TokenCache.default(encoding))
         path, sample = split_sample(path)
@@ -103,6 +114,79 @@ class Session:
         if is_sqlite(path):
             parser = parsers.registry.parse_tree(read_opencode_db(path), format or "opencode")
             return cls(parser, path=str(Path(path)), counter=counter, window=window)
+        line_format = cls._line_format(path, format)
+        if line_format is not None:
+            session = cls._open_lines(path, line_format(), counter, window, live, progress)
+        else:
+            session = cls._open_whole(path, format, sample, counter, window, live, progress)
+        if counter.store is not None:
+            counter.store.maybe_prune()
+        if session.parser.name == ClaudeCodeParser.name:
+            session.subagents = SubagentScan(path, session.parser.meta.session_id, counter)
+        return session
+
+    @staticmethod
+    def _line_format(path: str | os.PathLike, format: str | None) -> type[LineParser] | None:
+        """The JSON Lines parser for this log, known from ``format`` or from its head; None for other formats."""
+        if format is not None:
+            chosen = parsers.registry.PARSERS.get(format)
+        else:
+            try:
+                chosen = parsers.registry.PARSERS[parsers.registry.detect(read_head(path, DETECT_HEAD_BYTES))]
+            except parsers.UnknownFormat:
+                return None  # maybe a document whose head alone does not tell: read whole below
+        return chosen if isinstance(chosen, type) and issubclass(chosen, LineParser) else None
+
+    @classmethod
+    def _open_lines(cls, path: str | os.PathLike, parser: LineParser, counter: TokenCounter, window: int | None,
+                    live: bool, progress: Callable[[str, float], None] | None) -> Session:
+        """A JSON Lines log read in chunks: each is parsed and counted, then its big texts are let go.
+
+        Memory follows the entries, not the file: the bytes of a chunk are dropped
+        once parsed, and a counted text is read back from the log when needed.
+        """
+        session = cls(parser, path=str(Path(path)), counter=counter, window=window)
+        session.texts = LogTexts(path, type(parser))
+        size = check_log(path).st_size
+        base, line, pending = 0, 1, b""
+        for chunk in read_chunks(path, STREAM_CHUNK_BYTES):
+            data = pending + chunk if pending else chunk
+            cut = data.rfind(b"\n")
+            if cut == -1:
+                pending = data  # a line longer than a chunk: wait for its end
+                continue
+            parser.feed(data, 0, line, final=False, stop=cut + 1, base=base)
+            line, base, pending = parser.resume_line, base + cut + 1, data[cut + 1 :]
+            session.count_new(settled_only=True)
+            if progress:
+                progress("read", min(1.0, base / size))
+        parser.resume_offset = parser.feed(pending, 0, line, final=not live, base=base)
+        session.count_new()
+        return session
+
+    def count_new(self, settled_only: bool = False) -> None:
+        """Count the entries added or changed since the last count, then release their big texts.
+
+        ``settled_only``: leave the last entry uncounted, as the next line may still add to it.
+        The last entry keeps its texts either way, for the same reason.
+        """
+        entries = self.entries
+        start = min(len(self.accounting.tokens), len(entries))
+        touched = self.parser.take_touched()
+        if touched is not None:
+            start = min(start, touched)
+            self._released_to = min(self._released_to, touched)
+        stop = max(start, len(entries) - 1) if settled_only else len(entries)
+        self.accounting.update(entries, start, stop)
+        if self.texts is not None:
+            settled = max(self._released_to, min(stop, len(entries) - 1))
+            self.texts.release(entries, self._released_to, settled)
+            self._released_to = settled
+
+    @classmethod
+    def _open_whole(cls, path: str | os.PathLike, format: str | None, sample: int, counter: TokenCounter,
+                    window: int | None, live: bool, progress: Callable[[str, float], None] | None) -> Session:
+        """A log parsed from all its bytes at once (JSON documents, zip archives)."""
         data = read_log(path)
         try:
             parser = parsers.parse(data, format, final=not live, sample=sample,
@@ -112,16 +196,11 @@ class Session:
         finally:
             if hasattr(data, "close"):
                 data.close()
-        session = cls(parser, path=str(Path(path)), counter=counter, window=window,
-                      progress=(lambda f: progress("count", f)) if progress else None)
-        if counter.store is not None:
-            counter.store.maybe_prune()
-        if parser.name == ClaudeCodeParser.name:
-            session.subagents = SubagentScan(path, parser.meta.session_id, counter)
-        return session
+        return cls(parser, path=str(Path(path)), counter=counter, window=window,
+                   progress=(lambda f: progress("count", f)) if progress else None)
 
     @classmethod
-    def _open_folder(cls, path: str | os.PathLike, format: str | None, counter: TokenCounter, window: int | None) -> "Session":
+    def _open_folder(cls, path: str | os.PathLike, format: str | None, counter: TokenCounter, window: int | None) -> Session:
         """A session kept as a folder of files (Cline tasks, OpenHands event directories)."""
         if format is None and parsers.registry.detect_tree(tree_names(path)) is None:
             raise SourceError(f"{path}: a folder, and not one ctxtop knows as a session (pass a session file, or see `ctxtop formats`)")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import mmap
 import os
 import stat
+from collections.abc import Iterator
 from pathlib import Path
 
 Buffer = bytes | mmap.mmap
@@ -53,6 +54,35 @@ def read_log(path: str | os.PathLike) -> Buffer:
         raise SourceError(f"{path}: permission denied") from None
     except (OSError, ValueError) as exc:
         raise SourceError(f"{path}: cannot be read ({exc})") from None
+
+
+def read_head(path: str | os.PathLike, size: int) -> bytes:
+    """The first ``size`` bytes of a log (checked as ``read_log`` does)."""
+    check_log(path)
+    try:
+        with open(path, "rb") as handle:
+            return handle.read(size)
+    except OSError as exc:
+        raise SourceError(f"{path}: cannot be read ({exc.strerror or exc})") from None
+
+
+def read_chunks(path: str | os.PathLike, size: int) -> Iterator[bytes]:
+    """The bytes of a log, ``size`` at a time, with plain reads (a mapping of a file truncated meanwhile
+    kills the process; a read just comes back short). Each chunk can be dropped once used."""
+    check_log(path)
+    try:
+        handle = open(path, "rb")
+    except OSError as exc:
+        raise SourceError(f"{path}: cannot be read ({exc.strerror or exc})") from None
+    with handle:
+        while True:
+            try:
+                chunk = handle.read(size)
+            except OSError as exc:
+                raise SourceError(f"{path}: cannot be read ({exc.strerror or exc})") from None
+            if not chunk:
+                return
+            yield chunk
 
 
 def read_appended(path: str | os.PathLike, offset: int, size: int) -> bytes:

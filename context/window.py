@@ -105,17 +105,18 @@ class Replay:
     def __init__(self, entries: list[Entry], accounting: Accounting) -> None:
         self.entries = entries
         self.accounting = accounting
-        self._by_uid = {e.uid: e for e in entries if e.uid}
+        self._by_uid: dict[str, Entry] | None = None  # built when a partial compaction first needs it
+        self._by_uid_of = 0  # how many entries it was built from
         self._placeholder_tokens = accounting.counter.count(CLEARED_PLACEHOLDER)
         self.window = Window(at=0)
         self.position = 0  # entries replayed so far
         self._cleared: set[str] = set()
         self._preserved: list[Entry] = []
 
-    def fork(self) -> "Replay":
+    def fork(self) -> Replay:
         twin = Replay.__new__(Replay)
         twin.entries, twin.accounting = self.entries, self.accounting
-        twin._by_uid, twin._placeholder_tokens = self._by_uid, self._placeholder_tokens
+        twin._by_uid, twin._by_uid_of, twin._placeholder_tokens = self._by_uid, self._by_uid_of, self._placeholder_tokens
         twin.position, twin._cleared, twin._preserved = self.position, set(self._cleared), list(self._preserved)
         # Blocks are never changed in place (see Window.clear), so sharing them is safe: O(1) per block.
         totals = {name: CategoryTotal(t.tokens, t.blocks) for name, t in self.window.totals.items()}
@@ -135,8 +136,6 @@ class Replay:
 
     def _step(self, entry: Entry, position: int) -> None:
         window, cleared = self.window, self._cleared
-        if entry.uid and entry.uid not in self._by_uid:
-            self._by_uid[entry.uid] = entry  # appended since the replay began
         window.at = entry.index
         compaction = entry.compaction
         if compaction is not None:
@@ -164,6 +163,12 @@ class Replay:
 
     def _preserved_by(self, compaction: Compaction) -> list[Entry]:
         """The messages a partial compaction keeps verbatim, in file order."""
+        if not compaction.preserved_ids and not compaction.preserved_segment:
+            return []
+        if self._by_uid is None or self._by_uid_of != len(self.entries):
+            # Built once, and again only when entries were appended since.
+            self._by_uid = {e.uid: e for e in self.entries if e.uid}
+            self._by_uid_of = len(self.entries)
         if compaction.preserved_ids:
             return [self._by_uid[u] for u in compaction.preserved_ids if u in self._by_uid]
         if compaction.preserved_segment:

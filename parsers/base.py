@@ -40,6 +40,9 @@ class Parser:
         self.sidechain = SidechainTotals()
         self.resume_offset = 0  # byte offset where parsing stopped (a torn last line starts there)
         self.resume_line = 1  # the line number found there
+        # The first entry position changed (or removed) after it was built, since ``take_touched``
+        # was last called: what was counted from there on must be counted again.
+        self._touched: int | None = None
 
     def result(self) -> ParseResult:
         return ParseResult(self.name, self.entries, self.diagnostics, self.meta, self.sidechain)
@@ -73,6 +76,14 @@ class Parser:
         self.entries.append(entry)
         return entry
 
+    def touch(self, position: int) -> None:
+        """Note that the entry at ``position`` (0-based) and those after it changed after they were built."""
+        self._touched = position if self._touched is None else min(self._touched, position)
+
+    def take_touched(self) -> int | None:
+        position, self._touched = self._touched, None
+        return position
+
     def malformed(self, line: int, why: str) -> None:
         self.diagnostics.malformed_lines += 1
         self.diagnostics.note(f"line {line}: {why}")
@@ -84,6 +95,10 @@ class Parser:
 
 class LineParser(Parser):
     """A parser for JSON Lines logs: one record per line, decoded independently."""
+
+    def add_entry(self, role: str, blocks: list[Block], offset: int, line: int, **fields: Any) -> Entry:
+        stamp_source(blocks, offset)
+        return super().add_entry(role, blocks, offset, line, **fields)
 
     def feed(self, data: Buffer, start: int = 0, first_line: int = 1, *, final: bool = True, stop: int | None = None,
              base: int = 0) -> int:
@@ -131,6 +146,13 @@ class LineParser(Parser):
 
     def handle(self, record: dict, offset: int, line: int) -> None:
         raise NotImplementedError
+
+
+def stamp_source(blocks: list[Block], offset: int) -> None:
+    """Record that the line at ``offset`` holds these blocks whole, so their text can be read again from it."""
+    for block in blocks:
+        if block.source is None:
+            block.source = offset
 
 
 class DocumentParser(Parser):

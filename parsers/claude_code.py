@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .base import LineParser
+from .base import LineParser, stamp_source
 from .content import blocks_from_anthropic
 from .model import INJECTED, Block, Compaction, Entry, Usage
 
@@ -135,6 +135,8 @@ class ClaudeCodeParser(LineParser):
             self.meta.model = model
         existing = self._by_message_id.get(message_id) if message_id else None
         if existing is not None:
+            stamp_source(blocks, offset)
+            self.touch(existing.index - 1)
             _merge_blocks(existing.blocks, blocks)
             if usage is not None:
                 existing.usage = usage  # the last line of a response carries the final counts

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .base import DocumentParser, LineParser, Parser
+from .base import DocumentParser, LineParser, Parser, stamp_source
 from .jsonl import json_text
 from .model import (
     ASSISTANT,
@@ -156,6 +156,7 @@ class GeminiJsonlParser(_GeminiMessages, LineParser):
             for position, entry in enumerate(self.entries):
                 if entry.uid == target:
                     del self.entries[position:]
+                    self.touch(position)
                     self.history_rewritten = True
                     return
             return
@@ -172,7 +173,9 @@ class GeminiJsonlParser(_GeminiMessages, LineParser):
         for entry in reversed(self.entries[-50:]):
             if entry.uid is not None and entry.uid == uid:
                 # The same message again, with more of it: the last version wins.
+                self.touch(entry.index - 1)
                 entry.blocks = message_blocks(record)
+                stamp_source(entry.blocks, offset)
                 entry.usage = _usage(record) or entry.usage
                 if entry is not self.entries[-1]:
                     self.history_rewritten = True

@@ -45,7 +45,7 @@ class Block:
     back from the log. Parsers never see the difference.
     """
 
-    __slots__ = ("category", "_text", "tool_name", "tool_id", "is_error", "opaque", "image_size", "source", "_lazy")
+    __slots__ = ("_lazy", "_text", "category", "image_size", "is_error", "opaque", "source", "tool_id", "tool_name")
 
     def __init__(self, category: str, text: str = "", tool_name: str | None = None, tool_id: str | None = None,
                  is_error: bool = False, opaque: bool = False, image_size: tuple[int, int] | None = None) -> None:
@@ -82,7 +82,7 @@ class Block:
     def released(self) -> bool:
         return self._text is None
 
-    def release(self, lazy: "LazyText") -> None:
+    def release(self, lazy: LazyText) -> None:
         """Drop the text; ``lazy`` reads it back when asked."""
         self._text, self._lazy = None, lazy
 

@@ -8,6 +8,7 @@ import pytest
 from rich.text import Text
 from textual.widgets import DataTable, Static, TabbedContent
 
+import parsers
 from context.pin_store import load_session_pins
 from context.pins import select_constraints
 from context.session import Session
@@ -392,18 +393,18 @@ async def test_loading_reports_progress_and_hides_the_bar_when_done(monkeypatch)
 
     from tui.messages import LoadProgress
 
-    monkeypatch.setattr("parsers.registry.PROGRESS_SLICE", 8192)
-    monkeypatch.setattr("context.session.COUNT_STEP", 20)
+    monkeypatch.setattr("context.session.STREAM_CHUNK_BYTES", 8192)
     seen = []
     app = demo_app(at=100)
     async with app.run_test(size=SIZE, message_hook=seen.append) as pilot:
         await settle(pilot, app, 100)
         fractions = [m.fraction for m in seen if isinstance(m, LoadProgress)]
         assert len(fractions) > 10 and fractions == sorted(fractions) and fractions[-1] > 0.95
-        assert {m.phase for m in seen if isinstance(m, LoadProgress)} == {"parse", "count"}
+        assert {m.phase for m in seen if isinstance(m, LoadProgress)} == {"read"}
         assert not app.query_one("#loading", ProgressBar).display
-    # Sliced parsing and counting give the same session as one pass.
-    assert app.session.accounting.tokens == Session.open(demo_path(), window=DEMO_WINDOW).accounting.tokens
+    # Reading in chunks gives the same session as parsing all the bytes at once.
+    whole = Session(parsers.parse(demo_path().read_bytes()), window=DEMO_WINDOW)
+    assert app.session.accounting.tokens == whole.accounting.tokens
 
 
 async def test_pin_the_text_selected_in_the_detail_pane(demo_session):

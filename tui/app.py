@@ -182,8 +182,9 @@ class CtxtopApp(LiveUpdates, UserActions, App[int]):
         reported = [-1.0]
 
         def progress(phase: str, fraction: float) -> None:
-            # Parsing is about a third of the work, counting the rest; report each whole percent once.
-            overall = fraction / 3 if phase == "parse" else 1 / 3 + 2 * fraction / 3
+            # JSON Lines are read, parsed and counted together; elsewhere parsing is about a third
+            # of the work and counting the rest. Report each whole percent once.
+            overall = fraction if phase == "read" else fraction / 3 if phase == "parse" else 1 / 3 + 2 * fraction / 3
             if overall - reported[0] >= 0.01:
                 reported[0] = overall
                 self.post_message(LoadProgress(phase, overall))
@@ -238,7 +239,7 @@ class CtxtopApp(LiveUpdates, UserActions, App[int]):
         bar = self.query_one("#loading", ProgressBar)
         bar.add_class("-visible")
         bar.update(progress=round(100 * message.fraction))
-        verb = "parsing" if message.phase == "parse" else "counting tokens in"
+        verb = {"read": "reading", "parse": "parsing"}.get(message.phase, "counting tokens in")
         if self.view is None and not self.query_one(Breakdown).has_snapshot:
             self.query_one("#header", Static).update(Text(f"{verb} {one_line(Path(self.path).name, 60)}… {100 * message.fraction:.0f}%", style="bold"))
 

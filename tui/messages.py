@@ -83,7 +83,7 @@ class FirstPaint(Message):
 
 @dataclass
 class LoadProgress(Message):
-    """How far the initial load is: ``phase`` "parse" or "count", ``fraction`` 0..1."""
+    """How far the initial load is: ``phase`` "read" (JSON Lines: parsed and counted together), "parse" or "count", ``fraction`` 0..1."""
 
     phase: str
     fraction: float
