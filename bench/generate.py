@@ -4,6 +4,13 @@ Tool results of varied sizes (a few multi-MB), thinking, progress noise,
 compactions every so often, and usage that grows like a real prompt. Varied
 text (not one line repeated) so the token cache does not make counting free.
 
+Claude Code records carry what real ones do beside the message (cwd, version,
+git branch; a tool result's output again in ``toolUseResult``), and progress
+records are about 2 KB, as in the heavy sessions reported upstream (a 50 MB
+session held 11,329 progress records = 23.7 MB; a 102 MB one had 8,366 lines:
+docs/peers.md). That makes about 6 KB per line; the bench prints the entry
+count, since memory follows entries more than bytes.
+
     python bench/generate.py --format claude-code --mb 100 --seed 1 -o /tmp/session.jsonl
 """
 
@@ -44,7 +51,8 @@ def claude_code_lines(seed: int):
         n += 1
         uid = f"u{n}"
         line = json.dumps({"type": kind, "sessionId": session, "uuid": uid, "parentUuid": parent, "isSidechain": False,
-                           "timestamp": "2026-12-03T00:00:00.000Z", **fields}, ensure_ascii=False)
+                           "userType": "external", "cwd": "/home/dev/projects/orders-service", "version": "2.0.42",
+                           "gitBranch": "main", "timestamp": "2026-12-03T00:00:00.000Z", **fields}, ensure_ascii=False)
         parent = uid
         return line + "\n"
 
@@ -54,7 +62,8 @@ def claude_code_lines(seed: int):
         yield record("user", message={"role": "user", "content": _text(rng, rng.randint(5, 40))})
         for step in range(rng.randint(1, 6)):
             if rng.random() < 0.3:  # progress noise: never reaches the model
-                yield json.dumps({"type": "progress", "sessionId": session, "data": {"type": "bash_progress", "output": _text(rng, 30)}}) + "\n"
+                yield json.dumps({"type": "progress", "sessionId": session, "data": {"type": "bash_progress", "output": _text(rng, 260)}},
+                                 ensure_ascii=False) + "\n"
             message_id = f"m{turn}-{step}"
             usage = {"input_tokens": 10, "cache_read_input_tokens": prompt, "cache_creation_input_tokens": 200, "output_tokens": 80}
             if rng.random() < 0.5:
@@ -65,7 +74,8 @@ def claude_code_lines(seed: int):
                                                 "content": [{"type": "tool_use", "id": tool_id, "name": "Bash", "input": {"command": _text(rng, 6)}}],
                                                 "usage": usage})
             output = _tool_output(rng)
-            yield record("user", message={"role": "user", "content": [{"type": "tool_result", "tool_use_id": tool_id, "content": output}]})
+            yield record("user", message={"role": "user", "content": [{"type": "tool_result", "tool_use_id": tool_id, "content": output}]},
+                         toolUseResult={"stdout": output, "stderr": "", "interrupted": False, "isImage": False})
             prompt += len(output) // 4 + 150
         yield record("assistant", message={"id": f"a{turn}", "role": "assistant", "model": "claude-sonnet-4-5",
                                             "content": [{"type": "text", "text": _text(rng, 30)}],
