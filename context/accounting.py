@@ -30,12 +30,16 @@ def image_tokens(size: tuple[int, int] | None) -> int:
 
 
 def text_tokens(counter: TokenCounter, block: Block) -> int:
+    return _block_tokens(counter, block, counter.count(block.text) if block.category != IMAGE else 0)
+
+
+def _block_tokens(counter: TokenCounter, block: Block, text_count: int) -> int:
+    """A block's tokens given the count of its text: an image by its size, a call with its tool's name."""
     if block.category == IMAGE:
         return image_tokens(block.image_size)
-    tokens = counter.count(block.text)
     if block.category == TOOL_CALL and block.tool_name:
-        tokens += counter.count(block.tool_name)
-    return tokens
+        return text_count + counter.count(block.tool_name)
+    return text_count
 
 
 class _NoneEstimated:
@@ -74,9 +78,10 @@ class Accounting:
         del self.tokens[start:]
         del self.estimated[start:]
         call_start = self._calls_done if self._calls_done <= start else self._call_start(entries, start)
-        self.counter.prefetch([b.text for position in range(start, stop) for b in entries[position].blocks if b.category != IMAGE])
+        counts = iter(self.counter.count_all(
+            [b.text if b.category != IMAGE else "" for position in range(start, stop) for b in entries[position].blocks]))
         for position in range(start, stop):
-            self.tokens.append([text_tokens(self.counter, b) for b in entries[position].blocks])
+            self.tokens.append([_block_tokens(self.counter, b, next(counts)) for b in entries[position].blocks])
             self.estimated.append(NONE_ESTIMATED)
         self._calls_done = self._estimate_opaque_reasoning(entries, call_start, stop)
         self.counter.persist()

@@ -81,13 +81,14 @@ class TokenCounter:
         self.store = store  # the persistent cache, shared across runs (None: memory only)
         self._unsaved: dict[bytes, int] = {}
 
-    def prefetch(self, texts: list[str]) -> None:
-        """Load the persistent counts of these texts, so that counting them costs no tokenizing."""
-        if self.store is None:
-            return
-        keys = [key for text in texts if len(text) > INLINE_KEY_CHARS and (key := content_key(text)) not in self._cache]
-        if keys:
-            self._cache.update(self.store.get_many(list(dict.fromkeys(keys))))
+    def count_all(self, texts: list[str]) -> list[int]:
+        """The counts of many texts: each digest made once, the persistent cache asked once for all."""
+        keys = [content_key(text) if text else "" for text in texts]
+        if self.store is not None:
+            missing = [key for key in dict.fromkeys(keys) if isinstance(key, bytes) and key not in self._cache]
+            if missing:
+                self._cache.update(self.store.get_many(missing))
+        return [self._count_keyed(text, key) for text, key in zip(texts, keys)]
 
     def persist(self) -> None:
         """Write the counts made since the last call to the persistent cache."""
@@ -96,9 +97,11 @@ class TokenCounter:
             self._unsaved = {}
 
     def count(self, text: str) -> int:
+        return self._count_keyed(text, content_key(text)) if text else 0
+
+    def _count_keyed(self, text: str, key: str | bytes) -> int:
         if not text:
             return 0
-        key = content_key(text)
         cached = self._cache.get(key)
         if cached is not None:
             return cached

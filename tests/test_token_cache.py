@@ -36,7 +36,7 @@ def test_a_corrupt_cache_is_moved_aside_and_rebuilt(tmp_path):
     assert any(p.name.startswith("tokens.sqlite.corrupt-") for p in tmp_path.iterdir())
     counter = TokenCounter(store=store)
     text = "a long enough text to be keyed by its digest, " * 3
-    counter.prefetch([text])
+    assert counter.count_all([text, "short"]) == [counter.count(text), counter.count("short")]
     assert counter.count(text) > 0
     counter.persist()
     assert store.get_many([content_key(text)]) == {content_key(text): counter.count(text)}
