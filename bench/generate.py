@@ -19,6 +19,9 @@ from __future__ import annotations
 import argparse
 import json
 import random
+import string
+import uuid
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 WORDS = ("order invoice supplier budget approve refund shipment warehouse quantity price total pending customer "
@@ -41,18 +44,35 @@ def _tool_output(rng: random.Random) -> str:
     return "\n".join(lines)
 
 
+_BASE62 = string.digits + string.ascii_letters
+_START = datetime(2026, 12, 3, tzinfo=timezone.utc)
+
+
+def _uuid(rng: random.Random) -> str:
+    return str(uuid.UUID(int=rng.getrandbits(128), version=4))
+
+
+def _api_id(rng: random.Random, prefix: str) -> str:
+    """An id shaped like the APIs' own (msg_01…, toolu_01…, call_…): as long, so as heavy to hold."""
+    return prefix + "".join(rng.choice(_BASE62) for _ in range(24))
+
+
+def _timestamp(n: int) -> str:
+    return (_START + timedelta(seconds=n * 7)).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
 def claude_code_lines(seed: int):
     rng = random.Random(seed)
     n, prompt, parent = 0, 4000, None
-    session = f"bench-{seed}"
+    session = _uuid(rng)
 
     def record(kind: str, **fields) -> str:
         nonlocal n, parent
         n += 1
-        uid = f"u{n}"
+        uid = _uuid(rng)
         line = json.dumps({"type": kind, "sessionId": session, "uuid": uid, "parentUuid": parent, "isSidechain": False,
                            "userType": "external", "cwd": "/home/dev/projects/orders-service", "version": "2.0.42",
-                           "gitBranch": "main", "timestamp": "2026-12-03T00:00:00.000Z", **fields}, ensure_ascii=False)
+                           "gitBranch": "main", "timestamp": _timestamp(n), **fields}, ensure_ascii=False)
         parent = uid
         return line + "\n"
 
@@ -64,12 +84,12 @@ def claude_code_lines(seed: int):
             if rng.random() < 0.3:  # progress noise: never reaches the model
                 yield json.dumps({"type": "progress", "sessionId": session, "data": {"type": "bash_progress", "output": _text(rng, 260)}},
                                  ensure_ascii=False) + "\n"
-            message_id = f"m{turn}-{step}"
+            message_id = _api_id(rng, "msg_01")
             usage = {"input_tokens": 10, "cache_read_input_tokens": prompt, "cache_creation_input_tokens": 200, "output_tokens": 80}
             if rng.random() < 0.5:
                 yield record("assistant", message={"id": message_id, "role": "assistant", "model": "claude-sonnet-4-5",
                                                     "content": [{"type": "thinking", "thinking": _text(rng, 40), "signature": "x"}], "usage": usage})
-            tool_id = f"t{turn}-{step}"
+            tool_id = _api_id(rng, "toolu_01")
             yield record("assistant", message={"id": message_id, "role": "assistant", "model": "claude-sonnet-4-5",
                                                 "content": [{"type": "tool_use", "id": tool_id, "name": "Bash", "input": {"command": _text(rng, 6)}}],
                                                 "usage": usage})
@@ -77,7 +97,7 @@ def claude_code_lines(seed: int):
             yield record("user", message={"role": "user", "content": [{"type": "tool_result", "tool_use_id": tool_id, "content": output}]},
                          toolUseResult={"stdout": output, "stderr": "", "interrupted": False, "isImage": False})
             prompt += len(output) // 4 + 150
-        yield record("assistant", message={"id": f"a{turn}", "role": "assistant", "model": "claude-sonnet-4-5",
+        yield record("assistant", message={"id": _api_id(rng, "msg_01"), "role": "assistant", "model": "claude-sonnet-4-5",
                                             "content": [{"type": "text", "text": _text(rng, 30)}],
                                             "usage": {"input_tokens": 10, "cache_read_input_tokens": prompt, "output_tokens": 40}})
         if prompt > 160_000:  # auto-compact, as Claude Code would
@@ -89,23 +109,24 @@ def claude_code_lines(seed: int):
 
 def codex_lines(seed: int):
     rng = random.Random(seed)
-    yield json.dumps({"timestamp": "2026-12-03T00:00:00.000Z", "type": "session_meta", "payload": {"id": f"bench-{seed}", "cwd": "/w"}}) + "\n"
+    yield json.dumps({"timestamp": _timestamp(0), "type": "session_meta", "payload": {"id": _uuid(rng), "cwd": "/w"}}) + "\n"
     total = 4000
     n = 0
     while True:
         n += 1
-        item = lambda payload: json.dumps({"timestamp": "2026-12-03T00:00:00.000Z", "type": "response_item", "payload": payload}) + "\n"  # noqa: E731
+        item = lambda payload: json.dumps({"timestamp": _timestamp(n), "type": "response_item", "payload": payload}) + "\n"  # noqa: E731
+        call_id = _api_id(rng, "call_")
         yield item({"type": "message", "role": "user", "content": [{"type": "input_text", "text": _text(rng, 20)}]})
-        yield item({"type": "function_call", "name": "shell", "call_id": f"c{n}", "arguments": json.dumps({"command": ["bash", "-lc", _text(rng, 5)]})})
+        yield item({"type": "function_call", "name": "shell", "call_id": call_id, "arguments": json.dumps({"command": ["bash", "-lc", _text(rng, 5)]})})
         output = _tool_output(rng)
-        yield item({"type": "function_call_output", "call_id": f"c{n}", "output": output})
+        yield item({"type": "function_call_output", "call_id": call_id, "output": output})
         total += len(output) // 4 + 100
-        yield json.dumps({"timestamp": "2026-12-03T00:00:00.000Z", "type": "event_msg", "payload": {
+        yield json.dumps({"timestamp": _timestamp(n), "type": "event_msg", "payload": {
             "type": "token_count", "info": {"last_token_usage": {"input_tokens": total, "output_tokens": 50},
                                             "total_token_usage": {"input_tokens": total * n}, "model_context_window": 272000}}}) + "\n"
         if total > 240_000:  # local compaction, as Codex does near 90% of its window
             replacement = [{"type": "message", "role": "user", "content": [{"type": "input_text", "text": _text(rng, 40)}]}]
-            yield json.dumps({"timestamp": "2026-12-03T00:00:00.000Z", "type": "compacted",
+            yield json.dumps({"timestamp": _timestamp(n), "type": "compacted",
                               "payload": {"message": _text(rng, 200), "replacement_history": replacement}}) + "\n"
             total = 5000
 
