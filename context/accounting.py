@@ -8,6 +8,7 @@ encrypted or empty (estimated from the output usage of the call that made it).
 from __future__ import annotations
 
 import math
+from array import array
 
 from parsers.model import ASSISTANT, IMAGE, REASONING, TOOL_CALL, Block, Entry
 
@@ -42,30 +43,38 @@ def _block_tokens(counter: TokenCounter, block: Block, text_count: int) -> int:
     return text_count
 
 
-class _NoneEstimated:
-    """The estimated-flags of an entry none of whose blocks is estimated (most of them): shared, no list each."""
-
-    __slots__ = ()
-
-    def __getitem__(self, position: int) -> bool:
-        return False
-
-
-NONE_ESTIMATED = _NoneEstimated()
-
-
 class Accounting:
     """Per-block token counts of a session's entries, kept parallel to them.
 
-    ``tokens[i][j]`` is the estimate for ``entries[i].blocks[j]``;
-    ``estimated[i][j]`` is True where it came from usage rather than text.
+    ``of(i)[j]`` is the estimate for ``entries[i].blocks[j]``; ``estimated(i, j)``
+    is True where it came from usage rather than text. The counts of all blocks
+    sit in one flat array (8 bytes a block, not a list and an int object each).
     """
 
     def __init__(self, counter: TokenCounter) -> None:
         self.counter = counter
-        self.tokens: list[list[int]] = []
-        self.estimated: list[list[bool] | _NoneEstimated] = []
+        self._flat = array("q")  # every block's tokens, entry after entry
+        self._starts = array("q", [0])  # entry i's blocks are _flat[_starts[i]:_starts[i + 1]]
+        self._estimated: set[tuple[int, int]] = set()  # (entry, block) whose tokens come from usage
+        self._last_estimated = -1  # the last entry in it
         self._calls_done = 0  # position just after the last entry with usage counted so far: where the open call begins
+
+    @property
+    def counted(self) -> int:
+        """How many entries are counted."""
+        return len(self._starts) - 1
+
+    def of(self, position: int) -> array:
+        """The tokens of each block of the entry at ``position``."""
+        return self._flat[self._starts[position] : self._starts[position + 1]]
+
+    def estimated(self, position: int, block: int) -> bool:
+        return (position, block) in self._estimated
+
+    @property
+    def tokens(self) -> list[list[int]]:
+        """Every entry's block tokens as lists (for comparing two accountings)."""
+        return [list(self.of(i)) for i in range(self.counted)]
 
     def update(self, entries: list[Entry], start: int = 0, stop: int | None = None) -> None:
         """Count entries from position ``start`` (live tailing passes the first changed one) to ``stop``.
@@ -73,21 +82,24 @@ class Accounting:
         Only those entries' texts are read; the reasoning estimates of the model
         call they belong to are redone from the counts already made.
         """
-        start = min(start, len(self.tokens))
+        start = min(start, self.counted)
         stop = len(entries) if stop is None else min(stop, len(entries))
-        del self.tokens[start:]
-        del self.estimated[start:]
+        del self._flat[self._starts[start] :]
+        del self._starts[start + 1 :]
+        if self._last_estimated >= start:  # (rare: a live change to a call with opaque reasoning)
+            self._estimated = {key for key in self._estimated if key[0] < start}
+            self._last_estimated = max((i for i, _ in self._estimated), default=-1)
         call_start = self._calls_done if self._calls_done <= start else self._call_start(entries, start)
         counts = iter(self.counter.count_all(
             [b.text if b.category != IMAGE else "" for position in range(start, stop) for b in entries[position].blocks]))
         for position in range(start, stop):
-            self.tokens.append([_block_tokens(self.counter, b, next(counts)) for b in entries[position].blocks])
-            self.estimated.append(NONE_ESTIMATED)
+            self._flat.extend(_block_tokens(self.counter, b, next(counts)) for b in entries[position].blocks)
+            self._starts.append(len(self._flat))
         self._calls_done = self._estimate_opaque_reasoning(entries, call_start, stop)
         self.counter.persist()
 
     def entry_tokens(self, position: int) -> int:
-        return sum(self.tokens[position])
+        return sum(self.of(position))
 
     @staticmethod
     def _call_start(entries: list[Entry], start: int) -> int:
@@ -118,7 +130,7 @@ class Accounting:
                     share = usage.reasoning_tokens
                 else:
                     visible = sum(
-                        self.tokens[i][j]
+                        self._flat[self._starts[i] + j]
                         for i in call
                         for j, b in enumerate(entries[i].blocks)
                         if b.category in OUTPUT_CATEGORIES and not (b.category == REASONING and b.opaque)
@@ -128,9 +140,8 @@ class Accounting:
                     # Visible summary text (Codex) is part of the reasoning: keep the larger figure.
                     # (Counted again rather than taken from tokens[i][j], which may hold an earlier estimate.)
                     part = share // len(opaque) + (1 if n < share % len(opaque) else 0)
-                    self.tokens[i][j] = max(text_tokens(self.counter, entries[i].blocks[j]), part)
-                    if self.estimated[i] is NONE_ESTIMATED:
-                        self.estimated[i] = [False] * len(entries[i].blocks)
-                    self.estimated[i][j] = True  # type: ignore[index]
+                    self._flat[self._starts[i] + j] = max(text_tokens(self.counter, entries[i].blocks[j]), part)
+                    self._estimated.add((i, j))
+                    self._last_estimated = max(self._last_estimated, i)
             call = []
         return calls_done

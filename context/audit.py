@@ -10,6 +10,7 @@ Tool calls are also checked against what each constraint forbids.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 from bisect import bisect_right
@@ -153,8 +154,8 @@ def run_audit(session: Session, constraints: list[Constraint]) -> Audit:
             audit.lost_items = lost_items(before_text, after_text)
         next_message = plans[index + 1][0].message if index + 1 < len(plans) else len(entries) + 1
         audit.drift = drifts.between(event.message, next_message)
-        for key, count in audit.drift.pop("_repeats").items():
-            alerts.append(Alert("drift", event.message, event.message, None, f"{key[0]} called {count} times after the compaction with the same input"))
+        for (name, _key), count in audit.drift.pop("_repeats").items():
+            alerts.append(Alert("drift", event.message, event.message, None, f"{name} called {count} times after the compaction with the same input"))
         audits.append(audit)
         texts = {at: text for at, text in texts.items() if at >= next_message - 1}  # later compactions need no earlier window
     alerts += violations(entries, constraints)
@@ -216,7 +217,8 @@ def lost_items(before: WindowText, after: WindowText) -> dict[str, list[str]]:
 @dataclass(slots=True, frozen=True)
 class _Call:
     message: int
-    key: tuple[str, str]  # tool name and canonical input: the same call made twice has the same key
+    name: str
+    key: int  # digest of the name and canonical input: the same call made twice has the same key
     read_target: str | None
     is_edit: bool
 
@@ -231,7 +233,7 @@ class DriftScan:
 
     def __init__(self, entries: list[Entry]) -> None:
         self.calls = [
-            _Call(entry.index, _call_key(block.tool_name, block.text), _read_target(block.tool_name, block.text),
+            _Call(entry.index, block.tool_name or "?", _call_key(block.tool_name, block.text), _read_target(block.tool_name, block.text),
                   bool(block.tool_name and _EDIT_TOOL.search(block.tool_name)))
             for entry in entries for block in entry.blocks if block.category == TOOL_CALL
         ]
@@ -249,17 +251,19 @@ class DriftScan:
                 self._before_reads.add(call.read_target)
             self._counted += 1
         after_calls: Counter = Counter()
+        names: dict[int, str] = {}
         repeated = rereads = repeated_edits = 0
         for call in calls[bisect_right(calls, compaction, key=lambda c: c.message):]:
             if call.message >= until:
                 break
             after_calls[call.key] += 1
+            names[call.key] = call.name
             if call.key in self._before_calls:
                 repeated += 1
                 repeated_edits += call.is_edit
             if call.read_target and call.read_target in self._before_reads:
                 rereads += 1
-        repeats = {key: count for key, count in after_calls.items() if count > DRIFT_REPEAT_ALERT}
+        repeats = {(names[key], key): count for key, count in after_calls.items() if count > DRIFT_REPEAT_ALERT}
         return {"repeated_calls": repeated, "rereads": rereads, "repeated_edits": repeated_edits, "_repeats": repeats}
 
 
@@ -267,12 +271,14 @@ _READ_TOOL = re.compile(r"read|view|cat|open", re.IGNORECASE)
 _EDIT_TOOL = re.compile(r"edit|write|patch|replace", re.IGNORECASE)
 
 
-def _call_key(name: str | None, text: str) -> tuple[str, str]:
+def _call_key(name: str | None, text: str) -> int:
     try:
-        canonical = orjson.dumps(orjson.loads(text), option=orjson.OPT_SORT_KEYS).decode("utf-8")
+        canonical = orjson.dumps(orjson.loads(text), option=orjson.OPT_SORT_KEYS)
     except (orjson.JSONDecodeError, TypeError):  # not JSON, or JSON orjson cannot hold (huge integers)
-        canonical = " ".join(text.split())
-    return (name or "?", canonical)
+        canonical = " ".join(text.split()).encode("utf-8", "surrogatepass")
+    # A digest, not the input itself: a session holds tens of thousands of calls.
+    digest = hashlib.blake2b(canonical, digest_size=8, key=(name or "?").encode("utf-8", "surrogatepass")[:64])
+    return int.from_bytes(digest.digest(), "little")
 
 
 def _read_target(name: str | None, text: str) -> str | None:

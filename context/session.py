@@ -85,7 +85,7 @@ class Session:
         entries = parser.entries
         step = max(COUNT_STEP, len(entries) // 50) if progress else len(entries)
         for stop in range(step, len(entries) + step, step or 1):
-            self.accounting.update(entries, len(self.accounting.tokens), stop)
+            self.accounting.update(entries, self.accounting.counted, stop)
             if progress:
                 progress(min(1.0, stop / len(entries)))
 
@@ -171,7 +171,7 @@ class Session:
         The last entry keeps its texts either way, for the same reason.
         """
         entries = self.entries
-        start = min(len(self.accounting.tokens), len(entries))
+        start = min(self.accounting.counted, len(entries))
         touched = self.parser.take_touched()
         if touched is not None:
             start = min(start, touched)

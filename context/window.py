@@ -191,10 +191,10 @@ class Replay:
         preserved.clear()
 
     def _add_entry(self, window: Window, entry: Entry, position: int, cleared: set[str]) -> None:
-        tokens = self.accounting.tokens[position]
-        estimated = self.accounting.estimated[position]
+        accounting = self.accounting
+        tokens = accounting.of(position)
         for j, block in enumerate(entry.blocks):
-            item = WindowBlock(entry, j, block, tokens[j], estimated[j])
+            item = WindowBlock(entry, j, block, tokens[j], accounting.estimated(position, j))
             window.append(item)
             if block.category == TOOL_RESULT and block.tool_id in cleared:
                 window.clear(len(window.blocks) - 1, self._placeholder_tokens())

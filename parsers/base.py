@@ -7,6 +7,7 @@ object, so its state (message-id merges, pending compactions) carries over.
 
 from __future__ import annotations
 
+from sys import intern
 from typing import Any
 
 from .jsonl import Buffer, DecodeError, iter_lines, loads
@@ -68,7 +69,7 @@ class Parser:
             offset=offset,
             line=line,
             timestamp=timestamp if isinstance(timestamp, str) else None,
-            model=model,
+            model=intern(model) if type(model) is str else model,  # one copy of the model's name, not one an entry
             usage=usage,
             uid=uid,
             compaction=compaction,

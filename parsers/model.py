@@ -7,6 +7,7 @@ computed from them (token counts, windows, audits) lives in ``context``.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from sys import intern
 from typing import Protocol
 
 # Block categories, in the order they are reported everywhere.
@@ -51,8 +52,9 @@ class Block:
                  is_error: bool = False, opaque: bool = False, image_size: tuple[int, int] | None = None) -> None:
         self.category = category
         self._text: str | None = text
-        self.tool_name = tool_name
-        self.tool_id = tool_id
+        # Interned: a session repeats a few tool names thousands of times, and each id twice (call, result).
+        self.tool_name = intern(tool_name) if type(tool_name) is str else tool_name
+        self.tool_id = intern(tool_id) if type(tool_id) is str else tool_id
         self.is_error = is_error
         # Reasoning that the log keeps only encrypted (or empty): its size must come
         # from the usage the log reports, not from the text.
