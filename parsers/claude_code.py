@@ -58,6 +58,11 @@ def looks_like(record: dict) -> bool:
     return kind in METADATA_TYPES and any(k in record for k in ("sessionId", "messageId", "leafUuid", "uuid", "snapshot"))
 
 
+# A response's lines are written together; remembering the last few hundred ids (not all of a
+# session's) is enough to join them, and keeps a huge session's memory to its entries.
+RECENT_RESPONSES = 256
+
+
 class ClaudeCodeParser(LineParser):
     name = "claude-code"
     description = "Claude Code session transcript (JSONL)"
@@ -153,6 +158,8 @@ class ClaudeCodeParser(LineParser):
         )
         if message_id:
             self._by_message_id[message_id] = entry
+            if len(self._by_message_id) > RECENT_RESPONSES:
+                del self._by_message_id[next(iter(self._by_message_id))]
 
     def _system(self, record: dict, offset: int, line: int) -> None:
         subtype = record.get("subtype")
