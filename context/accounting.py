@@ -12,7 +12,9 @@ from array import array
 
 from parsers.model import ASSISTANT, IMAGE, REASONING, TOOL_CALL, Block, Entry
 
-from .tokens import TokenCounter
+from .tokens import DIGEST_BYTES, TokenCounter
+
+NO_DIGEST = bytes(DIGEST_BYTES)
 
 # Anthropic: tokens ≈ width × height / 750, after scaling the long edge down to 1568 px.
 IMAGE_PIXELS_PER_TOKEN = 750
@@ -55,6 +57,9 @@ class Accounting:
         self.counter = counter
         self._flat = array("q")  # every block's tokens, entry after entry
         self._starts = array("q", [0])  # entry i's blocks are _flat[_starts[i]:_starts[i + 1]]
+        # Each block's content digest (DIGEST_BYTES, zeros for an image or an empty text), parallel to
+        # _flat: what a block holds is known without reading a released text back.
+        self._digests = bytearray()
         self._estimated: set[tuple[int, int]] = set()  # (entry, block) whose tokens come from usage
         self._last_estimated = -1  # the last entry in it
         self._calls_done = 0  # position just after the last entry with usage counted so far: where the open call begins
@@ -67,6 +72,11 @@ class Accounting:
     def of(self, position: int) -> array:
         """The tokens of each block of the entry at ``position``."""
         return self._flat[self._starts[position] : self._starts[position + 1]]
+
+    def digest(self, position: int, block: int) -> bytes:
+        """The content digest of ``entries[position].blocks[block]``'s text."""
+        at = (self._starts[position] + block) * DIGEST_BYTES
+        return bytes(self._digests[at : at + DIGEST_BYTES])
 
     def estimated(self, position: int, block: int) -> bool:
         return (position, block) in self._estimated
@@ -85,13 +95,16 @@ class Accounting:
         start = min(start, self.counted)
         stop = len(entries) if stop is None else min(stop, len(entries))
         del self._flat[self._starts[start] :]
+        del self._digests[self._starts[start] * DIGEST_BYTES :]
         del self._starts[start + 1 :]
         if self._last_estimated >= start:  # (rare: a live change to a call with opaque reasoning)
             self._estimated = {key for key in self._estimated if key[0] < start}
             self._last_estimated = max((i for i, _ in self._estimated), default=-1)
         call_start = self._calls_done if self._calls_done <= start else self._call_start(entries, start)
+        keys: list[bytes] = []
         counts = iter(self.counter.count_all(
-            [b.text if b.category != IMAGE else "" for position in range(start, stop) for b in entries[position].blocks]))
+            [b.text if b.category != IMAGE else "" for position in range(start, stop) for b in entries[position].blocks], keys))
+        self._digests += b"".join(key or NO_DIGEST for key in keys)
         for position in range(start, stop):
             self._flat.extend(_block_tokens(self.counter, b, next(counts)) for b in entries[position].blocks)
             self._starts.append(len(self._flat))

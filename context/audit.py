@@ -32,6 +32,7 @@ from parsers.model import (
     Entry,
 )
 
+from .audit_cache import AuditCache, pair_key, window_key
 from .constraints import KEPT, Constraint, Status, WindowText
 from .facts import NEGATIONS, normalize
 from .session import CompactionEvent, Session
@@ -127,51 +128,65 @@ def run_audit(session: Session, constraints: list[Constraint]) -> Audit:
     marked = [(e, after) for e, after in plans if e.kind != "implicit"]
     # The windows before and after each compaction come from one replay, and only the pairs
     # still to audit are held: the texts of every window at once could outweigh the log.
-    windows = _window_texts(session, {e.message - 1 for e, _ in marked} | {after for _, after in marked})
-    texts: dict[int, WindowText] = {}
+    windows = _windows(session, {e.message - 1 for e, _ in marked} | {after for _, after in marked})
+    held: dict[int, tuple[bytes, Window]] = {}
+    cache = AuditCache(session.counter.store)
     alerts: list[Alert] = []
     audits = []
     drifts = DriftScan(entries)
     for index, (event, after) in enumerate(plans):
         audit = CompactionAudit(event, after)
         if event.kind != "implicit":
-            while after not in texts and (found := next(windows, None)) is not None:
-                texts[found[0]] = found[1]
-        before_text, after_text = texts.get(event.message - 1), texts.get(after)
+            while after not in held and (found := next(windows, None)) is not None:
+                held[found[0]] = found[1:]
+        before_window, after_window = held.get(event.message - 1), held.get(after)
         if event.kind == "implicit":
             alerts.append(Alert("implicit_compaction", event.message, event.message, None,
                                 f"reported context fell from {event.pre_tokens:,} to {event.post_tokens:,} tokens with no compaction marker"))
-        elif before_text is not None and after_text is not None:
-            for constraint in constraints:
-                if constraint.first_stated is not None and constraint.first_stated >= event.message:
-                    continue
-                before, after_status = before_text.status(constraint), after_text.status(constraint)
-                audit.constraints[constraint.id] = (before, after_status)
+        elif before_window is not None and after_window is not None:
+            audited = [c for c in constraints if c.first_stated is None or c.first_stated < event.message]
+            audit.constraints, audit.lost_items = _audit_pair(before_window, after_window, audited, cache)
+            for constraint in audited:
+                before, after_status = audit.constraints[constraint.id]
                 if before.status == KEPT and after_status.status != KEPT:
                     missing = f"; missing {', '.join(after_status.missing_facts)}" if after_status.missing_facts else ""
                     alerts.append(Alert(f"constraint_{after_status.status}", event.message, event.message, constraint.id,
                                         f"{constraint.text!r}: kept → {after_status.status}{missing}"))
-            audit.lost_items = lost_items(before_text, after_text)
         next_message = plans[index + 1][0].message if index + 1 < len(plans) else len(entries) + 1
         audit.drift = drifts.between(event.message, next_message)
         for (name, _key), count in audit.drift.pop("_repeats").items():
             alerts.append(Alert("drift", event.message, event.message, None, f"{name} called {count} times after the compaction with the same input"))
         audits.append(audit)
-        texts = {at: text for at, text in texts.items() if at >= next_message - 1}  # later compactions need no earlier window
+        held = {at: window for at, window in held.items() if at >= next_message - 1}  # later compactions need no earlier window
     alerts += violations(entries, constraints)
     alerts.sort(key=lambda a: (a.message, a.kind))
     return Audit(constraints, audits, alerts)
 
 
-def _window_texts(session: Session, messages: set[int]) -> Iterator[tuple[int, WindowText]]:
-    """Readable text of the window at each of ``messages``, in order, from one replay."""
+def _windows(session: Session, messages: set[int]) -> Iterator[tuple[int, bytes, Window]]:
+    """The window at each of ``messages``, in order, from one replay: its content key and a copy of it."""
     if not messages:
         return
     if 0 in messages:
-        yield 0, WindowText(Window(at=0))
+        yield 0, window_key(Window(at=0), session.accounting), Window(at=0)
     for window in Replay(session.entries, session.accounting).run(max(messages)):
         if window.at in messages:
-            yield window.at, WindowText(window)
+            # A copy of the block list (the replay goes on changing the window), not of the blocks.
+            yield window.at, window_key(window, session.accounting), Window(window.at, list(window.blocks), window.last_compaction)
+
+
+def _audit_pair(before: tuple[bytes, Window], after: tuple[bytes, Window], constraints: list[Constraint],
+                cache: AuditCache) -> tuple[dict[str, tuple[Status, Status]], dict[str, list[str]]]:
+    """Each constraint's status before → after, and the facts lost: remembered, or read from the windows' text."""
+    key = pair_key(before[0], after[0], constraints)
+    found = cache.get(key)
+    if found is not None:
+        return found
+    before_text, after_text = WindowText(before[1]), WindowText(after[1])
+    statuses = {c.id: (before_text.status(c), after_text.status(c)) for c in constraints}
+    lost = lost_items(before_text, after_text)
+    cache.put(key, statuses, lost)
+    return statuses, lost
 
 
 def lost_items(before: WindowText, after: WindowText) -> dict[str, list[str]]:

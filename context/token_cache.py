@@ -1,7 +1,8 @@
 """A persistent token-count cache, so a session opened again is not tokenized again.
 
 Counts are keyed by the content digest the in-memory cache already uses, per
-encoding, in one SQLite file in the user's cache directory
+encoding, in one SQLite file (beside them, the results of compaction audits,
+keyed by what the windows held: ``context.audit_cache``) in the user's cache directory
 (``$CTXTOP_CACHE_DIR``, else ``$XDG_CACHE_HOME/ctxtop``, else ``~/.cache/ctxtop``).
 SQLite in WAL mode lets several ctxtop processes read and write it at once; it
 is bounded (oldest rows pruned past MAX_ROWS); a corrupt file is moved aside
@@ -16,6 +17,7 @@ import time
 from pathlib import Path
 
 MAX_ROWS = 5_000_000  # about 200 MB of cache at the most
+MAX_AUDITS = 50_000  # compaction audits (a few KB each)
 PRUNE_CHECK_BYTES = 256 << 20
 BATCH = 500  # keys per query (SQLite's variable limit is higher; this keeps statements small)
 
@@ -59,6 +61,7 @@ class TokenCache:
         connection.execute("pragma journal_mode=wal")
         connection.execute("pragma synchronous=normal")
         connection.execute("create table if not exists counts (encoding text, key blob, tokens integer, primary key (encoding, key)) without rowid")
+        connection.execute("create table if not exists audits (key blob primary key, result blob) without rowid")
         connection.execute("select count(*) from (select 1 from counts limit 1)").fetchone()
         return connection
 
@@ -87,6 +90,20 @@ class TokenCache:
         except sqlite3.Error as exc:
             self.warning = f"the token cache could not be written ({exc}); counts were kept in memory"
 
+    def get_audit(self, key: bytes) -> bytes | None:
+        try:
+            row = self._connection.execute("select result from audits where key = ?", (key,)).fetchone()
+        except sqlite3.Error as exc:
+            self.warning = f"the cache could not be read ({exc}); auditing without it"
+            return None
+        return row[0] if row else None
+
+    def put_audit(self, key: bytes, result: bytes) -> None:
+        try:
+            self._connection.execute("insert or replace into audits (key, result) values (?, ?)", (key, result))
+        except sqlite3.Error as exc:
+            self.warning = f"the cache could not be written ({exc}); the audit was kept in memory"
+
     def maybe_prune(self) -> None:
         """Prune only when the file has grown big: counting rows is not free."""
         try:
@@ -102,5 +119,8 @@ class TokenCache:
             if rows > max_rows:
                 self._connection.execute(
                     "delete from counts where (encoding, key) in (select encoding, key from counts limit ?)", (rows - max_rows,))
+            (audits,) = self._connection.execute("select count(*) from audits").fetchone()
+            if audits > MAX_AUDITS:
+                self._connection.execute("delete from audits where key in (select key from audits limit ?)", (audits - MAX_AUDITS,))
         except sqlite3.Error:
             pass

