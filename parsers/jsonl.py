@@ -15,25 +15,40 @@ class DecodeError(ValueError):
     """A line or document that is not usable JSON."""
 
 
+# orjson sizes its working memory by a line's length, about 13 times it: a 7 MB line would take
+# 90 MB for a moment. Lines this long go to the stdlib's decoder (as fast on such lines, 3.5 times the length).
+BIG_LINE_BYTES = 1 << 20
+
+
 def loads(data: Buffer) -> Any:
     """Decode JSON, falling back to the stdlib for what orjson refuses but JSON allows.
 
     orjson rejects integers beyond 64 bits; the stdlib accepts them. Invalid
     UTF-8, NaN and nesting beyond the stdlib's recursion limit are errors.
     """
+    if len(data) > BIG_LINE_BYTES:
+        return _stdlib_loads(data, "not JSON")
     try:
         return orjson.loads(data)
     except orjson.JSONDecodeError as first:
-        try:
-            text = bytes(data).decode("utf-8")
-        except UnicodeDecodeError as exc:
-            raise DecodeError(f"invalid UTF-8 at byte {exc.start}") from None
-        try:
-            return json.loads(text)
-        except RecursionError:
-            raise DecodeError("JSON nested too deeply") from None
-        except ValueError:
-            raise DecodeError(str(first).split(":", 1)[0]) from None
+        return _stdlib_loads(data, str(first).split(":", 1)[0])
+
+
+def _reject_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
+def _stdlib_loads(data: Buffer, why: str) -> Any:
+    try:
+        text = bytes(data).decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise DecodeError(f"invalid UTF-8 at byte {exc.start}") from None
+    try:
+        return json.loads(text, parse_constant=_reject_constant)
+    except RecursionError:
+        raise DecodeError("JSON nested too deeply") from None
+    except ValueError as exc:
+        raise DecodeError(why if why != "not JSON" else str(exc).split(":", 1)[0]) from None
 
 
 def iter_lines(data: Buffer, start: int = 0, first_line: int = 1, stop: int | None = None,
