@@ -134,6 +134,11 @@ def run_audit(session: Session, constraints: list[Constraint]) -> Audit:
     alerts: list[Alert] = []
     audits = []
     drifts = DriftScan(entries)
+    seen_statuses: dict[tuple, Status] = {}
+
+    def shared(status: Status) -> Status:
+        return seen_statuses.setdefault((status.status, tuple(status.found_in), tuple(status.missing_facts)), status)
+
     for index, (event, after) in enumerate(plans):
         audit = CompactionAudit(event, after)
         if event.kind != "implicit":
@@ -145,7 +150,9 @@ def run_audit(session: Session, constraints: list[Constraint]) -> Audit:
                                 f"reported context fell from {event.pre_tokens:,} to {event.post_tokens:,} tokens with no compaction marker"))
         elif before_window is not None and after_window is not None:
             audited = [c for c in constraints if c.first_stated is None or c.first_stated < event.message]
-            audit.constraints, audit.lost_items = _audit_pair(before_window, after_window, audited, cache)
+            statuses, audit.lost_items = _audit_pair(before_window, after_window, audited, cache)
+            # The same status recurs at most compactions (a rule lost long ago stays lost): hold it once.
+            audit.constraints = {cid: (shared(before), shared(after)) for cid, (before, after) in statuses.items()}
             for constraint in audited:
                 before, after_status = audit.constraints[constraint.id]
                 if before.status == KEPT and after_status.status != KEPT:

@@ -7,7 +7,7 @@ of exactly that: each block's message, category, cleared and opaque flags and
 content digest (kept by the accounting since counting: no text is read to make
 the key), the constraints audited, and AUDIT_VERSION. A session opened again,
 or a live one that compacts again, audits only what is new. Results are kept
-for the process (the last RECENT) and in the persistent cache beside the token
+for the process (the last RECENT_BYTES) and in the persistent cache beside the token
 counts (``CTXTOP_NO_CACHE=1`` leaves only the first).
 """
 
@@ -29,7 +29,7 @@ from .window import Window
 
 # Bump when what an audit finds changes (statuses, lost items): older results are then not reused.
 AUDIT_VERSION = 1
-RECENT = 1024
+RECENT_BYTES = 8 << 20  # results kept in memory (a result with hundreds of constraints is ~100 KB)
 
 _BLOCK = struct.Struct("<q??")  # message, cleared, opaque
 
@@ -57,6 +57,7 @@ class AuditCache:
     """Remembered audit results, in memory and (when there is one) in the persistent cache."""
 
     _recent: OrderedDict[bytes, bytes] = OrderedDict()  # shared by every session of the process
+    _recent_bytes = 0
     _lock = threading.Lock()
 
     def __init__(self, store: TokenCache | None) -> None:
@@ -88,11 +89,20 @@ class AuditCache:
             if self.store is not None:
                 self.store.put_audit(key, raw)
 
-    def _remember(self, key: bytes, raw: bytes) -> None:
-        self._recent[key] = raw
-        self._recent.move_to_end(key)
-        while len(self._recent) > RECENT:
-            self._recent.popitem(last=False)
+    @classmethod
+    def _remember(cls, key: bytes, raw: bytes) -> None:
+        old = cls._recent.pop(key, None)
+        cls._recent_bytes += len(raw) - (len(old) if old is not None else 0)
+        cls._recent[key] = raw
+        while cls._recent_bytes > RECENT_BYTES and len(cls._recent) > 1:
+            cls._recent_bytes -= len(cls._recent.popitem(last=False)[1])
+
+    @classmethod
+    def forget(cls) -> None:
+        """Drop what the process remembers (the persistent cache stays): as a new process starts."""
+        with cls._lock:
+            cls._recent.clear()
+            cls._recent_bytes = 0
 
 
 def _status(status: Status) -> list[Any]:

@@ -57,7 +57,7 @@ def split_sample(path: str | os.PathLike) -> tuple[str | os.PathLike, int]:
 # Entries counted between two progress reports, at least.
 COUNT_STEP = 2000
 # JSON Lines logs are read, parsed and counted this many bytes at a time.
-STREAM_CHUNK_BYTES = 8 << 20
+STREAM_CHUNK_BYTES = 4 << 20
 # Enough of a log's head to tell its format (a first record can be big).
 DETECT_HEAD_BYTES = 4 << 20
 

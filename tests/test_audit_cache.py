@@ -28,7 +28,7 @@ def findings(audit) -> tuple:
 
 @pytest.fixture
 def demo(tmp_path):
-    AuditCache._recent.clear()  # as a new process would start
+    AuditCache.forget()  # as a new process would start
     session = Session.open(demo_path())
     constraints, _ = select_constraints(session.entries)
     return session, constraints
@@ -45,7 +45,7 @@ def test_a_second_audit_reads_no_text_and_finds_the_same(demo, monkeypatch):
 def test_a_new_process_finds_the_audit_in_the_persistent_cache(demo, monkeypatch):
     session, constraints = demo
     first = run_audit(session, constraints)
-    AuditCache._recent.clear()
+    AuditCache.forget()
     reopened = Session.open(demo_path())
     monkeypatch.setattr(audit_module, "WindowText", no_window_text)
     assert findings(run_audit(reopened, constraints)) == findings(first)
@@ -56,7 +56,7 @@ def test_without_the_persistent_cache_only_the_process_remembers(demo, monkeypat
     session = Session.open(demo_path())
     constraints, _ = select_constraints(session.entries)
     first = run_audit(session, constraints)
-    AuditCache._recent.clear()
+    AuditCache.forget()
     second = run_audit(Session.open(demo_path()), constraints)  # audited again, from the text
     assert findings(second) == findings(first)
 
@@ -91,5 +91,5 @@ def test_an_unreadable_cached_result_is_audited_again(demo):
     assert keys
     for key in keys:
         store.put_audit(key, b"{not json")
-    AuditCache._recent.clear()
+    AuditCache.forget()
     assert findings(run_audit(Session.open(demo_path()), constraints)) == findings(first)

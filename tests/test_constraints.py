@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import json
+import unicodedata
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from context.audit import compaction_events, run_audit
 from context.constraints import (
@@ -16,6 +19,7 @@ from context.constraints import (
     detect_constraints,
     make_constraint,
 )
+from context.facts import normalize
 from context.pins import PinsError, load_pins, select_constraints
 from context.session import Session
 from context.window import Window, WindowBlock
@@ -194,3 +198,9 @@ def test_codex_local_compaction_that_drops_a_rule_is_caught(capsys):
     path = str(DATA / "codex_local_compaction.jsonl")
     assert main(["check", path, "--pin", "Listed the repository."]) == 1
     assert "constraint_lost" in capsys.readouterr().out
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.sampled_from(["A", "ß", "ﬁ", "Ａ", "①", "é", "e\u0301", " ", "\n", "\u3000", "\u00a0", "订单", "İ", "x", "\u0301", "\u0345"]), max_size=80).map("".join))
+def test_normalizing_a_long_text_in_pieces_equals_normalizing_it_whole(text):
+    assert normalize(text, piece=3) == "".join(unicodedata.normalize("NFKC", text).casefold().split())

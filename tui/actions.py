@@ -22,7 +22,7 @@ from .messages import Exported
 from .screens import HelpScreen
 from .widgets.panels import ConstraintsTable, StrategiesTable
 from .widgets.timeline import Timeline
-from .widgets.window_list import WindowList, rows_of
+from .widgets.window_list import WindowList, redacted
 
 # A pin is a rule, not a document: longer blocks must be pinned by selecting the rule's words.
 MAX_PIN_CHARS = 240
@@ -85,7 +85,7 @@ class UserActions:
         self.query_one(ConstraintsTable).set_constraints(self.constraints, self.redacting)
         self._announce_alerts()
         if self.view is not None:
-            self.query_one(WindowList).set_rows(rows_of(self.view.window, self.view.marked_blocks, self.redacting))
+            self.query_one(WindowList).set_rows(redacted(self.view.rows) if self.redacting else self.view.rows)
             self._mark_strategy()
             self.query_one(ConstraintsTable).show(self.view.snapshot["constraints"])
         self._update_header()

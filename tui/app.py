@@ -54,7 +54,7 @@ from .widgets.detail import Detail
 from .widgets.header import header_text
 from .widgets.panels import AlertsTable, ConstraintsTable, StrategiesTable
 from .widgets.timeline import Timeline
-from .widgets.window_list import WindowList, rows_of
+from .widgets.window_list import WindowList, redacted, rows_of
 
 # The demo replay shows the whole session in about this long at speed 1.
 REPLAY_SECONDS = 30.0
@@ -292,9 +292,10 @@ class CtxtopApp(LiveUpdates, UserActions, App[int]):
             text = WindowText(window) if constraints else None
             snapshot = build_snapshot(session, at, constraints, audit, window=window, window_text=text)
             frame = session_frame(session, at, constraints, window=window, text=text)
-        previews = preview_all(frame)
-        marked = {i for found in frame.occurrences.values() for i in found.verbatim}
-        self.post_message(ViewReady(at, snapshot, window, previews, marked))
+            previews = preview_all(frame)
+            marked = {i for found in frame.occurrences.values() for i in found.verbatim}
+            rows = rows_of(window, marked)
+        self.post_message(ViewReady(at, snapshot, window, previews, marked, rows))
 
     def on_view_ready(self, message: ViewReady) -> None:
         if message.at != self.cursor or not self.screen.is_mounted:
@@ -307,7 +308,7 @@ class CtxtopApp(LiveUpdates, UserActions, App[int]):
             self.query_one(ConstraintsTable).show(message.snapshot["constraints"])
             self.query_one(StrategiesTable).show(message.previews)
             window_list = self.query_one(WindowList)
-            window_list.set_rows(rows_of(message.window, message.marked_blocks, self.redacting), keep_selection=same_message)
+            window_list.set_rows(redacted(message.rows) if self.redacting else message.rows, keep_selection=same_message)
             self._mark_strategy()
             self._update_header()
             self.query_one(Timeline).set_position(self.available, message.at)

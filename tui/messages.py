@@ -16,6 +16,8 @@ from context.strategies import Preview
 from context.timeline import TimelinePoint
 from context.window import Window
 
+from .widgets.window_list import Row
+
 
 @dataclass
 class SessionLoaded(Message):
@@ -44,6 +46,7 @@ class ViewReady(Message):
     window: Window
     previews: list[Preview]
     marked_blocks: set[int]  # blocks where a tracked constraint occurs verbatim
+    rows: list[Row]  # the window list's rows, made in the worker (they read the blocks' texts)
 
 
 @dataclass

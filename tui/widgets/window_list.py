@@ -8,7 +8,7 @@ drawn on the line.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from rich.segment import Segment
 from rich.style import Style
@@ -42,7 +42,8 @@ class Row:
     pinned: bool  # a pinned constraint occurs in this block
 
 
-def rows_of(window: Window, marked_blocks: set[int], redacting: bool = False) -> list[Row]:
+def rows_of(window: Window, marked_blocks: set[int]) -> list[Row]:
+    """One row per block of ``window``. Reads every block's text (a released one from the log): call it in a worker."""
     # A tool result is labelled with the tool that produced it, found through its call.
     tool_names = {item.block.tool_id: item.block.tool_name for item in window.blocks if item.category == TOOL_CALL}
     rows = []
@@ -53,9 +54,13 @@ def rows_of(window: Window, marked_blocks: set[int], redacting: bool = False) ->
         else:
             label = block.tool_name or item.entry.role
         preview = one_line(item.text[:PREVIEW_CHARS * 2], PREVIEW_CHARS)
-        rows.append(Row(item.entry.index, item.category, item.tokens, item.estimated, one_line(label, 14),
-                        redact_text(preview) if redacting else preview, i in marked_blocks))
+        rows.append(Row(item.entry.index, item.category, item.tokens, item.estimated, one_line(label, 14), preview, i in marked_blocks))
     return rows
+
+
+def redacted(rows: list[Row]) -> list[Row]:
+    """The rows with secrets and personal data masked in their previews (cheap: previews are one line)."""
+    return [replace(row, preview=redact_text(row.preview)) for row in rows]
 
 
 class WindowList(ScrollView, can_focus=True):
