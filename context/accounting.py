@@ -111,6 +111,20 @@ class Accounting:
         self._calls_done = self._estimate_opaque_reasoning(entries, call_start, stop)
         self.counter.persist()
 
+    def saved(self) -> dict:
+        """The counts as plain data, for a saved session index."""
+        return {"flat": self._flat.tobytes(), "starts": self._starts.tobytes(), "digests": bytes(self._digests),
+                "estimated": sorted(self._estimated), "calls_done": self._calls_done}
+
+    def restore(self, saved: dict) -> None:
+        self._flat, self._starts = array("q"), array("q")
+        self._flat.frombytes(saved["flat"])
+        self._starts.frombytes(saved["starts"])
+        self._digests = bytearray(saved["digests"])
+        self._estimated = {(i, j) for i, j in saved["estimated"]}
+        self._last_estimated = max((i for i, _ in self._estimated), default=-1)
+        self._calls_done = saved["calls_done"]
+
     def entry_tokens(self, position: int) -> int:
         return sum(self.of(position))
 

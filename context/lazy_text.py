@@ -43,6 +43,12 @@ class _Released:
         return self.log.read(block, self)
 
 
+def released_as(block: Block) -> tuple[int, int] | None:
+    """(length, nth) of a released block, for saving it; None when its text is held."""
+    lazy = block._lazy  # noqa: SLF001 - this module made it
+    return (lazy.length, lazy.nth) if block.released and isinstance(lazy, _Released) else None
+
+
 class LogTexts:
     """Releases the big texts of one log's entries and reads them back on demand (thread-safe)."""
 
@@ -64,6 +70,10 @@ class LogTexts:
                 # Which of its line's blocks with the same tool id it is: what a re-parse of the line finds it by.
                 nth = sum(1 for other in blocks[:j] if other.source == block.source and other.tool_id == block.tool_id)
                 block.release(_Released(self, len(block.text), nth))
+
+    def restore(self, block: Block, length: int, nth: int) -> None:
+        """Mark ``block`` released as a saved index recorded it (``released_as`` gave the numbers)."""
+        block.release(_Released(self, length, nth))
 
     def read(self, block: Block, released: _Released) -> str:
         with self._lock:

@@ -14,6 +14,7 @@ from parsers.claude_code import ClaudeCodeParser
 from parsers.model import Entry
 
 from .accounting import Accounting
+from . import session_index
 from .lazy_text import LogTexts
 from .limits import window_limit
 from .source import (
@@ -73,7 +74,9 @@ class Session:
         counter: TokenCounter | None = None,
         window: int | None = None,
         progress: Callable[[float], None] | None = None,
+        count: bool = True,
     ) -> None:
+        """``count=False``: the caller fills the accounting (from a saved index)."""
         self.parser = parser
         self.path = path
         self.counter = counter or TokenCounter(DEFAULT_ENCODING)
@@ -82,7 +85,8 @@ class Session:
         self.subagents: SubagentScan | None = None  # sub-agent transcripts kept beside the log (Claude Code)
         self.texts: LogTexts | None = None  # set when big texts are released and read back from the log
         self._released_to = 0  # entries before this position had their big texts released
-        entries = parser.entries
+        self.from_index = 0  # bytes of the log taken from a saved index rather than parsed
+        entries = parser.entries if count else []
         step = max(COUNT_STEP, len(entries) // 50) if progress else len(entries)
         for stop in range(step, len(entries) + step, step or 1):
             self.accounting.update(entries, self.accounting.counted, stop)
@@ -116,7 +120,7 @@ class Session:
             return cls(parser, path=str(Path(path)), counter=counter, window=window)
         line_format = cls._line_format(path, format)
         if line_format is not None:
-            session = cls._open_lines(path, line_format(), counter, window, live, progress)
+            session = cls._open_lines(path, line_format, counter, window, live, progress)
         else:
             session = cls._open_whole(path, format, sample, counter, window, live, progress)
         if counter.store is not None:
@@ -138,30 +142,50 @@ class Session:
         return chosen if isinstance(chosen, type) and issubclass(chosen, LineParser) else None
 
     @classmethod
-    def _open_lines(cls, path: str | os.PathLike, parser: LineParser, counter: TokenCounter, window: int | None,
+    def _open_lines(cls, path: str | os.PathLike, parser_type: type[LineParser], counter: TokenCounter, window: int | None,
                     live: bool, progress: Callable[[str, float], None] | None) -> Session:
         """A JSON Lines log read in chunks: each is parsed and counted, then its big texts are let go.
 
         Memory follows the entries, not the file: the bytes of a chunk are dropped
         once parsed, and a counted text is read back from the log when needed.
+        A saved index of the log (``session_index``) stands for the bytes it covers.
         """
-        session = cls(parser, path=str(Path(path)), counter=counter, window=window)
-        session.texts = LogTexts(path, type(parser))
+        texts = LogTexts(path, parser_type)
         size = check_log(path).st_size
-        base, line, pending = 0, 1, b""
-        for chunk in read_chunks(path, STREAM_CHUNK_BYTES):
+        index = session_index.index_path(path, parser_type.name, counter.encoding_name) if counter.store is not None else None
+        loaded = session_index.load(index, path, parser_type, counter.encoding_name, texts) if index and index.exists() else None
+        if loaded is not None:
+            session = cls(loaded.parser, path=str(Path(path)), counter=counter, window=window, count=False)
+            session.accounting.restore(loaded.accounting)
+            session._released_to = loaded.released_to
+            session.from_index = loaded.indexed
+            base, line, digest = loaded.indexed, loaded.parser.resume_line, loaded.digest
+        else:
+            session = cls(parser_type(), path=str(Path(path)), counter=counter, window=window)
+            base, line, digest = 0, 1, session_index.new_digest()
+        session.texts = texts
+        parser, pending = session.parser, b""
+        for chunk in read_chunks(path, STREAM_CHUNK_BYTES, start=base):
             data = pending + chunk if pending else chunk
             cut = data.rfind(b"\n")
             if cut == -1:
                 pending = data  # a line longer than a chunk: wait for its end
                 continue
             parser.feed(data, 0, line, final=False, stop=cut + 1, base=base)
+            digest.update(memoryview(data)[: cut + 1])
             line, base, pending = parser.resume_line, base + cut + 1, data[cut + 1 :]
             session.count_new(settled_only=True)
             if progress:
                 progress("read", min(1.0, base / size))
         parser.resume_offset = parser.feed(pending, 0, line, final=not live, base=base)
+        digest.update(pending[: parser.resume_offset - base])
         session.count_new()
+        if index is not None and size >= session_index.INDEX_MIN_BYTES and (loaded is None or parser.resume_offset > loaded.indexed):
+            try:
+                session_index.save(index, parser, session.accounting.saved(), session._released_to, parser.resume_offset,
+                                   digest.digest(), counter.encoding_name)
+            except (OSError, ValueError):
+                pass  # no index (a full disk, a value marshal cannot hold): the next open reads the log again
         return session
 
     def count_new(self, settled_only: bool = False) -> None:

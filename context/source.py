@@ -66,12 +66,13 @@ def read_head(path: str | os.PathLike, size: int) -> bytes:
         raise SourceError(f"{path}: cannot be read ({exc.strerror or exc})") from None
 
 
-def read_chunks(path: str | os.PathLike, size: int) -> Iterator[bytes]:
-    """The bytes of a log, ``size`` at a time, with plain reads (a mapping of a file truncated meanwhile
-    kills the process; a read just comes back short). Each chunk can be dropped once used."""
+def read_chunks(path: str | os.PathLike, size: int, start: int = 0) -> Iterator[bytes]:
+    """The bytes of a log from ``start``, ``size`` at a time, with plain reads (a mapping of a file truncated
+    meanwhile kills the process; a read just comes back short). Each chunk can be dropped once used."""
     check_log(path)
     try:
         handle = open(path, "rb")
+        handle.seek(start)
     except OSError as exc:
         raise SourceError(f"{path}: cannot be read ({exc.strerror or exc})") from None
     with handle:

@@ -101,6 +101,14 @@ class LineParser(Parser):
         stamp_source(blocks, offset)
         return super().add_entry(role, blocks, offset, line, **fields)
 
+    def carry_state(self) -> Any:
+        """What this parser remembers between lines beyond its entries, as plain data (JSON-like),
+        so that a saved index can be fed the lines appended since. Entries are named by index."""
+        return None
+
+    def restore_state(self, state: Any) -> None:
+        """Take back what ``carry_state`` gave, once ``entries`` are restored."""
+
     def feed(self, data: Buffer, start: int = 0, first_line: int = 1, *, final: bool = True, stop: int | None = None,
              base: int = 0) -> int:
         """Parse the lines of ``data`` from byte ``start`` (up to ``stop``, just after a newline); return where to resume.

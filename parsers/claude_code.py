@@ -73,6 +73,13 @@ class ClaudeCodeParser(LineParser):
         self._by_message_id: dict[str, Entry] = {}
         self._sidechain_ids: set[str] = set()
 
+    def carry_state(self) -> Any:
+        return {"responses": [[mid, entry.index] for mid, entry in self._by_message_id.items()], "sidechain_ids": sorted(self._sidechain_ids)}
+
+    def restore_state(self, state: Any) -> None:
+        self._by_message_id = {mid: self.entries[index - 1] for mid, index in state["responses"]}
+        self._sidechain_ids = set(state["sidechain_ids"])
+
     def handle(self, record: dict, offset: int, line: int) -> None:
         kind = record.get("type")
         if not isinstance(kind, str):

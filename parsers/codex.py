@@ -49,6 +49,16 @@ class CodexParser(LineParser):
         self._last_total: Any = None
         self._pending_usage: Usage | None = None
 
+    def carry_state(self) -> Any:
+        pending = self._pending_usage
+        return {"last_total": self._last_total,
+                "pending_usage": None if pending is None else [pending.prompt_tokens, pending.output_tokens, pending.reasoning_tokens,
+                                                               pending.context_window]}
+
+    def restore_state(self, state: Any) -> None:
+        self._last_total = state["last_total"]
+        self._pending_usage = None if state["pending_usage"] is None else Usage(*state["pending_usage"])
+
     def handle(self, record: dict, offset: int, line: int) -> None:
         kind = record.get("type")
         payload = record.get("payload")

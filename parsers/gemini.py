@@ -150,6 +150,12 @@ class GeminiJsonlParser(_GeminiMessages, LineParser):
         # live tailing then reads the file again instead of patching.
         self.history_rewritten = False
 
+    def carry_state(self) -> Any:
+        return {"history_rewritten": self.history_rewritten}
+
+    def restore_state(self, state: Any) -> None:
+        self.history_rewritten = state["history_rewritten"]
+
     def handle(self, record: dict, offset: int, line: int) -> None:
         if "$rewindTo" in record:
             target = record["$rewindTo"]

@@ -1,0 +1,131 @@
+"""The saved index of a JSON Lines session: a re-open parses only what was appended, and equals a fresh read."""
+
+from __future__ import annotations
+
+import json
+import os
+
+import pytest
+
+import parsers
+from context import lazy_text, session_index
+from context.follow import LogFollower
+from context.session import Session
+from context.snapshot import build_snapshot
+from tui.demo import demo_path
+
+from .test_lazy_text import eager, generate, jsonl_logs
+
+
+@pytest.fixture(autouse=True)
+def index_everything(monkeypatch):
+    monkeypatch.setattr(session_index, "INDEX_MIN_BYTES", 0)
+    monkeypatch.setattr(lazy_text, "MIN_RELEASE_CHARS", 0)
+
+
+def same_as_fresh(session: Session, log) -> None:
+    whole = eager(log)
+    assert [[(b.category, b.tool_id, b.tool_name, b.text) for b in e.blocks] for e in session.entries] == \
+           [[(b.category, b.tool_id, b.tool_name, b.text) for b in e.blocks] for e in whole.entries]
+    assert [(e.index, e.role, e.offset, e.line, e.timestamp, e.model, e.usage, e.uid, e.compaction) for e in session.entries] == \
+           [(e.index, e.role, e.offset, e.line, e.timestamp, e.model, e.usage, e.uid, e.compaction) for e in whole.entries]
+    assert session.accounting.tokens == whole.accounting.tokens
+    assert session.parser.diagnostics == whole.parser.diagnostics and session.parser.meta == whole.parser.meta
+    assert build_snapshot(session) == build_snapshot(whole)
+
+
+@pytest.mark.parametrize("log", jsonl_logs(), ids=lambda p: f"{p.parent.name}/{p.name[:40]}")
+def test_a_reopened_log_comes_from_its_index_and_equals_a_fresh_read(log, tmp_path):
+    copy = tmp_path / log.name
+    copy.write_bytes(log.read_bytes())
+    first = Session.open(copy)
+    if first.texts is None:
+        pytest.skip(f"{first.format} is not JSON Lines: no index")
+    again = Session.open(copy)
+    assert again.from_index == copy.stat().st_size
+    same_as_fresh(again, copy)
+
+
+def test_only_the_appended_lines_are_parsed_and_a_response_split_by_the_index_joins(tmp_path, monkeypatch):
+    generated = tmp_path / "generated.jsonl"
+    generate(generated, "claude-code", 0.3)
+    lines = generated.read_bytes().splitlines(keepends=True)
+    # Cut inside a response written over two lines (same message id), so the parser's carried state matters.
+    ids = [json.loads(line).get("message", {}).get("id") if b'"assistant"' in line else None for line in lines]
+    cut = next(i for i in range(1, len(ids)) if ids[i] and ids[i] == ids[i - 1])
+    log = tmp_path / "session.jsonl"
+    log.write_bytes(b"".join(lines[:cut]))
+    Session.open(log)
+    log.write_bytes(b"".join(lines))
+    fed = []
+    original = parsers.base.LineParser.feed
+    monkeypatch.setattr(parsers.base.LineParser, "feed", lambda self, data, *a, **k: fed.append(len(data)) or original(self, data, *a, **k))
+    again = Session.open(log)
+    assert again.from_index == len(b"".join(lines[:cut]))
+    assert sum(fed) == len(b"".join(lines[cut:]))
+    same_as_fresh(again, log)
+
+
+@pytest.mark.parametrize("change", ["same-size edit", "truncated", "replaced"])
+def test_a_log_changed_before_the_indexed_end_is_read_afresh(tmp_path, change):
+    log = tmp_path / "session.jsonl"
+    data = demo_path().read_bytes()
+    log.write_bytes(data)
+    Session.open(log)
+    if change == "same-size edit":
+        position = data.index(b"budget") if b"budget" in data else data.index(b"user")
+        log.write_bytes(data[:position] + bytes([data[position] ^ 0x20]) + data[position + 1 :])
+    elif change == "truncated":
+        log.write_bytes(data[: len(data) // 2].rsplit(b"\n", 1)[0] + b"\n")
+    else:
+        replacement = tmp_path / "other.jsonl"
+        replacement.write_bytes(data[: len(data) // 3].rsplit(b"\n", 1)[0] + b"\n")
+        os.replace(replacement, log)
+    again = Session.open(log)
+    assert again.from_index == 0
+    same_as_fresh(again, log)
+
+
+@pytest.mark.parametrize("damage", [b"", b"garbage", b"ctxtop-index\n\xff\xff\xff\xff\xff\xff\xff\x7f", "cut"])
+def test_a_damaged_index_is_ignored(tmp_path, damage):
+    log = tmp_path / "session.jsonl"
+    log.write_bytes(demo_path().read_bytes())
+    Session.open(log)
+    index = session_index.index_path(log, "claude-code", "cl100k_base")
+    index.write_bytes(index.read_bytes()[: index.stat().st_size // 2] if damage == "cut" else damage)
+    again = Session.open(log)
+    assert again.from_index == 0
+    same_as_fresh(again, log)
+
+
+def test_no_index_without_the_cache(tmp_path, monkeypatch):
+    monkeypatch.setenv("CTXTOP_NO_CACHE", "1")
+    log = tmp_path / "session.jsonl"
+    log.write_bytes(demo_path().read_bytes())
+    Session.open(log)
+    assert not session_index.index_path(log, "claude-code", "cl100k_base").exists()
+    assert Session.open(log).from_index == 0
+
+
+def test_following_a_log_opened_from_its_index(tmp_path):
+    lines = demo_path().read_bytes().splitlines(keepends=True)
+    log = tmp_path / "session.jsonl"
+    log.write_bytes(b"".join(lines[:120]))
+    Session.open(log)  # leaves the index
+    follower = LogFollower(log)
+    assert follower.session.from_index
+    for start in range(120, len(lines), 50):
+        with open(log, "ab") as handle:
+            handle.write(b"".join(lines[start : start + 50]))
+        follower.poll()
+    same_as_fresh(follower.session, log)
+
+
+def test_only_the_most_recent_indexes_are_kept(tmp_path, monkeypatch):
+    monkeypatch.setattr(session_index, "MAX_INDEXES", 2)
+    for n in range(4):
+        log = tmp_path / f"s{n}.jsonl"
+        log.write_bytes(demo_path().read_bytes())
+        Session.open(log)
+        os.utime(session_index.index_path(log, "claude-code", "cl100k_base"), (n, n))
+    assert len(list(session_index.index_path(log, "claude-code", "cl100k_base").parent.glob("*.idx"))) == 2
