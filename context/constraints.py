@@ -147,16 +147,25 @@ def detect_constraints(entries: list[Entry]) -> list[Constraint]:
 
 
 def locate(constraints: list[Constraint], entries: list[Entry]) -> None:
-    """Fill in where each pinned constraint was first stated in the session."""
+    """Fill in where each pinned constraint was first stated in the session.
+
+    Rules are stated by people and instruction files, so their text is looked
+    for there first; only a pin found nowhere there is looked for in every
+    block (tool output too), which may read a big session's texts back.
+    """
     pending = [c for c in constraints if c.first_stated is None]
-    for entry in entries:
-        if not pending:
-            return
-        text = normalize("\n".join(b.text for b in entry.blocks))
-        for constraint in list(pending):
-            if constraint.normalized and constraint.normalized in text:
-                constraint.first_stated = entry.index
-                pending.remove(constraint)
+    for categories in (RULE_SOURCES, None):
+        for entry in entries:
+            if not pending:
+                return
+            blocks = [b for b in entry.blocks if categories is None or b.category in categories]
+            if not blocks:
+                continue
+            text = normalize("\n".join(b.text for b in blocks))
+            for constraint in list(pending):
+                if constraint.normalized and constraint.normalized in text:
+                    constraint.first_stated = entry.index
+                    pending.remove(constraint)
 
 
 def _unique_ids(constraints: list[Constraint]) -> list[Constraint]:

@@ -17,13 +17,14 @@ from context.constraints import (
     UNVERIFIABLE,
     WindowText,
     detect_constraints,
+    locate,
     make_constraint,
 )
 from context.facts import normalize
 from context.pins import PinsError, load_pins, select_constraints
 from context.session import Session
 from context.window import Window, WindowBlock
-from parsers.model import SUMMARY, USER, Block, Entry
+from parsers.model import SUMMARY, TOOL_RESULT, USER, Block, Entry
 from tui.cli import main
 from tui.demo import DEMO_WINDOW, demo_path
 
@@ -204,3 +205,12 @@ def test_codex_local_compaction_that_drops_a_rule_is_caught(capsys):
 @given(st.lists(st.sampled_from(["A", "ß", "ﬁ", "Ａ", "①", "é", "e\u0301", " ", "\n", "\u3000", "\u00a0", "订单", "İ", "x", "\u0301", "\u0345"]), max_size=80).map("".join))
 def test_normalizing_a_long_text_in_pieces_equals_normalizing_it_whole(text):
     assert normalize(text, piece=3) == "".join(unicodedata.normalize("NFKC", text).casefold().split())
+
+
+def test_a_pin_is_located_where_people_state_it_else_wherever_it_occurs():
+    rule = "Never email the customer, only WeCom"
+    entries = [Entry(1, "user", [Block(TOOL_RESULT, f"docs say: {rule}")], 0, 1), Entry(2, "user", [Block(USER, rule)], 0, 2),
+               Entry(3, "user", [Block(TOOL_RESULT, "the cap is 8000 tokens")], 0, 3)]
+    stated, quoted = make_constraint(rule, "pin"), make_constraint("the cap is 8000 tokens", "pin")
+    locate([stated, quoted], entries)
+    assert (stated.first_stated, quoted.first_stated) == (2, 3)
