@@ -8,8 +8,11 @@ tiktoken already has them in its local cache: ctxtop never downloads.
 from __future__ import annotations
 
 import hashlib
+import os
 import re
+import threading
 from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
@@ -90,6 +93,21 @@ def token_length(encode: Callable[[str], list[int]], text: str, segment: int = S
     return total
 
 
+# Texts to tokenize in one call, in characters, from which both cores are used.
+PARALLEL_MIN_CHARS = 1 << 18
+_WORKERS = min(2, os.cpu_count() or 1)
+_POOL: ThreadPoolExecutor | None = None
+_POOL_LOCK = threading.Lock()
+
+
+def _pool() -> ThreadPoolExecutor:
+    global _POOL
+    with _POOL_LOCK:
+        if _POOL is None:
+            _POOL = ThreadPoolExecutor(_WORKERS, thread_name_prefix="ctxtop-tokenize")
+        return _POOL
+
+
 class TokenCounter:
     """Counts tokens of texts with one encoding, remembering every count by content."""
 
@@ -123,7 +141,18 @@ class TokenCounter:
             missing = [key for key in dict.fromkeys(keys) if key and key not in self._cache]
             if missing:
                 self._cache.update(self.store.get_many(missing))
+        self._tokenize_in_parallel(texts, keys)
         return [self._count_keyed(text, key) for text, key in zip(texts, keys)]
+
+    def _tokenize_in_parallel(self, texts: list[str], keys: list[bytes]) -> None:
+        """Tokenize what the caches miss on every core, when there is enough of it to be worth it
+        (tiktoken lets go of the GIL while it encodes: two threads do 1.45 times the work of one)."""
+        todo = {key: text for text, key in zip(texts, keys) if key and key not in self._cache}
+        if len(todo) < 2 or sum(map(len, todo.values())) < PARALLEL_MIN_CHARS or _WORKERS < 2:
+            return
+        self._encoding  # noqa: B018 - loaded here, once, not by two threads at the same time
+        for key, tokens in zip(todo, _pool().map(self._token_length, todo.values())):
+            self._remember(key, tokens)
 
     def persist(self) -> None:
         """Write the counts made since the last call to the persistent cache."""
@@ -146,13 +175,16 @@ class TokenCounter:
         if cached is not None:
             return cached
         tokens = self._token_length(text)
+        self._remember(key, tokens)
+        return tokens
+
+    def _remember(self, key: bytes, tokens: int) -> None:
         if len(self._cache) >= MAX_MEMORY_COUNTS:
             self._cache.clear()
         self._cache[key] = tokens
         self.encoded += 1
         if self.store is not None:
             self._unsaved[key] = tokens
-        return tokens
 
     def _token_length(self, text: str) -> int:
         # encode_ordinary: text like "<|endoftext|>" in a log is content, not a special token.

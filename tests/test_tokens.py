@@ -50,3 +50,13 @@ def test_a_multi_megabyte_output_counts_the_same_in_segments():
     text = "\n".join(f"{i:>5}: order {i} shipped to 仓库 {i % 7}; total ¥{i * 3}.00" for i in range(60_000))
     assert len(text) > 2_000_000
     assert counter._token_length(text) == len(counter._encoding.encode_ordinary(text))
+
+
+def test_counting_on_both_cores_gives_the_counts_of_one(monkeypatch):
+    texts = [f"line {i}: order {i * 7} shipped\n" * (i % 50 + 1) for i in range(300)] + ["", "same", "same"]
+    one = [TokenCounter().count(text) for text in texts]
+    monkeypatch.setattr("context.tokens.PARALLEL_MIN_CHARS", 0)
+    monkeypatch.setattr("context.tokens._WORKERS", 2)
+    counter = TokenCounter()
+    assert counter.count_all(texts) == one
+    assert counter.encoded == len({t for t in texts if t})  # each text tokenized once
