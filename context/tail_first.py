@@ -53,7 +53,7 @@ def tail_session(path: str | os.PathLike, *, encoding: str = "cl100k_base", wind
     finally:
         if hasattr(data, "close"):
             data.close()
-    counter = TokenCounter(encoding, store=TokenCache.default(encoding))
+    counter = TokenCounter(encoding, store=TokenCache.default(encoding), parallel=True)  # first paint: every core
     return Session(parser, path=str(Path(path)), counter=counter, window=window)
 
 

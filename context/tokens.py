@@ -111,8 +111,11 @@ def _pool() -> ThreadPoolExecutor:
 class TokenCounter:
     """Counts tokens of texts with one encoding, remembering every count by content."""
 
-    def __init__(self, encoding: str = DEFAULT_ENCODING, store: TokenCache | None = None) -> None:
+    def __init__(self, encoding: str = DEFAULT_ENCODING, store: TokenCache | None = None, *, parallel: bool = False) -> None:
+        """``parallel``: tokenize big batches on every core. For first paint, where seconds count; a
+        full read keeps to one thread (extra threads give glibc extra heaps: ~30 MB more at 1 GB)."""
         self.encoding_name = encoding
+        self.parallel = parallel
         # The bundled encoding is loaded when a text first needs tokenizing (a re-open whose counts
         # are all in the persistent cache never does: 0.4 s saved); any other is loaded now, so
         # that a missing one is reported when the session opens, not halfway through.
@@ -148,7 +151,7 @@ class TokenCounter:
         """Tokenize what the caches miss on every core, when there is enough of it to be worth it
         (tiktoken lets go of the GIL while it encodes: two threads do 1.45 times the work of one)."""
         todo = {key: text for text, key in zip(texts, keys) if key and key not in self._cache}
-        if len(todo) < 2 or sum(map(len, todo.values())) < PARALLEL_MIN_CHARS or _WORKERS < 2:
+        if not self.parallel or len(todo) < 2 or sum(map(len, todo.values())) < PARALLEL_MIN_CHARS or _WORKERS < 2:
             return
         self._encoding  # noqa: B018 - loaded here, once, not by two threads at the same time
         for key, tokens in zip(todo, _pool().map(self._token_length, todo.values())):

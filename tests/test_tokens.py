@@ -57,6 +57,6 @@ def test_counting_on_both_cores_gives_the_counts_of_one(monkeypatch):
     one = [TokenCounter().count(text) for text in texts]
     monkeypatch.setattr("context.tokens.PARALLEL_MIN_CHARS", 0)
     monkeypatch.setattr("context.tokens._WORKERS", 2)
-    counter = TokenCounter()
+    counter = TokenCounter(parallel=True)
     assert counter.count_all(texts) == one
     assert counter.encoded == len({t for t in texts if t})  # each text tokenized once
