@@ -4,6 +4,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from context import tokens as tokens_module
 from context.tokens import EncodingUnavailable, TokenCounter, load_encoding, token_length
 
 
@@ -57,6 +58,10 @@ def test_counting_on_both_cores_gives_the_counts_of_one(monkeypatch):
     one = [TokenCounter().count(text) for text in texts]
     monkeypatch.setattr("context.tokens.PARALLEL_MIN_CHARS", 0)
     monkeypatch.setattr("context.tokens._WORKERS", 2)
+    pools = []
+    original = tokens_module._pool
+    monkeypatch.setattr(tokens_module, "_pool", lambda: pools.append(1) or original())
     counter = TokenCounter(parallel=True)
     assert counter.count_all(texts) == one
     assert counter.encoded == len({t for t in texts if t})  # each text tokenized once
+    assert pools  # on the pool, not one by one
