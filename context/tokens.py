@@ -150,8 +150,10 @@ class TokenCounter:
     def _tokenize_in_parallel(self, texts: list[str], keys: list[bytes]) -> None:
         """Tokenize what the caches miss on every core, when there is enough of it to be worth it
         (tiktoken lets go of the GIL while it encodes: two threads do 1.45 times the work of one)."""
+        if not self.parallel or _WORKERS < 2:
+            return
         todo = {key: text for text, key in zip(texts, keys) if key and key not in self._cache}
-        if not self.parallel or len(todo) < 2 or sum(map(len, todo.values())) < PARALLEL_MIN_CHARS or _WORKERS < 2:
+        if len(todo) < 2 or sum(map(len, todo.values())) < PARALLEL_MIN_CHARS:
             return
         self._encoding  # noqa: B018 - loaded here, once, not by two threads at the same time
         for key, tokens in zip(todo, _pool().map(self._token_length, todo.values())):
