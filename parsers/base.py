@@ -64,7 +64,7 @@ class Parser:
     ) -> Entry:
         entry = Entry(
             index=len(self.entries) + 1,
-            role=role,
+            role=intern(role) if type(role) is str else role,  # a few roles, repeated on every entry
             blocks=blocks,
             offset=offset,
             line=line,
