@@ -341,16 +341,33 @@ def violations(entries: list[Entry], constraints: list[Constraint]) -> list[Aler
         for block in entry.blocks:
             if block.category != TOOL_CALL:
                 continue
+            call = _Input(block.text)  # parsed once for every constraint, not once each
             for constraint, checks in plans:
                 if constraint.first_stated is not None and entry.index <= constraint.first_stated:
                     continue
-                detail = _violation(checks, block.tool_name or "", block.text)
+                detail = _violation(checks, block.tool_name or "", call)
                 if detail:
                     alerts.append(Alert("violation", entry.index, None, constraint.id, f"{block.tool_name or 'tool call'}: {detail}"))
     return alerts
 
 
-def _violation(checks: list[tuple[str, Any]], name: str, text: str) -> str | None:
+class _Input:
+    """A tool call's input, with its amounts found only if a cap asks, and then once."""
+
+    __slots__ = ("text", "_amounts")
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self._amounts: list[tuple[str, float]] | None = None
+
+    def amounts(self) -> list[tuple[str, float]]:
+        if self._amounts is None:
+            self._amounts = [(key, value) for key, value in _numbers_by_key(self.text) if _AMOUNT_KEYS.search(key)]
+        return self._amounts
+
+
+def _violation(checks: list[tuple[str, Any]], name: str, call: _Input) -> str | None:
+    text = call.text
     for kind, check in checks:
         if kind == "pattern" and (check.search(name) or check.search(text)):
             return f"matches forbidden pattern {check.pattern!r}"
@@ -361,8 +378,8 @@ def _violation(checks: list[tuple[str, Any]], name: str, text: str) -> str | Non
             if match:
                 return f"input contains a phone number ({match.group(0)[:3]}…)"
         if kind == "cap":
-            for key, value in _numbers_by_key(text):
-                if _AMOUNT_KEYS.search(key) and value > check:
+            for key, value in call.amounts():
+                if value > check:
                     return f"{key} {value:g} exceeds the cap {check:g}"
     return None
 

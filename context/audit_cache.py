@@ -28,7 +28,7 @@ from .tokens import content_key
 from .window import Window
 
 # Bump when what an audit finds changes (statuses, lost items): older results are then not reused.
-AUDIT_VERSION = 1
+AUDIT_VERSION = 2
 RECENT_BYTES = 8 << 20  # results kept in memory (a result with hundreds of constraints is ~100 KB)
 
 _BLOCK = struct.Struct("<q??")  # message, cleared, opaque

@@ -13,7 +13,7 @@ import re
 import unicodedata
 from dataclasses import dataclass, field
 
-from parsers.model import INJECTED, SUMMARY, SYSTEM, USER, Entry
+from parsers.model import IMAGE, INJECTED, SUMMARY, SYSTEM, TOOL_CALL, TOOL_RESULT, USER, Entry
 
 from .facts import has_negation, key_facts, key_terms, normalize
 from .window import Window
@@ -21,6 +21,8 @@ from .window import Window
 KEPT, PARAPHRASED, LOST, UNVERIFIABLE = "kept", "paraphrased", "lost", "unverifiable"
 # A block that holds at least this share of a constraint's key terms restates it.
 PARAPHRASE_TERM_SHARE = 0.5
+# Tool calls and their output quote rules (a file read back), they do not restate them.
+NOT_RESTATING = frozenset({TOOL_CALL, TOOL_RESULT, IMAGE})
 
 
 @dataclass(slots=True)
@@ -67,7 +69,7 @@ class WindowText:
         self.blocks: list[tuple[int, str, str]] = []  # (message, text, normalized text)
         self.window_index: list[int] = []  # where each of ``blocks`` sits in ``window.blocks``
         self.categories: list[str] = []  # the category of each of ``blocks``
-        self._terms: dict[int, set[str]] = {}
+        self._by_term: dict[str, list[int]] | None = None
         for index, item in enumerate(window.blocks):
             if item.category == SUMMARY and item.block.opaque:
                 self.opaque = True
@@ -76,31 +78,41 @@ class WindowText:
                 self.window_index.append(index)
                 self.categories.append(item.category)
 
-    def terms(self, position: int) -> set[str]:
-        if position not in self._terms:
-            self._terms[position] = key_terms(self.blocks[position][1])
-        return self._terms[position]
-
     def occurrences(self, constraint: Constraint) -> tuple[list[int], int | None]:
         """Positions in ``blocks`` holding the constraint verbatim, and else the best restatement.
 
         A restatement holds at least PARAPHRASE_TERM_SHARE of the key terms and
-        keeps the rule's negation (without it, it says the opposite).
+        keeps the rule's negation (without it, it says the opposite); it is
+        looked for where rules get restated (summaries, people, the agent), not in
+        tool calls and their output.
         """
-        verbatim: list[int] = []
-        best_share, best = 0.0, None
-        for position, (_message, _text, normalized) in enumerate(self.blocks):
-            if constraint.normalized and constraint.normalized in normalized:
-                verbatim.append(position)
-            elif constraint.terms and not verbatim:
-                share = len(constraint.terms & self.terms(position)) / len(constraint.terms)
-                if share > best_share:
-                    best_share, best = share, position
-        if verbatim or best is None or best_share < PARAPHRASE_TERM_SHARE:
+        verbatim = [p for p, (_, _, normalized) in enumerate(self.blocks) if constraint.normalized and constraint.normalized in normalized]
+        if verbatim or not constraint.terms:
+            return verbatim, None
+        shared: dict[int, int] = {}
+        postings = self._postings()
+        for term in constraint.terms:
+            for position in postings.get(term, ()):
+                shared[position] = shared.get(position, 0) + 1
+        if not shared:
+            return verbatim, None
+        best = min(shared, key=lambda position: (-shared[position], position))  # the most terms; the first such block
+        if shared[best] / len(constraint.terms) < PARAPHRASE_TERM_SHARE:
             return verbatim, None
         if has_negation(constraint.text) and not has_negation(self.blocks[best][1]):
             return verbatim, None
         return verbatim, best
+
+    def _postings(self) -> dict[str, list[int]]:
+        """Which restating blocks hold each key term: built once per window, then each constraint
+        costs only its own terms' blocks (hundreds of rules × thousands of blocks, otherwise)."""
+        if self._by_term is None:
+            self._by_term = {}
+            for position, category in enumerate(self.categories):
+                if category not in NOT_RESTATING:
+                    for term in key_terms(self.blocks[position][1]):
+                        self._by_term.setdefault(term, []).append(position)
+        return self._by_term
 
     def status(self, constraint: Constraint) -> Status:
         """Where and how well ``constraint`` survives in this window."""
