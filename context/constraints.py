@@ -73,8 +73,8 @@ class WindowText:
         for index, item in enumerate(window.blocks):
             if item.category == SUMMARY and item.block.opaque:
                 self.opaque = True
-            elif item.text:
-                self.blocks.append((item.entry.index, item.text, normalize(item.text)))
+            elif text := item.text:  # read once: a released text comes back from the log
+                self.blocks.append((item.entry.index, text, normalize(text)))
                 self.window_index.append(index)
                 self.categories.append(item.category)
 
