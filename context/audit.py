@@ -254,11 +254,8 @@ class DriftScan:
     """
 
     def __init__(self, entries: list[Entry]) -> None:
-        self.calls = [
-            _Call(entry.index, block.tool_name or "?", _call_key(block.tool_name, block.text), _read_target(block.tool_name, block.text),
-                  bool(block.tool_name and _EDIT_TOOL.search(block.tool_name)))
-            for entry in entries for block in entry.blocks if block.category == TOOL_CALL
-        ]
+        self.calls = [_call(entry.index, block.tool_name, block.text)
+                      for entry in entries for block in entry.blocks if block.category == TOOL_CALL]
         self._before_calls: Counter = Counter()
         self._before_reads: set[str] = set()
         self._counted = 0  # calls already in the running count
@@ -287,6 +284,11 @@ class DriftScan:
                 rereads += 1
         repeats = {(names[key], key): count for key, count in after_calls.items() if count > DRIFT_REPEAT_ALERT}
         return {"repeated_calls": repeated, "rereads": rereads, "repeated_edits": repeated_edits, "_repeats": repeats}
+
+
+def _call(message: int, name: str | None, text: str) -> _Call:
+    # ``text`` read once: a released input comes back from the log.
+    return _Call(message, name or "?", _call_key(name, text), _read_target(name, text), bool(name and _EDIT_TOOL.search(name)))
 
 
 _READ_TOOL = re.compile(r"read|view|cat|open", re.IGNORECASE)
