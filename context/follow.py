@@ -106,8 +106,8 @@ class LogFollower:
             if getattr(parser, "history_rewritten", False):
                 return self._reset("the agent rewrote its history; read again from the start")
             entries = self.session.entries
-            # The last known entry may have grown (Claude Code writes one line per content block).
-            parser.touch(max(0, before - 1))
+            # Entries the new lines changed (a response spread over lines, usage reported later) are
+            # marked by the parser itself, and counted again from there.
             self.session.count_new()
             self._advance()
             new_entries = entries[before:]

@@ -140,6 +140,7 @@ class CodexParser(LineParser):
             context_window=window if isinstance(window, int) else None,
         )
         if self.entries:
+            self.touch(len(self.entries) - 1)  # counted already, perhaps: its call's estimates change
             self.entries[-1].usage = usage
 
     def _compacted(self, payload: dict, offset: int, line: int, timestamp: Any) -> None:

@@ -14,6 +14,8 @@ from context.source import SourceError
 from context.timeline import timeline
 from tui.demo import DEMO_WINDOW, demo_path
 
+from .conftest import DATA
+
 DEMO_LINES = demo_path().read_bytes().splitlines(keepends=True)
 
 
@@ -147,3 +149,20 @@ def test_sub_agent_transcripts_beside_the_session_count_as_its_sub_agents(tmp_pa
     assert follower.poll().subagents
     assert build_snapshot(follower.session)["subagents"]["files"] == 2
     assert follower.poll() is None  # nothing changed: nothing re-read
+
+
+def test_usage_reported_after_its_response_updates_the_estimates_when_followed_line_by_line(tmp_path):
+    # Codex reports a call's usage in a later token_count line, after the opaque reasoning it sizes
+    # was counted: followed a line at a time, the estimates must still end as a fresh read's.
+    source = (DATA / "codex_local_compaction.jsonl").read_bytes().splitlines(keepends=True)
+    log = tmp_path / "rollout.jsonl"
+    write(log, source[:1])
+    follower = LogFollower(log)
+    for line in source[1:]:
+        write(log, [line])
+        follower.poll()
+    fresh = Session.open(log)
+    assert follower.session.accounting.tokens == fresh.accounting.tokens
+    assert [[follower.session.accounting.estimated(i, j) for j in range(len(e.blocks))] for i, e in enumerate(fresh.entries)] == \
+           [[fresh.accounting.estimated(i, j) for j in range(len(e.blocks))] for i, e in enumerate(fresh.entries)]
+    assert any(fresh.accounting.estimated(i, j) for i, e in enumerate(fresh.entries) for j in range(len(e.blocks)))
