@@ -19,6 +19,7 @@ from pathlib import Path
 MAX_ROWS = 5_000_000  # about 200 MB of cache at the most
 MAX_AUDITS = 50_000  # compaction audits (a few KB each)
 PRUNE_CHECK_BYTES = 256 << 20
+OPEN_WAIT_SECONDS = 3  # for another process's lock on the cache, at open; then go on without the cache
 BATCH = 500  # keys per query (SQLite's variable limit is higher; this keeps statements small)
 
 
@@ -48,21 +49,44 @@ class TokenCache:
     def _connect(self) -> sqlite3.Connection:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         try:
-            return self._open()
+            return self._open_when_free()
+        except sqlite3.OperationalError:
+            raise  # locked by another process for too long, not damaged: never move it aside
         except sqlite3.DatabaseError as exc:
             # Corrupt (or not a database at all): keep it aside for a bug report, start afresh.
             aside = self.path.with_name(f"{self.path.name}.corrupt-{int(time.time())}")
-            os.replace(self.path, aside)
+            try:
+                os.replace(self.path, aside)
+            except FileNotFoundError:
+                pass  # another ctxtop found it damaged too, and moved it first
             self.warning = f"the token cache was unreadable ({exc}); moved to {aside.name} and rebuilt"
-            return self._open()
+            return self._open_when_free()
+
+    def _open_when_free(self) -> sqlite3.Connection:
+        # Turning a new file to WAL takes a lock that SQLite's busy timeout does not wait for:
+        # another ctxtop opening the cache at the same moment gets "database is locked" at once.
+        deadline = time.monotonic() + OPEN_WAIT_SECONDS
+        pause = 0.01
+        while True:
+            try:
+                return self._open()
+            except sqlite3.OperationalError as exc:
+                if ("locked" not in str(exc) and "busy" not in str(exc)) or time.monotonic() + pause > deadline:
+                    raise
+            time.sleep(pause)
+            pause = min(pause * 2, 0.5)
 
     def _open(self) -> sqlite3.Connection:
         connection = sqlite3.connect(self.path, timeout=10, isolation_level=None, check_same_thread=False)
-        connection.execute("pragma journal_mode=wal")
-        connection.execute("pragma synchronous=normal")
-        connection.execute("create table if not exists counts (encoding text, key blob, tokens integer, primary key (encoding, key)) without rowid")
-        connection.execute("create table if not exists audits (key blob primary key, result blob) without rowid")
-        connection.execute("select count(*) from (select 1 from counts limit 1)").fetchone()
+        try:
+            connection.execute("pragma journal_mode=wal")
+            connection.execute("pragma synchronous=normal")
+            connection.execute("create table if not exists counts (encoding text, key blob, tokens integer, primary key (encoding, key)) without rowid")
+            connection.execute("create table if not exists audits (key blob primary key, result blob) without rowid")
+            connection.execute("select count(*) from (select 1 from counts limit 1)").fetchone()
+        except BaseException:
+            connection.close()
+            raise
         return connection
 
     def get_many(self, keys: list[bytes]) -> dict[bytes, int]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sqlite3
 import threading
 
 from context.session import Session
@@ -71,3 +72,22 @@ def test_pruning_bounds_the_cache(tmp_path):
     store.put_many({bytes([n]) * 16: n for n in range(100)})
     store.prune(max_rows=40)
     assert len(store.get_many([bytes([n]) * 16 for n in range(100)])) == 40
+
+
+def test_a_cache_locked_by_another_process_is_waited_for_not_moved_aside(tmp_path):
+    # Two ctxtops opening a new cache at once: the second finds it locked, which is not damage.
+    path = tmp_path / "tokens.sqlite"
+    holder = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+    holder.execute("create table t (x)")
+    holder.execute("begin immediate")  # SQLite answers "locked" at once to a switch to WAL, without waiting
+    release = threading.Timer(0.3, holder.rollback)
+    release.start()
+    try:
+        store = TokenCache("cl100k_base", path)
+    finally:
+        release.join()
+        holder.close()
+    store.put_many({b"k".ljust(16, b"."): 7})
+    assert store.warning is None
+    assert sorted(p.name for p in tmp_path.iterdir() if "corrupt" in p.name) == []
+    assert TokenCache("cl100k_base", path).get_many([b"k".ljust(16, b".")]) == {b"k".ljust(16, b"."): 7}
