@@ -15,7 +15,7 @@ import json
 import re
 from bisect import bisect_right
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -29,6 +29,7 @@ from parsers.model import (
     SYSTEM,
     TOOL_CALL,
     USER,
+    Block,
     Entry,
 )
 
@@ -92,30 +93,43 @@ class Audit:
 
 def compaction_events(session: Session) -> list[CompactionEvent]:
     """Explicit markers plus implicit compactions, in message order; pre/post filled from usage where missing."""
-    events = []
-    last_usage: tuple[int, int] | None = None  # (message, prompt tokens)
-    marked_since_last_call = False
+    events = _EventScan()
     for entry in session.entries:
+        events.see(entry)
+    return events.events
+
+
+class _EventScan:
+    """``compaction_events``, fed one entry at a time (so that one pass can serve several scans)."""
+
+    def __init__(self) -> None:
+        self.events: list[CompactionEvent] = []
+        self._last_usage: tuple[int, int] | None = None  # (message, prompt tokens)
+        self._marked_since_last_call = False
+
+    def see(self, entry: Entry) -> None:
+        events, last_usage = self.events, self._last_usage
         if entry.compaction is not None:
             c = entry.compaction
             pre = c.pre_tokens if c.pre_tokens is not None else (last_usage[1] if last_usage else None)
             events.append(CompactionEvent(entry.index, c.kind, c.trigger, pre, c.post_tokens, entry.timestamp, c.opaque))
-            marked_since_last_call = True
+            self._marked_since_last_call = True
         if entry.usage is not None:
             prompt = entry.usage.prompt_tokens
-            if last_usage and not marked_since_last_call and prompt < last_usage[1] * (1 - IMPLICIT_DROP):
+            marked = self._marked_since_last_call
+            if last_usage and not marked and prompt < last_usage[1] * (1 - IMPLICIT_DROP):
                 events.append(CompactionEvent(entry.index, "implicit", None, last_usage[1], prompt, entry.timestamp))
-            if events and events[-1].post_tokens is None and events[-1].message < entry.index and marked_since_last_call:
+            if events and events[-1].post_tokens is None and events[-1].message < entry.index and marked:
                 e = events[-1]
                 events[-1] = CompactionEvent(e.message, e.kind, e.trigger, e.pre_tokens, prompt, e.timestamp, e.opaque)
-            last_usage = (entry.index, prompt)
-            marked_since_last_call = False
-    return events
+            self._last_usage = (entry.index, prompt)
+            self._marked_since_last_call = False
 
 
 def _after_message(entries: list[Entry], compaction_message: int) -> int:
     """The window the model sees at its first call after the compaction (summary and preserved included)."""
-    for entry in entries[compaction_message:]:
+    for position in range(compaction_message, len(entries)):  # by position: a store unpacks only what is read
+        entry = entries[position]
         if entry.role == "assistant" or entry.compaction is not None:
             return entry.index - 1
     return len(entries)
@@ -123,8 +137,19 @@ def _after_message(entries: list[Entry], compaction_message: int) -> int:
 
 def run_audit(session: Session, constraints: list[Constraint]) -> Audit:
     entries = session.entries
-    events = compaction_events(session)
-    plans = [(e, _after_message(entries, e.message)) for e in events]
+    # One pass over the entries for the compactions, the tool calls (drift) and the violations:
+    # a packed session unpacks its entries again for every pass.
+    scan, drifts, checks = _EventScan(), DriftScan(), _checks(constraints)
+    violated: list[Alert] = []
+    for entry in entries:
+        scan.see(entry)
+        for block in entry.blocks:
+            if block.category == TOOL_CALL:
+                text = block.text  # read once: a released input comes back from the log
+                drifts.add(entry.index, block.tool_name, text)
+                if checks:
+                    violated += _violations_of(entry.index, block, text, checks)
+    plans = [(e, _after_message(entries, e.message)) for e in scan.events]
     marked = [(e, after) for e, after in plans if e.kind != "implicit"]
     # The windows before and after each compaction come from one replay, and only the pairs
     # still to audit are held: the texts of every window at once could outweigh the log.
@@ -133,7 +158,6 @@ def run_audit(session: Session, constraints: list[Constraint]) -> Audit:
     cache = AuditCache(session.counter.store)
     alerts: list[Alert] = []
     audits = []
-    drifts = DriftScan(entries)
     seen_statuses: dict[tuple, Status] = {}
 
     def shared(status: Status) -> Status:
@@ -165,7 +189,7 @@ def run_audit(session: Session, constraints: list[Constraint]) -> Audit:
             alerts.append(Alert("drift", event.message, event.message, None, f"{name} called {count} times after the compaction with the same input"))
         audits.append(audit)
         held = {at: window for at, window in held.items() if at >= next_message - 1}  # later compactions need no earlier window
-    alerts += violations(entries, constraints)
+    alerts += violated
     alerts.sort(key=lambda a: (a.message, a.kind))
     return Audit(constraints, audits, alerts)
 
@@ -253,12 +277,19 @@ class DriftScan:
     Compactions must be asked for in message order.
     """
 
-    def __init__(self, entries: list[Entry]) -> None:
-        self.calls = [_call(entry.index, block.tool_name, block.text)
-                      for entry in entries for block in entry.blocks if block.category == TOOL_CALL]
+    def __init__(self, entries: Iterable[Entry] = ()) -> None:
+        self.calls: list[_Call] = []
+        for entry in entries:
+            for block in entry.blocks:
+                if block.category == TOOL_CALL:
+                    self.add(entry.index, block.tool_name, block.text)
         self._before_calls: Counter = Counter()
         self._before_reads: set[str] = set()
         self._counted = 0  # calls already in the running count
+
+    def add(self, message: int, name: str | None, text: str) -> None:
+        """The next tool call, in message order."""
+        self.calls.append(_call(message, name, text))
 
     def between(self, compaction: int, until: int) -> dict[str, Any]:
         """Drift in the messages after ``compaction`` and before ``until`` against everything before ``compaction``."""
@@ -336,20 +367,32 @@ def implied_checks(constraint: Constraint) -> list[tuple[str, Any]]:
     return checks
 
 
-def violations(entries: list[Entry], constraints: list[Constraint]) -> list[Alert]:
-    alerts = []
-    plans = [(c, implied_checks(c)) for c in constraints]
+def violations(entries: Iterable[Entry], constraints: list[Constraint]) -> list[Alert]:
+    alerts: list[Alert] = []
+    checks = _checks(constraints)
+    if not checks:
+        return alerts
     for entry in entries:
         for block in entry.blocks:
-            if block.category != TOOL_CALL:
-                continue
-            call = _Input(block.text)  # parsed once for every constraint, not once each
-            for constraint, checks in plans:
-                if constraint.first_stated is not None and entry.index <= constraint.first_stated:
-                    continue
-                detail = _violation(checks, block.tool_name or "", call)
-                if detail:
-                    alerts.append(Alert("violation", entry.index, None, constraint.id, f"{block.tool_name or 'tool call'}: {detail}"))
+            if block.category == TOOL_CALL:
+                alerts += _violations_of(entry.index, block, block.text, checks)
+    return alerts
+
+
+def _checks(constraints: list[Constraint]) -> list[tuple[Constraint, list[tuple[str, Any]]]]:
+    """The constraints a tool call can break, with what to check of it."""
+    return [(c, checks) for c in constraints if (checks := implied_checks(c))]
+
+
+def _violations_of(message: int, block: Block, text: str, checks: list[tuple[Constraint, list[tuple[str, Any]]]]) -> list[Alert]:
+    alerts = []
+    call = _Input(text)  # parsed once for every constraint, not once each
+    for constraint, implied in checks:
+        if constraint.first_stated is not None and message <= constraint.first_stated:
+            continue
+        detail = _violation(implied, block.tool_name or "", call)
+        if detail:
+            alerts.append(Alert("violation", message, None, constraint.id, f"{block.tool_name or 'tool call'}: {detail}"))
     return alerts
 
 
