@@ -14,6 +14,7 @@ from parsers.claude_code import ClaudeCodeParser
 from parsers.model import Entry
 
 from .accounting import Accounting
+from .entry_store import EntryStore
 from . import session_index
 from .lazy_text import LogTexts
 from .limits import window_limit
@@ -161,7 +162,9 @@ class Session:
             session.from_index = loaded.indexed
             base, line, digest = loaded.indexed, loaded.parser.resume_line, loaded.digest
         else:
-            session = cls(parser_type(), path=str(Path(path)), counter=counter, window=window)
+            parser = parser_type()
+            parser.entries = EntryStore(texts=texts)
+            session = cls(parser, path=str(Path(path)), counter=counter, window=window)
             base, line, digest = 0, 1, session_index.new_digest()
         session.texts = texts
         parser, pending = session.parser, b""
@@ -206,6 +209,8 @@ class Session:
             settled = max(self._released_to, min(stop, len(entries) - 1))
             self.texts.release(entries, self._released_to, settled)
             self._released_to = settled
+        if isinstance(entries, EntryStore):
+            entries.freeze(min(self._released_to, self.parser.settled_before()))
 
     @classmethod
     def _open_whole(cls, path: str | os.PathLike, format: str | None, sample: int, counter: TokenCounter,
@@ -277,7 +282,9 @@ class Session:
         Right after a compaction with no model call since, the compaction's own
         post-compaction size (or None when it does not record one).
         """
-        for entry in reversed(self.entries[: self.clamp(message)]):
+        entries = self.entries
+        for position in range(self.clamp(message) - 1, -1, -1):
+            entry = entries[position]
             if entry.compaction is not None and entry.compaction.kind != "microcompact":
                 return entry.compaction.post_tokens
             if entry.usage is not None:

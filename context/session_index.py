@@ -20,21 +20,22 @@ import hashlib
 import marshal
 import os
 import tempfile
+from collections.abc import Iterator, Sequence
 from pathlib import Path
-from sys import intern
 from typing import Any, BinaryIO
 
 from parsers.base import LineParser
-from parsers.model import Block, Compaction, Diagnostics, Entry, SessionMeta, SidechainTotals, Usage
+from parsers.model import Diagnostics, Entry, SessionMeta, SidechainTotals
 
-from .lazy_text import LogTexts, released_as
+from .entry_codec import decode_block, decode_entry, encode_block, encode_entry
+from .entry_store import BATCH, EntryStore
+from .lazy_text import LogTexts
 from .token_cache import cache_dir
 
-INDEX_VERSION = 1
+INDEX_VERSION = 2
 MAGIC = b"ctxtop-index\n"
 INDEX_MIN_BYTES = 8 << 20  # smaller logs read fast enough; their index would only fill the disk
 MAX_INDEXES = 20
-BATCH = 5000  # entries per marshal record
 
 
 def index_path(log: str | os.PathLike, format: str, encoding: str) -> Path:
@@ -75,14 +76,14 @@ def save(path: Path, parser: LineParser, accounting_saved: dict, released_to: in
             out.write(MAGIC)
             _write(out, {"version": INDEX_VERSION, "format": parser.name, "encoding": encoding, "indexed": indexed,
                           "digest": digest, "entries": len(parser.entries)})
-            for start in range(0, len(parser.entries), BATCH):
-                _write(out, [_entry(e) for e in parser.entries[start : start + BATCH]])
+            for blob in _packed(parser.entries):
+                _write_blob(out, blob)
             d, m = parser.diagnostics, parser.meta
             _write(out, {
                 "accounting": accounting_saved, "released_to": released_to, "resume_line": parser.resume_line,
                 "diagnostics": [d.malformed_lines, d.unknown_records, d.skipped_records, d.torn_last_line, d.examples],
                 "meta": [m.session_id, m.model, m.context_window, m.title, m.cwd],
-                "sidechain": [parser.sidechain.messages, [_block(b) for b in parser.sidechain.blocks]],
+                "sidechain": [parser.sidechain.messages, [encode_block(b) for b in parser.sidechain.blocks]],
                 "state": parser.carry_state(),
             })
         os.replace(temporary, path)
@@ -92,39 +93,37 @@ def save(path: Path, parser: LineParser, accounting_saved: dict, released_to: in
     _prune(path.parent)
 
 
+def _packed(entries: Sequence[Entry]) -> Iterator[bytes]:
+    """The entries in batches of their plain-data form, marshalled (a store's packed batches as they are)."""
+    if isinstance(entries, EntryStore):
+        yield from entries.packed_batches()
+        return
+    for start in range(0, len(entries), BATCH):
+        yield marshal.dumps([encode_entry(e) for e in entries[start : start + BATCH]])
+
+
 def _write(out: BinaryIO, value: Any) -> None:
+    _write_blob(out, marshal.dumps(value))
+
+
+def _write_blob(out: BinaryIO, blob: bytes) -> None:
     # Length-prefixed records read with marshal.loads: marshal.load on a file reads it in tiny pieces.
-    blob = marshal.dumps(value)
     out.write(len(blob).to_bytes(8, "little"))
     out.write(blob)
 
 
-def _read_record(handle: BinaryIO) -> Any:
+def _read_blob(handle: BinaryIO) -> bytes:
     size = int.from_bytes(handle.read(8), "little")
     if size > os.fstat(handle.fileno()).st_size - handle.tell():
         raise EOFError("a record longer than the index")  # damage: do not try to read (or allocate) it
     blob = handle.read(size)
     if len(blob) != size:
         raise EOFError("the index ends early")
-    return marshal.loads(blob)
+    return blob
 
 
-def _block(block: Block) -> tuple:
-    released = released_as(block)
-    return (block.category, None if released else block.text, block.tool_name, block.tool_id, block.is_error, block.opaque,
-            list(block.image_size) if block.image_size else None, block.source, released)
-
-
-def _entry(entry: Entry) -> tuple:
-    usage = entry.usage
-    return (entry.index, entry.role, [_block(b) for b in entry.blocks], entry.offset, entry.line, entry.timestamp, entry.model,
-            None if usage is None else (usage.prompt_tokens, usage.output_tokens, usage.reasoning_tokens, usage.context_window),
-            entry.uid, None if entry.compaction is None else _compaction(entry.compaction))
-
-
-def _compaction(c: Compaction) -> tuple:
-    return (c.kind, c.trigger, c.pre_tokens, c.post_tokens, list(c.preserved_ids), list(c.preserved_segment) if c.preserved_segment else None,
-            list(c.cleared_tool_ids), None if c.replacement is None else [_block(b) for b in c.replacement], c.opaque, c.summary_follows)
+def _read_record(handle: BinaryIO) -> Any:
+    return marshal.loads(_read_blob(handle))
 
 
 def _prune(directory: Path) -> None:
@@ -167,37 +166,19 @@ def _read(handle: BinaryIO, log: str | os.PathLike, parser_type: type[LineParser
     if digest is None or digest.digest() != header["digest"]:
         return None  # the log no longer begins with what was indexed
     parser = parser_type()
-    while len(parser.entries) < header["entries"]:
-        parser.entries += [_restore_entry(item, texts) for item in _read_record(handle)]
+    entries = parser.entries = EntryStore(texts=texts)
+    while len(entries) < header["entries"]:
+        blob = _read_blob(handle)
+        # Decoded once here, so that a damaged index is found now, not when an entry is first read.
+        batch = [decode_entry(item, texts) for item in marshal.loads(blob)]
+        entries.adopt(blob, batch)
     rest = _read_record(handle)
     malformed, unknown, skipped, torn, examples = rest["diagnostics"]
     parser.diagnostics = Diagnostics(malformed, unknown, skipped, torn, list(examples))
     parser.meta = SessionMeta(*rest["meta"])
     messages, blocks = rest["sidechain"]
-    parser.sidechain = SidechainTotals(messages, [_restore_block(b, texts) for b in blocks])
+    parser.sidechain = SidechainTotals(messages, [decode_block(b, texts) for b in blocks])
     parser.restore_state(rest["state"])
+    entries.thaw(parser.settled_before())  # what the lines still to come may change, held as objects
     parser.resume_offset, parser.resume_line = header["indexed"], rest["resume_line"]
     return Loaded(parser, rest["accounting"], rest["released_to"], header["indexed"], digest)
-
-
-def _restore_block(item: Any, texts: LogTexts) -> Block:
-    category, text, tool_name, tool_id, is_error, opaque, image_size, source, released = item
-    block = Block(category, text if text is not None else "", tool_name, tool_id, is_error, opaque,
-                  tuple(image_size) if image_size else None)
-    block.source = source
-    if released is not None:
-        texts.restore(block, *released)
-    return block
-
-
-def _restore_entry(item: Any, texts: LogTexts) -> Entry:
-    index, role, blocks, offset, line, timestamp, model, usage, uid, compaction = item
-    return Entry(index, role, [_restore_block(b, texts) for b in blocks], offset, line, timestamp,
-                 intern(model) if model else model, Usage(*usage) if usage else None, uid,
-                 _restore_compaction(compaction, texts) if compaction else None)
-
-
-def _restore_compaction(item: Any, texts: LogTexts) -> Compaction:
-    kind, trigger, pre, post, preserved_ids, segment, cleared, replacement, opaque, summary_follows = item
-    return Compaction(kind, trigger, pre, post, tuple(preserved_ids), tuple(segment) if segment else None, tuple(cleared),
-                      None if replacement is None else [_restore_block(b, texts) for b in replacement], opaque, summary_follows)

@@ -105,7 +105,7 @@ class Replay:
     def __init__(self, entries: list[Entry], accounting: Accounting) -> None:
         self.entries = entries
         self.accounting = accounting
-        self._by_uid: dict[str, Entry] | None = None  # built when a partial compaction first needs it
+        self._by_uid: dict[str, int] | None = None  # uid → index, built when a partial compaction first needs it
         self._by_uid_of = 0  # how many entries it was built from
         self.window = Window(at=0)
         self.position = 0  # entries replayed so far
@@ -164,16 +164,17 @@ class Replay:
         """The messages a partial compaction keeps verbatim, in file order."""
         if not compaction.preserved_ids and not compaction.preserved_segment:
             return []
-        if self._by_uid is None or self._by_uid_of != len(self.entries):
+        entries = self.entries
+        if self._by_uid is None or self._by_uid_of != len(entries):
             # Built once, and again only when entries were appended since.
-            self._by_uid = {e.uid: e for e in self.entries if e.uid}
-            self._by_uid_of = len(self.entries)
+            self._by_uid = {e.uid: e.index for e in entries if e.uid}
+            self._by_uid_of = len(entries)
         if compaction.preserved_ids:
-            return [self._by_uid[u] for u in compaction.preserved_ids if u in self._by_uid]
+            return [entries[self._by_uid[u] - 1] for u in compaction.preserved_ids if u in self._by_uid]
         if compaction.preserved_segment:
             head, tail = (self._by_uid.get(u) for u in compaction.preserved_segment)
-            if head is not None and tail is not None and head.index <= tail.index:
-                return self.entries[head.index - 1 : tail.index]
+            if head is not None and tail is not None and head <= tail:
+                return entries[head - 1 : tail]
         return []
 
     def window_at(self, message: int | None = None) -> Window:

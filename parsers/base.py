@@ -77,6 +77,15 @@ class Parser:
         self.entries.append(entry)
         return entry
 
+    def editable(self, position: int) -> Entry:
+        """The entry at ``position`` (0-based), to change in place. ``entries`` may be a store that keeps
+        settled entries packed (``context.entry_store``), where reading one gives a copy: it is made
+        an object again first, so the change is kept. Call ``touch`` as well."""
+        thaw = getattr(self.entries, "thaw", None)
+        if thaw is not None:
+            thaw(position)
+        return self.entries[position]
+
     def touch(self, position: int) -> None:
         """Note that the entry at ``position`` (0-based) and those after it changed after they were built."""
         self._touched = position if self._touched is None else min(self._touched, position)
@@ -100,6 +109,11 @@ class LineParser(Parser):
     def add_entry(self, role: str, blocks: list[Block], offset: int, line: int, **fields: Any) -> Entry:
         stamp_source(blocks, offset)
         return super().add_entry(role, blocks, offset, line, **fields)
+
+    def settled_before(self) -> int:
+        """Entries before this position are never changed by the lines still to come (so they may be
+        stored packed). By default only the last entry may still change (a late usage record)."""
+        return len(self.entries) - 1
 
     def carry_state(self) -> Any:
         """What this parser remembers between lines beyond its entries, as plain data (JSON-like),

@@ -61,6 +61,8 @@ def looks_like(record: dict) -> bool:
 # A response's lines are written together; remembering the last few hundred ids (not all of a
 # session's) is enough to join them, and keeps a huge session's memory to its entries.
 RECENT_RESPONSES = 256
+# ...but they land within this many entries of its first line (tool results in between).
+MERGE_HORIZON = 64
 
 
 class ClaudeCodeParser(LineParser):
@@ -70,14 +72,20 @@ class ClaudeCodeParser(LineParser):
 
     def __init__(self) -> None:
         super().__init__()
-        self._by_message_id: dict[str, Entry] = {}
+        # Recent responses: message id → the index of the entry their first line made.
+        self._by_message_id: dict[str, int] = {}
         self._sidechain_ids: set[str] = set()
 
+    def settled_before(self) -> int:
+        # A later line of a response merges into the entry its first line made, a few entries back at most
+        # (one further back is still joined: ``editable`` unpacks it again).
+        return len(self.entries) - MERGE_HORIZON
+
     def carry_state(self) -> Any:
-        return {"responses": [[mid, entry.index] for mid, entry in self._by_message_id.items()], "sidechain_ids": sorted(self._sidechain_ids)}
+        return {"responses": [[mid, index] for mid, index in self._by_message_id.items()], "sidechain_ids": sorted(self._sidechain_ids)}
 
     def restore_state(self, state: Any) -> None:
-        self._by_message_id = {mid: self.entries[index - 1] for mid, index in state["responses"]}
+        self._by_message_id = {mid: index for mid, index in state["responses"]}
         self._sidechain_ids = set(state["sidechain_ids"])
 
     def handle(self, record: dict, offset: int, line: int) -> None:
@@ -145,8 +153,9 @@ class ClaudeCodeParser(LineParser):
             return
         if model and model != SYNTHETIC_MODEL:
             self.meta.model = model
-        existing = self._by_message_id.get(message_id) if message_id else None
-        if existing is not None:
+        existing_index = self._by_message_id.get(message_id) if message_id else None
+        if existing_index is not None:
+            existing = self.editable(existing_index - 1)
             stamp_source(blocks, offset)
             self.touch(existing.index - 1)
             _merge_blocks(existing.blocks, blocks)
@@ -164,7 +173,7 @@ class ClaudeCodeParser(LineParser):
             uid=_str(record.get("uuid")),
         )
         if message_id:
-            self._by_message_id[message_id] = entry
+            self._by_message_id[message_id] = entry.index
             if len(self._by_message_id) > RECENT_RESPONSES:
                 del self._by_message_id[next(iter(self._by_message_id))]
 

@@ -139,6 +139,10 @@ class GeminiChatParser(_GeminiMessages, DocumentParser):
                 self.malformed(0, "a message that is not an object")
 
 
+# How far back a message written again is looked for.
+REPEAT_LOOKBACK = 50
+
+
 class GeminiJsonlParser(_GeminiMessages, LineParser):
     name = "gemini-cli"
     description = "Gemini CLI chat recording (JSONL)"
@@ -149,6 +153,10 @@ class GeminiJsonlParser(_GeminiMessages, LineParser):
         # Set when a record changes the past (a rewind, an update of an earlier message):
         # live tailing then reads the file again instead of patching.
         self.history_rewritten = False
+
+    def settled_before(self) -> int:
+        # A message written again replaces its earlier version among the last few (a rewind drops whole tails).
+        return max(0, len(self.entries) - REPEAT_LOOKBACK)
 
     def carry_state(self) -> Any:
         return {"history_rewritten": self.history_rewritten}
@@ -176,9 +184,10 @@ class GeminiJsonlParser(_GeminiMessages, LineParser):
                 self.meta.session_id = record["sessionId"]
             return
         uid = record.get("id")
-        for entry in reversed(self.entries[-50:]):
+        for entry in reversed(self.entries[-REPEAT_LOOKBACK:]):
             if entry.uid is not None and entry.uid == uid:
                 # The same message again, with more of it: the last version wins.
+                entry = self.editable(entry.index - 1)
                 self.touch(entry.index - 1)
                 entry.blocks = message_blocks(record)
                 stamp_source(entry.blocks, offset)

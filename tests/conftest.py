@@ -34,3 +34,15 @@ def private_state_dir(tmp_path_factory, monkeypatch):
     monkeypatch.setenv("CTXTOP_STATE_DIR", str(state))
     monkeypatch.setenv("CTXTOP_CACHE_DIR", str(cache))
     return state
+
+
+@pytest.fixture
+def small_batches(monkeypatch):
+    """Entries packed a few at a time, so that even a small log is mostly frozen (and unpacked often)."""
+    from context import entry_store
+    from parsers import claude_code
+
+    monkeypatch.setattr(entry_store, "BATCH", 4)
+    monkeypatch.setattr(entry_store, "CACHED_BATCHES", 2)
+    # Responses' later lines then often reach back into packed entries, which must be unpacked to join them.
+    monkeypatch.setattr(claude_code, "MERGE_HORIZON", 2)
