@@ -86,11 +86,12 @@ class Accounting:
         """Every entry's block tokens as lists (for comparing two accountings)."""
         return [list(self.of(i)) for i in range(self.counted)]
 
-    def update(self, entries: list[Entry], start: int = 0, stop: int | None = None) -> None:
+    def update(self, entries: list[Entry], start: int = 0, stop: int | None = None) -> int:
         """Count entries from position ``start`` (live tailing passes the first changed one) to ``stop``.
 
         Only those entries' texts are read; the reasoning estimates of the model
-        call they belong to are redone from the counts already made.
+        call they belong to are redone from the counts already made. Returns the
+        first position whose counts may have changed (that call's first entry).
         """
         start = min(start, self.counted)
         stop = len(entries) if stop is None else min(stop, len(entries))
@@ -110,6 +111,7 @@ class Accounting:
             self._starts.append(len(self._flat))
         self._calls_done = self._estimate_opaque_reasoning(entries, call_start, stop)
         self.counter.persist()
+        return call_start
 
     def saved(self) -> dict:
         """The counts as plain data, for a saved session index."""

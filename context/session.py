@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+import threading
+from bisect import bisect_right
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -87,6 +89,8 @@ class Session:
         self.texts: LogTexts | None = None  # set when big texts are released and read back from the log
         self._released_to = 0  # entries before this position had their big texts released
         self.from_index = 0  # bytes of the log taken from a saved index rather than parsed
+        self._checkpoints: list[Replay] = []  # replays stopped just after a compaction, by position (window_at)
+        self._checkpoint_lock = threading.Lock()
         entries = parser.entries if count else []
         step = max(COUNT_STEP, len(entries) // 50) if progress else len(entries)
         for stop in range(step, len(entries) + step, step or 1):
@@ -204,7 +208,7 @@ class Session:
             start = min(start, touched)
             self._released_to = min(self._released_to, touched)
         stop = max(start, len(entries) - 1) if settled_only else len(entries)
-        self.accounting.update(entries, start, stop)
+        self._forget_checkpoints_after(self.accounting.update(entries, start, stop))
         if self.texts is not None:
             settled = max(self._released_to, min(stop, len(entries) - 1))
             self.texts.release(entries, self._released_to, settled)
@@ -274,7 +278,36 @@ class Session:
 
     # --- the window --------------------------------------------------------------
     def window_at(self, message: int | None = None) -> Window:
-        return Replay(self.entries, self.accounting).window_at(self.clamp(message))
+        """The window after ``message``, replayed from the last compaction before it.
+
+        Every replay leaves a copy of its state just after each compaction it
+        passes (a small window: what the compaction kept), so stepping through a
+        big session replays one stretch between compactions, not all before it.
+        """
+        at = self.clamp(message)
+        replay = self._replay_before(at)
+        for _ in replay.run(at):
+            if replay.compacted:
+                self._keep_checkpoint(replay.fork())
+        return replay.window
+
+    def _replay_before(self, at: int) -> Replay:
+        with self._checkpoint_lock:
+            checkpoints = self._checkpoints
+            found = bisect_right(checkpoints, at, key=lambda r: r.position)
+            return checkpoints[found - 1].fork() if found else Replay(self.entries, self.accounting)
+
+    def _keep_checkpoint(self, replay: Replay) -> None:
+        with self._checkpoint_lock:
+            checkpoints = self._checkpoints
+            found = bisect_right(checkpoints, replay.position, key=lambda r: r.position)
+            if not found or checkpoints[found - 1].position != replay.position:
+                checkpoints.insert(found, replay)
+
+    def _forget_checkpoints_after(self, position: int) -> None:
+        """The entry at ``position`` changed: replays that went past it are out of date."""
+        with self._checkpoint_lock:
+            self._checkpoints = [r for r in self._checkpoints if r.position <= position]
 
     def reported_at(self, message: int | None = None) -> int | None:
         """The prompt size the log reports for the latest model call at or before ``message``.

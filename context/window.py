@@ -109,6 +109,7 @@ class Replay:
         self._by_uid_of = 0  # how many entries it was built from
         self.window = Window(at=0)
         self.position = 0  # entries replayed so far
+        self.compacted = False  # the entry replayed last was a compaction that emptied the window
         self._cleared: set[str] = set()
         self._preserved: list[Entry] = []
 
@@ -116,6 +117,7 @@ class Replay:
         twin = Replay.__new__(Replay)
         twin.entries, twin.accounting = self.entries, self.accounting
         twin._by_uid, twin._by_uid_of = self._by_uid, self._by_uid_of
+        twin.compacted = self.compacted
         twin.position, twin._cleared, twin._preserved = self.position, set(self._cleared), list(self._preserved)
         # Blocks are never changed in place (see Window.clear), so sharing them is safe: O(1) per block.
         totals = {name: CategoryTotal(t.tokens, t.blocks) for name, t in self.window.totals.items()}
@@ -137,6 +139,7 @@ class Replay:
         window, cleared = self.window, self._cleared
         window.at = entry.index
         compaction = entry.compaction
+        self.compacted = compaction is not None and compaction.kind != "microcompact"
         if compaction is not None:
             window.last_compaction = compaction
             if compaction.kind == "microcompact":

@@ -2,8 +2,9 @@
 
 import pytest
 
+from context.session import Session
 from context.snapshot import build_snapshot
-from context.window import CLEARED_PLACEHOLDER
+from context.window import CLEARED_PLACEHOLDER, Replay
 
 from .conftest import DATA
 
@@ -111,3 +112,41 @@ def test_preserved_segment_is_reattached_when_no_uuid_list(tmp_path, open_data):
 
     after = texts(Session.open(path).window_at(9))
     assert after[1:] == ["Done.", "continue with the report", "next step", "ok"]
+
+
+def window_state(window) -> tuple:
+    return (window.at, [(item.entry.index, item.position, item.category, item.tokens, item.estimated, item.cleared) for item in window.blocks],
+            window.categories(), window.last_compaction)
+
+
+def all_logs_with_compactions() -> list:
+    from .test_lazy_text import jsonl_logs
+
+    logs = jsonl_logs() + [DATA / "openhands_condensation.json", DATA / "inspect_compaction.json"]
+    return [log for log in logs if any(e.compaction for e in Session.open(log).entries)]
+
+
+@pytest.mark.parametrize("log", all_logs_with_compactions(), ids=lambda p: p.name[:40])
+def test_windows_replayed_from_a_checkpoint_equal_a_replay_from_the_start(log):
+    session = Session.open(log)
+    fresh = [window_state(w) for w in Replay(session.entries, session.accounting).run()]
+    # In an order that jumps back and forth, so windows come from checkpoints left by other replays.
+    order = sorted(range(1, len(fresh) + 1), key=lambda m: (m * 7919) % len(fresh))
+    for message in order + [len(fresh)] + order[::-1]:
+        assert window_state(session.window_at(message)) == fresh[message - 1], message
+    if any(e.compaction and e.compaction.kind != "microcompact" for e in session.entries):
+        assert session._checkpoints, "no checkpoint was kept: the test would prove nothing"
+
+
+def test_a_change_to_an_entry_before_a_checkpoint_is_not_hidden_by_it():
+    # The system prompt stays through a compaction, so a checkpoint after it holds its count:
+    # when a parser changes it (as live merges and late usage change entries), that must go.
+    session = Session.open(DATA / "codex_local_compaction.jsonl")
+    before = window_state(session.window_at(10))
+    assert session._checkpoints
+    session.parser.editable(0).blocks[0].text += " Never use the network." * 20
+    session.parser.touch(0)
+    session.count_new()
+    after = window_state(session.window_at(10))
+    assert after == window_state(Replay(session.entries, session.accounting).window_at(10))
+    assert after[1][0][3] > before[1][0][3]  # the system prompt's tokens grew
