@@ -24,9 +24,56 @@ import uuid
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
-WORDS = ("order invoice supplier budget approve refund shipment warehouse quantity price total pending customer "
+# No word here states a rule ("budget", "only", "never"... would make each message a candidate):
+# the rules are the RULES list, stated once at the start as an instructions file would.
+WORDS = ("order invoice supplier ledger approve refund shipment warehouse quantity price total pending customer "
          "error retry timeout config deploy build test module function variable import return class async await "
          "数据 订单 审批 供应商 预算 库存 通知 客户 价格 合计").split()
+
+
+# A project's instructions file (CLAUDE.md, AGENTS.md) of about 30 rules, as in the seeds' incident.
+RULES = [
+    "Budget cap 8000 USD per order: stop and ask above it.",
+    "Never send email to suppliers; only use WeCom.",
+    "Old error codes must keep working.",
+    "Never push to main.",
+    "Do not delete rows from the orders table.",
+    "Always run the test suite before a commit.",
+    "No more than 3 retries for a failed shipment call.",
+    "Never store customer phone numbers in logs.",
+    "Only deploy on Fridays after 3pm.",
+    "The refund limit is 500 USD without approval.",
+    "Do not change the public API of the invoice module.",
+    "Always keep migrations reversible.",
+    "Never disable the rate limiter.",
+    "Do not add new dependencies without asking.",
+    "Timeouts must stay at 30 seconds or less.",
+    "Only the warehouse service may write stock levels.",
+    "Never log supplier bank details.",
+    "Always answer in the user's language.",
+    "Do not edit generated files under build/.",
+    "Max batch size is 200 orders.",
+    "Never force-push a shared branch.",
+    "Prices must be stored in cents, as integers.",
+    "Do not call the payment API from tests.",
+    "Always use UTC timestamps.",
+    "At most 2 concurrent deploys.",
+    "Never approve your own pull request.",
+    "Config changes must go through review.",
+    "Do not rename database columns in place.",
+    "Only use the v2 supplier endpoint.",
+    "不要在周末发布。",
+]
+
+
+def _rules_message(rng: random.Random) -> str:
+    return "Project rules (CLAUDE.md):\n" + "\n".join(f"- {rule}" for rule in RULES) + "\n\n" + _text(rng, 20)
+
+
+def _summary(rng: random.Random, words: int) -> str:
+    """A compaction summary that keeps some of the rules, as real ones do (and drops the rest)."""
+    kept = [rule for rule in RULES if rng.random() < 0.6]
+    return "Summary:\n" + " ".join(kept) + "\n" + _text(rng, words)
 
 
 def _text(rng: random.Random, words: int) -> str:
@@ -79,7 +126,8 @@ def claude_code_lines(seed: int):
     turn = 0
     while True:
         turn += 1
-        yield record("user", message={"role": "user", "content": _text(rng, rng.randint(5, 40))})
+        content = _rules_message(rng) if turn == 1 else _text(rng, rng.randint(5, 40))
+        yield record("user", message={"role": "user", "content": content})
         for step in range(rng.randint(1, 6)):
             if rng.random() < 0.3:  # progress noise: never reaches the model
                 yield json.dumps({"type": "progress", "sessionId": session, "data": {"type": "bash_progress", "output": _text(rng, 260)}},
@@ -103,7 +151,7 @@ def claude_code_lines(seed: int):
         if prompt > 160_000:  # auto-compact, as Claude Code would
             yield record("system", subtype="compact_boundary", content="Conversation compacted",
                          compactMetadata={"trigger": "auto", "preTokens": prompt})
-            yield record("user", isCompactSummary=True, message={"role": "user", "content": "Summary:\n" + _text(rng, 300)})
+            yield record("user", isCompactSummary=True, message={"role": "user", "content": _summary(rng, 300)})
             prompt = 6000
 
 
@@ -116,7 +164,7 @@ def codex_lines(seed: int):
         n += 1
         item = lambda payload: json.dumps({"timestamp": _timestamp(n), "type": "response_item", "payload": payload}) + "\n"  # noqa: E731
         call_id = _api_id(rng, "call_")
-        yield item({"type": "message", "role": "user", "content": [{"type": "input_text", "text": _text(rng, 20)}]})
+        yield item({"type": "message", "role": "user", "content": [{"type": "input_text", "text": _rules_message(rng) if n == 1 else _text(rng, 20)}]})
         yield item({"type": "function_call", "name": "shell", "call_id": call_id, "arguments": json.dumps({"command": ["bash", "-lc", _text(rng, 5)]})})
         output = _tool_output(rng)
         yield item({"type": "function_call_output", "call_id": call_id, "output": output})
@@ -125,9 +173,13 @@ def codex_lines(seed: int):
             "type": "token_count", "info": {"last_token_usage": {"input_tokens": total, "output_tokens": 50},
                                             "total_token_usage": {"input_tokens": total * n}, "model_context_window": 272000}}}) + "\n"
         if total > 240_000:  # local compaction, as Codex does near 90% of its window
-            replacement = [{"type": "message", "role": "user", "content": [{"type": "input_text", "text": _text(rng, 40)}]}]
+            # Recent user messages, then the summary as a last user message (Codex's build_compacted_history).
+            summary = _summary(rng, 200)
+            replacement = [{"type": "message", "role": "user", "content": [{"type": "input_text", "text": text}]}
+                           for text in (_text(rng, 40), "Another language model started to solve this problem and produced a summary "
+                                        "of its thinking process. Here is the summary:\n" + summary)]
             yield json.dumps({"timestamp": _timestamp(n), "type": "compacted",
-                              "payload": {"message": _text(rng, 200), "replacement_history": replacement}}) + "\n"
+                              "payload": {"message": summary, "replacement_history": replacement}}) + "\n"
             total = 5000
 
 
