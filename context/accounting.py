@@ -65,6 +65,11 @@ class Accounting:
         self._calls_done = 0  # position just after the last entry with usage counted so far: where the open call begins
 
     @property
+    def calls_done(self) -> int:
+        """Entries before this position have final counts: the model call they belong to has reported usage."""
+        return self._calls_done
+
+    @property
     def counted(self) -> int:
         """How many entries are counted."""
         return len(self._starts) - 1

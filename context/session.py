@@ -90,6 +90,9 @@ class Session:
         self._released_to = 0  # entries before this position had their big texts released
         self.from_index = 0  # bytes of the log taken from a saved index rather than parsed
         self._checkpoints: list[Replay] = []  # replays stopped just after a compaction, by position (window_at)
+        # While a JSON Lines log is read: a replay kept up with the entries whose counts are final,
+        # so that the window at the latest message needs no replay of the history (count_new).
+        self._ahead: Replay | None = None
         self._checkpoint_lock = threading.Lock()
         entries = parser.entries if count else []
         step = max(COUNT_STEP, len(entries) // 50) if progress else len(entries)
@@ -213,8 +216,13 @@ class Session:
             settled = max(self._released_to, min(stop, len(entries) - 1))
             self.texts.release(entries, self._released_to, settled)
             self._released_to = settled
+        settled = min(self._released_to, self.parser.settled_before())
         if isinstance(entries, EntryStore):
-            entries.freeze(min(self._released_to, self.parser.settled_before()))
+            entries.freeze(settled)
+        # Replayed as they are read, so the latest window needs no replay of the whole history
+        # (nor unpacking it). Only up to the last model call that reported usage: the counts of
+        # a call still open change when it does, and the replay past them would be dropped.
+        self._replay_settled(min(settled, self.accounting.calls_done))
 
     @classmethod
     def _open_whole(cls, path: str | os.PathLike, format: str | None, sample: int, counter: TokenCounter,
@@ -295,7 +303,20 @@ class Session:
         with self._checkpoint_lock:
             checkpoints = self._checkpoints
             found = bisect_right(checkpoints, at, key=lambda r: r.position)
-            return checkpoints[found - 1].fork() if found else Replay(self.entries, self.accounting)
+            nearest = checkpoints[found - 1] if found else None
+            ahead = self._ahead
+            if ahead is not None and ahead.position <= at and (nearest is None or ahead.position > nearest.position):
+                nearest = ahead
+            return nearest.fork() if nearest is not None else Replay(self.entries, self.accounting)
+
+    def _replay_settled(self, stop: int) -> None:
+        with self._checkpoint_lock:
+            ahead = self._ahead.fork() if self._ahead is not None else Replay(self.entries, self.accounting)
+        for _ in ahead.run(stop):
+            if ahead.compacted:
+                self._keep_checkpoint(ahead.fork())
+        with self._checkpoint_lock:
+            self._ahead = ahead
 
     def _keep_checkpoint(self, replay: Replay) -> None:
         with self._checkpoint_lock:
@@ -308,6 +329,8 @@ class Session:
         """The entry at ``position`` changed: replays that went past it are out of date."""
         with self._checkpoint_lock:
             self._checkpoints = [r for r in self._checkpoints if r.position <= position]
+            if self._ahead is not None and self._ahead.position > position:
+                self._ahead = self._checkpoints[-1].fork() if self._checkpoints else None
 
     def reported_at(self, message: int | None = None) -> int | None:
         """The prompt size the log reports for the latest model call at or before ``message``.

@@ -150,3 +150,16 @@ def test_a_change_to_an_entry_before_a_checkpoint_is_not_hidden_by_it():
     after = window_state(session.window_at(10))
     assert after == window_state(Replay(session.entries, session.accounting).window_at(10))
     assert after[1][0][3] > before[1][0][3]  # the system prompt's tokens grew
+
+
+@pytest.mark.parametrize("name", ["codex_local_compaction.jsonl", "codex_remote_compaction.jsonl", "claude_compact.jsonl"])
+def test_the_latest_window_continues_the_replay_kept_while_reading(name, monkeypatch, small_batches):
+    from context import session as session_module
+
+    # Small pieces and batches: the replay must keep up across many reads, with entries packed behind it.
+    monkeypatch.setattr(session_module, "STREAM_CHUNK_BYTES", 512)
+    session = Session.open(DATA / name)
+    assert session._ahead is not None and session._ahead.position > 0
+    fresh = Replay(session.entries, session.accounting)
+    for message in range(1, session.message_count + 1):
+        assert window_state(session.window_at(message)) == window_state(fresh.window_at(message)), message
