@@ -21,8 +21,8 @@ from .audit import IMPLICIT_DROP, Alert, Audit, run_audit, violations
 from .constraints import Constraint
 from .session import Session, split_sample
 from .source import SourceError, read_appended, tree_signature
-from .timeline import TimelinePoint, point_of
-from .window import Replay, Window
+from .timeline import TimelineView
+from .window import Window
 
 
 @dataclass(slots=True)
@@ -61,9 +61,8 @@ class LogFollower:
         self.signature = None if isinstance(self.session.parser, LineParser) else self._signature()
         self.offset = self.session.parser.resume_offset
         self.line = getattr(self.session.parser, "resume_line", 1)
-        self.replay = Replay(self.session.entries, self.session.accounting)
-        self.points: list[TimelinePoint] = []
-        self._latest: Window = Window(at=0)
+        self.points: TimelineView
+        self._latest: Window
         self._advance()
         self.audit: Audit = run_audit(self.session, self.constraints) if audit else Audit(self.constraints, [], [])
         self._last_prompt = self.session.reported_at(None) or 0
@@ -142,15 +141,10 @@ class LogFollower:
         return Update(len(self.session.entries), len(self.session.entries), reset=reason, alerts=list(self.audit.alerts))
 
     def _advance(self) -> None:
-        """Replay the entries that can no longer change; look ahead over the last one on a copy."""
-        entries = self.session.entries
-        del self.points[self.replay.position:]
-        for window in self.replay.run(len(entries) - 1):
-            self.points.append(point_of(window, entries[window.at - 1]))
-        ahead = self.replay.fork()
-        for window in ahead.run():
-            self.points.append(point_of(window, entries[window.at - 1]))
-        self._latest = ahead.window
+        """The timeline and the latest window: the session replays what can no longer change as it
+        counts it; only the entries after that are replayed here, on a copy."""
+        self.points = self.session.timeline()
+        self._latest = self.session.window_at(None)
 
     def _new_alerts(self, before: int) -> list[Alert]:
         """Alerts raised by the entries from position ``before`` on, added to the audit."""
@@ -178,7 +172,7 @@ class LogFollower:
 
     # --- reading -----------------------------------------------------------------------------------
     def window_at(self, message: int) -> Window:
-        """The window after ``message``; the latest one comes from the live replay at no cost."""
+        """The window after ``message``; the latest one was made at the last poll."""
         with self.lock:
             if message >= len(self.session.entries):
                 return self._latest

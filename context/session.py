@@ -32,6 +32,7 @@ from .source import (
     tree_names,
 )
 from .subagents import SubagentScan
+from .timeline import Timeline, TimelineView, point_of
 from .token_cache import TokenCache
 from .tokens import DEFAULT_ENCODING, TokenCounter
 from .window import Replay, Window
@@ -93,6 +94,7 @@ class Session:
         # While a JSON Lines log is read: a replay kept up with the entries whose counts are final,
         # so that the window at the latest message needs no replay of the history (count_new).
         self._ahead: Replay | None = None
+        self.history = Timeline()  # a point for each message _ahead has replayed
         self._checkpoint_lock = threading.Lock()
         entries = parser.entries if count else []
         step = max(COUNT_STEP, len(entries) // 50) if progress else len(entries)
@@ -100,6 +102,11 @@ class Session:
             self.accounting.update(entries, self.accounting.counted, stop)
             if progress:
                 progress(min(1.0, stop / len(entries)))
+        if count and entries:
+            # Replayed once now, so that the latest window and the timeline need no replay of the
+            # history. A document is read whole: all of it is settled.
+            settled = min(parser.settled_before(), self.accounting.calls_done) if isinstance(parser, LineParser) else len(entries)
+            self._replay_settled(settled)
 
     @classmethod
     def open(
@@ -312,11 +319,22 @@ class Session:
     def _replay_settled(self, stop: int) -> None:
         with self._checkpoint_lock:
             ahead = self._ahead.fork() if self._ahead is not None else Replay(self.entries, self.accounting)
-        for _ in ahead.run(stop):
+        entries, history = self.entries, self.history
+        for window in ahead.run(stop):
+            history.add(window, entries[window.at - 1])
             if ahead.compacted:
                 self._keep_checkpoint(ahead.fork())
         with self._checkpoint_lock:
             self._ahead = ahead
+
+    def timeline(self) -> TimelineView:
+        """A point for every message: those replayed as the log was read, then the rest (which
+        may still change) replayed on a copy."""
+        with self._checkpoint_lock:
+            ahead = self._ahead.fork() if self._ahead is not None else Replay(self.entries, self.accounting)
+        settled, entries = ahead.position, self.entries
+        rest = [point_of(window, entries[window.at - 1]) for window in ahead.run()]
+        return self.history.view(settled, rest)
 
     def _keep_checkpoint(self, replay: Replay) -> None:
         with self._checkpoint_lock:
@@ -331,6 +349,7 @@ class Session:
             self._checkpoints = [r for r in self._checkpoints if r.position <= position]
             if self._ahead is not None and self._ahead.position > position:
                 self._ahead = self._checkpoints[-1].fork() if self._checkpoints else None
+                self.history.truncate(self._ahead.position if self._ahead is not None else 0)
 
     def reported_at(self, message: int | None = None) -> int | None:
         """The prompt size the log reports for the latest model call at or before ``message``.

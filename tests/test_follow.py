@@ -11,7 +11,6 @@ from context.follow import LogFollower
 from context.pins import select_constraints
 from context.session import Session
 from context.source import SourceError
-from context.timeline import timeline
 from tui.demo import DEMO_WINDOW, demo_path
 
 from .conftest import DATA
@@ -40,7 +39,7 @@ def test_appends_are_parsed_incrementally_and_match_a_fresh_read(tmp_path):
         assert update is not None and update.messages == len(follower.session.entries)
     fresh = Session.open(log, window=DEMO_WINDOW)
     assert len(follower.session.entries) == fresh.message_count > start
-    assert [p.tokens for p in follower.points] == [p.tokens for p in timeline(fresh)]
+    assert [p.tokens for p in follower.points] == [p.tokens for p in fresh.timeline()]
     latest = follower.window_at(fresh.message_count)
     assert latest.estimated_tokens == fresh.window_at(None).estimated_tokens
     assert follower.session.accounting.tokens == fresh.accounting.tokens

@@ -31,7 +31,7 @@ from context.snapshot import build_snapshot
 from context.strategies import STRATEGIES, Preview, preview_all
 from context.strategies.report import session_frame
 from context.tail_first import tail_session
-from context.timeline import TimelinePoint, timeline
+from context.timeline import TimelineView
 from context.window import Window
 
 from .actions import UserActions
@@ -131,7 +131,7 @@ class CtxtopApp(LiveUpdates, UserActions, App[int]):
         self.session: Session | None = None
         self.constraints: list[Constraint] = []
         self.audit: Audit | None = None  # whole-session work: done once per load (and per pin), not per cursor move
-        self.points: list[TimelinePoint] = []
+        self.points: TimelineView | None = None
         self.ui_pins: list[str] = []
         self.cursor = at
         self.available = 0  # messages that have arrived (all of them, unless replaying)
@@ -209,7 +209,7 @@ class CtxtopApp(LiveUpdates, UserActions, App[int]):
         store = session.counter.store
         if store is not None and store.warning:
             self.call_from_thread(self.notify, one_line(store.warning, 200), severity="warning", timeout=8)
-        points = list(follower.points) if follower is not None else timeline(session)
+        points = follower.points if follower is not None else session.timeline()
         self.follower = follower
         # Paint the window first; the audit (every compaction compared before and after) follows.
         self.post_message(SessionLoaded(session, constraints, Audit(constraints, [], []), points))

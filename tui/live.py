@@ -60,7 +60,7 @@ class LiveUpdates:
             self.call_from_thread(self._log_gone, str(exc))
             return
         with follower.lock:
-            points, audit = list(follower.points), follower.audit
+            points, audit = follower.points, follower.audit  # a view: the follower makes a new one each poll
         self.post_message(LogAppended(update, points, audit) if update else LogAppended(None, points, audit))
 
     def _log_gone(self, error: str) -> None:

@@ -13,7 +13,7 @@ from context.constraints import Constraint
 from context.follow import Update
 from context.session import Session
 from context.strategies import Preview
-from context.timeline import TimelinePoint
+from context.timeline import TimelineView
 from context.window import Window
 
 from .widgets.window_list import Row
@@ -26,7 +26,7 @@ class SessionLoaded(Message):
     session: Session
     constraints: list[Constraint]
     audit: Audit
-    timeline: list[TimelinePoint]
+    timeline: TimelineView
 
 
 @dataclass
@@ -66,7 +66,7 @@ class LogAppended(Message):
     """New messages were read from the growing log."""
 
     update: Update
-    timeline: list[TimelinePoint]
+    timeline: TimelineView
     audit: Audit
 
 

@@ -7,7 +7,7 @@ from textual import events
 from textual.message import Message
 from textual.widget import Widget
 
-from context.timeline import TimelinePoint
+from context.timeline import TimelinePoint, TimelineView
 from parsers.model import CATEGORIES
 
 from ..theme import CATEGORY_COLORS, COMPACTION_COLOR, CURSOR_STYLE
@@ -61,12 +61,12 @@ class Timeline(Widget):
 
     def __init__(self, **kwargs) -> None:
         super().__init__(**kwargs)
-        self.points: list[TimelinePoint] = []
+        self.points: TimelineView | None = None
         self.available = 0  # messages that have "arrived" (live tailing, demo replay)
         self.limit = 1
         self.cursor = 0
 
-    def set_data(self, points: list[TimelinePoint], limit: int) -> None:
+    def set_data(self, points: TimelineView, limit: int) -> None:
         self.points, self.limit = points, max(1, limit)
         self.refresh()
 
@@ -76,20 +76,21 @@ class Timeline(Widget):
             self.refresh()
 
     def _columns(self) -> list[tuple[int, int]]:
-        return bucket(min(self.available, len(self.points)), max(1, self.size.width - 1))
+        return bucket(min(self.available, len(self.points or ())), max(1, self.size.width - 1))
 
     def render(self) -> Text:
         height = max(1, self.size.height - 1)  # the last row holds markers
-        columns = self._columns()
-        if not columns:
+        columns, points = self._columns(), self.points
+        if not columns or points is None:
             return Text("no messages yet", style="dim")
-        peak = max((self.points[i].total for start, end in columns for i in range(start, end)), default=0)
+        # The tallest message of each column stands for it, so no peak is hidden (found with one
+        # scan of the column's totals: a big session has far more messages than the chart columns).
+        tallest = [points[points.tallest(start, end)] for start, end in columns]
+        peak = max(point.total for point in tallest)
         scale = height / max(self.limit, peak, 1)
         rows = [Text() for _ in range(height)]
         markers = Text()
-        for start, end in columns:
-            # The tallest message of the column stands for it, so no peak is hidden.
-            point = max((self.points[i] for i in range(start, end)), key=lambda p: p.total)
+        for (start, end), point in zip(columns, tallest):
             stack = column_stack(point, scale, height)
             top = point.total * scale
             for row in range(height):
@@ -101,7 +102,7 @@ class Timeline(Widget):
                 char = "█" if fill >= 1 else EIGHTHS[max(1, round(fill * 8))]
                 rows[height - 1 - row].append(char, style=CATEGORY_COLORS[cell])
             here = start < self.cursor <= end
-            compacted = any(self.points[i].compaction for i in range(start, end))
+            compacted = points.compaction_in(start, end)
             if here:
                 markers.append("●", style=CURSOR_STYLE)
             elif compacted:
@@ -118,3 +119,4 @@ class Timeline(Widget):
         if columns and 0 <= event.x < len(columns):
             start, end = columns[event.x]
             self.post_message(self.Picked(end))
+

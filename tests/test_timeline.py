@@ -1,0 +1,72 @@
+"""The timeline kept as columns must give the points a replay from the start gives, and answer the chart's questions."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from context.session import Session
+from context.timeline import WIDTH, Timeline, TimelinePoint, point_of
+from context.window import CategoryTotal, Replay, Window
+from parsers.model import CATEGORIES, Entry
+
+from .conftest import DATA
+from .test_lazy_text import jsonl_logs
+
+DOCUMENTS = [DATA / "openhands_condensation.json", DATA / "inspect_compaction.json", DATA / "openai_messages.json", DATA / "adk_session.json"]
+
+
+@pytest.mark.parametrize("log", jsonl_logs() + DOCUMENTS, ids=lambda p: f"{p.parent.name}/{p.name[:40]}")
+def test_every_point_equals_a_replay_from_the_start(log, small_batches):
+    session = Session.open(log)
+    fresh = [point_of(window, session.entries[window.at - 1]) for window in Replay(session.entries, session.accounting).run()]
+    view = session.timeline()
+    assert list(view) == fresh
+    assert len(view) == session.message_count
+
+
+def window_with(at: int, tokens: list[int]) -> Window:
+    return Window(at, totals={name: CategoryTotal(count, 1) for name, count in zip(CATEGORIES, tokens)})
+
+
+def entry(index: int, compaction: bool) -> Entry:
+    from parsers.model import Compaction
+
+    return Entry(index, "user", [], 0, 0, compaction=Compaction("compact_boundary") if compaction else None)
+
+
+points = st.lists(st.tuples(st.lists(st.integers(0, 5000), min_size=WIDTH, max_size=WIDTH), st.booleans()), min_size=1, max_size=40)
+
+
+@settings(max_examples=100, deadline=None)
+@given(points, st.integers(0, 40), st.data())
+def test_a_view_answers_like_a_list_of_points(data, settled, draw):
+    settled = min(settled, len(data))
+    timeline = Timeline()
+    expected = []
+    for index, (tokens, compacted) in enumerate(data, start=1):
+        point = TimelinePoint(index, tuple(tokens), compacted)
+        expected.append(point)
+        if index <= settled:
+            timeline.add(window_with(index, tokens), entry(index, compacted))
+    view = timeline.view(settled, expected[settled:])
+    assert list(view) == expected and len(view) == len(expected)
+    start = draw.draw(st.integers(0, len(expected) - 1))
+    stop = draw.draw(st.integers(start + 1, len(expected)))
+    best = view.tallest(start, stop)
+    assert expected[best].total == max(p.total for p in expected[start:stop])
+    assert best == min(i for i in range(start, stop) if expected[i].total == expected[best].total)  # the first of equals
+    assert view.compaction_in(start, stop) == any(p.compaction for p in expected[start:stop])
+
+
+def test_a_view_keeps_its_length_while_the_timeline_grows_and_reads_a_truncated_point_as_empty():
+    timeline = Timeline()
+    for index in range(1, 6):
+        timeline.add(window_with(index, [index] * WIDTH), entry(index, index == 3))
+    view = timeline.view(5)
+    timeline.add(window_with(6, [6] * WIDTH), entry(6, False))
+    assert len(view) == 5 and view[4].tokens == (5,) * WIDTH
+    timeline.truncate(2)  # the messages from 3 on changed: a new view will come
+    assert view[4].tokens == (0,) * WIDTH and view.total(4) == 0
+    assert not timeline.view(5).compaction_in(0, 5) and len(timeline.view(5)) == 2
