@@ -107,14 +107,15 @@ class Accounting:
             self._estimated = {key for key in self._estimated if key[0] < start}
             self._last_estimated = max((i for i, _ in self._estimated), default=-1)
         call_start = self._calls_done if self._calls_done <= start else self._call_start(entries, start)
+        span = entries[call_start:stop]  # read once (a store of packed entries takes a lock for each read)
+        counted = span[start - call_start :]
         keys: list[bytes] = []
-        counts = iter(self.counter.count_all(
-            [b.text if b.category != IMAGE else "" for position in range(start, stop) for b in entries[position].blocks], keys))
+        counts = iter(self.counter.count_all([b.text if b.category != IMAGE else "" for entry in counted for b in entry.blocks], keys))
         self._digests += b"".join(key or NO_DIGEST for key in keys)
-        for position in range(start, stop):
-            self._flat.extend(_block_tokens(self.counter, b, next(counts)) for b in entries[position].blocks)
+        for entry in counted:
+            self._flat.extend(_block_tokens(self.counter, b, next(counts)) for b in entry.blocks)
             self._starts.append(len(self._flat))
-        self._calls_done = self._estimate_opaque_reasoning(entries, call_start, stop)
+        self._calls_done = self._estimate_opaque_reasoning(span, call_start)
         self.counter.persist()
         return call_start
 
@@ -142,23 +143,24 @@ class Accounting:
             start -= 1
         return start
 
-    def _estimate_opaque_reasoning(self, entries: list[Entry], start: int, stop: int) -> int:
+    def _estimate_opaque_reasoning(self, span: list[Entry], start: int) -> int:
         """Give encrypted/empty reasoning the output tokens its model call reports.
 
         A call is the run of entries up to one that carries usage. The reasoning
         share is the reported reasoning tokens, or else the output tokens minus
         the visible output of the call; it is split evenly over the opaque blocks.
-        Returns where the last call that ended before ``stop`` ends.
+        ``span`` holds the entries from position ``start`` on. Returns where the
+        last call that ended in it ends.
         """
         call: list[int] = []
         calls_done = start
-        for position in range(start, stop):
+        for position, entry in enumerate(span, start):
             call.append(position)
-            usage = entries[position].usage
+            usage = entry.usage
             if usage is None:
                 continue
             calls_done = position + 1
-            opaque = [(i, j) for i in call for j, b in enumerate(entries[i].blocks) if b.category == REASONING and b.opaque]
+            opaque = [(i, j) for i in call for j, b in enumerate(span[i - start].blocks) if b.category == REASONING and b.opaque]
             if opaque:
                 if usage.reasoning_tokens is not None:
                     share = usage.reasoning_tokens
@@ -166,7 +168,7 @@ class Accounting:
                     visible = sum(
                         self._flat[self._starts[i] + j]
                         for i in call
-                        for j, b in enumerate(entries[i].blocks)
+                        for j, b in enumerate(span[i - start].blocks)
                         if b.category in OUTPUT_CATEGORIES and not (b.category == REASONING and b.opaque)
                     )
                     share = max(0, usage.output_tokens - visible)
@@ -174,7 +176,7 @@ class Accounting:
                     # Visible summary text (Codex) is part of the reasoning: keep the larger figure.
                     # (Counted again rather than taken from tokens[i][j], which may hold an earlier estimate.)
                     part = share // len(opaque) + (1 if n < share % len(opaque) else 0)
-                    self._flat[self._starts[i] + j] = max(text_tokens(self.counter, entries[i].blocks[j]), part)
+                    self._flat[self._starts[i] + j] = max(text_tokens(self.counter, span[i - start].blocks[j]), part)
                     self._estimated.add((i, j))
                     self._last_estimated = max(self._last_estimated, i)
             call = []

@@ -319,9 +319,9 @@ class Session:
     def _replay_settled(self, stop: int) -> None:
         with self._checkpoint_lock:
             ahead = self._ahead.fork() if self._ahead is not None else Replay(self.entries, self.accounting)
-        entries, history = self.entries, self.history
+        history = self.history
         for window in ahead.run(stop):
-            history.add(window, entries[window.at - 1])
+            history.add(window, ahead.last_entry)
             if ahead.compacted:
                 self._keep_checkpoint(ahead.fork())
         with self._checkpoint_lock:
@@ -332,8 +332,8 @@ class Session:
         may still change) replayed on a copy."""
         with self._checkpoint_lock:
             ahead = self._ahead.fork() if self._ahead is not None else Replay(self.entries, self.accounting)
-        settled, entries = ahead.position, self.entries
-        rest = [point_of(window, entries[window.at - 1]) for window in ahead.run()]
+        settled = ahead.position
+        rest = [point_of(window, ahead.last_entry) for window in ahead.run()]
         return self.history.view(settled, rest)
 
     def _keep_checkpoint(self, replay: Replay) -> None:

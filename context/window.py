@@ -26,6 +26,8 @@ from .accounting import Accounting, text_tokens
 
 # What Claude Code sends in place of a microcompacted tool result.
 CLEARED_PLACEHOLDER = "[Old tool result content cleared]"
+# Entries read at a time by a replay.
+RUN_STEP = 512
 # Categories the harness re-sends on every request, untouched by compaction.
 RESIDENT = (SYSTEM, TOOLS)
 
@@ -109,7 +111,8 @@ class Replay:
         self._by_uid_of = 0  # how many entries it was built from
         self.window = Window(at=0)
         self.position = 0  # entries replayed so far
-        self.compacted = False  # the entry replayed last was a compaction that emptied the window
+        self.last_entry: Entry | None = None  # the entry replayed last
+        self.compacted = False  # ...and whether it was a compaction that emptied the window
         self._cleared: set[str] = set()
         self._preserved: list[Entry] = []
 
@@ -117,7 +120,7 @@ class Replay:
         twin = Replay.__new__(Replay)
         twin.entries, twin.accounting = self.entries, self.accounting
         twin._by_uid, twin._by_uid_of = self._by_uid, self._by_uid_of
-        twin.compacted = self.compacted
+        twin.compacted, twin.last_entry = self.compacted, self.last_entry
         twin.position, twin._cleared, twin._preserved = self.position, set(self._cleared), list(self._preserved)
         # Blocks are never changed in place (see Window.clear), so sharing them is safe: O(1) per block.
         totals = {name: CategoryTotal(t.tokens, t.blocks) for name, t in self.window.totals.items()}
@@ -129,11 +132,15 @@ class Replay:
 
         The same ``Window`` object is updated in place; copy what you keep.
         """
-        stop = len(self.entries) if until is None else min(until, len(self.entries))
+        entries = self.entries
+        stop = len(entries) if until is None else min(until, len(entries))
         while self.position < stop:
-            self._step(self.entries[self.position], self.position)
-            self.position += 1
-            yield self.window
+            # A slice at a time: one read of a packed store per RUN_STEP entries, not one per entry.
+            for entry in entries[self.position : min(stop, self.position + RUN_STEP)]:
+                self._step(entry, self.position)
+                self.position += 1
+                self.last_entry = entry
+                yield self.window
 
     def _step(self, entry: Entry, position: int) -> None:
         window, cleared = self.window, self._cleared
