@@ -19,7 +19,7 @@ from parsers.gemini import REPEAT_LOOKBACK
 from parsers.model import Block, Compaction, Entry, Usage
 from tui.demo import demo_path
 
-from .test_lazy_text import eager, generate, jsonl_logs
+from .test_lazy_text import eager, follow_in_pieces, generate, jsonl_logs
 
 
 def make_entry(index: int) -> Entry:
@@ -172,14 +172,7 @@ def test_a_followed_claude_log_merges_responses_into_held_entries_only(tmp_path,
     # the first line made, so that entry must still be held, not packed, when the next line comes.
     source = tmp_path / "generated.jsonl"
     generate(source, "claude-code", 0.3)
-    lines = source.read_bytes().splitlines(keepends=True)
-    log = tmp_path / "session.jsonl"
-    log.write_bytes(b"".join(lines[:20]))
-    follower = LogFollower(log)
-    for start in range(20, len(lines), 3):
-        with open(log, "ab") as handle:
-            handle.write(b"".join(lines[start : start + 3]))
-        follower.poll()
+    follower = follow_in_pieces(tmp_path / "session.jsonl", source.read_bytes().splitlines(keepends=True), 20, 3)
     whole = Session(parsers.parse(source.read_bytes()), path=str(source))
     assert follower.session.entries.frozen > len(whole.entries) // 2
     assert follower.session.entries == whole.entries

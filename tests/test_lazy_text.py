@@ -109,17 +109,21 @@ def test_documents_are_read_whole_and_release_nothing():
     assert not any(b.released for e in session.entries for b in e.blocks)
 
 
-def test_a_followed_log_releases_and_reads_back_what_is_appended(tmp_path, release_everything):
+def follow_in_pieces(log: Path, lines: list[bytes], first: int, step: int):
+    """A follower of ``log`` written with ``lines[:first]``, then polled after each ``step`` more lines."""
     from context.follow import LogFollower
 
-    source = demo_path().read_bytes().splitlines(keepends=True)
-    log = tmp_path / "session.jsonl"
-    log.write_bytes(b"".join(source[:50]))
+    log.write_bytes(b"".join(lines[:first]))
     follower = LogFollower(log)
-    for start in range(50, len(source), 37):
+    for start in range(first, len(lines), step):
         with open(log, "ab") as handle:
-            handle.write(b"".join(source[start : start + 37]))
+            handle.write(b"".join(lines[start : start + step]))
         follower.poll()
+    return follower
+
+
+def test_a_followed_log_releases_and_reads_back_what_is_appended(tmp_path, release_everything):
+    follower = follow_in_pieces(tmp_path / "session.jsonl", demo_path().read_bytes().splitlines(keepends=True), 50, 37)
     lazy, whole = follower.session, eager(demo_path())
     assert sum(b.released for e in lazy.entries for b in e.blocks) > 100
     assert [[b.text for b in e.blocks] for e in lazy.entries] == [[b.text for b in e.blocks] for e in whole.entries]
