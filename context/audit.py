@@ -15,7 +15,7 @@ import json
 import re
 from bisect import bisect_right
 from collections import Counter
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -37,7 +37,7 @@ from .audit_cache import AuditCache, pair_key, window_key
 from .constraints import KEPT, Constraint, Status, WindowText
 from .facts import NEGATIONS, normalize
 from .session import CompactionEvent, Session
-from .window import Replay, Window
+from .window import RUN_STEP, Replay, Window
 
 # Alert kinds that mean a rule was lost or broken (they fail `ctxtop check`, and raise the TUI's banner);
 # the others (implicit compactions, drift) are notes.
@@ -89,6 +89,7 @@ class Audit:
     constraints: list[Constraint]
     compactions: list[CompactionAudit]
     alerts: list[Alert]
+    progress: AuditProgress | None = field(default=None, compare=False, repr=False)  # to go on from (run_audit's ``resume``)
 
 
 def compaction_events(session: Session) -> list[CompactionEvent]:
@@ -135,25 +136,89 @@ def _after_message(entries: list[Entry], compaction_message: int) -> int:
     return len(entries)
 
 
-def run_audit(session: Session, constraints: list[Constraint]) -> Audit:
+class _Reading:
+    """What one pass over the entries found (compactions, tool calls, violations), resumable.
+
+    A followed log's audit goes on from the reading of the previous one instead
+    of reading the whole history again at every compaction that arrives.
+    """
+
+    def __init__(self, checks: list) -> None:
+        self.position = 0  # entries read
+        self.events = _EventScan()
+        self.calls: list[_Call] = []
+        self.violated: list[Alert] = []
+        self.checks = checks
+
+    def copy(self) -> _Reading:
+        twin = _Reading(self.checks)
+        twin.position, twin.calls, twin.violated = self.position, list(self.calls), list(self.violated)
+        twin.events.events, twin.events._last_usage = list(self.events.events), self.events._last_usage  # noqa: SLF001
+        twin.events._marked_since_last_call = self.events._marked_since_last_call  # noqa: SLF001
+        return twin
+
+    def read(self, entries: Sequence[Entry], stop: int) -> None:
+        """Go on reading up to position ``stop``."""
+        checks = self.checks
+        while self.position < stop:
+            # A slice at a time: a packed store unpacks what is sliced, all of it at once.
+            for entry in entries[self.position : min(stop, self.position + RUN_STEP)]:
+                self.events.see(entry)
+                for block in entry.blocks:
+                    if block.category == TOOL_CALL:
+                        text = block.text  # read once: a released input comes back from the log
+                        self.calls.append(_call(entry.index, block.tool_name, text))
+                        if checks:
+                            self.violated += _violations_of(entry.index, block, text, checks)
+                self.position += 1
+
+
+@dataclass(slots=True)
+class AuditProgress:
+    """Where an audit of a session may go on from: its reading of the entries that were final then
+    (``Session.final_before``), and the compactions audited wholly within them."""
+
+    session: Session
+    constraints: list[Constraint]
+    reading: _Reading
+    resets: int  # Session.replay_resets seen
+    pairs: dict[tuple[int, int], tuple[dict[str, tuple[Status, Status]], dict[str, list[str]]]]
+    afters: dict[int, int]  # compaction message → its "after" message, where that is final
+    drifts: dict[tuple[int, int], dict[str, Any]]  # (compaction, next compaction) → drift, where both are final
+    drift_state: tuple[int, Any] | None = None  # the running count of calls before the first drift not final
+
+    def valid_for(self, session: Session, constraints: list[Constraint]) -> bool:
+        return (session is self.session and constraints == self.constraints
+                and all(reset >= self.reading.position for reset in session.replay_resets[self.resets :]))
+
+
+def run_audit(session: Session, constraints: list[Constraint], resume: AuditProgress | None = None) -> Audit:
+    """Audit every compaction of ``session``. ``resume``: the progress of an earlier audit of the same
+    session (``Audit.progress``), so that only what came since is read."""
     entries = session.entries
+    final = session.final_before()
+    if resume is not None and resume.valid_for(session, constraints):
+        reading, pairs, afters, drift_done = resume.reading.copy(), dict(resume.pairs), dict(resume.afters), dict(resume.drifts)
+        drift_state = resume.drift_state
+    else:
+        reading, pairs, afters, drift_done, drift_state = _Reading(_checks(constraints)), {}, {}, {}, None
     # One pass over the entries for the compactions, the tool calls (drift) and the violations:
     # a packed session unpacks its entries again for every pass.
-    scan, drifts, checks = _EventScan(), DriftScan(), _checks(constraints)
-    violated: list[Alert] = []
-    for entry in entries:
-        scan.see(entry)
-        for block in entry.blocks:
-            if block.category == TOOL_CALL:
-                text = block.text  # read once: a released input comes back from the log
-                drifts.add(entry.index, block.tool_name, text)
-                if checks:
-                    violated += _violations_of(entry.index, block, text, checks)
-    plans = [(e, _after_message(entries, e.message)) for e in scan.events]
-    marked = [(e, after) for e, after in plans if e.kind != "implicit"]
-    # The windows before and after each compaction come from one replay, and only the pairs
-    # still to audit are held: the texts of every window at once could outweigh the log.
-    windows = _windows(session, {e.message - 1 for e, _ in marked} | {after for _, after in marked})
+    reading.read(entries, final)
+    progress = AuditProgress(session, list(constraints), reading.copy(), len(session.replay_resets), pairs, afters, drift_done)
+    reading.read(entries, len(entries))  # the rest, which may still change: not kept for next time
+    scan, drifts, violated = reading.events, DriftScan(), reading.violated
+    drifts.calls = reading.calls
+    if drift_state is not None:
+        drifts.restore(drift_state[1])  # the calls before the first drift still to work out, counted
+    plans = [(e, afters.get(e.message) or _after_message(entries, e.message)) for e in scan.events]
+    afters.update((e.message, after) for e, after in plans if after < final)  # (read by position: unpacks)
+    marked = [(e, after) for e, after in plans if e.kind != "implicit" and (e.message, after) not in pairs]
+    # The windows before and after each compaction come from one replay (or, going on from an earlier
+    # audit, from the checkpoints of the session's own), and only the pairs still to audit are held:
+    # the texts of every window at once could outweigh the log.
+    needed = {e.message - 1 for e, _ in marked} | {after for _, after in marked}
+    windows = _windows_at(session, needed) if resume is not None else _windows(session, needed)
     held: dict[int, tuple[bytes, Window]] = {}
     cache = AuditCache(session.counter.store)
     alerts: list[Alert] = []
@@ -172,9 +237,14 @@ def run_audit(session: Session, constraints: list[Constraint]) -> Audit:
         if event.kind == "implicit":
             alerts.append(Alert("implicit_compaction", event.message, event.message, None,
                                 f"reported context fell from {event.pre_tokens:,} to {event.post_tokens:,} tokens with no compaction marker"))
-        elif before_window is not None and after_window is not None:
+        elif (event.message, after) in pairs or (before_window is not None and after_window is not None):
             audited = [c for c in constraints if c.first_stated is None or c.first_stated < event.message]
-            statuses, audit.lost_items = _audit_pair(before_window, after_window, audited, cache)
+            if (event.message, after) in pairs:
+                statuses, audit.lost_items = pairs[(event.message, after)]
+            else:
+                statuses, audit.lost_items = _audit_pair(before_window, after_window, audited, cache)  # type: ignore[arg-type]
+                if after < final:  # both windows final: never to be audited again while following
+                    progress.pairs[(event.message, after)] = (statuses, audit.lost_items)
             # The same status recurs at most compactions (a rule lost long ago stays lost): hold it once.
             audit.constraints = {cid: (shared(before), shared(after)) for cid, (before, after) in statuses.items()}
             for constraint in audited:
@@ -184,14 +254,25 @@ def run_audit(session: Session, constraints: list[Constraint]) -> Audit:
                     alerts.append(Alert(f"constraint_{after_status.status}", event.message, event.message, constraint.id,
                                         f"{constraint.text!r}: kept → {after_status.status}{missing}"))
         next_message = plans[index + 1][0].message if index + 1 < len(plans) else len(entries) + 1
-        audit.drift = drifts.between(event.message, next_message)
+        known_drift = drift_done.get((event.message, next_message))
+        if known_drift is not None:
+            audit.drift = dict(known_drift)
+        else:
+            drift_final = next_message <= final
+            if not drift_final and progress.drift_state is None:
+                # The first drift that may still change: the next audit goes on from here.
+                drifts.advance_to(event.message)
+                progress.drift_state = (event.message, drifts.state())
+            audit.drift = drifts.between(event.message, next_message)
+            if drift_final:
+                drift_done[(event.message, next_message)] = dict(audit.drift)
         for (name, _key), count in audit.drift.pop("_repeats").items():
             alerts.append(Alert("drift", event.message, event.message, None, f"{name} called {count} times after the compaction with the same input"))
         audits.append(audit)
         held = {at: window for at, window in held.items() if at >= next_message - 1}  # later compactions need no earlier window
     alerts += violated
     alerts.sort(key=lambda a: (a.message, a.kind))
-    return Audit(constraints, audits, alerts)
+    return Audit(constraints, audits, alerts, progress)
 
 
 def _windows(session: Session, messages: set[int]) -> Iterator[tuple[int, bytes, Window]]:
@@ -204,6 +285,14 @@ def _windows(session: Session, messages: set[int]) -> Iterator[tuple[int, bytes,
         if window.at in messages:
             # A copy of the block list (the replay goes on changing the window), not of the blocks.
             yield window.at, window_key(window, session.accounting), Window(window.at, list(window.blocks), window.last_compaction)
+
+
+def _windows_at(session: Session, messages: set[int]) -> Iterator[tuple[int, bytes, Window]]:
+    """As ``_windows``, each window replayed from the session's checkpoint before it: for a few
+    windows late in a big session (a followed log's new compaction), not for all of them."""
+    for message in sorted(messages):
+        window = session.window_at(message)
+        yield message, window_key(window, session.accounting), window
 
 
 def _audit_pair(before: tuple[bytes, Window], after: tuple[bytes, Window], constraints: list[Constraint],
@@ -291,8 +380,8 @@ class DriftScan:
         """The next tool call, in message order."""
         self.calls.append(_call(message, name, text))
 
-    def between(self, compaction: int, until: int) -> dict[str, Any]:
-        """Drift in the messages after ``compaction`` and before ``until`` against everything before ``compaction``."""
+    def advance_to(self, compaction: int) -> None:
+        """Count the calls before message ``compaction`` into the running count."""
         calls = self.calls
         while self._counted < len(calls) and calls[self._counted].message < compaction:
             call = calls[self._counted]
@@ -300,10 +389,24 @@ class DriftScan:
             if call.read_target:
                 self._before_reads.add(call.read_target)
             self._counted += 1
+
+    def state(self) -> tuple[Counter, set[str], int]:
+        """A copy of the running count, to go on from (``restore``) in a later audit."""
+        return Counter(self._before_calls), set(self._before_reads), self._counted
+
+    def restore(self, state: tuple[Counter, set[str], int]) -> None:
+        before_calls, before_reads, self._counted = state
+        self._before_calls, self._before_reads = Counter(before_calls), set(before_reads)
+
+    def between(self, compaction: int, until: int) -> dict[str, Any]:
+        """Drift in the messages after ``compaction`` and before ``until`` against everything before ``compaction``."""
+        calls = self.calls
+        self.advance_to(compaction)
         after_calls: Counter = Counter()
         names: dict[int, str] = {}
         repeated = rereads = repeated_edits = 0
-        for call in calls[bisect_right(calls, compaction, key=lambda c: c.message):]:
+        for position in range(bisect_right(calls, compaction, key=lambda c: c.message), len(calls)):
+            call = calls[position]  # (not a slice of the rest: that copies every later call, at every compaction)
             if call.message >= until:
                 break
             after_calls[call.key] += 1

@@ -148,14 +148,21 @@ class LogFollower:
 
     def _new_alerts(self, before: int) -> list[Alert]:
         """Alerts raised by the entries from position ``before`` on, added to the audit."""
-        if self._compacts(before):
+        if self._compacts(before) or self._after_window_open(before):
             # A compaction (marked, or a drop in reported usage): audit it now, in this same update.
+            # Again while the model has not yet been called after the last one: its summary and the
+            # messages it kept may still be arriving, and that call's window is what is audited.
             known = {(a.kind, a.message, a.constraint) for a in self.audit.alerts}
-            self.audit = run_audit(self.session, self.constraints)
+            self.audit = run_audit(self.session, self.constraints, resume=self.audit.progress)
             return [a for a in self.audit.alerts if (a.kind, a.message, a.constraint) not in known]
         fresh = violations(self.session.entries[before:], self.constraints)
         self.audit.alerts.extend(fresh)
         return fresh
+
+    def _after_window_open(self, before: int) -> bool:
+        """Whether the last audit took a compaction's "after" window at the end of the log (no model
+        call after it yet): ``before`` is how many entries there were then."""
+        return any(c.after_message >= before and c.event.kind != "implicit" for c in self.audit.compactions[-1:])
 
     def _compacts(self, before: int) -> bool:
         """Whether the new entries hold a compaction marker or a drop in reported usage (looked at once each)."""

@@ -95,6 +95,7 @@ class Session:
         # so that the window at the latest message needs no replay of the history (count_new).
         self._ahead: Replay | None = None
         self.history = Timeline()  # a point for each message _ahead has replayed
+        self.replay_resets: list[int] = []  # where _ahead was sent back to, in order (a change before it)
         self._checkpoint_lock = threading.Lock()
         entries = parser.entries if count else []
         step = max(COUNT_STEP, len(entries) // 50) if progress else len(entries)
@@ -327,6 +328,12 @@ class Session:
         with self._checkpoint_lock:
             self._ahead = ahead
 
+    def final_before(self) -> int:
+        """Entries before this position, and their counts, will not change (unless a position is
+        then added to ``replay_resets``): those the session has replayed as it read them."""
+        with self._checkpoint_lock:
+            return self._ahead.position if self._ahead is not None else 0
+
     def timeline(self) -> TimelineView:
         """A point for every message: those replayed as the log was read, then the rest (which
         may still change) replayed on a copy."""
@@ -350,6 +357,7 @@ class Session:
             if self._ahead is not None and self._ahead.position > position:
                 self._ahead = self._checkpoints[-1].fork() if self._checkpoints else None
                 self.history.truncate(self._ahead.position if self._ahead is not None else 0)
+                self.replay_resets.append(self._ahead.position if self._ahead is not None else 0)
 
     def reported_at(self, message: int | None = None) -> int | None:
         """The prompt size the log reports for the latest model call at or before ``message``.

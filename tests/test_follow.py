@@ -165,3 +165,70 @@ def test_usage_reported_after_its_response_updates_the_estimates_when_followed_l
     assert [[follower.session.accounting.estimated(i, j) for j in range(len(e.blocks))] for i, e in enumerate(fresh.entries)] == \
            [[fresh.accounting.estimated(i, j) for j in range(len(e.blocks))] for i, e in enumerate(fresh.entries)]
     assert any(fresh.accounting.estimated(i, j) for i, e in enumerate(fresh.entries) for j in range(len(e.blocks)))
+
+
+def audit_state(audit) -> tuple:
+    return ([(c.event, c.after_message, c.constraints, c.lost_items, c.drift) for c in audit.compactions],
+            [a.as_dict() for a in audit.alerts])
+
+
+def generated_lines(tmp_path, format: str) -> list[bytes]:
+    from .test_lazy_text import generate
+
+    source = tmp_path / f"source-{format}.jsonl"
+    generate(source, format, {"claude-code": 12.0, "codex": 9.0}[format])  # a few compactions each
+    return source.read_bytes().splitlines(keepends=True)
+
+
+@pytest.mark.parametrize("format", ["demo", "claude-code", "codex", "claude_compact.jsonl", "codex_local_compaction.jsonl",
+                                    "codex_remote_compaction.jsonl"])
+def test_a_followed_log_is_audited_from_where_the_last_audit_stopped_and_equals_a_fresh_audit(tmp_path, format, small_batches, monkeypatch):
+    # Each compaction that arrives is audited going on from the audit before: the reading of the
+    # history and the compactions audited before are kept. It must find what a whole new audit finds.
+    from context import audit as audit_module
+    from context.audit import run_audit
+
+    if format.endswith(".jsonl"):  # small: line by line, so that every line can be the last one read
+        lines = (DATA / format).read_bytes().splitlines(keepends=True)
+    else:
+        lines = DEMO_LINES if format == "demo" else generated_lines(tmp_path, format)
+    whole = tmp_path / "whole.jsonl"
+    whole.write_bytes(b"".join(lines))
+    constraints, _ = select_constraints(Session.open(whole).entries, auto=True)
+    resumed = []
+    monkeypatch.setattr(audit_module, "_windows_at", lambda *a, _real=audit_module._windows_at: resumed.append(1) or _real(*a))
+    log = tmp_path / "live.jsonl"
+    first, step = (1, 1) if format.endswith(".jsonl") else (30, max(11, len(lines) // 60))
+    write(log, lines[:first])
+    follower = LogFollower(log, constraints=constraints)
+    for start in range(first, len(lines), step):
+        write(log, lines[start : start + step])
+        follower.poll()
+        assert audit_state(follower.audit) == audit_state(run_audit(follower.session, constraints)), start
+    assert len(follower.audit.compactions) >= (1 if format.endswith(".jsonl") else 2) and resumed, \
+        "no audit went on from another: the test would prove nothing"
+
+
+def test_a_late_change_to_the_history_makes_the_next_audit_read_it_again(tmp_path, small_batches):
+    # A response's last line arriving long after its first joins an entry the last audit had read as
+    # final (here, with a tool call over the budget cap): the next audit must not go on from it.
+    from context.audit import run_audit
+    from context.constraints import make_constraint
+
+    from .test_entry_store import claude_line
+
+    cap = make_constraint("Budget cap 8000, stop and ask.", "pin")
+    lines = [claude_line("user", "u0", "Budget cap 8000, stop and ask."),
+             claude_line("assistant", "a0", [{"type": "text", "text": "first part"}], "msg_A")]
+    lines += [claude_line("user" if i % 2 else "assistant", f"m{i}", f"message {i}", None if i % 2 else f"msg_{i}") for i in range(1, 30)]
+    late = claude_line("assistant", "a0b", [{"type": "tool_use", "id": "toolu_9", "name": "pay", "input": {"amount": 9000}}], "msg_A")
+    boundary = (DATA / "claude_compact.jsonl").read_bytes().splitlines(keepends=True)[7:9]  # a compaction and its summary
+    log = tmp_path / "live.jsonl"
+    write(log, lines + boundary)
+    follower = LogFollower(log, constraints=[cap])
+    assert follower.audit.progress is not None and follower.audit.progress.reading.position > 2
+    assert not [a for a in follower.audit.alerts if a.kind == "violation"]
+    write(log, [late] + boundary)
+    follower.poll()
+    assert [a.message for a in follower.audit.alerts if a.kind == "violation"] == [2]
+    assert audit_state(follower.audit) == audit_state(run_audit(follower.session, [cap]))
