@@ -101,10 +101,6 @@ class EntryStore(Sequence[Entry]):
             yield from chunk
             position += len(chunk)
 
-    def __reversed__(self) -> Iterator[Entry]:
-        for position in range(len(self) - 1, -1, -1):
-            yield self[position]
-
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Sequence) or isinstance(other, (str, bytes)):
             return NotImplemented
@@ -119,14 +115,6 @@ class EntryStore(Sequence[Entry]):
     def append(self, entry: Entry) -> None:
         with self._lock:
             self._held.append(entry)
-
-    def extend(self, entries: Iterable[Entry]) -> None:
-        with self._lock:
-            self._held.extend(entries)
-
-    def __iadd__(self, entries: Iterable[Entry]) -> EntryStore:
-        self.extend(entries)
-        return self
 
     def __delitem__(self, position: slice) -> None:
         """Only ``del entries[n:]`` (a history rewound to message ``n``): what comes after is gone."""

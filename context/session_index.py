@@ -20,15 +20,14 @@ import hashlib
 import marshal
 import os
 import tempfile
-from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any, BinaryIO
 
 from parsers.base import LineParser
-from parsers.model import Diagnostics, Entry, SessionMeta, SidechainTotals
+from parsers.model import Diagnostics, SessionMeta, SidechainTotals
 
-from .entry_codec import decode_block, decode_entry, encode_block, encode_entry
-from .entry_store import BATCH, EntryStore
+from .entry_codec import decode_block, decode_entry, encode_block
+from .entry_store import EntryStore
 from .lazy_text import LogTexts
 from .token_cache import cache_dir
 
@@ -76,7 +75,7 @@ def save(path: Path, parser: LineParser, accounting_saved: dict, released_to: in
             out.write(MAGIC)
             _write(out, {"version": INDEX_VERSION, "format": parser.name, "encoding": encoding, "indexed": indexed,
                           "digest": digest, "entries": len(parser.entries)})
-            for blob in _packed(parser.entries):
+            for blob in parser.entries.packed_batches():  # (a JSON Lines session's entries are a store)
                 _write_blob(out, blob)
             d, m = parser.diagnostics, parser.meta
             _write(out, {
@@ -91,15 +90,6 @@ def save(path: Path, parser: LineParser, accounting_saved: dict, released_to: in
         Path(temporary).unlink(missing_ok=True)
         raise
     _prune(path.parent)
-
-
-def _packed(entries: Sequence[Entry]) -> Iterator[bytes]:
-    """The entries in batches of their plain-data form, marshalled (a store's packed batches as they are)."""
-    if isinstance(entries, EntryStore):
-        yield from entries.packed_batches()
-        return
-    for start in range(0, len(entries), BATCH):
-        yield marshal.dumps([encode_entry(e) for e in entries[start : start + BATCH]])
 
 
 def _write(out: BinaryIO, value: Any) -> None:

@@ -12,7 +12,7 @@ from typing import Any
 
 from .base import LineParser, stamp_source
 from .content import blocks_from_anthropic
-from .model import INJECTED, Block, Compaction, Entry, Usage
+from .model import INJECTED, Block, Compaction, Usage
 
 # Records that are never sent to the model: titles, UI state, snapshots, progress.
 METADATA_TYPES = frozenset(
