@@ -108,6 +108,11 @@ class _EventScan:
         self._last_usage: tuple[int, int] | None = None  # (message, prompt tokens)
         self._marked_since_last_call = False
 
+    def copy(self) -> _EventScan:
+        twin = _EventScan()
+        twin.events, twin._last_usage, twin._marked_since_last_call = list(self.events), self._last_usage, self._marked_since_last_call
+        return twin
+
     def see(self, entry: Entry) -> None:
         events, last_usage = self.events, self._last_usage
         if entry.compaction is not None:
@@ -152,9 +157,7 @@ class _Reading:
 
     def copy(self) -> _Reading:
         twin = _Reading(self.checks)
-        twin.position, twin.calls, twin.violated = self.position, list(self.calls), list(self.violated)
-        twin.events.events, twin.events._last_usage = list(self.events.events), self.events._last_usage  # noqa: SLF001
-        twin.events._marked_since_last_call = self.events._marked_since_last_call  # noqa: SLF001
+        twin.position, twin.calls, twin.violated, twin.events = self.position, list(self.calls), list(self.violated), self.events.copy()
         return twin
 
     def read(self, entries: Sequence[Entry], stop: int) -> None:
@@ -185,7 +188,7 @@ class AuditProgress:
     pairs: dict[tuple[int, int], tuple[dict[str, tuple[Status, Status]], dict[str, list[str]]]]
     afters: dict[int, int]  # compaction message → its "after" message, where that is final
     drifts: dict[tuple[int, int], dict[str, Any]]  # (compaction, next compaction) → drift, where both are final
-    drift_state: tuple[int, Any] | None = None  # the running count of calls before the first drift not final
+    drift_state: tuple[Counter, set[str], int] | None = None  # the running count of calls before the first drift not final
 
     def valid_for(self, session: Session, constraints: list[Constraint]) -> bool:
         return (session is self.session and constraints == self.constraints
@@ -207,10 +210,9 @@ def run_audit(session: Session, constraints: list[Constraint], resume: AuditProg
     reading.read(entries, final)
     progress = AuditProgress(session, list(constraints), reading.copy(), len(session.replay_resets), pairs, afters, drift_done)
     reading.read(entries, len(entries))  # the rest, which may still change: not kept for next time
-    scan, drifts, violated = reading.events, DriftScan(), reading.violated
-    drifts.calls = reading.calls
+    scan, drifts, violated = reading.events, DriftScan(reading.calls), reading.violated
     if drift_state is not None:
-        drifts.restore(drift_state[1])  # the calls before the first drift still to work out, counted
+        drifts.restore(drift_state)  # the calls before the first drift still to work out, counted
     plans = [(e, afters.get(e.message) or _after_message(entries, e.message)) for e in scan.events]
     afters.update((e.message, after) for e, after in plans if after < final)  # (read by position: unpacks)
     marked = [(e, after) for e, after in plans if e.kind != "implicit" and (e.message, after) not in pairs]
@@ -262,7 +264,7 @@ def run_audit(session: Session, constraints: list[Constraint], resume: AuditProg
             if not drift_final and progress.drift_state is None:
                 # The first drift that may still change: the next audit goes on from here.
                 drifts.advance_to(event.message)
-                progress.drift_state = (event.message, drifts.state())
+                progress.drift_state = drifts.state()
             audit.drift = drifts.between(event.message, next_message)
             if drift_final:
                 drift_done[(event.message, next_message)] = dict(audit.drift)
@@ -366,19 +368,11 @@ class DriftScan:
     Compactions must be asked for in message order.
     """
 
-    def __init__(self, entries: Iterable[Entry] = ()) -> None:
-        self.calls: list[_Call] = []
-        for entry in entries:
-            for block in entry.blocks:
-                if block.category == TOOL_CALL:
-                    self.add(entry.index, block.tool_name, block.text)
+    def __init__(self, calls: list[_Call]) -> None:
+        self.calls = calls  # every tool call, in message order (``_Reading`` collects them)
         self._before_calls: Counter = Counter()
         self._before_reads: set[str] = set()
         self._counted = 0  # calls already in the running count
-
-    def add(self, message: int, name: str | None, text: str) -> None:
-        """The next tool call, in message order."""
-        self.calls.append(_call(message, name, text))
 
     def advance_to(self, compaction: int) -> None:
         """Count the calls before message ``compaction`` into the running count."""

@@ -50,7 +50,7 @@ class EntryStore(Sequence[Entry]):
         return len(self._packed) * BATCH
 
     def __len__(self) -> int:
-        return len(self._packed) * BATCH + len(self._held)
+        return self.frozen + len(self._held)
 
     # --- reading -------------------------------------------------------------------------------
     @overload
@@ -70,7 +70,7 @@ class EntryStore(Sequence[Entry]):
             return self._at(position)
 
     def _at(self, position: int) -> Entry:
-        frozen = len(self._packed) * BATCH
+        frozen = self.frozen
         if position >= frozen:
             return self._held[position - frozen]
         return self._batch(position // BATCH)[position % BATCH]
@@ -81,17 +81,20 @@ class EntryStore(Sequence[Entry]):
             self._unpacked.move_to_end(number)
             return batch
         batch = [decode_entry(item, self.texts) for item in marshal.loads(self._packed[number])]
+        self._keep_unpacked(number, batch)
+        return batch
+
+    def _keep_unpacked(self, number: int, batch: list[Entry]) -> None:
         self._unpacked[number] = batch
         if len(self._unpacked) > CACHED_BATCHES:
             self._unpacked.popitem(last=False)
-        return batch
 
     def __iter__(self) -> Iterator[Entry]:
         # A batch at a time under the lock, so a freeze between two batches moves nothing under us.
         position = 0
         while True:
             with self._lock:
-                frozen = len(self._packed) * BATCH
+                frozen = self.frozen
                 if position < frozen:
                     chunk = self._batch(position // BATCH)[position % BATCH :]
                 else:
@@ -123,7 +126,7 @@ class EntryStore(Sequence[Entry]):
         with self._lock:
             start = position.indices(len(self))[0]
             self._thaw(start)
-            del self._held[start - len(self._packed) * BATCH :]
+            del self._held[start - self.frozen :]
 
     def freeze(self, stop: int) -> None:
         """Pack the entries before ``stop`` (whole batches only): none of them will change again."""
@@ -132,9 +135,7 @@ class EntryStore(Sequence[Entry]):
                 batch, number = self._held[:BATCH], len(self._packed)
                 self._packed.append(marshal.dumps([encode_entry(e) for e in batch]))
                 del self._held[:BATCH]
-                self._unpacked[number] = batch  # the same objects, not copies, while they stay cached
-                if len(self._unpacked) > CACHED_BATCHES:
-                    self._unpacked.popitem(last=False)
+                self._keep_unpacked(number, batch)  # the same objects, not copies, while they stay cached
 
     def thaw(self, start: int) -> None:
         """Hold the entries from ``start`` on as objects again, so that changing them changes the store."""

@@ -315,11 +315,15 @@ class Session:
             ahead = self._ahead
             if ahead is not None and ahead.position <= at and (nearest is None or ahead.position > nearest.position):
                 nearest = ahead
-            return nearest.fork() if nearest is not None else Replay(self.entries, self.accounting)
+            return self._continue(nearest)
+
+    def _continue(self, replay: Replay | None) -> Replay:
+        """A copy of a kept replay to go on from, or a replay from the first entry."""
+        return replay.fork() if replay is not None else Replay(self.entries, self.accounting)
 
     def _replay_settled(self, stop: int) -> None:
         with self._checkpoint_lock:
-            ahead = self._ahead.fork() if self._ahead is not None else Replay(self.entries, self.accounting)
+            ahead = self._continue(self._ahead)
         history = self.history
         for window in ahead.run(stop):
             history.add(window, ahead.last_entry)
@@ -338,7 +342,7 @@ class Session:
         """A point for every message: those replayed as the log was read, then the rest (which
         may still change) replayed on a copy."""
         with self._checkpoint_lock:
-            ahead = self._ahead.fork() if self._ahead is not None else Replay(self.entries, self.accounting)
+            ahead = self._continue(self._ahead)
         settled = ahead.position
         rest = [point_of(window, ahead.last_entry) for window in ahead.run()]
         return self.history.view(settled, rest)
@@ -356,8 +360,9 @@ class Session:
             self._checkpoints = [r for r in self._checkpoints if r.position <= position]
             if self._ahead is not None and self._ahead.position > position:
                 self._ahead = self._checkpoints[-1].fork() if self._checkpoints else None
-                self.history.truncate(self._ahead.position if self._ahead is not None else 0)
-                self.replay_resets.append(self._ahead.position if self._ahead is not None else 0)
+                back_to = self._ahead.position if self._ahead is not None else 0
+                self.history.truncate(back_to)
+                self.replay_resets.append(back_to)
 
     def reported_at(self, message: int | None = None) -> int | None:
         """The prompt size the log reports for the latest model call at or before ``message``.

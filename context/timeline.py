@@ -1,6 +1,6 @@
 """The window's size after every message, per category: what the TUI's timeline draws.
 
-Kept as columns, 4 bytes a category a message: a point object per message
+Kept as columns, 8 bytes a category a message: a point object per message
 (a dataclass, a tuple, an int per category) costs some 800 bytes, more than a
 packed message itself, and a 1 GB log has half a million of them.
 """
@@ -38,8 +38,8 @@ class Timeline:
     """Points of messages 1, 2, ... in order, appended by one writer (the session's replay)."""
 
     def __init__(self) -> None:
-        self._tokens = array("l")  # WIDTH per message
-        self._totals = array("l")
+        self._tokens = array("q")  # WIDTH per message
+        self._totals = array("q")
         self._compactions: list[int] = []  # positions (0-based) of the messages that are compaction markers
 
     def __len__(self) -> int:
