@@ -78,12 +78,14 @@ class Parser:
         return entry
 
     def editable(self, position: int) -> Entry:
-        """The entry at ``position`` (0-based), to change in place. ``entries`` may be a store that keeps
-        settled entries packed (``context.entry_store``), where reading one gives a copy: it is made
-        an object again first, so the change is kept. Call ``touch`` as well."""
+        """The entry at ``position`` (0-based), to change in place; it is marked as changed (``touch``).
+
+        ``entries`` may be a store that keeps settled entries packed (``context.entry_store``),
+        where reading one gives a copy: it is made an object again first, so the change is kept."""
         thaw = getattr(self.entries, "thaw", None)
         if thaw is not None:
             thaw(position)
+        self.touch(position)
         return self.entries[position]
 
     def touch(self, position: int) -> None:

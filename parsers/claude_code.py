@@ -157,7 +157,6 @@ class ClaudeCodeParser(LineParser):
         if existing_index is not None:
             existing = self.editable(existing_index - 1)
             stamp_source(blocks, offset)
-            self.touch(existing.index - 1)
             _merge_blocks(existing.blocks, blocks)
             if usage is not None:
                 existing.usage = usage  # the last line of a response carries the final counts

@@ -188,7 +188,6 @@ class GeminiJsonlParser(_GeminiMessages, LineParser):
             if entry.uid is not None and entry.uid == uid:
                 # The same message again, with more of it: the last version wins.
                 entry = self.editable(entry.index - 1)
-                self.touch(entry.index - 1)
                 entry.blocks = message_blocks(record)
                 stamp_source(entry.blocks, offset)
                 entry.usage = _usage(record) or entry.usage
