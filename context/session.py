@@ -141,9 +141,13 @@ class Session:
             session = cls._open_whole(path, format, sample, counter, window, live, progress)
         if counter.store is not None:
             counter.store.maybe_prune()
-        if session.parser.name == ClaudeCodeParser.name:
-            session.subagents = SubagentScan(path, session.parser.meta.session_id, counter)
+        session.look_for_subagents()
         return session
+
+    def look_for_subagents(self) -> None:
+        """Count the sub-agent transcripts kept beside the log (Claude Code), whichever way it was read."""
+        if self.path is not None and self.parser.name == ClaudeCodeParser.name:
+            self.subagents = SubagentScan(self.path, self.parser.meta.session_id, self.counter)
 
     @staticmethod
     def _line_format(path: str | os.PathLike, format: str | None) -> type[LineParser] | None:

@@ -35,7 +35,10 @@ def jsonl_logs() -> list[Path]:
 
 
 def eager(path: Path) -> Session:
-    return Session(parsers.parse(path.read_bytes()), path=str(path))
+    """The log parsed whole from its bytes, with the sub-agent files beside it, as ``Session.open`` finds them."""
+    session = Session(parsers.parse(path.read_bytes()), path=str(path))
+    session.look_for_subagents()
+    return session
 
 
 @pytest.fixture
