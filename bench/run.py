@@ -29,7 +29,7 @@ from generate import generate  # noqa: E402
 
 def floor_seconds(path: Path) -> float:
     """JSON-decode every line and encode_ordinary every string in it: what any exact counter must do."""
-    from context.tokens import load_encoding
+    from ctxtop.context.window.tokens import load_encoding
 
     encoding = load_encoding("cl100k_base")
     texts: list[str] = []
@@ -102,7 +102,7 @@ def append_seconds(path: Path, format: str) -> float:
     """Median cost of taking in one appended message on the loaded session."""
     from generate import GENERATORS
 
-    from context.follow import LogFollower
+    from ctxtop.context.window.follow import LogFollower
 
     os.environ["CTXTOP_NO_CACHE"] = "1"
     follower = LogFollower(path)
@@ -121,8 +121,8 @@ def append_seconds(path: Path, format: str) -> float:
 def preview_seconds() -> float:
     from strategies import synthetic_window
 
-    from context.strategies import Frame, preview_all
-    from context.tokens import TokenCounter
+    from ctxtop.context.strategies import Frame, preview_all
+    from ctxtop.context.window.tokens import TokenCounter
 
     frame = Frame(synthetic_window(), TokenCounter(), [], limit=1_000_000)
     preview_all(frame)

@@ -14,11 +14,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from context.constraints import make_constraint  # noqa: E402
-from context.strategies import STRATEGIES, Frame, preview_all  # noqa: E402
-from context.tokens import TokenCounter  # noqa: E402
-from context.window import Window, WindowBlock  # noqa: E402
-from parsers.model import (  # noqa: E402
+from ctxtop.context.rules.constraints import make_constraint  # noqa: E402
+from ctxtop.context.strategies import STRATEGIES, Frame, preview_all  # noqa: E402
+from ctxtop.context.window.tokens import TokenCounter  # noqa: E402
+from ctxtop.context.window.replay import Window, WindowBlock  # noqa: E402
+from ctxtop.parsers.model import (  # noqa: E402
     ASSISTANT,
     REASONING,
     SYSTEM,

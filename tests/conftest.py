@@ -4,8 +4,8 @@ from pathlib import Path
 
 import pytest
 
-from context.session import Session
-from context.tokens import TokenCounter
+from ctxtop.context.window.session import Session
+from ctxtop.context.window.tokens import TokenCounter
 
 DATA = Path(__file__).parent / "data"
 SHARED_FIXTURES = Path(__file__).resolve().parents[2] / "shared" / "fixtures"
@@ -39,8 +39,8 @@ def private_state_dir(tmp_path_factory, monkeypatch):
 @pytest.fixture
 def small_batches(monkeypatch):
     """Entries packed a few at a time, so that even a small log is mostly frozen (and unpacked often)."""
-    from context import entry_store
-    from parsers import claude_code
+    from ctxtop.context.store import entry_store
+    from ctxtop.parsers import claude_code
 
     monkeypatch.setattr(entry_store, "BATCH", 4)
     monkeypatch.setattr(entry_store, "CACHED_BATCHES", 2)

@@ -8,18 +8,18 @@ import pytest
 from rich.text import Text
 from textual.widgets import DataTable, Static, TabbedContent
 
-import parsers
-from context.pin_store import load_session_pins
-from context.pins import select_constraints
-from context.session import Session
-from context.snapshot import build_snapshot
-from context.strategies import STRATEGIES, preview
-from context.strategies.report import session_frame
-from tui.app import CtxtopApp
-from tui.demo import DEMO_WINDOW, demo_path
-from tui.screens import HelpScreen
-from tui.widgets.detail import Detail
-from tui.widgets.window_list import WindowList
+from ctxtop import parsers
+from ctxtop.context.rules.pin_store import load_session_pins
+from ctxtop.context.rules.pins import select_constraints
+from ctxtop.context.window.session import Session
+from ctxtop.context.output.snapshot import build_snapshot
+from ctxtop.context.strategies import STRATEGIES, preview
+from ctxtop.context.strategies.report import session_frame
+from ctxtop.tui.app import CtxtopApp
+from ctxtop.tui.demo import DEMO_WINDOW, demo_path
+from ctxtop.tui.screens import HelpScreen
+from ctxtop.tui.widgets.detail import Detail
+from ctxtop.tui.widgets.window_list import WindowList
 
 from .conftest import DATA
 
@@ -180,7 +180,7 @@ async def test_pin_and_unpin_persist_outside_the_log(tmp_path):
 
 
 async def test_pins_saved_by_the_ui_are_used_next_time(tmp_path):
-    from context.pin_store import save_session_pins
+    from ctxtop.context.rules.pin_store import save_session_pins
 
     log = tmp_path / "session.jsonl"
     log.write_bytes((DATA / "claude_compact.jsonl").read_bytes())
@@ -305,7 +305,7 @@ async def test_small_terminal_collapses_the_timeline():
 def test_readme_lists_every_key_and_every_binding_is_in_the_help():
     from pathlib import Path
 
-    from tui.screens import KEYS
+    from ctxtop.tui.screens import KEYS
 
     readme = (Path(__file__).parents[1] / "README.md").read_text()
     for key, action in KEYS:
@@ -391,9 +391,9 @@ async def test_directory_mode_follows_a_newer_session_unless_told_to_stay(tmp_pa
 async def test_loading_reports_progress_and_hides_the_bar_when_done(monkeypatch):
     from textual.widgets import ProgressBar
 
-    from tui.messages import LoadProgress
+    from ctxtop.tui.messages import LoadProgress
 
-    monkeypatch.setattr("context.session.STREAM_CHUNK_BYTES", 8192)
+    monkeypatch.setattr("ctxtop.context.window.session.STREAM_CHUNK_BYTES", 8192)
     seen = []
     app = demo_app(at=100)
     async with app.run_test(size=SIZE, message_hook=seen.append) as pilot:
@@ -456,7 +456,7 @@ async def test_redaction_masks_log_text_on_screen_and_in_exports(tmp_path):
 
 
 async def test_a_corrupt_pins_file_is_ignored_with_a_notice_and_rewritten(tmp_path):
-    from context.pin_store import pins_path
+    from ctxtop.context.rules.pin_store import pins_path
 
     log = tmp_path / "session.jsonl"
     log.write_bytes((DATA / "claude_compact.jsonl").read_bytes())
@@ -479,7 +479,7 @@ async def test_a_corrupt_pins_file_is_ignored_with_a_notice_and_rewritten(tmp_pa
 
 
 async def test_a_huge_block_is_shown_capped_until_show_all(tmp_path):
-    from tui.widgets.detail import MAX_CHARS
+    from ctxtop.tui.widgets.detail import MAX_CHARS
 
     huge = "x" * (MAX_CHARS * 3)
     log = tmp_path / "huge.jsonl"
@@ -497,9 +497,9 @@ async def test_a_huge_block_is_shown_capped_until_show_all(tmp_path):
 
 
 async def test_a_big_log_paints_the_window_after_its_last_compaction_first(monkeypatch):
-    from tui.messages import FirstPaint
+    from ctxtop.tui.messages import FirstPaint
 
-    monkeypatch.setattr("context.tail_first.TAIL_FIRST_BYTES", 0)
+    monkeypatch.setattr("ctxtop.context.window.tail_first.TAIL_FIRST_BYTES", 0)
     seen = []
     app = demo_app()
     async with app.run_test(size=SIZE, message_hook=seen.append) as pilot:

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import pytest
 
-from context import audit as audit_module
-from context.audit import run_audit
-from context.audit_cache import AuditCache
-from context.constraints import make_constraint
-from context.pins import select_constraints
-from context.session import Session
-from tui.demo import demo_path
+from ctxtop.context.audit import run as audit_module
+from ctxtop.context.audit.run import run_audit
+from ctxtop.context.audit.cache import AuditCache
+from ctxtop.context.rules.constraints import make_constraint
+from ctxtop.context.rules.pins import select_constraints
+from ctxtop.context.window.session import Session
+from ctxtop.tui.demo import demo_path
 
 
 class WindowTextRead(AssertionError):
@@ -37,7 +37,7 @@ def demo(tmp_path):
 def test_a_second_audit_reads_no_text_and_finds_the_same(demo, monkeypatch):
     session, constraints = demo
     first = run_audit(session, constraints)
-    assert any(a.kind == "constraint_lost" for a in first.alerts)  # the demo loses rules: the cache holds real findings
+    assert any(a.kind.key == "constraint_lost" for a in first.alerts)  # the demo loses rules: the cache holds real findings
     monkeypatch.setattr(audit_module, "WindowText", no_window_text)
     assert findings(run_audit(session, constraints)) == findings(first)
 

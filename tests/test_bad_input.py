@@ -7,7 +7,7 @@ import os
 
 import pytest
 
-from tui.cli import main
+from ctxtop.tui.cli import main
 
 from .conftest import DATA
 

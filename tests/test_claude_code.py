@@ -2,8 +2,8 @@
 
 import pytest
 
-from parsers import parse
-from parsers.model import INJECTED, REASONING, SUMMARY, TOOL_CALL, TOOL_RESULT, USER
+from ctxtop.parsers import parse
+from ctxtop.parsers.model import INJECTED, REASONING, SUMMARY, TOOL_CALL, TOOL_RESULT, USER
 
 from .conftest import DATA
 

@@ -7,8 +7,8 @@ import os
 
 import pytest
 
-from parsers.model import CATEGORIES
-from tui.cli import main
+from ctxtop.parsers.model import CATEGORIES
+from ctxtop.tui.cli import main
 
 from .conftest import DATA
 
@@ -118,11 +118,11 @@ def test_commands_never_change_the_log(tmp_path, capsys):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["session.jsonl"]
 
 
-def test_python_dash_m_tui_runs(tmp_path):
+def test_python_dash_m_ctxtop_runs(tmp_path):
     import subprocess
     import sys
 
-    result = subprocess.run([sys.executable, "-m", "tui", "formats"], capture_output=True, text=True)
+    result = subprocess.run([sys.executable, "-m", "ctxtop", "formats"], capture_output=True, text=True)
     assert result.returncode == 0 and "claude-code" in result.stdout
 
 
@@ -130,5 +130,5 @@ def test_a_closed_pipe_is_not_an_error():
     import subprocess
     import sys
 
-    result = subprocess.run(f"{sys.executable} -m tui export --demo | head -c 10", shell=True, capture_output=True, text=True, timeout=60)
+    result = subprocess.run(f"{sys.executable} -m ctxtop export --demo | head -c 10", shell=True, capture_output=True, text=True, timeout=60)
     assert result.stdout == '{\n  "schem' and result.stderr == ""

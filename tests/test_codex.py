@@ -2,8 +2,8 @@
 
 import pytest
 
-from parsers import parse
-from parsers.model import (
+from ctxtop.parsers import parse
+from ctxtop.parsers.model import (
     ASSISTANT,
     INJECTED,
     REASONING,

@@ -10,9 +10,9 @@ import json
 
 import pytest
 
-from context.session import Session
-from context.snapshot import build_snapshot
-from tui.cli import main
+from ctxtop.context.window.session import Session
+from ctxtop.context.output.snapshot import build_snapshot
+from ctxtop.tui.cli import main
 
 from .conftest import SHARED_FIXTURES
 
@@ -112,10 +112,10 @@ def _supported_fixtures():
 
 @pytest.mark.parametrize("path", _supported_fixtures(), ids=_id)
 def test_every_strategy_previews_every_supported_fixture(path):
-    from context.pins import select_constraints
-    from context.strategies import STRATEGIES, preview_all
-    from context.strategies.preview import KEPT
-    from context.strategies.report import session_frame
+    from ctxtop.context.rules.pins import select_constraints
+    from ctxtop.context.strategies import STRATEGIES, preview_all
+    from ctxtop.context.strategies.preview import KEPT
+    from ctxtop.context.strategies.report import session_frame
 
     session = Session.open(path)
     constraints, _ = select_constraints(session.entries)

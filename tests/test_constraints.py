@@ -9,8 +9,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from context.audit import compaction_events, run_audit
-from context.constraints import (
+from ctxtop.context.audit.events import compaction_events
+from ctxtop.parsers import parse
+from ctxtop.context.audit.run import run_audit
+from ctxtop.context.rules.constraints import (
     KEPT,
     LOST,
     PARAPHRASED,
@@ -20,13 +22,13 @@ from context.constraints import (
     locate,
     make_constraint,
 )
-from context.facts import normalize
-from context.pins import PinsError, load_pins, select_constraints
-from context.session import Session
-from context.window import Window, WindowBlock
-from parsers.model import SUMMARY, TOOL_RESULT, USER, Block, Entry
-from tui.cli import main
-from tui.demo import DEMO_WINDOW, demo_path
+from ctxtop.context.rules.facts import normalize
+from ctxtop.context.rules.pins import PinsError, load_pins, select_constraints
+from ctxtop.context.window.session import Session
+from ctxtop.context.window.replay import Window, WindowBlock
+from ctxtop.parsers.model import SUMMARY, TOOL_RESULT, USER, Block, Entry
+from ctxtop.tui.cli import main
+from ctxtop.tui.demo import DEMO_WINDOW, demo_path
 
 from .conftest import DATA
 
@@ -104,9 +106,9 @@ def test_demo_audit_flags_the_seed_incident_at_the_first_compaction():
     before_after = {cid: (b.status, a.status) for cid, (b, a) in first.constraints.items()}
     assert before_after[by_text["预算上限"]] == (KEPT, PARAPHRASED)
     assert before_after[by_text["客户名单"]] == (KEPT, LOST)
-    kinds = [(a.kind, a.message) for a in audit.alerts]
+    kinds = [(a.kind.key, a.message) for a in audit.alerts]
     assert ("constraint_paraphrased", 204) in kinds and ("constraint_lost", 204) in kinds
-    violations = [a for a in audit.alerts if a.kind == "violation"]
+    violations = [a for a in audit.alerts if a.kind.key == "violation"]
     assert {a.constraint for a in violations} == set(by_text.values())
     assert any("phone number" in a.detail for a in violations) and any("exceeds the cap 8000" in a.detail for a in violations)
     assert first.lost_items["numbers"]  # order amounts in tool results did not survive the summary
@@ -116,7 +118,7 @@ def test_implicit_compaction_from_a_usage_drop():
     lines = (DATA / "claude_compact.jsonl").read_text().splitlines()[:7]
     lines.append(lines[2].replace('"msg_1"', '"msg_9"').replace('"cache_read_input_tokens": 100', '"cache_read_input_tokens": 10')
                  .replace('"uuid": "a1"', '"uuid": "a9"'))
-    events = compaction_events(Session(__import__("parsers").parse("\n".join(lines).encode())))
+    events = compaction_events(Session(parse("\n".join(lines).encode())))
     assert [(e.kind, e.pre_tokens, e.post_tokens) for e in events] == [("implicit", 165, 20)]
 
 
@@ -125,10 +127,10 @@ def test_drift_counts_repeated_calls_after_compaction():
     lines = [call % (i, f"m{i}", i, 100) for i in range(2)]
     lines.append('{"type":"system","subtype":"compact_boundary","sessionId":"s","uuid":"b","compactMetadata":{"trigger":"auto","preTokens":100,"postTokens":10}}')
     lines += [call % (i, f"m{i}", i, 20) for i in range(10, 15)]
-    session = Session(__import__("parsers").parse("\n".join(lines).encode()))
+    session = Session(parse("\n".join(lines).encode()))
     audit = run_audit(session, [])
     assert audit.compactions[0].drift == {"repeated_calls": 5, "rereads": 5, "repeated_edits": 0}
-    assert [a.kind for a in audit.alerts] == ["drift"]
+    assert [a.kind.key for a in audit.alerts] == ["drift"]
 
 
 def test_drift_over_several_compactions_compares_with_everything_before_each():
@@ -138,7 +140,7 @@ def test_drift_over_several_compactions_compares_with_everything_before_each():
     lines = [call % ("a", "ma", "a", "Read", "/a.py"), call % ("b", "mb", "b", "Edit", "/b.py"), boundary % 1,
              call % ("c", "mc", "c", "Read", "/a.py"), call % ("d", "md", "d", "Read", "/c.py"), boundary % 2,
              call % ("e", "me", "e", "Read", "/c.py"), call % ("f", "mf", "f", "Edit", "/b.py"), call % ("g", "mg", "g", "Read", "/new.py")]
-    session = Session(__import__("parsers").parse("\n".join(lines).encode()))
+    session = Session(parse("\n".join(lines).encode()))
     first, second = (c.drift for c in run_audit(session, []).compactions)
     assert first == {"repeated_calls": 1, "rereads": 1, "repeated_edits": 0}
     # After the second compaction, /c.py (read between the two) and the edit of /b.py (before the first) both repeat.

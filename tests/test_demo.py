@@ -3,9 +3,9 @@
 import importlib.util
 from pathlib import Path
 
-from context.session import Session
-from context.snapshot import build_snapshot
-from tui.demo import DEMO_WINDOW, demo_path
+from ctxtop.context.window.session import Session
+from ctxtop.context.output.snapshot import build_snapshot
+from ctxtop.tui.demo import DEMO_WINDOW, demo_path
 
 CONSTRAINTS = [
     "预算上限 8000 元，超过必须停下来问我",

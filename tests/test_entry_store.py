@@ -9,15 +9,16 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import parsers
-from context import entry_store, lazy_text
-from context.entry_store import EntryStore
-from context.follow import LogFollower
-from context.session import Session
-from context.snapshot import build_snapshot
-from parsers.gemini import REPEAT_LOOKBACK
-from parsers.model import Block, Compaction, Entry, Usage
-from tui.demo import demo_path
+from ctxtop import parsers
+from ctxtop.context.store import entry_store
+from ctxtop.context.store import lazy_text
+from ctxtop.context.store.entry_store import EntryStore
+from ctxtop.context.window.follow import LogFollower
+from ctxtop.context.window.session import Session
+from ctxtop.context.output.snapshot import build_snapshot
+from ctxtop.parsers.gemini import REPEAT_LOOKBACK
+from ctxtop.parsers.model import Block, Compaction, Entry, Usage
+from ctxtop.tui.demo import demo_path
 
 from .test_lazy_text import eager, follow_in_pieces, generate, jsonl_logs
 

@@ -7,11 +7,11 @@ import threading
 
 import pytest
 
-from context.follow import LogFollower
-from context.pins import select_constraints
-from context.session import Session
-from context.source import SourceError
-from tui.demo import DEMO_WINDOW, demo_path
+from ctxtop.context.window.follow import LogFollower
+from ctxtop.context.rules.pins import select_constraints
+from ctxtop.context.window.session import Session
+from ctxtop.context.store.source import SourceError
+from ctxtop.tui.demo import DEMO_WINDOW, demo_path
 
 from .conftest import DATA
 
@@ -83,13 +83,13 @@ def test_a_compaction_appended_live_raises_its_alert_in_the_same_update(tmp_path
     write(log, DEMO_LINES[:cut])
     constraints, _ = select_constraints(Session.open(demo_path()).entries)
     follower = LogFollower(log, window=DEMO_WINDOW, constraints=constraints)
-    assert not [a for a in follower.audit.alerts if a.kind.startswith("constraint_")]
+    assert not [a for a in follower.audit.alerts if a.kind.rule_lost]
     write(log, DEMO_LINES[cut : cut + 4])  # the boundary, the summary and the next call
     update = follower.poll()
     assert update.compaction
-    kinds = {a.kind for a in update.alerts}
+    kinds = {a.kind.key for a in update.alerts}
     assert {"constraint_paraphrased", "constraint_lost"} <= kinds
-    assert all(a.message == 204 for a in update.alerts if a.kind.startswith("constraint_"))
+    assert all(a.message == 204 for a in update.alerts if a.kind.rule_lost)
 
 
 def test_no_append_is_lost_in_a_burst_from_another_thread(tmp_path):
@@ -124,7 +124,7 @@ def test_a_vanished_file_is_a_one_line_error(tmp_path):
 def test_sub_agent_transcripts_beside_the_session_count_as_its_sub_agents(tmp_path):
     import json
 
-    from context.snapshot import build_snapshot
+    from ctxtop.context.output.snapshot import build_snapshot
 
     log = tmp_path / "d3m0c0de-8000-4e00-9000-5eed00000000.jsonl"
     write(log, DEMO_LINES[:20])
@@ -185,8 +185,8 @@ def generated_lines(tmp_path, format: str) -> list[bytes]:
 def test_a_followed_log_is_audited_from_where_the_last_audit_stopped_and_equals_a_fresh_audit(tmp_path, format, small_batches, monkeypatch):
     # Each compaction that arrives is audited going on from the audit before: the reading of the
     # history and the compactions audited before are kept. It must find what a whole new audit finds.
-    from context import audit as audit_module
-    from context.audit import run_audit
+    from ctxtop.context.audit import run as audit_module
+    from ctxtop.context.audit.run import run_audit
 
     if format.endswith(".jsonl"):  # small: line by line, so that every line can be the last one read
         lines = (DATA / format).read_bytes().splitlines(keepends=True)
@@ -212,8 +212,8 @@ def test_a_followed_log_is_audited_from_where_the_last_audit_stopped_and_equals_
 def test_a_late_change_to_the_history_makes_the_next_audit_read_it_again(tmp_path, small_batches):
     # A response's last line arriving long after its first joins an entry the last audit had read as
     # final (here, with a tool call over the budget cap): the next audit must not go on from it.
-    from context.audit import run_audit
-    from context.constraints import make_constraint
+    from ctxtop.context.audit.run import run_audit
+    from ctxtop.context.rules.constraints import make_constraint
 
     from .test_entry_store import claude_line
 
@@ -227,8 +227,8 @@ def test_a_late_change_to_the_history_makes_the_next_audit_read_it_again(tmp_pat
     write(log, lines + boundary)
     follower = LogFollower(log, constraints=[cap])
     assert follower.audit.progress is not None and follower.audit.progress.reading.position > 2
-    assert not [a for a in follower.audit.alerts if a.kind == "violation"]
+    assert not [a for a in follower.audit.alerts if a.kind.key == "violation"]
     write(log, [late] + boundary)
     follower.poll()
-    assert [a.message for a in follower.audit.alerts if a.kind == "violation"] == [2]
+    assert [a.message for a in follower.audit.alerts if a.kind.key == "violation"] == [2]
     assert audit_state(follower.audit) == audit_state(run_audit(follower.session, [cap]))

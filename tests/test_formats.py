@@ -10,11 +10,11 @@ import json
 
 import pytest
 
-from context.audit import run_audit
-from context.pins import select_constraints
-from context.session import Session
-from context.snapshot import build_snapshot
-from parsers.registry import PARSERS
+from ctxtop.context.audit.run import run_audit
+from ctxtop.context.rules.pins import select_constraints
+from ctxtop.context.window.session import Session
+from ctxtop.context.output.snapshot import build_snapshot
+from ctxtop.parsers.registry import PARSERS
 
 from .conftest import DATA
 
@@ -51,7 +51,7 @@ def test_adk_compaction_replaces_its_time_range_with_the_summary():
     assert categories(session, 9) == {"summary": 1, "user": 1, "assistant": 1}
     constraints, _ = select_constraints(session.entries, ["预算上限 8000 元，超过必须停下来问我"])
     audit = run_audit(session, constraints)
-    assert [(a.kind, a.message) for a in audit.alerts] == [("constraint_lost", 7)]
+    assert [(a.kind.key, a.message) for a in audit.alerts] == [("constraint_lost", 7)]
 
 
 def test_adk_overlapping_windows_keep_both_summaries():
@@ -62,7 +62,7 @@ def test_adk_overlapping_windows_keep_both_summaries():
               "actions": {"compaction": {"startTimestamp": 6.0, "endTimestamp": 8.0,
                                          "compactedContent": {"role": "model", "parts": [{"text": "审批了 PO-0101。"}]}}}}
     document["events"].append(second)
-    from parsers.adk import AdkSessionParser
+    from ctxtop.parsers.adk import AdkSessionParser
 
     parser = AdkSessionParser()
     parser.parse(document)
@@ -79,7 +79,7 @@ def test_openhands_condensation_forgets_a_range_and_keeps_the_rest():
     assert [b.entry.uid for b in after.blocks] == ["6", "3", "3", "4", "7"]
     constraints, _ = select_constraints(session.entries, ["Never push to main; open a pull request instead."])
     alerts = run_audit(session, constraints).alerts
-    assert ("constraint_lost", 6) in [(a.kind, a.message) for a in alerts]
+    assert ("constraint_lost", 6) in [(a.kind.key, a.message) for a in alerts]
 
 
 def test_gemini_last_version_wins_notices_are_skipped_and_compression_rewrites_history():
@@ -106,7 +106,7 @@ def test_inspect_summary_marks_the_compaction_and_keeps_the_final_messages():
 
 
 def test_formats_lists_every_parser(capsys):
-    from tui.cli import main
+    from ctxtop.tui.cli import main
 
     assert main(["formats"]) == 0
     out = capsys.readouterr().out
@@ -127,7 +127,7 @@ def test_roo_condense_hides_the_condensed_messages_behind_the_summary():
     session = Session.open(DATA / "roo_task")
     constraints, _ = select_constraints(session.entries, ["Never email customers; WeCom only."])
     alerts = run_audit(session, constraints).alerts
-    assert ("constraint_lost", 4) in [(a.kind, a.message) for a in alerts]
+    assert ("constraint_lost", 4) in [(a.kind.key, a.message) for a in alerts]
     assert [b.category for b in session.window_at(None).blocks] == ["summary", "assistant"]
 
 
@@ -148,7 +148,7 @@ def test_openhands_v0_event_directory_reads_like_its_trajectory(tmp_path):
 def test_a_session_folder_is_followed_as_it_changes(tmp_path):
     import shutil
 
-    from context.follow import LogFollower
+    from ctxtop.context.window.follow import LogFollower
 
     task = tmp_path / "task"
     shutil.copytree(DATA / "cline_task", task)
@@ -207,7 +207,7 @@ def test_opencode_database_reads_like_its_storage_folder_and_is_never_written(tm
 
 
 def test_one_sample_of_a_many_sample_log_is_picked_with_a_hash_suffix(tmp_path, capsys):
-    from tui.cli import main
+    from ctxtop.tui.cli import main
 
     document = json.loads((DATA / "inspect_compaction.json").read_text())
     second = json.loads(json.dumps(document["samples"][0]))

@@ -15,12 +15,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-import parsers
-from context.session import Session
-from context.strategies import preview_all
-from context.strategies.report import session_frame
-from context.tokens import TokenCounter
-from parsers.registry import PARSERS
+from ctxtop import parsers
+from ctxtop.context.window.session import Session
+from ctxtop.context.strategies import preview_all
+from ctxtop.context.strategies.report import session_frame
+from ctxtop.context.window.tokens import TokenCounter
+from ctxtop.parsers.registry import PARSERS
 
 from .conftest import DATA
 

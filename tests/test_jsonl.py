@@ -6,8 +6,8 @@ import json
 
 import pytest
 
-from parsers import jsonl
-from parsers.jsonl import DecodeError, loads
+from ctxtop.parsers import jsonl
+from ctxtop.parsers.jsonl import DecodeError, loads
 
 RECORD = {"type": "user", "message": {"content": [{"type": "tool_result", "content": "输出 line\n" * 50, "n": 2**70}]}, "ok": True,
           "x": -1.5e-7, "s": "\u2028\ud7ff\U0001f600"}

@@ -6,9 +6,9 @@ import os
 
 import pytest
 
-from tui import cli
-from tui.discover import newest_session, resolve_session
-from tui.errors import UsageError
+from ctxtop.tui import cli
+from ctxtop.tui.discover import newest_session, resolve_session
+from ctxtop.tui.errors import UsageError
 
 from .conftest import DATA
 
@@ -61,7 +61,7 @@ def test_demo_replays_unless_told_not_to(monkeypatch):
         def run(self):
             pass
 
-    monkeypatch.setattr("tui.app.CtxtopApp", FakeApp)
+    monkeypatch.setattr("ctxtop.tui.app.CtxtopApp", FakeApp)
     assert cli.main(["demo"]) == 0
     assert launched["replay_speed"] == 1.0 and launched["window"] == 8000
     assert cli.main(["demo", "--speed", "5"]) == 0

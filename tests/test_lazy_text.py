@@ -9,12 +9,12 @@ from pathlib import Path
 
 import pytest
 
-import parsers
-from context import lazy_text
-from context import session as session_module
-from context.session import Session
-from context.snapshot import build_snapshot
-from tui.demo import demo_path
+from ctxtop import parsers
+from ctxtop.context.store import lazy_text
+from ctxtop.context.window import session as session_module
+from ctxtop.context.window.session import Session
+from ctxtop.context.output.snapshot import build_snapshot
+from ctxtop.tui.demo import demo_path
 
 from .conftest import SHARED_FIXTURES
 
@@ -114,7 +114,7 @@ def test_documents_are_read_whole_and_release_nothing():
 
 def follow_in_pieces(log: Path, lines: list[bytes], first: int, step: int):
     """A follower of ``log`` written with ``lines[:first]``, then polled after each ``step`` more lines."""
-    from context.follow import LogFollower
+    from ctxtop.context.window.follow import LogFollower
 
     log.write_bytes(b"".join(lines[:first]))
     follower = LogFollower(log)

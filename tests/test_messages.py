@@ -4,8 +4,8 @@ import json
 
 import pytest
 
-from parsers import UnknownFormat, detect, parse
-from parsers.model import (
+from ctxtop.parsers import UnknownFormat, detect, parse
+from ctxtop.parsers.model import (
     ASSISTANT,
     REASONING,
     SYSTEM,

@@ -6,8 +6,8 @@ import json
 
 import pytest
 
-from context.redact import redact, redact_text
-from tui.cli import main
+from ctxtop.context.output.redact import redact, redact_text
+from ctxtop.tui.cli import main
 
 CASES = [
     ("key sk-ant-api03-AbCdEfGhIjKlMnOpQrStUvWxYz0123456789 here", "key [REDACTED:api_key] here"),

@@ -2,7 +2,7 @@
 
 import pytest
 
-from context.sanitize import clean_text, markdown_cell, one_line
+from ctxtop.context.output.sanitize import clean_text, markdown_cell, one_line
 
 
 @pytest.mark.parametrize(

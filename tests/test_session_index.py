@@ -7,12 +7,13 @@ import os
 
 import pytest
 
-import parsers
-from context import lazy_text, session_index
-from context.follow import LogFollower
-from context.session import Session
-from context.snapshot import build_snapshot
-from tui.demo import demo_path
+from ctxtop import parsers
+from ctxtop.context.store import lazy_text
+from ctxtop.context.store import session_index
+from ctxtop.context.window.follow import LogFollower
+from ctxtop.context.window.session import Session
+from ctxtop.context.output.snapshot import build_snapshot
+from ctxtop.tui.demo import demo_path
 
 from .test_lazy_text import eager, generate, jsonl_logs
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from textual.widgets import TabbedContent
 
-from tui.app import CtxtopApp
-from tui.demo import DEMO_WINDOW, demo_path
+from ctxtop.tui.app import CtxtopApp
+from ctxtop.tui.demo import DEMO_WINDOW, demo_path
 
 from .test_app import settle
 

@@ -8,12 +8,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from context.constraints import make_constraint
-from context.strategies import STRATEGIES, Frame, StrategyError, preview, preview_all
-from context.strategies.agents import adk_sliding_ranges
-from context.strategies.preview import DROPPED, KEPT, PLACEHOLDER, SUMMARIZED, TRUNCATED
-from context.window import Window, WindowBlock
-from parsers.model import (
+from ctxtop.context.rules.constraints import make_constraint
+from ctxtop.context.strategies import STRATEGIES, Frame, StrategyError, preview, preview_all
+from ctxtop.context.strategies.agents import adk_sliding_ranges
+from ctxtop.context.strategies.preview import DROPPED, KEPT, PLACEHOLDER, SUMMARIZED, TRUNCATED
+from ctxtop.context.window.replay import Window, WindowBlock
+from ctxtop.parsers.model import (
     ASSISTANT,
     REASONING,
     SYSTEM,
@@ -23,7 +23,7 @@ from parsers.model import (
     Block,
     Entry,
 )
-from tui.cli import main
+from ctxtop.tui.cli import main
 
 RULE = "Never email the customer."
 PLACEHOLDER_TOKENS = 4  # "[cleared]" and "<MASKED>" in cl100k_base
@@ -334,8 +334,8 @@ def test_demo_first_compaction_is_right_after_message_203(demo_session):
 
 @pytest.fixture(scope="module")
 def demo_session():
-    from context.session import Session
-    from tui.demo import DEMO_WINDOW, demo_path
+    from ctxtop.context.window.session import Session
+    from ctxtop.tui.demo import DEMO_WINDOW, demo_path
 
     return Session.open(demo_path(), window=DEMO_WINDOW)
 

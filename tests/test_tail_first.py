@@ -5,9 +5,9 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from context.session import Session
-from context.tail_first import tail_session
-from tui.demo import DEMO_WINDOW, demo_path
+from ctxtop.context.window.session import Session
+from ctxtop.context.window.tail_first import tail_session
+from ctxtop.tui.demo import DEMO_WINDOW, demo_path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
 

@@ -6,10 +6,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from context.session import Session
-from context.timeline import WIDTH, Timeline, TimelinePoint, point_of
-from context.window import CategoryTotal, Replay, Window
-from parsers.model import CATEGORIES, Entry
+from ctxtop.context.window.session import Session
+from ctxtop.context.window.timeline import WIDTH, Timeline, TimelinePoint, point_of
+from ctxtop.context.window.replay import CategoryTotal, Replay, Window
+from ctxtop.parsers.model import CATEGORIES, Entry
 
 from .conftest import DATA
 from .test_lazy_text import jsonl_logs
@@ -31,7 +31,7 @@ def window_with(at: int, tokens: list[int]) -> Window:
 
 
 def entry(index: int, compaction: bool) -> Entry:
-    from parsers.model import Compaction
+    from ctxtop.parsers.model import Compaction
 
     return Entry(index, "user", [], 0, 0, compaction=Compaction("compact_boundary") if compaction else None)
 

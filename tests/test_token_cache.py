@@ -5,10 +5,10 @@ from __future__ import annotations
 import sqlite3
 import threading
 
-from context.session import Session
-from context.token_cache import TokenCache
-from context.tokens import TokenCounter, content_key
-from tui.demo import DEMO_WINDOW, demo_path
+from ctxtop.context.window.session import Session
+from ctxtop.context.store.token_cache import TokenCache
+from ctxtop.context.window.tokens import TokenCounter, content_key
+from ctxtop.tui.demo import DEMO_WINDOW, demo_path
 
 
 def test_a_second_open_counts_the_same_without_tokenizing(tmp_path, monkeypatch):

@@ -4,8 +4,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from context import tokens as tokens_module
-from context.tokens import EncodingUnavailable, TokenCounter, load_encoding, token_length
+from ctxtop.context.window import tokens as tokens_module
+from ctxtop.context.window.tokens import EncodingUnavailable, TokenCounter, load_encoding, token_length
 
 
 def test_special_token_text_is_counted_as_ordinary_text(counter):
@@ -56,8 +56,8 @@ def test_a_multi_megabyte_output_counts_the_same_in_segments():
 def test_counting_on_both_cores_gives_the_counts_of_one(monkeypatch):
     texts = [f"line {i}: order {i * 7} shipped\n" * (i % 50 + 1) for i in range(300)] + ["", "same", "same"]
     one = [TokenCounter().count(text) for text in texts]
-    monkeypatch.setattr("context.tokens.PARALLEL_MIN_CHARS", 0)
-    monkeypatch.setattr("context.tokens._WORKERS", 2)
+    monkeypatch.setattr("ctxtop.context.window.tokens.PARALLEL_MIN_CHARS", 0)
+    monkeypatch.setattr("ctxtop.context.window.tokens._WORKERS", 2)
     pools = []
     original = tokens_module._pool
     monkeypatch.setattr(tokens_module, "_pool", lambda: pools.append(1) or original())

@@ -8,7 +8,7 @@ import subprocess
 import sys
 import time
 
-from tui.demo import demo_path
+from ctxtop.tui.demo import demo_path
 
 DEMO_LINES = demo_path().read_bytes().splitlines(keepends=True)
 
@@ -27,7 +27,7 @@ def test_watch_prints_updates_and_the_live_compaction_alert_then_exits_2_when_th
     cut = next(i for i, line in enumerate(DEMO_LINES) if b"compact_boundary" in line)
     log.write_bytes(b"".join(DEMO_LINES[:cut]))
     proc = subprocess.Popen(
-        [sys.executable, "-m", "tui", "watch", str(log), "--json", "--window", "8000"],
+        [sys.executable, "-m", "ctxtop", "watch", str(log), "--json", "--window", "8000"],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env={**os.environ, "PYTHONUNBUFFERED": "1"},
     )
     try:
@@ -57,7 +57,7 @@ def test_watch_polls_when_asked_and_ends_cleanly_on_ctrl_c(tmp_path):
     log = tmp_path / "live.jsonl"
     log.write_bytes(b"".join(DEMO_LINES[:30]))
     proc = subprocess.Popen(
-        [sys.executable, "-m", "tui", "watch", str(log), "--poll", "0.1"],
+        [sys.executable, "-m", "ctxtop", "watch", str(log), "--poll", "0.1"],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env={**os.environ, "PYTHONUNBUFFERED": "1"},
     )
     try:

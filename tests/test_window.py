@@ -2,9 +2,9 @@
 
 import pytest
 
-from context.session import Session
-from context.snapshot import build_snapshot
-from context.window import CLEARED_PLACEHOLDER, Replay
+from ctxtop.context.window.session import Session
+from ctxtop.context.output.snapshot import build_snapshot
+from ctxtop.context.window.replay import CLEARED_PLACEHOLDER, Replay
 
 from .conftest import DATA
 
@@ -108,7 +108,7 @@ def test_preserved_segment_is_reattached_when_no_uuid_list(tmp_path, open_data):
     assert segment != source
     path = tmp_path / "segment.jsonl"
     path.write_text(segment)
-    from context.session import Session
+    from ctxtop.context.window.session import Session
 
     after = texts(Session.open(path).window_at(9))
     assert after[1:] == ["Done.", "continue with the report", "next step", "ok"]
@@ -154,7 +154,7 @@ def test_a_change_to_an_entry_before_a_checkpoint_is_not_hidden_by_it():
 
 @pytest.mark.parametrize("name", ["codex_local_compaction.jsonl", "codex_remote_compaction.jsonl", "claude_compact.jsonl"])
 def test_the_latest_window_continues_the_replay_kept_while_reading(name, monkeypatch, small_batches):
-    from context import session as session_module
+    from ctxtop.context.window import session as session_module
 
     # Small pieces and batches: the replay must keep up across many reads, with entries packed behind it.
     monkeypatch.setattr(session_module, "STREAM_CHUNK_BYTES", 512)

@@ -1,0 +1,109 @@
+"""Compaction audits remembered by what the two windows held.
+
+Auditing a compaction reads the text of the windows before and after it, which
+on a big session means reading much of the log back. The result depends only
+on what those windows held and on the constraints, so it is kept under a digest
+of exactly that: each block's message, category, cleared and opaque flags and
+content digest (kept by the accounting since counting: no text is read to make
+the key), the constraints audited, and AUDIT_VERSION. A session opened again,
+or a live one that compacts again, audits only what is new. Results are kept
+for the process (the last RECENT_BYTES) and in the persistent cache beside the token
+counts (``CTXTOP_NO_CACHE=1`` leaves only the first).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import struct
+import threading
+from collections import OrderedDict
+from typing import Any
+
+import orjson
+
+from ctxtop.context.window.accounting import Accounting
+from ctxtop.context.rules.constraints import Constraint, Status
+from ctxtop.context.store.token_cache import TokenCache
+from ctxtop.context.window.tokens import content_key
+from ctxtop.context.window.replay import Window
+
+# Bump when what an audit finds changes (statuses, lost items): older results are then not reused.
+AUDIT_VERSION = 2
+RECENT_BYTES = 8 << 20  # results kept in memory (a result with hundreds of constraints is ~100 KB)
+
+_BLOCK = struct.Struct("<q??")  # message, cleared, opaque
+
+
+def window_key(window: Window, accounting: Accounting) -> bytes:
+    """A digest of what ``window`` holds, made from the accounting's content digests."""
+    digest = hashlib.blake2b(digest_size=16)
+    for item in window.blocks:
+        digest.update(_BLOCK.pack(item.entry.index, item.cleared, item.block.opaque))
+        digest.update(item.category.encode())
+        # A compaction's replacement history (position -1) is not counted per block: digest its text.
+        digest.update(accounting.digest(item.entry.index - 1, item.position) if item.position >= 0
+                      else content_key(item.block.text))
+    return digest.digest()
+
+
+def pair_key(before: bytes, after: bytes, constraints: list[Constraint]) -> bytes:
+    digest = hashlib.blake2b(digest_size=20, person=b"ctxtop-audit")
+    digest.update(AUDIT_VERSION.to_bytes(4, "little") + before + after)
+    digest.update(orjson.dumps([[c.id, c.text, c.facts] for c in constraints]))
+    return digest.digest()
+
+
+class AuditCache:
+    """Remembered audit results, in memory and (when there is one) in the persistent cache."""
+
+    _recent: OrderedDict[bytes, bytes] = OrderedDict()  # shared by every session of the process
+    _recent_bytes = 0
+    _lock = threading.Lock()
+
+    def __init__(self, store: TokenCache | None) -> None:
+        self.store = store
+        self.hits = 0
+
+    def get(self, key: bytes) -> tuple[dict[str, tuple[Status, Status]], dict[str, list[str]]] | None:
+        with self._lock:
+            raw = self._recent.get(key)
+            if raw is None and self.store is not None:
+                raw = self.store.get_audit(key)
+            if raw is None:
+                return None
+            self._remember(key, raw)
+        try:
+            data = orjson.loads(raw)
+            statuses = {cid: (Status(*before), Status(*after)) for cid, (before, after) in data["constraints"].items()}
+            result = statuses, {kind: list(items) for kind, items in data["lost_items"].items()}
+        except (orjson.JSONDecodeError, KeyError, TypeError, ValueError):
+            return None  # an unreadable entry is audited again
+        self.hits += 1
+        return result
+
+    def put(self, key: bytes, statuses: dict[str, tuple[Status, Status]], lost_items: dict[str, list[str]]) -> None:
+        raw = orjson.dumps({"constraints": {cid: [_status(before), _status(after)] for cid, (before, after) in statuses.items()},
+                            "lost_items": lost_items})
+        with self._lock:
+            self._remember(key, raw)
+            if self.store is not None:
+                self.store.put_audit(key, raw)
+
+    @classmethod
+    def _remember(cls, key: bytes, raw: bytes) -> None:
+        old = cls._recent.pop(key, None)
+        cls._recent_bytes += len(raw) - (len(old) if old is not None else 0)
+        cls._recent[key] = raw
+        while cls._recent_bytes > RECENT_BYTES and len(cls._recent) > 1:
+            cls._recent_bytes -= len(cls._recent.popitem(last=False)[1])
+
+    @classmethod
+    def forget(cls) -> None:
+        """Drop what the process remembers (the persistent cache stays): as a new process starts."""
+        with cls._lock:
+            cls._recent.clear()
+            cls._recent_bytes = 0
+
+
+def _status(status: Status) -> list[Any]:
+    return [status.status, status.found_in, status.missing_facts]

@@ -1,0 +1,64 @@
+"""Facts a compaction lost: paths, identifiers, numbers, rules and decisions the window before held and the window after does not."""
+
+from __future__ import annotations
+
+import re
+
+from ctxtop.context.rules.constraints import WindowText
+from ctxtop.context.rules.facts import normalize
+from ctxtop.parsers.model import ASSISTANT, INJECTED, REASONING, SUMMARY, SYSTEM, USER
+
+MAX_LOST_ITEMS = 50
+
+_DECISION = re.compile(r"\b(?:decided|rejected|instead of|chose|we will use|won't use|switched to)\b|否决|决定|改用|放弃|采用", re.IGNORECASE)
+_NEGATIVE = re.compile(r"\b(?:never|do not|don't|must not|cannot|no longer)\b|不要|禁止|不能|不得|严禁", re.IGNORECASE)
+_RULE_WORDS = re.compile(f"{_NEGATIVE.pattern}|{_DECISION.pattern}", re.IGNORECASE)
+# Candidates of one kind looked at per compaction: enough to find the first 50 lost, bounded on huge windows.
+MAX_CANDIDATES = 5000
+FACT_SCAN_CHARS = 4000
+# Rules and decisions are stated by people, instruction files and the agent itself, not by tool output.
+RULE_WRITERS = frozenset({SYSTEM, INJECTED, USER, ASSISTANT, REASONING, SUMMARY})
+_PATH = re.compile(r"(?:~|\.{1,2})?[\w.\-]*/[\w.\-/]+\.\w+|(?:~|\.{1,2})?/[\w.\-/]{3,}")
+_IDENT = re.compile(r"\b(?:[A-Za-z]+_[A-Za-z0-9_]+|[a-z]+[A-Z][A-Za-z0-9]+|[A-Z][a-z]+[A-Z][A-Za-z0-9]+)\b")
+_NUMBER_UNIT = re.compile(r"(?<![\w.])\d[\d,]*(?:\.\d+)?\s?(?:%|元|美元|USD|KB|MB|GB|ms|秒|分钟|小时|天|days?|hours?|tokens?)", re.IGNORECASE)
+_SENTENCES = re.compile(r"(?<=[。！？!?；;])|\n+|(?<=\.)\s+")
+
+
+def lost_items(before: WindowText, after: WindowText) -> dict[str, list[str]]:
+    """Facts in the window before a compaction that the window after no longer holds.
+
+    A sample, not an inventory: at most MAX_LOST_ITEMS per kind, from the first
+    FACT_SCAN_CHARS of each block (a multi-MB tool output is not read whole).
+    Rules and decisions are looked for only where people and the agent write.
+    """
+    after_text = "\n".join(normalized for _, _, normalized in after.blocks)
+    found: dict[str, list[str]] = {"paths": [], "identifiers": [], "numbers": [], "negative_rules": [], "decisions": []}
+    for (_message, text, _), category in zip(before.blocks, before.categories):
+        head = text[:FACT_SCAN_CHARS]
+        # Cheap substring checks first: most tool output has no path, and a regex pass is not free.
+        if "/" in head and len(found["paths"]) < MAX_CANDIDATES:
+            found["paths"] += _PATH.findall(head)
+        if len(found["identifiers"]) < MAX_CANDIDATES:
+            found["identifiers"] += _IDENT.findall(head)
+        if len(found["numbers"]) < MAX_CANDIDATES:
+            found["numbers"] += [m.group(0) for m in _NUMBER_UNIT.finditer(head)]
+        if category not in RULE_WRITERS or not _RULE_WORDS.search(text):
+            continue  # one scan of the block rules out the sentence-by-sentence one
+        for sentence in _SENTENCES.split(text):
+            sentence = sentence.strip()
+            if 6 <= len(sentence) <= 240:
+                if _NEGATIVE.search(sentence):
+                    found["negative_rules"].append(sentence)
+                if _DECISION.search(sentence):
+                    found["decisions"].append(sentence)
+    result: dict[str, list[str]] = {}
+    for kind, items in found.items():
+        lost: list[str] = []
+        for item in dict.fromkeys(items):
+            # Each check scans the whole window after: stop at the cap rather than check every item.
+            if normalize(item) not in after_text:
+                lost.append(item)
+                if len(lost) == MAX_LOST_ITEMS:
+                    break
+        result[kind] = lost
+    return result

@@ -1,0 +1,216 @@
+"""The compaction audit: what each compaction did to the constraints and the facts.
+
+For every compaction (explicit markers, and implicit ones: the reported prompt
+falling by more than 30% between two model calls with no marker), compare the
+window just before with the window the model sees at its first call after:
+constraint status before → after, facts that vanished, and the drift that
+follows (the agent re-running calls and re-reading files it already had).
+Tool calls are also checked against what each constraint forbids. One pass over
+the entries serves all of it; the parts live beside this module (events, lost,
+drift, violations).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from ctxtop.context.audit.alerts import Alert, AlertKind
+from ctxtop.context.audit.cache import AuditCache, pair_key, window_key
+from ctxtop.context.audit.drift import Call, DriftScan, call_of
+from ctxtop.context.audit.events import EventScan, after_message
+from ctxtop.context.audit.lost import lost_items
+from ctxtop.context.audit.violations import checks_of, violations_of
+from ctxtop.context.rules.constraints import KEPT, Constraint, Status, WindowText
+from ctxtop.context.window.replay import RUN_STEP, Replay, Window
+from ctxtop.context.window.session import CompactionEvent, Session
+from ctxtop.parsers.model import TOOL_CALL, Entry
+
+
+@dataclass(slots=True)
+class CompactionAudit:
+    event: CompactionEvent
+    after_message: int  # the message whose window counts as "after"
+    constraints: dict[str, tuple[Status, Status]] = field(default_factory=dict)
+    lost_items: dict[str, list[str]] = field(default_factory=dict)
+    drift: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(slots=True)
+class Audit:
+    constraints: list[Constraint]
+    compactions: list[CompactionAudit]
+    alerts: list[Alert]
+    progress: AuditProgress | None = field(default=None, compare=False, repr=False)  # to go on from (run_audit's ``resume``)
+
+
+class _Reading:
+    """What one pass over the entries found (compactions, tool calls, violations), resumable.
+
+    A followed log's audit goes on from the reading of the previous one instead
+    of reading the whole history again at every compaction that arrives.
+    """
+
+    def __init__(self, checks: list) -> None:
+        self.position = 0  # entries read
+        self.events = EventScan()
+        self.calls: list[Call] = []
+        self.violated: list[Alert] = []
+        self.checks = checks
+
+    def copy(self) -> _Reading:
+        twin = _Reading(self.checks)
+        twin.position, twin.calls, twin.violated, twin.events = self.position, list(self.calls), list(self.violated), self.events.copy()
+        return twin
+
+    def read(self, entries: Sequence[Entry], stop: int) -> None:
+        """Go on reading up to position ``stop``."""
+        checks = self.checks
+        while self.position < stop:
+            # A slice at a time: a packed store unpacks what is sliced, all of it at once.
+            for entry in entries[self.position : min(stop, self.position + RUN_STEP)]:
+                self.events.see(entry)
+                for block in entry.blocks:
+                    if block.category == TOOL_CALL:
+                        text = block.text  # read once: a released input comes back from the log
+                        self.calls.append(call_of(entry.index, block.tool_name, text))
+                        if checks:
+                            self.violated += violations_of(entry.index, block, text, checks)
+                self.position += 1
+
+
+@dataclass(slots=True)
+class AuditProgress:
+    """Where an audit of a session may go on from: its reading of the entries that were final then
+    (``Session.final_before``), and the compactions audited wholly within them."""
+
+    session: Session
+    constraints: list[Constraint]
+    reading: _Reading
+    resets: int  # Session.replay_resets seen
+    pairs: dict[tuple[int, int], tuple[dict[str, tuple[Status, Status]], dict[str, list[str]]]]
+    afters: dict[int, int]  # compaction message → its "after" message, where that is final
+    drifts: dict[tuple[int, int], dict[str, Any]]  # (compaction, next compaction) → drift, where both are final
+    drift_state: tuple[Counter, set[str], int] | None = None  # the running count of calls before the first drift not final
+
+    def valid_for(self, session: Session, constraints: list[Constraint]) -> bool:
+        return (session is self.session and constraints == self.constraints
+                and all(reset >= self.reading.position for reset in session.replay_resets[self.resets :]))
+
+
+def run_audit(session: Session, constraints: list[Constraint], resume: AuditProgress | None = None) -> Audit:
+    """Audit every compaction of ``session``. ``resume``: the progress of an earlier audit of the same
+    session (``Audit.progress``), so that only what came since is read."""
+    entries = session.entries
+    final = session.final_before()
+    if resume is not None and resume.valid_for(session, constraints):
+        reading, pairs, afters, drift_done = resume.reading.copy(), dict(resume.pairs), dict(resume.afters), dict(resume.drifts)
+        drift_state = resume.drift_state
+    else:
+        reading, pairs, afters, drift_done, drift_state = _Reading(checks_of(constraints)), {}, {}, {}, None
+    # One pass over the entries for the compactions, the tool calls (drift) and the violations:
+    # a packed session unpacks its entries again for every pass.
+    reading.read(entries, final)
+    progress = AuditProgress(session, list(constraints), reading.copy(), len(session.replay_resets), pairs, afters, drift_done)
+    reading.read(entries, len(entries))  # the rest, which may still change: not kept for next time
+    scan, drifts, violated = reading.events, DriftScan(reading.calls), reading.violated
+    if drift_state is not None:
+        drifts.restore(drift_state)  # the calls before the first drift still to work out, counted
+    plans = [(e, afters.get(e.message) or after_message(entries, e.message)) for e in scan.events]
+    afters.update((e.message, after) for e, after in plans if after < final)  # (read by position: unpacks)
+    marked = [(e, after) for e, after in plans if e.kind != "implicit" and (e.message, after) not in pairs]
+    # The windows before and after each compaction come from one replay (or, going on from an earlier
+    # audit, from the checkpoints of the session's own), and only the pairs still to audit are held:
+    # the texts of every window at once could outweigh the log.
+    needed = {e.message - 1 for e, _ in marked} | {after for _, after in marked}
+    windows = _windows_at(session, needed) if resume is not None else _windows(session, needed)
+    held: dict[int, tuple[bytes, Window]] = {}
+    cache = AuditCache(session.counter.store)
+    alerts: list[Alert] = []
+    audits = []
+    seen_statuses: dict[tuple, Status] = {}
+
+    def shared(status: Status) -> Status:
+        return seen_statuses.setdefault((status.status, tuple(status.found_in), tuple(status.missing_facts)), status)
+
+    for index, (event, after) in enumerate(plans):
+        audit = CompactionAudit(event, after)
+        if event.kind != "implicit":
+            while after not in held and (found := next(windows, None)) is not None:
+                held[found[0]] = found[1:]
+        before_window, after_window = held.get(event.message - 1), held.get(after)
+        if event.kind == "implicit":
+            alerts.append(Alert(AlertKind.IMPLICIT_COMPACTION, event.message, event.message, None,
+                                f"reported context fell from {event.pre_tokens:,} to {event.post_tokens:,} tokens with no compaction marker"))
+        elif (event.message, after) in pairs or (before_window is not None and after_window is not None):
+            audited = [c for c in constraints if c.first_stated is None or c.first_stated < event.message]
+            if (event.message, after) in pairs:
+                statuses, audit.lost_items = pairs[(event.message, after)]
+            else:
+                statuses, audit.lost_items = _audit_pair(before_window, after_window, audited, cache)  # type: ignore[arg-type]
+                if after < final:  # both windows final: never to be audited again while following
+                    progress.pairs[(event.message, after)] = (statuses, audit.lost_items)
+            # The same status recurs at most compactions (a rule lost long ago stays lost): hold it once.
+            audit.constraints = {cid: (shared(before), shared(after)) for cid, (before, after) in statuses.items()}
+            for constraint in audited:
+                before, after_status = audit.constraints[constraint.id]
+                if before.status == KEPT and after_status.status != KEPT:
+                    missing = f"; missing {', '.join(after_status.missing_facts)}" if after_status.missing_facts else ""
+                    alerts.append(Alert(AlertKind.for_status(after_status.status), event.message, event.message, constraint.id,
+                                        f"{constraint.text!r}: kept → {after_status.status}{missing}"))
+        next_message = plans[index + 1][0].message if index + 1 < len(plans) else len(entries) + 1
+        known_drift = drift_done.get((event.message, next_message))
+        if known_drift is not None:
+            audit.drift = dict(known_drift)
+        else:
+            drift_final = next_message <= final
+            if not drift_final and progress.drift_state is None:
+                # The first drift that may still change: the next audit goes on from here.
+                drifts.advance_to(event.message)
+                progress.drift_state = drifts.state()
+            audit.drift = drifts.between(event.message, next_message)
+            if drift_final:
+                drift_done[(event.message, next_message)] = dict(audit.drift)
+        for (name, _key), count in audit.drift.pop("_repeats").items():
+            alerts.append(Alert(AlertKind.DRIFT, event.message, event.message, None, f"{name} called {count} times after the compaction with the same input"))
+        audits.append(audit)
+        held = {at: window for at, window in held.items() if at >= next_message - 1}  # later compactions need no earlier window
+    alerts += violated
+    alerts.sort(key=lambda a: (a.message, a.kind.key))
+    return Audit(constraints, audits, alerts, progress)
+
+
+def _windows(session: Session, messages: set[int]) -> Iterator[tuple[int, bytes, Window]]:
+    """The window at each of ``messages``, in order, from one replay: its content key and a copy of it."""
+    if not messages:
+        return
+    if 0 in messages:
+        yield 0, window_key(Window(at=0), session.accounting), Window(at=0)
+    for window in Replay(session.entries, session.accounting).run(max(messages)):
+        if window.at in messages:
+            # A copy of the block list (the replay goes on changing the window), not of the blocks.
+            yield window.at, window_key(window, session.accounting), Window(window.at, list(window.blocks), window.last_compaction)
+
+
+def _windows_at(session: Session, messages: set[int]) -> Iterator[tuple[int, bytes, Window]]:
+    """As ``_windows``, each window replayed from the session's checkpoint before it: for a few
+    windows late in a big session (a followed log's new compaction), not for all of them."""
+    for message in sorted(messages):
+        window = session.window_at(message)
+        yield message, window_key(window, session.accounting), window
+
+
+def _audit_pair(before: tuple[bytes, Window], after: tuple[bytes, Window], constraints: list[Constraint],
+                cache: AuditCache) -> tuple[dict[str, tuple[Status, Status]], dict[str, list[str]]]:
+    """Each constraint's status before → after, and the facts lost: remembered, or read from the windows' text."""
+    key = pair_key(before[0], after[0], constraints)
+    found = cache.get(key)
+    if found is not None:
+        return found
+    before_text, after_text = WindowText(before[1]), WindowText(after[1])
+    statuses = {c.id: (before_text.status(c), after_text.status(c)) for c in constraints}
+    lost = lost_items(before_text, after_text)
+    cache.put(key, statuses, lost)
+    return statuses, lost

@@ -1,0 +1,115 @@
+"""Tool calls that break a rule: a forbidden pattern or channel, protected data, an amount over a cap."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable
+from typing import Any
+
+from ctxtop.context.audit.alerts import Alert, AlertKind
+from ctxtop.context.rules.constraints import Constraint
+from ctxtop.context.rules.facts import NEGATIONS
+from ctxtop.parsers.model import TOOL_CALL, Block, Entry
+
+PHONE = re.compile(r"(?<!\d)(?:\+?86[- ]?)?1[3-9]\d(?:[- ]?\d{4}){2}(?!\d)|\+\d{1,3}[ -]?\(?\d{2,4}\)?[ -]?\d{3,4}[ -]?\d{3,4}")
+_AMOUNT_KEYS = re.compile(r"amount|total|price|cost|budget|sum|金额|总价|费用", re.IGNORECASE)
+_CAP = re.compile(r"(?:上限|cap|limit|at most|no more than|不超过|budget|预算|max(?:imum)?)\D{0,12}(\d[\d,]*(?:\.\d+)?)", re.IGNORECASE)
+
+
+def implied_checks(constraint: Constraint) -> list[tuple[str, Any]]:
+    """What a constraint's own words forbid, beyond its explicit ``forbid`` patterns."""
+    text = constraint.text
+    lowered = text.casefold()
+    negated = any(word in lowered for word in NEGATIONS)
+    checks: list[tuple[str, Any]] = [("pattern", re.compile(p)) for p in constraint.forbid]
+    if negated and re.search(r"邮件|e-?mail", lowered):
+        checks.append(("tool_name", re.compile(r"(?i)e-?mail|邮件|smtp")))
+    if negated and re.search(r"手机号|电话|phone", lowered):
+        checks.append(("phone", PHONE))
+    cap = _CAP.search(text)
+    if cap:
+        checks.append(("cap", float(cap.group(1).replace(",", ""))))
+    return checks
+
+
+def violations(entries: Iterable[Entry], constraints: list[Constraint]) -> list[Alert]:
+    alerts: list[Alert] = []
+    checks = checks_of(constraints)
+    if not checks:
+        return alerts
+    for entry in entries:
+        for block in entry.blocks:
+            if block.category == TOOL_CALL:
+                alerts += violations_of(entry.index, block, block.text, checks)
+    return alerts
+
+
+def checks_of(constraints: list[Constraint]) -> list[tuple[Constraint, list[tuple[str, Any]]]]:
+    """The constraints a tool call can break, with what to check of it."""
+    return [(c, checks) for c in constraints if (checks := implied_checks(c))]
+
+
+def violations_of(message: int, block: Block, text: str, checks: list[tuple[Constraint, list[tuple[str, Any]]]]) -> list[Alert]:
+    alerts = []
+    call = _Input(text)  # parsed once for every constraint, not once each
+    for constraint, implied in checks:
+        if constraint.first_stated is not None and message <= constraint.first_stated:
+            continue
+        detail = _violation(implied, block.tool_name or "", call)
+        if detail:
+            alerts.append(Alert(AlertKind.VIOLATION, message, None, constraint.id, f"{block.tool_name or 'tool call'}: {detail}"))
+    return alerts
+
+
+class _Input:
+    """A tool call's input, with its amounts found only if a cap asks, and then once."""
+
+    __slots__ = ("text", "_amounts")
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self._amounts: list[tuple[str, float]] | None = None
+
+    def amounts(self) -> list[tuple[str, float]]:
+        if self._amounts is None:
+            self._amounts = [(key, value) for key, value in _numbers_by_key(self.text) if _AMOUNT_KEYS.search(key)]
+        return self._amounts
+
+
+def _violation(checks: list[tuple[str, Any]], name: str, call: _Input) -> str | None:
+    text = call.text
+    for kind, check in checks:
+        if kind == "pattern" and (check.search(name) or check.search(text)):
+            return f"matches forbidden pattern {check.pattern!r}"
+        if kind == "tool_name" and check.search(name):
+            return "uses a forbidden channel"
+        if kind == "phone":
+            match = check.search(text)
+            if match:
+                return f"input contains a phone number ({match.group(0)[:3]}…)"
+        if kind == "cap":
+            for key, value in call.amounts():
+                if value > check:
+                    return f"{key} {value:g} exceeds the cap {check:g}"
+    return None
+
+
+def _numbers_by_key(text: str) -> list[tuple[str, float]]:
+    try:
+        data = json.loads(text)
+    except (ValueError, RecursionError):
+        return []
+    found = []
+    stack = [data]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, dict):
+            for key, value in node.items():
+                if isinstance(value, (int, float)) and not isinstance(value, bool):
+                    found.append((str(key), float(value)))
+                elif isinstance(value, (dict, list)):
+                    stack.append(value)
+        elif isinstance(node, list):
+            stack.extend(node)
+    return found

@@ -1,0 +1,78 @@
+"""The Markdown form of a snapshot, for pasting into an issue or a PR."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ctxtop.context.output.sanitize import markdown_cell as cell
+from ctxtop.context.strategies.report import STRATEGY_TABLE_HEADER, strategy_rows
+
+
+def _table(header: list[str], rows: list[list[Any]]) -> list[str]:
+    lines = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
+    lines += ["| " + " | ".join(cell(v) for v in row) + " |" for row in rows]
+    return lines
+
+
+def _num(value: Any) -> str:
+    return f"{value:,}" if isinstance(value, int) else "—"
+
+
+def render_markdown(snapshot: dict[str, Any]) -> str:
+    source, at, window = snapshot["source"], snapshot["at"], snapshot["window"]
+    limit = window["limit"]
+    used = window["reported_tokens"] if window["reported_tokens"] is not None else window["estimated_tokens"]
+    lines = [
+        f"## ctxtop snapshot — {cell(source['path'] or 'session')}",
+        "",
+        f"- **Format:** {cell(source['format'])} · **Model:** {cell(source['model'] or 'unknown')}"
+        f" · **Session:** {cell(source['session_id'] or '—')}",
+        f"- **At message:** {at['message']} / {at['messages']}" + (f" ({cell(at['timestamp'])})" if at["timestamp"] else ""),
+        f"- **Window:** {_num(used)} / {_num(limit)} tokens ({100 * used / limit:.1f}%) — "
+        f"reported {_num(window['reported_tokens'])}, estimated {_num(window['estimated_tokens'])} ({cell(window['encoding'])})",
+        "",
+        "### Breakdown",
+        "",
+    ]
+    rows = []
+    for name, total in window["categories"].items():
+        share = 100 * total["tokens"] / limit if limit else 0
+        rows.append([name, _num(total["tokens"]), f"{share:.1f}%", total["blocks"]])
+    lines += _table(["category", "tokens", "% of window", "blocks"], rows)
+    if snapshot["constraints"]:
+        lines += ["", "### Constraints", ""]
+        lines += _table(
+            ["id", "status", "missing facts", "first stated", "found in", "text"],
+            [
+                [c["id"], c["status"], ", ".join(c["missing_facts"]) or "—", c["first_stated"] or "—",
+                 ", ".join(map(str, c["found_in"])) or "—", c["text"]]
+                for c in snapshot["constraints"]
+            ],
+        )
+    if snapshot["compactions"]:
+        lines += ["", "### Compactions", ""]
+        lines += _table(
+            ["message", "kind", "trigger", "before", "after", "constraints before → after", "facts lost"],
+            [
+                [c["message"], c["kind"], c["trigger"] or "—", _num(c["pre_tokens"]), _num(c["post_tokens"]),
+                 "; ".join(f"{cid}: {v['before']} → {v['after']}" for cid, v in c["constraints"].items()) or "—",
+                 sum(len(v) for v in c["lost_items"].values())]
+                for c in snapshot["compactions"]
+            ],
+        )
+    if snapshot.get("strategies"):
+        lines += ["", f"### Strategy previews (budget {_num(snapshot['budget'])} tokens)", ""]
+        lines += _table(STRATEGY_TABLE_HEADER, strategy_rows(snapshot["strategies"]))
+    if snapshot["alerts"]:
+        lines += ["", "### Alerts", ""]
+        lines += _table(
+            ["message", "kind", "constraint", "detail"],
+            [[a["message"], a["kind"], a["constraint"] or "—", a["detail"]] for a in snapshot["alerts"]],
+        )
+    diagnostics = source["diagnostics"]
+    if diagnostics["malformed_lines"] or diagnostics["unknown_records"]:
+        lines += [
+            "",
+            f"_Diagnostics: {diagnostics['malformed_lines']} malformed lines, {diagnostics['unknown_records']} unknown records._",
+        ]
+    return "\n".join(lines) + "\n"

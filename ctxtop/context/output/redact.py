@@ -1,0 +1,61 @@
+"""Masking secrets and personal data in what ctxtop writes (``--redact``, and the TUI's ``r``).
+
+Covered: common provider API keys and tokens (Anthropic, OpenAI, AWS, GitHub,
+Slack, Google, JWTs, bearer tokens, PEM private keys), ``password=``-like
+values, email addresses, and phone numbers (Chinese mobile and international
+formats). Not covered: secrets without a recognizable shape (a bare random
+string), names, addresses, ID numbers — see the README.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from ctxtop.context.audit.violations import PHONE
+
+_KEY_PATTERNS = [
+    ("private_key", r"-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?(?:-----END [A-Z ]*PRIVATE KEY-----|$)"),
+    ("api_key", r"\bsk-ant-[A-Za-z0-9_\-]{20,}"),
+    ("api_key", r"\bsk-(?:proj-|svcacct-)?[A-Za-z0-9_\-]{20,}"),
+    ("api_key", r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b"),
+    ("token", r"\bgh[pousr]_[A-Za-z0-9]{30,}\b|\bgithub_pat_[A-Za-z0-9_]{22,}\b"),
+    ("token", r"\bxox[abprs]-[A-Za-z0-9\-]{10,}"),
+    ("api_key", r"\bAIza[0-9A-Za-z_\-]{35}\b"),
+    ("token", r"\beyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}"),
+    ("token", r"(?<=\b[Bb]earer )[A-Za-z0-9._~+/\-]{16,}=*"),
+]
+_SECRETS = re.compile("|".join(f"(?P<{kind}{n}>{pattern})" for n, (kind, pattern) in enumerate(_KEY_PATTERNS)))
+# `password=…`, `"api_key": "…"`, `token: …`: the name stays, the value goes.
+_ASSIGNMENT = re.compile(
+    r"""(?i)(\b(?:pass(?:word|wd)?|pwd|secret|client_secret|api[_-]?key|access[_-]?key|auth[_-]?token|token)\b["']?\s*[:=]\s*)"""
+    r"""("[^"\n]{1,200}"|'[^'\n]{1,200}'|[^\s,;&"'}\]]{1,200})"""
+)
+_EMAIL = re.compile(r"\b[A-Za-z0-9._%+\-]+@[A-Za-z0-9\-]+(?:\.[A-Za-z0-9\-]+)*\.[A-Za-z]{2,}\b")
+
+
+def redact_text(text: str) -> str:
+    """``text`` with secrets and personal data replaced by ``[REDACTED:kind]``."""
+    if not text:
+        return text
+    text = _SECRETS.sub(lambda m: f"[REDACTED:{re.sub(r'[0-9]+$', '', m.lastgroup or 'secret')}]", text)
+    text = _ASSIGNMENT.sub(lambda m: m.group(1) + _quoted(m.group(2)), text)
+    text = _EMAIL.sub("[REDACTED:email]", text)
+    return PHONE.sub("[REDACTED:phone]", text)
+
+
+def _quoted(value: str) -> str:
+    if value[:1] in "\"'" and value[-1:] == value[:1] and len(value) > 1:
+        return f"{value[0]}[REDACTED:secret]{value[0]}"
+    return "[REDACTED:secret]"
+
+
+def redact(value: Any) -> Any:
+    """A copy of a JSON-like value (a snapshot, a report) with every string redacted."""
+    if isinstance(value, str):
+        return redact_text(value)
+    if isinstance(value, dict):
+        return {key: redact(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [redact(item) for item in value]
+    return value

@@ -1,0 +1,129 @@
+"""Breakdown snapshots: the stable JSON schema of `ctxtop export`, and its Markdown."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ctxtop.parsers.model import UNATTRIBUTED
+
+from ctxtop.context.window.accounting import text_tokens
+from ctxtop.context.audit.run import Audit, run_audit
+from ctxtop.context.rules.constraints import Constraint, WindowText
+from ctxtop.context.window.session import Session
+from ctxtop.context.strategies import preview_all
+from ctxtop.context.strategies.report import preview_dict, session_frame
+from ctxtop.context.window.replay import Window
+
+SCHEMA = "ctxtop.snapshot/1"
+
+
+def build_snapshot(
+    session: Session,
+    at: int | None = None,
+    constraints: list[Constraint] | None = None,
+    audit: Audit | None = None,
+    *,
+    strategies: list[str] | None = None,
+    budget: int | None = None,
+    window: Window | None = None,
+    window_text: WindowText | None = None,
+) -> dict[str, Any]:
+    """The snapshot of ``session`` after message ``at`` (the latest when None).
+
+    ``constraints`` are checked in the window at ``at`` and across every
+    compaction; pass a ready ``audit`` of the same constraints to reuse it.
+    With ``strategies`` (specs; an empty list means all of them at their
+    defaults), the snapshot also holds what each would do to this window.
+    Pass the ``window`` at ``at`` (and its ``window_text``) when they are already built.
+    """
+    constraints = constraints or []
+    audit = audit or run_audit(session, constraints)
+    message = session.clamp(at)
+    window = window if window is not None else session.window_at(message)
+    reported = session.reported_at(message)
+    categories = window.categories()
+    estimated = window.estimated_tokens
+    # What the log reports beyond what we can see: system prompt and tool schemas it does not record.
+    categories[UNATTRIBUTED].tokens = max(0, reported - estimated) if reported is not None else 0
+    limit, limit_source = session.limit()
+    diagnostics = session.parser.diagnostics
+    entry = session.entries[message - 1] if message else None
+    snapshot = {
+        "schema": SCHEMA,
+        "source": {
+            "path": session.path,
+            "format": session.format,
+            "session_id": session.parser.meta.session_id,
+            "model": session.model,
+            "messages": session.message_count,
+            "diagnostics": {
+                "malformed_lines": diagnostics.malformed_lines,
+                "unknown_records": diagnostics.unknown_records,
+                "skipped_records": diagnostics.skipped_records,
+                "torn_last_line": diagnostics.torn_last_line,
+            },
+        },
+        "at": {"message": message, "messages": session.message_count, "timestamp": entry.timestamp if entry else None},
+        "window": {
+            "estimated_tokens": estimated,
+            "reported_tokens": reported,
+            "limit": limit,
+            "limit_source": limit_source,
+            "encoding": session.counter.encoding_name,
+            "categories": {name: {"tokens": t.tokens, "blocks": t.blocks} for name, t in categories.items()},
+        },
+        "subagents": _subagents(session),
+        # Normalizing every block's text is not free: only when there are constraints to look for.
+        "constraints": _constraints(constraints, window_text or WindowText(window)) if constraints else [],
+        "compactions": [_compaction(c) for c in audit.compactions],
+        "alerts": [a.as_dict() for a in audit.alerts if a.message <= message],
+    }
+    if strategies is not None:
+        frame = session_frame(session, message, constraints, budget, window, window_text)
+        snapshot["budget"] = frame.budget
+        snapshot["strategies"] = [preview_dict(frame, p) for p in preview_all(frame, strategies)]
+    return snapshot
+
+
+def _subagents(session: Session) -> dict[str, int]:
+    """Sidechain records in the log itself plus the sub-agent transcripts kept beside it."""
+    sidechain = session.parser.sidechain
+    files = session.subagents.totals if session.subagents is not None else None
+    return {
+        "messages": sidechain.messages + (files.messages if files else 0),
+        "blocks": len(sidechain.blocks) + (files.blocks if files else 0),
+        "tokens": sum(text_tokens(session.counter, b) for b in sidechain.blocks) + (files.tokens if files else 0),
+        "files": files.files if files else 0,
+    }
+
+
+def _constraints(constraints: list[Constraint], text: WindowText) -> list[dict[str, Any]]:
+    rows = []
+    for constraint in constraints:
+        status = text.status(constraint)
+        rows.append(
+            {
+                "id": constraint.id,
+                "text": constraint.text,
+                "source": constraint.source,
+                "status": status.status,
+                "first_stated": constraint.first_stated,
+                "found_in": status.found_in,
+                "missing_facts": status.missing_facts,
+            }
+        )
+    return rows
+
+
+def _compaction(audit) -> dict[str, Any]:
+    event = audit.event
+    return {
+        "message": event.message,
+        "kind": event.kind,
+        "trigger": event.trigger,
+        "pre_tokens": event.pre_tokens,
+        "post_tokens": event.post_tokens,
+        "constraints": {cid: {"before": b.status, "after": a.status} for cid, (b, a) in audit.constraints.items()},
+        "lost_items": audit.lost_items,
+        "drift": audit.drift,
+    }

@@ -1,0 +1,64 @@
+"""Pins made in the TUI, kept per session outside the log so they are used next time.
+
+Each session's pins are a TOML file named after a digest of the log's resolved
+path, under ``$CTXTOP_STATE_DIR``, else ``$XDG_STATE_HOME/ctxtop/pins``, else
+``~/.local/state/ctxtop/pins``. ctxtop never writes beside the log itself.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import tempfile
+from pathlib import Path
+
+from ctxtop.context.rules.constraints import Constraint
+from ctxtop.context.rules.pins import PinsError, load_pins
+
+
+def state_dir() -> Path:
+    if os.environ.get("CTXTOP_STATE_DIR"):
+        return Path(os.environ["CTXTOP_STATE_DIR"])
+    base = os.environ.get("XDG_STATE_HOME") or Path.home() / ".local" / "state"
+    return Path(base) / "ctxtop" / "pins"
+
+
+def pins_path(log_path: str | os.PathLike) -> Path:
+    resolved = str(Path(log_path).resolve())
+    digest = hashlib.blake2b(resolved.encode("utf-8", "surrogatepass"), digest_size=8).hexdigest()
+    return state_dir() / f"{Path(resolved).stem[:40]}-{digest}.toml"
+
+
+def load_session_pins(log_path: str | os.PathLike) -> tuple[list[Constraint], str | None]:
+    """The pins saved for this log, and a warning when the file is there but unusable (it is then ignored,
+    and rewritten at the next pin)."""
+    path = pins_path(log_path)
+    if not path.is_file():
+        return [], None
+    try:
+        return load_pins(path), None
+    except PinsError as exc:
+        return [], f"saved pins ignored: {exc}"
+
+
+def save_session_pins(log_path: str | os.PathLike, texts: list[str]) -> Path:
+    """Write the session's pins atomically; returns where they went."""
+    path = pins_path(log_path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    # JSON string escapes are valid TOML basic strings, so any text round-trips.
+    body = "".join(f"[[pin]]\ntext = {json.dumps(text, ensure_ascii=False)}\n\n" for text in texts)
+    header = f"# ctxtop pins for {json.dumps(str(Path(log_path).resolve()), ensure_ascii=False)}\n\n"
+    # A private temporary file, then an atomic rename: two ctxtop processes saving at once
+    # leave one whole file, never a mix.
+    fd, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(header + body)
+        os.replace(temporary, path)
+    except OSError:
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)
+        raise
+    return path

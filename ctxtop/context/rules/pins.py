@@ -1,0 +1,81 @@
+"""Pinned constraints from the command line and from a TOML pins file.
+
+```toml
+[[pin]]
+id = "budget"                        # optional; default a slug of the text
+text = "预算上限 8000 元，超过必须停下来问我"
+facts = ["8000"]                     # optional; default derived from the text
+forbid = ["send_email", "(?i)mail"]  # optional regexes matched against later tool calls
+```
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from pathlib import Path
+
+from ctxtop.context.rules.constraints import Constraint, _unique_ids, make_constraint
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - exercised on 3.10 only
+    import tomli as tomllib
+
+
+class PinsError(ValueError):
+    """A pins file that cannot be used; the message is one line."""
+
+
+def pins_from_text(texts: list[str]) -> list[Constraint]:
+    return _unique_ids([make_constraint(t, "pin") for t in texts if t.strip()])
+
+
+def load_pins(path: str | Path) -> list[Constraint]:
+    try:
+        data = tomllib.loads(Path(path).read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise PinsError(f"{path}: no such pins file") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise PinsError(f"{path}: cannot be read ({exc})") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise PinsError(f"{path}: not valid TOML ({exc})") from None
+    pins = data.get("pin", [])
+    if not isinstance(pins, list):
+        raise PinsError(f"{path}: expected [[pin]] tables")
+    constraints = []
+    for number, pin in enumerate(pins, 1):
+        if not isinstance(pin, dict) or not isinstance(pin.get("text"), str) or not pin["text"].strip():
+            raise PinsError(f"{path}: pin {number} needs a text")
+        facts, forbid = pin.get("facts"), pin.get("forbid", [])
+        if facts is not None and not (isinstance(facts, list) and all(isinstance(f, str) for f in facts)):
+            raise PinsError(f"{path}: pin {number}: facts must be a list of strings")
+        if not (isinstance(forbid, list) and all(isinstance(f, str) for f in forbid)):
+            raise PinsError(f"{path}: pin {number}: forbid must be a list of regexes")
+        for pattern in forbid:
+            try:
+                re.compile(pattern)
+            except re.error as exc:
+                raise PinsError(f"{path}: pin {number}: bad forbid regex {pattern!r} ({exc})") from None
+        pin_id = pin.get("id") if isinstance(pin.get("id"), str) else None
+        constraints.append(make_constraint(pin["text"], "pin", id=pin_id, facts=facts, forbid=forbid))
+    return _unique_ids(constraints)
+
+
+def select_constraints(entries, pins: list[str] | None = None, pins_file: str | None = None, auto: bool = False) -> tuple[list[Constraint], bool]:
+    """The constraints a command checks, and whether auto-detection chose them.
+
+    Pins from ``--pin`` and ``--pins``; with none, the auto-detected rules (also
+    added to the pins when ``auto``). Each pin learns where the session first states it.
+    """
+    from ctxtop.context.rules.constraints import detect_constraints, locate
+
+    chosen = pins_from_text(pins or [])
+    if pins_file:
+        chosen += load_pins(pins_file)
+    used_auto = auto or not chosen
+    if used_auto:
+        known = {c.normalized for c in chosen}
+        chosen += [c for c in detect_constraints(entries) if c.normalized not in known]
+    locate(chosen, entries)
+    return _unique_ids(chosen), used_auto

@@ -1,0 +1,170 @@
+"""A session's entries, the settled ones kept packed: a list to everything that reads them.
+
+A message as Python objects (an Entry, its blocks, their list, its ints and
+strings) costs about 1 KB; a Codex rollout of 1 GB holds half a million of
+them. Entries no parser will change again are therefore *frozen*: packed, a
+batch of BATCH at a time, into one ``marshal`` blob of their plain-data form
+(``entry_codec``: some 150 bytes a message, texts already released). Reading
+one unpacks its batch; the batches read most recently stay unpacked
+(CACHED_BATCHES), so walking the entries in order unpacks each batch once.
+
+The entries after the frozen ones are held as they are: parsers append to them
+and may still change the last few (``LineParser.settled_before``). An entry
+read from a frozen batch is a copy: changing it changes nothing stored, which
+is why only settled entries are frozen.
+
+Thread-safe: workers read while the follower appends and freezes.
+"""
+
+from __future__ import annotations
+
+import marshal
+import threading
+from collections import OrderedDict
+from collections.abc import Iterable, Iterator, Sequence
+from typing import overload
+
+from ctxtop.parsers.model import Entry
+
+from ctxtop.context.store.entry_codec import decode_entry, encode_entry
+from ctxtop.context.store.lazy_text import LogTexts
+
+BATCH = 256
+# Unpacked batches kept: the window on screen, a replay's neighbourhood (~8k entries).
+CACHED_BATCHES = 32
+
+
+class EntryStore(Sequence[Entry]):
+    """The list of a session's entries; those before ``frozen`` are packed."""
+
+    def __init__(self, entries: Iterable[Entry] = (), texts: LogTexts | None = None) -> None:
+        self.texts = texts  # reads back the released texts of unpacked entries
+        self._packed: list[bytes] = []  # batch k holds entries k*BATCH ... (k+1)*BATCH - 1
+        self._held: list[Entry] = list(entries)  # the entries after the packed ones
+        self._unpacked: OrderedDict[int, list[Entry]] = OrderedDict()
+        self._lock = threading.Lock()
+
+    @property
+    def frozen(self) -> int:
+        """How many entries, from the first, are packed."""
+        return len(self._packed) * BATCH
+
+    def __len__(self) -> int:
+        return self.frozen + len(self._held)
+
+    # --- reading -------------------------------------------------------------------------------
+    @overload
+    def __getitem__(self, position: int) -> Entry: ...
+    @overload
+    def __getitem__(self, position: slice) -> list[Entry]: ...
+
+    def __getitem__(self, position: int | slice) -> Entry | list[Entry]:
+        with self._lock:
+            if isinstance(position, slice):
+                return [self._at(i) for i in range(*position.indices(len(self)))]
+            size = len(self)
+            if position < 0:
+                position += size
+            if not 0 <= position < size:
+                raise IndexError("entry position out of range")
+            return self._at(position)
+
+    def _at(self, position: int) -> Entry:
+        frozen = self.frozen
+        if position >= frozen:
+            return self._held[position - frozen]
+        return self._batch(position // BATCH)[position % BATCH]
+
+    def _batch(self, number: int) -> list[Entry]:
+        batch = self._unpacked.get(number)
+        if batch is not None:
+            self._unpacked.move_to_end(number)
+            return batch
+        batch = [decode_entry(item, self.texts) for item in marshal.loads(self._packed[number])]
+        self._keep_unpacked(number, batch)
+        return batch
+
+    def _keep_unpacked(self, number: int, batch: list[Entry]) -> None:
+        self._unpacked[number] = batch
+        if len(self._unpacked) > CACHED_BATCHES:
+            self._unpacked.popitem(last=False)
+
+    def __iter__(self) -> Iterator[Entry]:
+        # A batch at a time under the lock, so a freeze between two batches moves nothing under us.
+        position = 0
+        while True:
+            with self._lock:
+                frozen = self.frozen
+                if position < frozen:
+                    chunk = self._batch(position // BATCH)[position % BATCH :]
+                else:
+                    chunk = self._held[position - frozen :]
+            if not chunk:
+                return
+            yield from chunk
+            position += len(chunk)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Sequence) or isinstance(other, (str, bytes)):
+            return NotImplemented
+        return len(self) == len(other) and all(a == b for a, b in zip(self, other))
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"EntryStore({len(self)} entries, {self.frozen} frozen)"
+
+    # --- growing and changing ---------------------------------------------------------------
+    def append(self, entry: Entry) -> None:
+        with self._lock:
+            self._held.append(entry)
+
+    def __delitem__(self, position: slice) -> None:
+        """Only ``del entries[n:]`` (a history rewound to message ``n``): what comes after is gone."""
+        if not isinstance(position, slice) or position.stop is not None or position.step not in (None, 1):
+            raise TypeError("an EntryStore only drops its tail: del entries[n:]")
+        with self._lock:
+            start = position.indices(len(self))[0]
+            self._thaw(start)
+            del self._held[start - self.frozen :]
+
+    def freeze(self, stop: int) -> None:
+        """Pack the entries before ``stop`` (whole batches only): none of them will change again."""
+        with self._lock:
+            while (len(self._packed) + 1) * BATCH <= stop and len(self._held) >= BATCH:
+                batch, number = self._held[:BATCH], len(self._packed)
+                self._packed.append(marshal.dumps([encode_entry(e) for e in batch]))
+                del self._held[:BATCH]
+                self._keep_unpacked(number, batch)  # the same objects, not copies, while they stay cached
+
+    def thaw(self, start: int) -> None:
+        """Hold the entries from ``start`` on as objects again, so that changing them changes the store."""
+        with self._lock:
+            self._thaw(start)
+
+    def _thaw(self, start: int) -> None:
+        first = max(0, start) // BATCH
+        if first >= len(self._packed):
+            return
+        thawed = [entry for number in range(first, len(self._packed)) for entry in self._batch(number)]
+        for number in range(first, len(self._packed)):
+            self._unpacked.pop(number, None)
+        del self._packed[first:]
+        self._held[:0] = thawed
+
+    # --- packed form, for the saved index --------------------------------------------------------
+    def packed_batches(self) -> Iterator[bytes]:
+        """Every entry, as marshal blobs of lists of ``encode_entry`` tuples (frozen batches as they are)."""
+        with self._lock:
+            packed, held = list(self._packed), list(self._held)
+        yield from packed
+        for start in range(0, len(held), BATCH):
+            yield marshal.dumps([encode_entry(e) for e in held[start : start + BATCH]])
+
+    def adopt(self, blob: bytes, batch: list[Entry]) -> None:
+        """Take ``batch``, packed as ``blob`` (from a saved index), as the next entries."""
+        with self._lock:
+            if len(batch) == BATCH and not self._held:
+                self._packed.append(blob)
+            else:
+                self._held.extend(batch)

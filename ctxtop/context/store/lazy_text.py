@@ -1,0 +1,129 @@
+"""Big texts let go once counted, and read back from the log when something shows or searches them.
+
+A 1 GB session holds most of its bytes in tool outputs that, once their tokens
+are counted, are only looked at when they are on screen or in a window being
+audited. Keeping them all would cost more memory than the file's size; a block
+instead keeps the byte offset of the line it came from and, when asked for its
+text, that one line is read and parsed again (the parsed lines most recently
+used are kept, up to LINE_CACHE_BYTES). ctxtop only ever reads the log.
+
+Only JSON Lines logs release texts, and only blocks whose whole text came from
+one line. A text read back is checked against the length it had: if the log was
+rewritten in between, the block reads as MISSING rather than as someone else's
+text.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections import OrderedDict
+from collections.abc import Sequence
+
+from ctxtop.parsers.base import LineParser
+from ctxtop.parsers.model import Block, Entry
+
+# Shorter texts cost about as much to find again as to keep.
+MIN_RELEASE_CHARS = 128
+# Parsed lines kept for reading back: the window on screen and its neighbours, not the whole log.
+LINE_CACHE_BYTES = 16 << 20
+READ_STEP = 1 << 16
+MISSING = "[ctxtop: this text is no longer in the log as it was read: the file changed since]"
+
+
+class _Released:
+    """Where a released text is: the ``nth`` block with its tool id that its line yields."""
+
+    __slots__ = ("length", "log", "nth")
+
+    def __init__(self, log: LogTexts, length: int, nth: int) -> None:
+        self.log, self.length, self.nth = log, length, nth
+
+    def read(self, block: Block) -> str:
+        return self.log.read(block, self)
+
+
+def released_as(block: Block) -> tuple[int, int] | None:
+    """(length, nth) of a released block, for saving it; None when its text is held."""
+    lazy = block._lazy  # noqa: SLF001 - this module made it
+    return (lazy.length, lazy.nth) if block.released and isinstance(lazy, _Released) else None
+
+
+class LogTexts:
+    """Releases the big texts of one log's entries and reads them back on demand (thread-safe)."""
+
+    def __init__(self, path: str | os.PathLike, parser_type: type[LineParser]) -> None:
+        self.path = os.fspath(path)
+        self.parser_type = parser_type
+        self._lines: OrderedDict[int, tuple[list[Block], int]] = OrderedDict()  # line offset → its blocks, its size
+        self._cached_bytes = 0
+        self._lock = threading.Lock()
+        self.lines_read = 0  # lines read back from the log so far
+
+    def release(self, entries: Sequence[Entry], start: int, stop: int) -> None:
+        """Release the big texts of ``entries[start:stop]``, whose tokens are counted."""
+        for entry in entries[start:stop]:
+            blocks = entry.blocks
+            for j, block in enumerate(blocks):
+                if block.source is None or block.opaque or block.released or len(block.text) < MIN_RELEASE_CHARS:
+                    continue
+                # Which of its line's blocks with the same tool id it is: what a re-parse of the line finds it by.
+                nth = sum(1 for other in blocks[:j] if other.source == block.source and other.tool_id == block.tool_id)
+                block.release(_Released(self, len(block.text), nth))
+
+    def restore(self, block: Block, length: int, nth: int) -> None:
+        """Mark ``block`` released as a saved index recorded it (``released_as`` gave the numbers)."""
+        block.release(_Released(self, length, nth))
+
+    def read(self, block: Block, released: _Released) -> str:
+        with self._lock:
+            blocks = self._line_blocks(block.source)  # type: ignore[arg-type]
+        alike = [b for b in blocks if b.tool_id == block.tool_id]
+        if released.nth < len(alike):
+            text = alike[released.nth].text
+            if len(text) == released.length:
+                return text
+        return MISSING
+
+    def _line_blocks(self, offset: int) -> list[Block]:
+        cached = self._lines.get(offset)
+        if cached is not None:
+            self._lines.move_to_end(offset)
+            return cached[0]
+        parser = self.parser_type()
+        raw = self._read_line(offset)
+        if raw:
+            parser.feed(raw, base=offset)
+        blocks = [b for entry in parser.entries for b in entry.blocks]
+        self.lines_read += 1
+        self._lines[offset] = (blocks, len(raw))
+        self._cached_bytes += len(raw)
+        while self._cached_bytes > LINE_CACHE_BYTES and len(self._lines) > 1:
+            _, (_, size) = self._lines.popitem(last=False)
+            self._cached_bytes -= size
+        return blocks
+
+    def _read_line(self, offset: int) -> bytes:
+        """The line starting at ``offset`` (without its newline); empty when the file is gone."""
+        try:
+            fd = os.open(self.path, os.O_RDONLY)
+        except OSError:
+            return b""
+        try:
+            parts: list[bytes] = []
+            position = offset
+            while True:
+                chunk = os.pread(fd, READ_STEP if not parts else min(len(parts[-1]) * 2, 64 << 20), position)
+                if not chunk:
+                    break
+                newline = chunk.find(b"\n")
+                if newline != -1:
+                    parts.append(chunk[:newline])
+                    break
+                parts.append(chunk)
+                position += len(chunk)
+            return b"".join(parts)
+        except OSError:
+            return b""
+        finally:
+            os.close(fd)

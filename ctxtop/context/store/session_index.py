@@ -1,0 +1,174 @@
+"""A saved index of a JSON Lines session, so opening it again parses only what was appended.
+
+After a big log is read (INDEX_MIN_BYTES and up), its entries (big texts as
+where they are, not what they say), token counts, content digests and the
+parser's carried state are written to the user's cache directory
+(``$CTXTOP_CACHE_DIR/index/``). The next open of the same file with the same
+format and encoding checks that the file still begins with exactly the bytes
+that were indexed (a digest of them, taken while reading) and then feeds the
+parser only the bytes after them. Anything else (the log rewritten or
+truncated, a damaged or older index) is ignored and the log is read afresh.
+
+The file is written with ``marshal`` (plain data only: loading it runs no
+code), in batches, so neither saving nor loading holds a second copy of a big
+session. At most MAX_INDEXES are kept, the least recently used dropped first.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import marshal
+import os
+import tempfile
+from pathlib import Path
+from typing import Any, BinaryIO
+
+from ctxtop.parsers.base import LineParser
+from ctxtop.parsers.model import Diagnostics, SessionMeta, SidechainTotals
+
+from ctxtop.context.store.entry_codec import decode_block, decode_entry, encode_block
+from ctxtop.context.store.entry_store import EntryStore
+from ctxtop.context.store.lazy_text import LogTexts
+from ctxtop.context.store.token_cache import cache_dir
+
+INDEX_VERSION = 2
+MAGIC = b"ctxtop-index\n"
+INDEX_MIN_BYTES = 8 << 20  # smaller logs read fast enough; their index would only fill the disk
+MAX_INDEXES = 20
+
+
+def index_path(log: str | os.PathLike, format: str, encoding: str) -> Path:
+    name = hashlib.blake2b(f"{os.path.realpath(log)}\0{format}\0{encoding}".encode("utf-8", "surrogatepass"), digest_size=16)
+    return cache_dir() / "index" / f"{name.hexdigest()}.idx"
+
+
+def new_digest() -> Any:
+    """What the indexed bytes are digested with (``update`` it with them in order)."""
+    return hashlib.blake2b(digest_size=20)
+
+
+def prefix_digest(log: str | os.PathLike, size: int) -> Any:
+    """The digest of the first ``size`` bytes of ``log``, open to more bytes (None when it has fewer)."""
+    digest = new_digest()
+    remaining = size
+    try:
+        with open(log, "rb") as handle:
+            while remaining:
+                chunk = handle.read(min(remaining, 8 << 20))
+                if not chunk:
+                    return None
+                digest.update(chunk)
+                remaining -= len(chunk)
+    except OSError:
+        return None
+    return digest
+
+
+# --- saving -------------------------------------------------------------------------------------
+def save(path: Path, parser: LineParser, accounting_saved: dict, released_to: int, indexed: int, digest: bytes,
+         encoding: str) -> None:
+    """Write the index of ``parser``'s entries, read from the log's first ``indexed`` bytes (digest ``digest``)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, temporary = tempfile.mkstemp(dir=path.parent, prefix=".index-")
+    try:
+        with os.fdopen(fd, "wb") as out:
+            out.write(MAGIC)
+            _write(out, {"version": INDEX_VERSION, "format": parser.name, "encoding": encoding, "indexed": indexed,
+                          "digest": digest, "entries": len(parser.entries)})
+            for blob in parser.entries.packed_batches():  # (a JSON Lines session's entries are a store)
+                _write_blob(out, blob)
+            d, m = parser.diagnostics, parser.meta
+            _write(out, {
+                "accounting": accounting_saved, "released_to": released_to, "resume_line": parser.resume_line,
+                "diagnostics": [d.malformed_lines, d.unknown_records, d.skipped_records, d.torn_last_line, d.examples],
+                "meta": [m.session_id, m.model, m.context_window, m.title, m.cwd],
+                "sidechain": [parser.sidechain.messages, [encode_block(b) for b in parser.sidechain.blocks]],
+                "state": parser.carry_state(),
+            })
+        os.replace(temporary, path)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
+    _prune(path.parent)
+
+
+def _write(out: BinaryIO, value: Any) -> None:
+    _write_blob(out, marshal.dumps(value))
+
+
+def _write_blob(out: BinaryIO, blob: bytes) -> None:
+    # Length-prefixed records read with marshal.loads: marshal.load on a file reads it in tiny pieces.
+    out.write(len(blob).to_bytes(8, "little"))
+    out.write(blob)
+
+
+def _read_blob(handle: BinaryIO) -> bytes:
+    size = int.from_bytes(handle.read(8), "little")
+    if size > os.fstat(handle.fileno()).st_size - handle.tell():
+        raise EOFError("a record longer than the index")  # damage: do not try to read (or allocate) it
+    blob = handle.read(size)
+    if len(blob) != size:
+        raise EOFError("the index ends early")
+    return blob
+
+
+def _read_record(handle: BinaryIO) -> Any:
+    return marshal.loads(_read_blob(handle))
+
+
+def _prune(directory: Path) -> None:
+    try:
+        indexes = sorted(directory.glob("*.idx"), key=lambda p: p.stat().st_mtime, reverse=True)
+        for stale in indexes[MAX_INDEXES:]:
+            stale.unlink(missing_ok=True)
+    except OSError:
+        pass
+
+
+# --- loading ------------------------------------------------------------------------------------
+class Loaded:
+    """A parser and the counts of a session as far as its index goes."""
+
+    def __init__(self, parser: LineParser, accounting: dict, released_to: int, indexed: int, digest: Any) -> None:
+        self.parser, self.accounting, self.released_to, self.indexed = parser, accounting, released_to, indexed
+        self.digest = digest  # of the indexed bytes, to go on with the bytes read after them
+
+
+def load(path: Path, log: str | os.PathLike, parser_type: type[LineParser], encoding: str, texts: LogTexts) -> Loaded | None:
+    """The saved index of ``log``, if it is one of this log as it still begins; None otherwise (never raises)."""
+    try:
+        with open(path, "rb") as handle:
+            loaded = _read(handle, log, parser_type, encoding, texts)
+        if loaded is not None:
+            os.utime(path)  # recently used: pruned last
+        return loaded
+    except (OSError, EOFError, ValueError, TypeError, KeyError, IndexError):
+        return None  # missing, damaged, or of another version: read the log afresh
+
+
+def _read(handle: BinaryIO, log: str | os.PathLike, parser_type: type[LineParser], encoding: str, texts: LogTexts) -> Loaded | None:
+    if handle.read(len(MAGIC)) != MAGIC:
+        return None
+    header = _read_record(handle)
+    if (header["version"], header["format"], header["encoding"]) != (INDEX_VERSION, parser_type.name, encoding):
+        return None
+    digest = prefix_digest(log, header["indexed"])
+    if digest is None or digest.digest() != header["digest"]:
+        return None  # the log no longer begins with what was indexed
+    parser = parser_type()
+    entries = parser.entries = EntryStore(texts=texts)
+    while len(entries) < header["entries"]:
+        blob = _read_blob(handle)
+        # Decoded once here, so that a damaged index is found now, not when an entry is first read.
+        batch = [decode_entry(item, texts) for item in marshal.loads(blob)]
+        entries.adopt(blob, batch)
+    rest = _read_record(handle)
+    malformed, unknown, skipped, torn, examples = rest["diagnostics"]
+    parser.diagnostics = Diagnostics(malformed, unknown, skipped, torn, list(examples))
+    parser.meta = SessionMeta(*rest["meta"])
+    messages, blocks = rest["sidechain"]
+    parser.sidechain = SidechainTotals(messages, [decode_block(b, texts) for b in blocks])
+    parser.restore_state(rest["state"])
+    entries.thaw(parser.settled_before())  # what the lines still to come may change, held as objects
+    parser.resume_offset, parser.resume_line = header["indexed"], rest["resume_line"]
+    return Loaded(parser, rest["accounting"], rest["released_to"], header["indexed"], digest)

@@ -1,0 +1,153 @@
+"""Clearing by type: Anthropic's context editing, and seed 000's fix built on it.
+
+``clear_tool_uses_20250919`` swaps old tool results for a placeholder and keeps
+the newest ``keep`` pairs; ``clear_thinking_20251015`` drops the thinking of
+older assistant turns. Neither touches what the user or the system said — which
+is why clearing keeps 3/3 constraints in the seed where cutting keeps 0/3.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ctxtop.parsers.model import REASONING, SYSTEM
+
+from ctxtop.context.strategies.base import Strategy
+from ctxtop.context.strategies.frame import Frame
+from ctxtop.context.strategies.params import (
+    BOOL_OR_NAMES,
+    INT,
+    INT_OR_ALL,
+    NAMES,
+    TEXT,
+    TRIGGER,
+    Param,
+    describe_trigger,
+)
+from ctxtop.context.strategies.preview import DROPPED, PLACEHOLDER, Plan, Trigger
+
+# The API does not document its placeholder; LangChain's mirror of this strategy uses this one.
+DEFAULT_PLACEHOLDER = "[cleared]"
+EMPTY_INPUT = "{}"
+CLEAR_TOOL_PARAMS = (
+    Param("trigger", TRIGGER, ("input_tokens", 100_000), "input_tokens:N, tool_uses:N, or now to force it"),
+    Param("keep", INT, 3, "newest tool use/result pairs kept verbatim"),
+    Param("clear_at_least", INT, None, "tokens that must be freed, or nothing is cleared"),
+    Param("exclude_tools", NAMES, [], "tool names never cleared (| separated)"),
+    Param("clear_tool_inputs", BOOL_OR_NAMES, False, "also empty the tool calls' inputs: true, or tool names"),
+    Param("placeholder", TEXT, DEFAULT_PLACEHOLDER, "text a cleared result becomes"),
+)
+
+
+def clear_tool_results(frame: Frame, params: dict[str, Any], plan: Plan) -> Trigger:
+    trigger = _tool_trigger(frame, params["trigger"])
+    cleared, reason = plan_clearing(frame, params)
+    if reason:
+        plan.skip(reason)
+    for block, tokens in cleared:
+        plan.point(block, PLACEHOLDER, tokens)
+    return trigger
+
+
+def _tool_trigger(frame: Frame, trigger: tuple[str, int]) -> Trigger:
+    kind, value = trigger
+    if kind == "tool_uses":
+        fires = len(frame.calls) > value
+    else:
+        fires = kind == "now" or frame.prompt_tokens > value
+    return Trigger(describe_trigger(trigger), fires)
+
+
+def plan_clearing(frame: Frame, params: dict[str, Any]) -> tuple[list[tuple[int, int]], str | None]:
+    """The blocks clear_tool_uses would swap for a placeholder (with their new size), or why it would not."""
+    excluded = set(params["exclude_tools"])
+    # The pair is the unit: a result and the call it answers, oldest first.
+    pairs = [r for r in frame.results if frame.tool_name(r) not in excluded]
+    keep = params["keep"]
+    candidates = pairs[:-keep] if keep else pairs
+    if not candidates:
+        return [], f"{len(pairs)} tool result(s) in the window, none older than the newest {keep}"
+    placeholder = frame.counter.count(params["placeholder"])
+    inputs = params["clear_tool_inputs"]
+    cleared: list[tuple[int, int]] = []
+    for result in candidates:
+        if not frame.blocks[result].cleared:  # a placeholder already: clearing again frees nothing
+            cleared.append((result, placeholder))
+        name = frame.tool_name(result)
+        call = frame.calls.get(frame.blocks[result].block.tool_id or "")
+        if call is not None and (inputs is True or (isinstance(inputs, list) and name in inputs)):
+            emptied = frame.counter.count(name or "") + frame.counter.count(EMPTY_INPUT)
+            if emptied < frame.tokens[call]:
+                cleared.append((call, emptied))
+    freed = sum(frame.tokens[block] - tokens for block, tokens in cleared)
+    at_least = params["clear_at_least"]
+    if at_least is not None and freed < at_least:
+        return [], f"would free {freed:,} tokens, less than clear_at_least {at_least:,}: the API then clears nothing"
+    return cleared, None
+
+
+def clear_thinking(frame: Frame, params: dict[str, Any], plan: Plan) -> Trigger:
+    keep = params["keep"]
+    trigger = Trigger("every request", True)
+    if keep == "all":
+        plan.skip("keep=all keeps every thinking block")
+        return trigger
+    # The unit is the assistant turn: all thinking blocks of one message go or stay together.
+    turns: list[list[int]] = []
+    for message in frame.messages:
+        blocks = [i for i in range(message.start, message.end) if frame.categories[i] == REASONING]
+        if blocks:
+            turns.append(blocks)
+    older = turns[:-keep] if keep else turns
+    if not older:
+        plan.skip(f"{len(turns)} assistant turn(s) with thinking, none older than the newest {keep}")
+    for blocks in older:
+        for i in blocks:
+            plan.point(i, DROPPED, 0)
+    return trigger
+
+
+def pinned_slot(frame: Frame, params: dict[str, Any], plan: Plan) -> Trigger:
+    """Pins re-sent every turn in a resident slot beside the system prompt, plus tool-result clearing."""
+    trigger = _tool_trigger(frame, params["trigger"])
+    cleared, reason = plan_clearing(frame, params)
+    for block, tokens in cleared:
+        plan.point(block, PLACEHOLDER, tokens)
+    if reason:
+        plan.notes.append(f"no tool results cleared: {reason}")
+    if not frame.constraints:
+        plan.notes.append("no constraints to pin: pass --pin or --pins")
+        if reason:
+            plan.skip(reason)
+        return trigger
+    text = "\n".join(c.text for c in frame.constraints)
+    # The slot sits after the resident prefix: adding it re-writes the cache from there, once.
+    start = next((i for i, resident in enumerate(frame.resident) if not resident), len(frame.blocks))
+    plan.add(SYSTEM, frame.counter.count(text), f"pinned slot ({len(frame.constraints)} constraint(s))", start)
+    plan.pinned.update(c.id for c in frame.constraints)
+    return trigger
+
+
+STRATEGIES = (
+    Strategy(
+        "clear_tool_results",
+        "Anthropic clear_tool_uses_20250919: old tool results become a placeholder, the newest keep pairs stay",
+        CLEAR_TOOL_PARAMS,
+        clear_tool_results,
+        pair_safe=True,
+    ),
+    Strategy(
+        "clear_thinking",
+        "Anthropic clear_thinking_20251015: thinking of all but the newest keep assistant turns is dropped",
+        (Param("keep", INT_OR_ALL, 1, "assistant turns whose thinking stays, or all", 1),),
+        clear_thinking,
+        pair_safe=True,
+    ),
+    Strategy(
+        "pinned_slot",
+        "seed 000's fix: constraints in a resident slot re-sent every turn, plus clear_tool_results",
+        CLEAR_TOOL_PARAMS,
+        pinned_slot,
+        pair_safe=True,
+    ),
+)

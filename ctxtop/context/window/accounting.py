@@ -1,0 +1,183 @@
+"""Token estimates for every block of a session.
+
+Text is counted with the tokenizer. Two kinds of block have no countable text:
+images (estimated from their pixel size) and reasoning the log keeps only
+encrypted or empty (estimated from the output usage of the call that made it).
+"""
+
+from __future__ import annotations
+
+import math
+from array import array
+
+from ctxtop.parsers.model import ASSISTANT, IMAGE, REASONING, TOOL_CALL, Block, Entry
+
+from ctxtop.context.window.tokens import DIGEST_BYTES, TokenCounter
+
+NO_DIGEST = bytes(DIGEST_BYTES)
+
+# Anthropic: tokens ≈ width × height / 750, after scaling the long edge down to 1568 px.
+IMAGE_PIXELS_PER_TOKEN = 750
+IMAGE_MAX_EDGE = 1568
+# An image whose size the log does not tell: the cost of a full-size image.
+IMAGE_UNKNOWN_TOKENS = 1600
+OUTPUT_CATEGORIES = (ASSISTANT, TOOL_CALL, REASONING)
+
+
+def image_tokens(size: tuple[int, int] | None) -> int:
+    if not size or size[0] <= 0 or size[1] <= 0:
+        return IMAGE_UNKNOWN_TOKENS
+    width, height = size
+    scale = min(1.0, IMAGE_MAX_EDGE / max(width, height))
+    return max(1, math.ceil(width * scale * height * scale / IMAGE_PIXELS_PER_TOKEN))
+
+
+def text_tokens(counter: TokenCounter, block: Block) -> int:
+    return _block_tokens(counter, block, counter.count(block.text) if block.category != IMAGE else 0)
+
+
+def _block_tokens(counter: TokenCounter, block: Block, text_count: int) -> int:
+    """A block's tokens given the count of its text: an image by its size, a call with its tool's name."""
+    if block.category == IMAGE:
+        return image_tokens(block.image_size)
+    if block.category == TOOL_CALL and block.tool_name:
+        return text_count + counter.count(block.tool_name)
+    return text_count
+
+
+class Accounting:
+    """Per-block token counts of a session's entries, kept parallel to them.
+
+    ``of(i)[j]`` is the estimate for ``entries[i].blocks[j]``; ``estimated(i, j)``
+    is True where it came from usage rather than text. The counts of all blocks
+    sit in one flat array (8 bytes a block, not a list and an int object each).
+    """
+
+    def __init__(self, counter: TokenCounter) -> None:
+        self.counter = counter
+        self._flat = array("q")  # every block's tokens, entry after entry
+        self._starts = array("q", [0])  # entry i's blocks are _flat[_starts[i]:_starts[i + 1]]
+        # Each block's content digest (DIGEST_BYTES, zeros for an image or an empty text), parallel to
+        # _flat: what a block holds is known without reading a released text back.
+        self._digests = bytearray()
+        self._estimated: set[tuple[int, int]] = set()  # (entry, block) whose tokens come from usage
+        self._last_estimated = -1  # the last entry in it
+        self._calls_done = 0  # position just after the last entry with usage counted so far: where the open call begins
+
+    @property
+    def calls_done(self) -> int:
+        """Entries before this position have final counts: the model call they belong to has reported usage."""
+        return self._calls_done
+
+    @property
+    def counted(self) -> int:
+        """How many entries are counted."""
+        return len(self._starts) - 1
+
+    def of(self, position: int) -> array:
+        """The tokens of each block of the entry at ``position``."""
+        return self._flat[self._starts[position] : self._starts[position + 1]]
+
+    def digest(self, position: int, block: int) -> bytes:
+        """The content digest of ``entries[position].blocks[block]``'s text."""
+        at = (self._starts[position] + block) * DIGEST_BYTES
+        return bytes(self._digests[at : at + DIGEST_BYTES])
+
+    def estimated(self, position: int, block: int) -> bool:
+        return (position, block) in self._estimated
+
+    @property
+    def tokens(self) -> list[list[int]]:
+        """Every entry's block tokens as lists (for comparing two accountings)."""
+        return [list(self.of(i)) for i in range(self.counted)]
+
+    def update(self, entries: list[Entry], start: int = 0, stop: int | None = None) -> int:
+        """Count entries from position ``start`` (live tailing passes the first changed one) to ``stop``.
+
+        Only those entries' texts are read; the reasoning estimates of the model
+        call they belong to are redone from the counts already made. Returns the
+        first position whose counts may have changed (that call's first entry).
+        """
+        start = min(start, self.counted)
+        stop = len(entries) if stop is None else min(stop, len(entries))
+        del self._flat[self._starts[start] :]
+        del self._digests[self._starts[start] * DIGEST_BYTES :]
+        del self._starts[start + 1 :]
+        if self._last_estimated >= start:  # (rare: a live change to a call with opaque reasoning)
+            self._estimated = {key for key in self._estimated if key[0] < start}
+            self._last_estimated = max((i for i, _ in self._estimated), default=-1)
+        call_start = self._calls_done if self._calls_done <= start else self._call_start(entries, start)
+        span = entries[call_start:stop]  # read once (a store of packed entries takes a lock for each read)
+        counted = span[start - call_start :]
+        keys: list[bytes] = []
+        counts = iter(self.counter.count_all([b.text if b.category != IMAGE else "" for entry in counted for b in entry.blocks], keys))
+        self._digests += b"".join(key or NO_DIGEST for key in keys)
+        for entry in counted:
+            self._flat.extend(_block_tokens(self.counter, b, next(counts)) for b in entry.blocks)
+            self._starts.append(len(self._flat))
+        self._calls_done = self._estimate_opaque_reasoning(span, call_start)
+        self.counter.persist()
+        return call_start
+
+    def saved(self) -> dict:
+        """The counts as plain data, for a saved session index."""
+        return {"flat": self._flat.tobytes(), "starts": self._starts.tobytes(), "digests": bytes(self._digests),
+                "estimated": sorted(self._estimated), "calls_done": self._calls_done}
+
+    def restore(self, saved: dict) -> None:
+        self._flat, self._starts = array("q"), array("q")
+        self._flat.frombytes(saved["flat"])
+        self._starts.frombytes(saved["starts"])
+        self._digests = bytearray(saved["digests"])
+        self._estimated = {(i, j) for i, j in saved["estimated"]}
+        self._last_estimated = max((i for i, _ in self._estimated), default=-1)
+        self._calls_done = saved["calls_done"]
+
+    def entry_tokens(self, position: int) -> int:
+        return sum(self.of(position))
+
+    @staticmethod
+    def _call_start(entries: list[Entry], start: int) -> int:
+        # Reasoning estimates depend on the whole model call, so restart at its first entry.
+        while start > 0 and entries[start - 1].usage is None:
+            start -= 1
+        return start
+
+    def _estimate_opaque_reasoning(self, span: list[Entry], start: int) -> int:
+        """Give encrypted/empty reasoning the output tokens its model call reports.
+
+        A call is the run of entries up to one that carries usage. The reasoning
+        share is the reported reasoning tokens, or else the output tokens minus
+        the visible output of the call; it is split evenly over the opaque blocks.
+        ``span`` holds the entries from position ``start`` on. Returns where the
+        last call that ended in it ends.
+        """
+        call: list[int] = []
+        calls_done = start
+        for position, entry in enumerate(span, start):
+            call.append(position)
+            usage = entry.usage
+            if usage is None:
+                continue
+            calls_done = position + 1
+            opaque = [(i, j) for i in call for j, b in enumerate(span[i - start].blocks) if b.category == REASONING and b.opaque]
+            if opaque:
+                if usage.reasoning_tokens is not None:
+                    share = usage.reasoning_tokens
+                else:
+                    visible = sum(
+                        self._flat[self._starts[i] + j]
+                        for i in call
+                        for j, b in enumerate(span[i - start].blocks)
+                        if b.category in OUTPUT_CATEGORIES and not (b.category == REASONING and b.opaque)
+                    )
+                    share = max(0, usage.output_tokens - visible)
+                for n, (i, j) in enumerate(opaque):
+                    # Visible summary text (Codex) is part of the reasoning: keep the larger figure.
+                    # (Counted again rather than taken from tokens[i][j], which may hold an earlier estimate.)
+                    part = share // len(opaque) + (1 if n < share % len(opaque) else 0)
+                    self._flat[self._starts[i] + j] = max(text_tokens(self.counter, span[i - start].blocks[j]), part)
+                    self._estimated.add((i, j))
+                    self._last_estimated = max(self._last_estimated, i)
+            call = []
+        return calls_done

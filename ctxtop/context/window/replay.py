@@ -1,0 +1,220 @@
+"""The context window as the model saw it after any message.
+
+Replaying the entries in file order: a compaction empties the window (the
+system prompt and tool definitions stay: they are re-sent with every request),
+then the summary, the preserved messages or the replacement history take its
+place. A microcompaction swaps the cleared tool results for a placeholder.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field, replace
+
+from ctxtop.parsers.model import (
+    CATEGORIES,
+    SUMMARY,
+    SYSTEM,
+    TOOL_RESULT,
+    TOOLS,
+    Block,
+    Compaction,
+    Entry,
+)
+
+from ctxtop.context.window.accounting import Accounting, text_tokens
+
+# What Claude Code sends in place of a microcompacted tool result.
+CLEARED_PLACEHOLDER = "[Old tool result content cleared]"
+# Entries read at a time by a replay.
+RUN_STEP = 512
+# Categories the harness re-sends on every request, untouched by compaction.
+RESIDENT = (SYSTEM, TOOLS)
+
+
+@dataclass(slots=True)
+class WindowBlock:
+    """One block in the window, with where it came from and what it costs."""
+
+    entry: Entry
+    position: int  # index of the block within its entry (-1: from a compaction's replacement)
+    block: Block
+    tokens: int
+    estimated: bool = False  # tokens come from reported usage, not from text
+    cleared: bool = False  # shown to the model as a placeholder
+
+    @property
+    def category(self) -> str:
+        return self.block.category
+
+    @property
+    def text(self) -> str:
+        return CLEARED_PLACEHOLDER if self.cleared else self.block.text
+
+
+@dataclass(slots=True)
+class CategoryTotal:
+    tokens: int = 0
+    blocks: int = 0
+
+
+@dataclass(slots=True)
+class Window:
+    """The blocks in the window, with running per-category totals."""
+
+    at: int  # message index (1-based); 0 before the first message
+    blocks: list[WindowBlock] = field(default_factory=list)
+    last_compaction: Compaction | None = None
+    totals: dict[str, CategoryTotal] = field(default_factory=lambda: {name: CategoryTotal() for name in CATEGORIES})
+
+    def append(self, item: WindowBlock) -> None:
+        self.blocks.append(item)
+        total = self.totals[item.category]
+        total.tokens += item.tokens
+        total.blocks += 1
+
+    def clear(self, index: int, placeholder_tokens: int) -> None:
+        """Show block ``index`` as a placeholder. The block is replaced, not changed: a forked
+        window shares its blocks with the one it came from."""
+        item = self.blocks[index]
+        self.totals[item.category].tokens += placeholder_tokens - item.tokens
+        self.blocks[index] = replace(item, cleared=True, tokens=placeholder_tokens)
+
+    def keep_only(self, categories: tuple[str, ...]) -> None:
+        self.blocks = [item for item in self.blocks if item.category in categories]
+        for name, total in self.totals.items():
+            if name not in categories:
+                total.tokens = total.blocks = 0
+
+    def categories(self) -> dict[str, CategoryTotal]:
+        """A copy of the per-category totals (every category present, zero when empty)."""
+        return {name: CategoryTotal(t.tokens, t.blocks) for name, t in self.totals.items()}
+
+    @property
+    def estimated_tokens(self) -> int:
+        return sum(t.tokens for t in self.totals.values())
+
+
+class Replay:
+    """Walks a session's entries and keeps the window current after each one.
+
+    The walk is resumable: live tailing calls ``run`` again as entries are
+    appended and only the new ones are replayed; ``fork`` copies the state to
+    look one entry ahead without committing to it (the last entry of a growing
+    log may still gain blocks).
+    """
+
+    def __init__(self, entries: list[Entry], accounting: Accounting) -> None:
+        self.entries = entries
+        self.accounting = accounting
+        self._by_uid: dict[str, int] | None = None  # uid → index, built when a partial compaction first needs it
+        self._by_uid_of = 0  # how many entries it was built from
+        self.window = Window(at=0)
+        self.position = 0  # entries replayed so far
+        self.last_entry: Entry | None = None  # the entry replayed last
+        self.compacted = False  # ...and whether it was a compaction that emptied the window
+        self._cleared: set[str] = set()
+        self._preserved: list[Entry] = []
+
+    def fork(self) -> Replay:
+        twin = Replay.__new__(Replay)
+        twin.entries, twin.accounting = self.entries, self.accounting
+        twin._by_uid, twin._by_uid_of = self._by_uid, self._by_uid_of
+        twin.compacted, twin.last_entry = self.compacted, self.last_entry
+        twin.position, twin._cleared, twin._preserved = self.position, set(self._cleared), list(self._preserved)
+        # Blocks are never changed in place (see Window.clear), so sharing them is safe: O(1) per block.
+        totals = {name: CategoryTotal(t.tokens, t.blocks) for name, t in self.window.totals.items()}
+        twin.window = Window(self.window.at, list(self.window.blocks), self.window.last_compaction, totals)
+        return twin
+
+    def run(self, until: int | None = None) -> Iterator[Window]:
+        """Yield the window after each further entry, up to message ``until`` (inclusive).
+
+        The same ``Window`` object is updated in place; copy what you keep.
+        """
+        entries = self.entries
+        stop = len(entries) if until is None else min(until, len(entries))
+        while self.position < stop:
+            # A slice at a time: one read of a packed store per RUN_STEP entries, not one per entry.
+            for entry in entries[self.position : min(stop, self.position + RUN_STEP)]:
+                self._step(entry, self.position)
+                self.position += 1
+                self.last_entry = entry
+                yield self.window
+
+    def _step(self, entry: Entry, position: int) -> None:
+        window, cleared = self.window, self._cleared
+        window.at = entry.index
+        compaction = entry.compaction
+        self.compacted = compaction is not None and compaction.kind != "microcompact"
+        if compaction is not None:
+            window.last_compaction = compaction
+            if compaction.kind == "microcompact":
+                cleared.update(compaction.cleared_tool_ids)
+                self._apply_clearing(window, cleared)
+            else:
+                window.keep_only(RESIDENT)
+                self._preserved = self._preserved_by(compaction)
+                for block in compaction.replacement or ():
+                    window.append(WindowBlock(entry, -1, block, text_tokens(self.accounting.counter, block)))
+                self._add_entry(window, entry, position, cleared)
+                if self._preserved and not compaction.summary_follows:
+                    # What the compaction keeps is back at once, after the marker's own summary if it has one.
+                    self._flush(window, self._preserved, cleared)
+        else:
+            preserved = self._preserved
+            is_summary = bool(entry.blocks) and entry.blocks[0].category == SUMMARY
+            if preserved and not is_summary:
+                self._flush(window, preserved, cleared)
+            self._add_entry(window, entry, position, cleared)
+            if preserved and is_summary:
+                self._flush(window, preserved, cleared)
+
+    def _preserved_by(self, compaction: Compaction) -> list[Entry]:
+        """The messages a partial compaction keeps verbatim, in file order."""
+        if not compaction.preserved_ids and not compaction.preserved_segment:
+            return []
+        entries = self.entries
+        if self._by_uid is None or self._by_uid_of != len(entries):
+            # Built once, and again only when entries were appended since.
+            self._by_uid = {e.uid: e.index for e in entries if e.uid}
+            self._by_uid_of = len(entries)
+        if compaction.preserved_ids:
+            return [entries[self._by_uid[u] - 1] for u in compaction.preserved_ids if u in self._by_uid]
+        if compaction.preserved_segment:
+            head, tail = (self._by_uid.get(u) for u in compaction.preserved_segment)
+            if head is not None and tail is not None and head <= tail:
+                return entries[head - 1 : tail]
+        return []
+
+    def window_at(self, message: int | None = None) -> Window:
+        for _ in self.run(message):
+            pass
+        return self.window
+
+    def _flush(self, window: Window, preserved: list[Entry], cleared: set[str]) -> None:
+        """Re-attach a partial compaction's preserved messages after its summary."""
+        for entry in preserved:
+            # A system prompt or tool list never left the window: re-attaching it would count it twice.
+            if entry.blocks and all(b.category in RESIDENT for b in entry.blocks):
+                continue
+            self._add_entry(window, entry, entry.index - 1, cleared)
+        preserved.clear()
+
+    def _add_entry(self, window: Window, entry: Entry, position: int, cleared: set[str]) -> None:
+        accounting = self.accounting
+        tokens = accounting.of(position)
+        for j, block in enumerate(entry.blocks):
+            item = WindowBlock(entry, j, block, tokens[j], accounting.estimated(position, j))
+            window.append(item)
+            if block.category == TOOL_RESULT and block.tool_id in cleared:
+                window.clear(len(window.blocks) - 1, self._placeholder_tokens())
+
+    def _placeholder_tokens(self) -> int:
+        # Counted when a result is first cleared, not for every replay (counts are remembered).
+        return self.accounting.counter.count(CLEARED_PLACEHOLDER)
+
+    def _apply_clearing(self, window: Window, cleared: set[str]) -> None:
+        for index, item in enumerate(window.blocks):
+            if item.category == TOOL_RESULT and not item.cleared and item.block.tool_id in cleared:
+                window.clear(index, self._placeholder_tokens())

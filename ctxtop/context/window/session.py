@@ -1,0 +1,399 @@
+"""A parsed session with its token accounting: the window at any message."""
+
+from __future__ import annotations
+
+import os
+import threading
+from bisect import bisect_right
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from ctxtop import parsers
+from ctxtop.parsers import registry
+from ctxtop.parsers.base import LineParser, Parser
+from ctxtop.parsers.claude_code import ClaudeCodeParser
+from ctxtop.parsers.model import Entry
+
+from ctxtop.context.window.accounting import Accounting
+from ctxtop.context.store.entry_store import EntryStore
+from ctxtop.context.store import session_index
+from ctxtop.context.store.lazy_text import LogTexts
+from ctxtop.context.window.limits import window_limit
+from ctxtop.context.store.source import (
+    SourceError,
+    check_log,
+    is_sqlite,
+    read_chunks,
+    read_head,
+    read_log,
+    read_opencode_db,
+    read_tree,
+    tree_names,
+)
+from ctxtop.context.window.subagents import SubagentScan
+from ctxtop.context.window.timeline import Timeline, TimelineView, point_of
+from ctxtop.context.store.token_cache import TokenCache
+from ctxtop.context.window.tokens import DEFAULT_ENCODING, TokenCounter
+from ctxtop.context.window.replay import Replay, Window
+
+
+@dataclass(slots=True, frozen=True)
+class CompactionEvent:
+    message: int
+    kind: str
+    trigger: str | None
+    pre_tokens: int | None
+    post_tokens: int | None
+    timestamp: str | None
+    opaque: bool = False
+
+
+def split_sample(path: str | os.PathLike) -> tuple[str | os.PathLike, int]:
+    """``log.eval#3`` → (``log.eval``, 3): one sample of a log that holds several. A file that
+    really is named with a ``#`` is taken as it is."""
+    text = str(path)
+    base, hash_mark, number = text.rpartition("#")
+    if hash_mark and number.isdigit() and not Path(text).exists() and Path(base).exists():
+        return base, int(number)
+    return path, 1
+
+
+# Entries counted between two progress reports, at least.
+COUNT_STEP = 2000
+# JSON Lines logs are read, parsed and counted this many bytes at a time.
+STREAM_CHUNK_BYTES = 4 << 20
+# Enough of a log's head to tell its format (a first record can be big).
+DETECT_HEAD_BYTES = 4 << 20
+
+
+class Session:
+    """Entries of one log plus what ``context`` computes from them."""
+
+    def __init__(
+        self,
+        parser: Parser,
+        *,
+        path: str | None = None,
+        counter: TokenCounter | None = None,
+        window: int | None = None,
+        progress: Callable[[float], None] | None = None,
+        count: bool = True,
+    ) -> None:
+        """``count=False``: the caller fills the accounting (from a saved index)."""
+        self.parser = parser
+        self.path = path
+        self.counter = counter or TokenCounter(DEFAULT_ENCODING)
+        self.window_override = window
+        self.accounting = Accounting(self.counter)
+        self.subagents: SubagentScan | None = None  # sub-agent transcripts kept beside the log (Claude Code)
+        self.texts: LogTexts | None = None  # set when big texts are released and read back from the log
+        self._released_to = 0  # entries before this position had their big texts released
+        self.from_index = 0  # bytes of the log taken from a saved index rather than parsed
+        self._checkpoints: list[Replay] = []  # replays stopped just after a compaction, by position (window_at)
+        # While a JSON Lines log is read: a replay kept up with the entries whose counts are final,
+        # so that the window at the latest message needs no replay of the history (count_new).
+        self._ahead: Replay | None = None
+        self.history = Timeline()  # a point for each message _ahead has replayed
+        self.replay_resets: list[int] = []  # where _ahead was sent back to, in order (a change before it)
+        self._checkpoint_lock = threading.Lock()
+        entries = parser.entries if count else []
+        step = max(COUNT_STEP, len(entries) // 50) if progress else len(entries)
+        for stop in range(step, len(entries) + step, step or 1):
+            self.accounting.update(entries, self.accounting.counted, stop)
+            if progress:
+                progress(min(1.0, stop / len(entries)))
+        if count and entries:
+            # Replayed once now, so that the latest window and the timeline need no replay of the
+            # history. A document is read whole: all of it is settled.
+            settled = min(parser.settled_before(), self.accounting.calls_done) if isinstance(parser, LineParser) else len(entries)
+            self._replay_settled(settled)
+
+    @classmethod
+    def open(
+        cls,
+        path: str | os.PathLike,
+        *,
+        format: str | None = None,
+        encoding: str = DEFAULT_ENCODING,
+        window: int | None = None,
+        live: bool = False,
+        progress: Callable[[str, float], None] | None = None,
+    ) -> Session:
+        """Read, detect, parse and count a log. Raises SourceError / UnknownFormat / EncodingUnavailable.
+
+        ``live``: the log is still being written, so a last line without its
+        newline is left for later rather than counted as torn. ``progress(phase,
+        fraction)`` is called while reading JSON Lines ("read": parsed and counted
+        together), or else while parsing ("parse") and counting ("count").
+        """
+        counter = TokenCounter(encoding, store=TokenCache.default(encoding))
+        path, sample = split_sample(path)
+        if Path(path).is_dir():
+            return cls._open_folder(path, format, counter, window)
+        if is_sqlite(path):
+            parser = registry.parse_tree(read_opencode_db(path), format or "opencode")
+            return cls(parser, path=str(Path(path)), counter=counter, window=window)
+        line_format = cls._line_format(path, format)
+        if line_format is not None:
+            session = cls._open_lines(path, line_format, counter, window, live, progress)
+        else:
+            session = cls._open_whole(path, format, sample, counter, window, live, progress)
+        if counter.store is not None:
+            counter.store.maybe_prune()
+        session.look_for_subagents()
+        return session
+
+    def look_for_subagents(self) -> None:
+        """Count the sub-agent transcripts kept beside the log (Claude Code), whichever way it was read."""
+        if self.path is not None and self.parser.name == ClaudeCodeParser.name:
+            self.subagents = SubagentScan(self.path, self.parser.meta.session_id, self.counter)
+
+    @staticmethod
+    def _line_format(path: str | os.PathLike, format: str | None) -> type[LineParser] | None:
+        """The JSON Lines parser for this log, known from ``format`` or from its head; None for other formats."""
+        if format is not None:
+            chosen = registry.PARSERS.get(format)
+        else:
+            try:
+                chosen = registry.PARSERS[registry.detect(read_head(path, DETECT_HEAD_BYTES))]
+            except parsers.UnknownFormat:
+                return None  # maybe a document whose head alone does not tell: read whole below
+        return chosen if isinstance(chosen, type) and issubclass(chosen, LineParser) else None
+
+    @classmethod
+    def _open_lines(cls, path: str | os.PathLike, parser_type: type[LineParser], counter: TokenCounter, window: int | None,
+                    live: bool, progress: Callable[[str, float], None] | None) -> Session:
+        """A JSON Lines log read in chunks: each is parsed and counted, then its big texts are let go.
+
+        Memory follows the entries, not the file: the bytes of a chunk are dropped
+        once parsed, and a counted text is read back from the log when needed.
+        A saved index of the log (``session_index``) stands for the bytes it covers.
+        """
+        texts = LogTexts(path, parser_type)
+        size = check_log(path).st_size
+        index = session_index.index_path(path, parser_type.name, counter.encoding_name) if counter.store is not None else None
+        loaded = session_index.load(index, path, parser_type, counter.encoding_name, texts) if index and index.exists() else None
+        if loaded is not None:
+            session = cls(loaded.parser, path=str(Path(path)), counter=counter, window=window, count=False)
+            session.accounting.restore(loaded.accounting)
+            session._released_to = loaded.released_to
+            session.from_index = loaded.indexed
+            base, line, digest = loaded.indexed, loaded.parser.resume_line, loaded.digest
+        else:
+            parser = parser_type()
+            parser.entries = EntryStore(texts=texts)
+            session = cls(parser, path=str(Path(path)), counter=counter, window=window)
+            base, line, digest = 0, 1, session_index.new_digest()
+        session.texts = texts
+        parser, pending = session.parser, b""
+        for chunk in read_chunks(path, STREAM_CHUNK_BYTES, start=base):
+            data = pending + chunk if pending else chunk
+            cut = data.rfind(b"\n")
+            if cut == -1:
+                pending = data  # a line longer than a chunk: wait for its end
+                continue
+            parser.feed(data, 0, line, final=False, stop=cut + 1, base=base)
+            digest.update(memoryview(data)[: cut + 1])
+            line, base, pending = parser.resume_line, base + cut + 1, data[cut + 1 :]
+            session.count_new(settled_only=True)
+            if progress:
+                progress("read", min(1.0, base / size))
+        parser.resume_offset = parser.feed(pending, 0, line, final=not live, base=base)
+        digest.update(pending[: parser.resume_offset - base])
+        session.count_new()
+        if index is not None and size >= session_index.INDEX_MIN_BYTES and (loaded is None or parser.resume_offset > loaded.indexed):
+            try:
+                session_index.save(index, parser, session.accounting.saved(), session._released_to, parser.resume_offset,
+                                   digest.digest(), counter.encoding_name)
+            except (OSError, ValueError):
+                pass  # no index (a full disk, a value marshal cannot hold): the next open reads the log again
+        return session
+
+    def count_new(self, settled_only: bool = False) -> None:
+        """Count the entries added or changed since the last count, then release their big texts.
+
+        ``settled_only``: leave the last entry uncounted, as the next line may still add to it.
+        The last entry keeps its texts either way, for the same reason.
+        """
+        entries = self.entries
+        start = min(self.accounting.counted, len(entries))
+        touched = self.parser.take_touched()
+        if touched is not None:
+            start = min(start, touched)
+            self._released_to = min(self._released_to, touched)
+        stop = max(start, len(entries) - 1) if settled_only else len(entries)
+        self._forget_checkpoints_after(self.accounting.update(entries, start, stop))
+        if self.texts is not None:
+            settled = max(self._released_to, min(stop, len(entries) - 1))
+            self.texts.release(entries, self._released_to, settled)
+            self._released_to = settled
+        settled = min(self._released_to, self.parser.settled_before())
+        if isinstance(entries, EntryStore):
+            entries.freeze(settled)
+        # Replayed as they are read, so the latest window needs no replay of the whole history
+        # (nor unpacking it). Only up to the last model call that reported usage: the counts of
+        # a call still open change when it does, and the replay past them would be dropped.
+        self._replay_settled(min(settled, self.accounting.calls_done))
+
+    @classmethod
+    def _open_whole(cls, path: str | os.PathLike, format: str | None, sample: int, counter: TokenCounter,
+                    window: int | None, live: bool, progress: Callable[[str, float], None] | None) -> Session:
+        """A log parsed from all its bytes at once (JSON documents, zip archives)."""
+        data = read_log(path)
+        try:
+            parser = parsers.parse(data, format, final=not live, sample=sample,
+                                   progress=(lambda f: progress("parse", f)) if progress else None)
+        except parsers.UnknownFormat as exc:
+            raise parsers.UnknownFormat(f"{path}: {exc}") from None
+        finally:
+            if hasattr(data, "close"):
+                data.close()
+        return cls(parser, path=str(Path(path)), counter=counter, window=window,
+                   progress=(lambda f: progress("count", f)) if progress else None)
+
+    @classmethod
+    def _open_folder(cls, path: str | os.PathLike, format: str | None, counter: TokenCounter, window: int | None) -> Session:
+        """A session kept as a folder of files (Cline tasks, OpenHands event directories)."""
+        if format is None and registry.detect_tree(tree_names(path)) is None:
+            raise SourceError(f"{path}: a folder, and not one ctxtop knows as a session (pass a session file, or see `ctxtop formats`)")
+        try:
+            parser = registry.parse_tree(read_tree(path), format)
+        except parsers.UnknownFormat as exc:
+            raise parsers.UnknownFormat(f"{path}: {exc}") from None
+        return cls(parser, path=str(Path(path)), counter=counter, window=window)
+
+    # --- basic facts -----------------------------------------------------------
+    @property
+    def entries(self) -> list[Entry]:
+        return self.parser.entries
+
+    @property
+    def format(self) -> str:
+        return self.parser.name
+
+    @property
+    def message_count(self) -> int:
+        return len(self.parser.entries)
+
+    @property
+    def model(self) -> str | None:
+        return self.parser.meta.model
+
+    def limit(self) -> tuple[int, str]:
+        """The window size in tokens and where that number came from."""
+        if self.window_override:
+            return self.window_override, "--window"
+        if self.parser.meta.context_window:
+            return self.parser.meta.context_window, "log"
+        return window_limit(self.model)
+
+    def clamp(self, message: int | None) -> int:
+        """A message index within the session (the latest when None)."""
+        if message is None or message > self.message_count:
+            return self.message_count
+        if message < 0:
+            return max(0, self.message_count + 1 + message)
+        return message
+
+    # --- the window --------------------------------------------------------------
+    def window_at(self, message: int | None = None) -> Window:
+        """The window after ``message``, replayed from the last compaction before it.
+
+        Every replay leaves a copy of its state just after each compaction it
+        passes (a small window: what the compaction kept), so stepping through a
+        big session replays one stretch between compactions, not all before it.
+        """
+        at = self.clamp(message)
+        replay = self._replay_before(at)
+        for _ in replay.run(at):
+            if replay.compacted:
+                self._keep_checkpoint(replay.fork())
+        return replay.window
+
+    def _replay_before(self, at: int) -> Replay:
+        with self._checkpoint_lock:
+            checkpoints = self._checkpoints
+            found = bisect_right(checkpoints, at, key=lambda r: r.position)
+            nearest = checkpoints[found - 1] if found else None
+            ahead = self._ahead
+            if ahead is not None and ahead.position <= at and (nearest is None or ahead.position > nearest.position):
+                nearest = ahead
+            return self._continue(nearest)
+
+    def _continue(self, replay: Replay | None) -> Replay:
+        """A copy of a kept replay to go on from, or a replay from the first entry."""
+        return replay.fork() if replay is not None else Replay(self.entries, self.accounting)
+
+    def _replay_settled(self, stop: int) -> None:
+        with self._checkpoint_lock:
+            ahead = self._continue(self._ahead)
+        history = self.history
+        for window in ahead.run(stop):
+            history.add(window, ahead.last_entry)
+            if ahead.compacted:
+                self._keep_checkpoint(ahead.fork())
+        with self._checkpoint_lock:
+            self._ahead = ahead
+
+    def final_before(self) -> int:
+        """Entries before this position, and their counts, will not change (unless a position is
+        then added to ``replay_resets``): those the session has replayed as it read them."""
+        with self._checkpoint_lock:
+            return self._ahead.position if self._ahead is not None else 0
+
+    def timeline(self) -> TimelineView:
+        """A point for every message: those replayed as the log was read, then the rest (which
+        may still change) replayed on a copy."""
+        with self._checkpoint_lock:
+            ahead = self._continue(self._ahead)
+        settled = ahead.position
+        rest = [point_of(window, ahead.last_entry) for window in ahead.run()]
+        return self.history.view(settled, rest)
+
+    def _keep_checkpoint(self, replay: Replay) -> None:
+        with self._checkpoint_lock:
+            checkpoints = self._checkpoints
+            found = bisect_right(checkpoints, replay.position, key=lambda r: r.position)
+            if not found or checkpoints[found - 1].position != replay.position:
+                checkpoints.insert(found, replay)
+
+    def _forget_checkpoints_after(self, position: int) -> None:
+        """The entry at ``position`` changed: replays that went past it are out of date."""
+        with self._checkpoint_lock:
+            self._checkpoints = [r for r in self._checkpoints if r.position <= position]
+            if self._ahead is not None and self._ahead.position > position:
+                self._ahead = self._checkpoints[-1].fork() if self._checkpoints else None
+                back_to = self._ahead.position if self._ahead is not None else 0
+                self.history.truncate(back_to)
+                self.replay_resets.append(back_to)
+
+    def reported_at(self, message: int | None = None) -> int | None:
+        """The prompt size the log reports for the latest model call at or before ``message``.
+
+        Right after a compaction with no model call since, the compaction's own
+        post-compaction size (or None when it does not record one).
+        """
+        entries = self.entries
+        for position in range(self.clamp(message) - 1, -1, -1):
+            entry = entries[position]
+            if entry.compaction is not None and entry.compaction.kind != "microcompact":
+                return entry.compaction.post_tokens
+            if entry.usage is not None:
+                return entry.usage.prompt_tokens
+        return None
+
+    def compactions(self) -> list[CompactionEvent]:
+        return [
+            CompactionEvent(
+                e.index,
+                e.compaction.kind,
+                e.compaction.trigger,
+                e.compaction.pre_tokens,
+                e.compaction.post_tokens,
+                e.timestamp,
+                e.compaction.opaque,
+            )
+            for e in self.entries
+            if e.compaction is not None
+        ]

@@ -1,0 +1,75 @@
+"""A first paint of a big log: the window after its last compaction, without reading the history.
+
+The window the model sees now starts at the last compaction boundary, so a big
+Claude Code or Codex log is scanned backwards (memory-mapped: only the pages
+touched are read) for the last boundary record, and only the part after it is
+parsed. The full history is then indexed in the background; until it is, the
+message numbers are those of the tail, and messages a partial compaction
+preserved from before the boundary are not in this first view.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from ctxtop import parsers
+from ctxtop.parsers.jsonl import DecodeError, loads
+from ctxtop.parsers.registry import PARSERS
+
+from ctxtop.context.window.session import Session
+from ctxtop.context.store.source import read_log
+from ctxtop.context.store.token_cache import TokenCache
+from ctxtop.context.window.tokens import TokenCounter
+
+# Below this size a full open is quick enough that a first paint is not worth it.
+TAIL_FIRST_BYTES = 32 << 20
+# How each format marks a compaction: a byte pattern to look for, and the record it must be.
+BOUNDARIES = {
+    "claude-code": (b"compact_boundary", lambda r: r.get("type") == "system" and r.get("subtype") == "compact_boundary"),
+    "codex": (b"compacted", lambda r: r.get("type") == "compacted"),
+}
+
+
+def tail_session(path: str | os.PathLike, *, encoding: str = "cl100k_base", window: int | None = None,
+                 min_bytes: int | None = None) -> Session | None:
+    """The session from the last compaction boundary on, or None when a full open is the way (small log,
+    another format, no compaction)."""
+    if Path(path).is_dir() or os.stat(path).st_size < (TAIL_FIRST_BYTES if min_bytes is None else min_bytes):
+        return None
+    data = read_log(path)
+    try:
+        try:
+            name = parsers.detect(data)
+        except parsers.UnknownFormat:
+            return None
+        if name not in BOUNDARIES:
+            return None
+        start = _last_boundary(data, *BOUNDARIES[name])
+        if start is None:
+            return None
+        parser = PARSERS[name]()
+        parser.feed(data, start, final=False)
+    finally:
+        if hasattr(data, "close"):
+            data.close()
+    counter = TokenCounter(encoding, store=TokenCache.default(encoding), parallel=True)  # first paint: every core
+    return Session(parser, path=str(Path(path)), counter=counter, window=window)
+
+
+def _last_boundary(data, marker: bytes, is_boundary) -> int | None:
+    """The offset of the line holding the last boundary record (the marker may also occur in plain text)."""
+    end = len(data)
+    while True:
+        found = data.rfind(marker, 0, end)
+        if found == -1:
+            return None
+        line_start = data.rfind(b"\n", 0, found) + 1
+        line_end = data.find(b"\n", found)
+        try:
+            record = loads(data[line_start : line_end if line_end != -1 else len(data)])
+        except DecodeError:
+            record = None
+        if isinstance(record, dict) and is_boundary(record):
+            return line_start
+        end = line_start

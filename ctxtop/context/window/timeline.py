@@ -1,0 +1,122 @@
+"""The window's size after every message, per category: what the TUI's timeline draws.
+
+Kept as columns, 8 bytes a category a message: a point object per message
+(a dataclass, a tuple, an int per category) costs some 800 bytes, more than a
+packed message itself, and a 1 GB log has half a million of them.
+"""
+
+from __future__ import annotations
+
+from array import array
+from bisect import bisect_left
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+
+from ctxtop.parsers.model import CATEGORIES, Entry
+
+from ctxtop.context.window.replay import Window
+
+WIDTH = len(CATEGORIES)
+
+
+@dataclass(slots=True)
+class TimelinePoint:
+    message: int
+    tokens: tuple[int, ...]  # per category, in CATEGORIES order
+    compaction: bool  # a compaction marker is this message
+
+    @property
+    def total(self) -> int:
+        return sum(self.tokens)
+
+
+def point_of(window: Window, entry: Entry) -> TimelinePoint:
+    return TimelinePoint(window.at, tuple(window.totals[name].tokens for name in CATEGORIES), entry.compaction is not None)
+
+
+class Timeline:
+    """Points of messages 1, 2, ... in order, appended by one writer (the session's replay)."""
+
+    def __init__(self) -> None:
+        self._tokens = array("q")  # WIDTH per message
+        self._totals = array("q")
+        self._compactions: list[int] = []  # positions (0-based) of the messages that are compaction markers
+
+    def __len__(self) -> int:
+        return len(self._totals)
+
+    def add(self, window: Window, entry: Entry) -> None:
+        totals = window.totals
+        tokens = [totals[name].tokens for name in CATEGORIES]
+        if entry.compaction is not None:
+            self._compactions.append(len(self._totals))
+        self._tokens.extend(tokens)
+        self._totals.append(sum(tokens))
+
+    def truncate(self, length: int) -> None:
+        """Drop the points from ``length`` on (the messages they stand for changed)."""
+        del self._tokens[length * WIDTH :]
+        del self._totals[length:]
+        del self._compactions[bisect_left(self._compactions, length) :]
+
+    def view(self, length: int, ahead: Sequence[TimelinePoint] = ()) -> TimelineView:
+        """The first ``length`` points, then ``ahead`` (points of messages that may still change)."""
+        return TimelineView(self, min(length, len(self)), tuple(ahead))
+
+
+class TimelineView(Sequence[TimelinePoint]):
+    """A fixed set of points to draw: reading it while the session's replay goes on is safe
+    (the replay only appends past ``length``)."""
+
+    def __init__(self, settled: Timeline, length: int, ahead: tuple[TimelinePoint, ...]) -> None:
+        self._settled, self._length, self._ahead = settled, length, ahead
+
+    def __len__(self) -> int:
+        return self._length + len(self._ahead)
+
+    def __getitem__(self, position: int) -> TimelinePoint:  # type: ignore[override]
+        if position < 0:
+            position += len(self)
+        if position >= self._length:
+            return self._ahead[position - self._length]
+        settled = self._settled
+        tokens = tuple(settled._tokens[position * WIDTH : (position + 1) * WIDTH])  # noqa: SLF001 - its own view
+        if len(tokens) < WIDTH:  # truncated under us (a change to the session): read as empty until redrawn
+            tokens = (0,) * WIDTH
+        compacted = self._compaction_between(position, position + 1)
+        return TimelinePoint(position + 1, tokens, compacted)
+
+    def __iter__(self) -> Iterator[TimelinePoint]:
+        for position in range(len(self)):
+            yield self[position]
+
+    def total(self, position: int) -> int:
+        if position >= self._length:
+            return self._ahead[position - self._length].total
+        totals = self._settled._totals  # noqa: SLF001
+        return totals[position] if position < len(totals) else 0
+
+    def tallest(self, start: int, stop: int) -> int:
+        """The position of the message with the most tokens in [start, stop) (the first of equals)."""
+        best, best_total = start, -1
+        settled_stop = min(stop, self._length)
+        if start < settled_stop:
+            part = self._settled._totals[start:settled_stop]  # noqa: SLF001 - one C-level scan, not a Python loop
+            if part:
+                best_total = max(part)
+                best = start + part.index(best_total)
+        for position in range(max(start, self._length), stop):
+            if self.total(position) > best_total:
+                best, best_total = position, self.total(position)
+        return best
+
+    def compaction_in(self, start: int, stop: int) -> bool:
+        """Whether a message in [start, stop) is a compaction marker."""
+        if self._compaction_between(start, min(stop, self._length)):
+            return True
+        return any(point.compaction for point in self._ahead[max(0, start - self._length) : max(0, stop - self._length)])
+
+    def _compaction_between(self, start: int, stop: int) -> bool:
+        marks = self._settled._compactions  # noqa: SLF001
+        found = bisect_left(marks, start)
+        return found < len(marks) and marks[found] < stop

@@ -1,0 +1,189 @@
+"""The incremental parser interface every format implements.
+
+A parser is fed a log's lines (or its whole document) and keeps the entries it
+has built so far. Live tailing feeds only the appended lines to the same parser
+object, so its state (message-id merges, pending compactions) carries over.
+"""
+
+from __future__ import annotations
+
+from sys import intern
+from typing import Any
+
+from ctxtop.parsers.jsonl import Buffer, DecodeError, iter_lines, loads
+from ctxtop.parsers.model import (
+    Block,
+    Compaction,
+    Diagnostics,
+    Entry,
+    ParseResult,
+    SessionMeta,
+    SidechainTotals,
+    Usage,
+)
+
+
+class UnknownFormat(ValueError):
+    """The content matches no known log format (or not the part of it that was asked for)."""
+
+
+class Parser:
+    """Base of every format parser: holds the entries and the diagnostics."""
+
+    name: str = ""
+    description: str = ""
+    locations: tuple[str, ...] = ()  # where the agent keeps its logs, for `ctxtop formats`
+
+    def __init__(self) -> None:
+        self.entries: list[Entry] = []
+        self.diagnostics = Diagnostics()
+        self.meta = SessionMeta()
+        self.sidechain = SidechainTotals()
+        self.resume_offset = 0  # byte offset where parsing stopped (a torn last line starts there)
+        self.resume_line = 1  # the line number found there
+        # The first entry position changed (or removed) after it was built, since ``take_touched``
+        # was last called: what was counted from there on must be counted again.
+        self._touched: int | None = None
+
+    def result(self) -> ParseResult:
+        return ParseResult(self.name, self.entries, self.diagnostics, self.meta, self.sidechain)
+
+    # --- building entries -------------------------------------------------
+    def add_entry(
+        self,
+        role: str,
+        blocks: list[Block],
+        offset: int,
+        line: int,
+        *,
+        timestamp: Any = None,
+        model: str | None = None,
+        usage: Usage | None = None,
+        uid: str | None = None,
+        compaction: Compaction | None = None,
+    ) -> Entry:
+        entry = Entry(
+            index=len(self.entries) + 1,
+            role=intern(role) if type(role) is str else role,  # a few roles, repeated on every entry
+            blocks=blocks,
+            offset=offset,
+            line=line,
+            timestamp=timestamp if isinstance(timestamp, str) else None,
+            model=intern(model) if type(model) is str else model,  # one copy of the model's name, not one an entry
+            usage=usage,
+            uid=uid,
+            compaction=compaction,
+        )
+        self.entries.append(entry)
+        return entry
+
+    def editable(self, position: int) -> Entry:
+        """The entry at ``position`` (0-based), to change in place; it is marked as changed (``touch``).
+
+        ``entries`` may be a store that keeps settled entries packed (``context.entry_store``),
+        where reading one gives a copy: it is made an object again first, so the change is kept."""
+        thaw = getattr(self.entries, "thaw", None)
+        if thaw is not None:
+            thaw(position)
+        self.touch(position)
+        return self.entries[position]
+
+    def touch(self, position: int) -> None:
+        """Note that the entry at ``position`` (0-based) and those after it changed after they were built."""
+        self._touched = position if self._touched is None else min(self._touched, position)
+
+    def take_touched(self) -> int | None:
+        position, self._touched = self._touched, None
+        return position
+
+    def malformed(self, line: int, why: str) -> None:
+        self.diagnostics.malformed_lines += 1
+        self.diagnostics.note(f"line {line}: {why}")
+
+    def unknown(self, line: int, what: str) -> None:
+        self.diagnostics.unknown_records += 1
+        self.diagnostics.note(f"line {line}: unknown {what}")
+
+
+class LineParser(Parser):
+    """A parser for JSON Lines logs: one record per line, decoded independently."""
+
+    def add_entry(self, role: str, blocks: list[Block], offset: int, line: int, **fields: Any) -> Entry:
+        stamp_source(blocks, offset)
+        return super().add_entry(role, blocks, offset, line, **fields)
+
+    def settled_before(self) -> int:
+        """Entries before this position are never changed by the lines still to come (so they may be
+        stored packed). By default only the last entry may still change (a late usage record)."""
+        return len(self.entries) - 1
+
+    def carry_state(self) -> Any:
+        """What this parser remembers between lines beyond its entries, as plain data (JSON-like),
+        so that a saved index can be fed the lines appended since. Entries are named by index."""
+        return None
+
+    def restore_state(self, state: Any) -> None:
+        """Take back what ``carry_state`` gave, once ``entries`` are restored."""
+
+    def feed(self, data: Buffer, start: int = 0, first_line: int = 1, *, final: bool = True, stop: int | None = None,
+             base: int = 0) -> int:
+        """Parse the lines of ``data`` from byte ``start`` (up to ``stop``, just after a newline); return where to resume.
+
+        ``data`` may be a slice of the log that starts at file offset ``base``:
+        entries then carry file offsets, and so does the returned position.
+
+        A last line with no newline may still be being written: unless ``final``
+        it is left for the next feed. When ``final`` it is parsed if it decodes,
+        and otherwise reported as a torn last line (not as malformed).
+        """
+        self.resume_line = first_line
+        for offset, number, raw, complete in iter_lines(data, start, first_line, stop, base):
+            self.resume_line = number + 1
+            if complete:
+                try:
+                    record = loads(raw)
+                except DecodeError as exc:
+                    self.malformed(number, f"not JSON ({exc})")
+                else:
+                    self._dispatch(record, offset, number)
+                continue
+            if not final:
+                self.resume_line = number
+                return offset  # already a file offset
+            try:
+                record = loads(raw)
+            except DecodeError:
+                self.diagnostics.torn_last_line = True
+                self.diagnostics.note(f"line {number}: torn last line (no newline, not valid JSON)")
+            else:
+                self._dispatch(record, offset, number)
+        return base + (len(data) if stop is None else min(stop, len(data)))
+
+    def _dispatch(self, record: Any, offset: int, line: int) -> None:
+        if not isinstance(record, dict):
+            self.malformed(line, "record is not a JSON object")
+            return
+        try:
+            self.handle(record, offset, line)
+        except (TypeError, AttributeError, KeyError, ValueError) as exc:
+            # A record whose fields have the wrong types: count it, keep the rest.
+            self.malformed(line, f"unexpected field types ({type(exc).__name__})")
+
+    def handle(self, record: dict, offset: int, line: int) -> None:
+        raise NotImplementedError
+
+
+def stamp_source(blocks: list[Block], offset: int) -> None:
+    """Record that the line at ``offset`` holds these blocks whole, so their text can be read again from it."""
+    for block in blocks:
+        if block.source is None:
+            block.source = offset
+
+
+class DocumentParser(Parser):
+    """A parser for formats stored as one JSON document (request dumps, arrays)."""
+
+    def parse(self, document: Any, offsets: list[int] | None = None) -> None:
+        """Build entries from the decoded document; ``offsets`` are the byte offsets
+        of its messages when it came as JSON Lines (None for a single document)."""
+        raise NotImplementedError

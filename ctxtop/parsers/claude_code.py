@@ -1,0 +1,271 @@
+"""Claude Code transcripts: ``~/.claude/projects/<slug>/<sessionId>.jsonl``.
+
+One line per record; an assistant response is split over one line per content
+block, all sharing ``message.id`` (the last line carries the final usage).
+Compaction appends a ``system/compact_boundary`` record followed by a user
+record with ``isCompactSummary``; microcompaction a ``microcompact_boundary``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ctxtop.parsers.base import LineParser, stamp_source
+from ctxtop.parsers.content import blocks_from_anthropic
+from ctxtop.parsers.model import INJECTED, Block, Compaction, Usage
+
+# Records that are never sent to the model: titles, UI state, snapshots, progress.
+METADATA_TYPES = frozenset(
+    {
+        "summary",
+        "file-history-snapshot",
+        "queue-operation",
+        "progress",
+        "custom-title",
+        "ai-title",
+        "agent-name",
+        "last-prompt",
+        "mode",
+        "atis-latch",
+        "pr-link",
+        "saved_hook_context",
+    }
+)
+# System subtypes that are UI events, not context.
+SYSTEM_EVENT_SUBTYPES = frozenset(
+    {
+        "local_command",
+        "api_error",
+        "informational",
+        "turn_duration",
+        "stop_hook_summary",
+        "bridge_status",
+        "away_summary",
+        "memory_saved",
+        "agents_killed",
+        "api_metrics",
+        "permission_retry",
+        "scheduled_task_fire",
+    }
+)
+SYNTHETIC_MODEL = "<synthetic>"
+
+
+def looks_like(record: dict) -> bool:
+    kind = record.get("type")
+    if kind in ("user", "assistant", "system", "attachment"):
+        return "sessionId" in record or "uuid" in record or "parentUuid" in record
+    return kind in METADATA_TYPES and any(k in record for k in ("sessionId", "messageId", "leafUuid", "uuid", "snapshot"))
+
+
+# A response's lines are written together; remembering the last few hundred ids (not all of a
+# session's) is enough to join them, and keeps a huge session's memory to its entries.
+RECENT_RESPONSES = 256
+# ...but they land within this many entries of its first line (tool results in between).
+MERGE_HORIZON = 64
+
+
+class ClaudeCodeParser(LineParser):
+    name = "claude-code"
+    description = "Claude Code session transcript (JSONL)"
+    locations = ("~/.claude/projects/<project>/<session-id>.jsonl",)
+
+    def __init__(self) -> None:
+        super().__init__()
+        # Recent responses: message id → the index of the entry their first line made.
+        self._by_message_id: dict[str, int] = {}
+        self._sidechain_ids: set[str] = set()
+
+    def settled_before(self) -> int:
+        # A later line of a response merges into the entry its first line made, a few entries back at most
+        # (one further back is still joined: ``editable`` unpacks it again).
+        return len(self.entries) - MERGE_HORIZON
+
+    def carry_state(self) -> Any:
+        return {"responses": [[mid, index] for mid, index in self._by_message_id.items()], "sidechain_ids": sorted(self._sidechain_ids)}
+
+    def restore_state(self, state: Any) -> None:
+        self._by_message_id = {mid: index for mid, index in state["responses"]}
+        self._sidechain_ids = set(state["sidechain_ids"])
+
+    def handle(self, record: dict, offset: int, line: int) -> None:
+        kind = record.get("type")
+        if not isinstance(kind, str):
+            self.unknown(line, "record without a type")
+            return
+        if self.meta.session_id is None and isinstance(record.get("sessionId"), str):
+            self.meta.session_id = record["sessionId"]
+            self.meta.cwd = record.get("cwd") if isinstance(record.get("cwd"), str) else None
+        if kind in METADATA_TYPES:
+            if kind == "summary" and isinstance(record.get("summary"), str):
+                self.meta.title = record["summary"]
+            elif kind in ("ai-title", "custom-title"):
+                title = record.get("title") or record.get("aiTitle") or record.get("customTitle")
+                if isinstance(title, str):
+                    self.meta.title = title
+            self.diagnostics.skipped_records += 1
+            return
+        handler = {
+            "user": self._user,
+            "assistant": self._assistant,
+            "system": self._system,
+            "attachment": self._attachment,
+        }.get(kind)
+        if handler is None:
+            self.unknown(line, f"record type {kind!r}")
+            return
+        handler(record, offset, line)
+
+    # --- record kinds ---------------------------------------------------------
+    def _user(self, record: dict, offset: int, line: int) -> None:
+        message = record.get("message")
+        if not isinstance(message, dict):
+            self.malformed(line, "user record without a message object")
+            return
+        blocks, unknown = blocks_from_anthropic(
+            message.get("content"),
+            "user",
+            meta=record.get("isMeta") is True,
+            summary=record.get("isCompactSummary") is True,
+        )
+        self._count_unknown_blocks(unknown, line)
+        if record.get("isSidechain") is True:
+            self._sidechain(blocks)
+            return
+        if blocks:
+            self.add_entry("user", blocks, offset, line, timestamp=record.get("timestamp"), uid=_str(record.get("uuid")))
+
+    def _assistant(self, record: dict, offset: int, line: int) -> None:
+        message = record.get("message")
+        if not isinstance(message, dict):
+            self.malformed(line, "assistant record without a message object")
+            return
+        blocks, unknown = blocks_from_anthropic(message.get("content"), "assistant")
+        self._count_unknown_blocks(unknown, line)
+        model = _str(message.get("model"))
+        usage = None if model == SYNTHETIC_MODEL else _usage(message.get("usage"))
+        message_id = _str(message.get("id"))
+        if record.get("isSidechain") is True:
+            first_line_of_response = message_id is None or message_id not in self._sidechain_ids
+            if message_id:
+                self._sidechain_ids.add(message_id)
+            self._sidechain(blocks, new_message=first_line_of_response)
+            return
+        if model and model != SYNTHETIC_MODEL:
+            self.meta.model = model
+        existing_index = self._by_message_id.get(message_id) if message_id else None
+        if existing_index is not None:
+            existing = self.editable(existing_index - 1)
+            stamp_source(blocks, offset)
+            _merge_blocks(existing.blocks, blocks)
+            if usage is not None:
+                existing.usage = usage  # the last line of a response carries the final counts
+            return
+        entry = self.add_entry(
+            "assistant",
+            blocks,
+            offset,
+            line,
+            timestamp=record.get("timestamp"),
+            model=model,
+            usage=usage,
+            uid=_str(record.get("uuid")),
+        )
+        if message_id:
+            self._by_message_id[message_id] = entry.index
+            if len(self._by_message_id) > RECENT_RESPONSES:
+                del self._by_message_id[next(iter(self._by_message_id))]
+
+    def _system(self, record: dict, offset: int, line: int) -> None:
+        subtype = record.get("subtype")
+        if subtype == "compact_boundary":
+            meta = record.get("compactMetadata") or record.get("compact_metadata") or {}
+            preserved = (meta.get("preservedMessages") or {}).get("uuids") or []
+            segment = meta.get("preservedSegment") or {}
+            head, tail = segment.get("headUuid"), segment.get("tailUuid")
+            compaction = Compaction(
+                kind="compact_boundary",
+                trigger=_str(meta.get("trigger")),
+                pre_tokens=_int(meta.get("preTokens", meta.get("pre_tokens"))),
+                post_tokens=_int(meta.get("postTokens", meta.get("post_tokens"))),
+                preserved_ids=tuple(u for u in preserved if isinstance(u, str)),
+                preserved_segment=(head, tail) if isinstance(head, str) and isinstance(tail, str) else None,
+                summary_follows=True,
+            )
+        elif subtype == "microcompact_boundary":
+            meta = record.get("microcompactMetadata") or {}
+            pre = _int(meta.get("preTokens"))
+            saved = _int(meta.get("tokensSaved"))
+            compaction = Compaction(
+                kind="microcompact",
+                trigger=_str(meta.get("trigger")),
+                pre_tokens=pre,
+                post_tokens=pre - saved if pre is not None and saved is not None else None,
+                cleared_tool_ids=tuple(t for t in meta.get("compactedToolIds") or [] if isinstance(t, str)),
+            )
+        elif subtype in SYSTEM_EVENT_SUBTYPES:
+            self.diagnostics.skipped_records += 1
+            return
+        else:
+            self.unknown(line, f"system subtype {subtype!r}")
+            return
+        if record.get("isSidechain") is True:
+            self.diagnostics.skipped_records += 1
+            return
+        self.add_entry(
+            "system", [], offset, line, timestamp=record.get("timestamp"), uid=_str(record.get("uuid")), compaction=compaction
+        )
+
+    def _attachment(self, record: dict, offset: int, line: int) -> None:
+        texts = [r["content"] for r in record.get("rendered") or [] if isinstance(r, dict) and isinstance(r.get("content"), str)]
+        attachment = record.get("attachment")
+        if not texts and isinstance(attachment, dict) and isinstance(attachment.get("content"), str):
+            texts = [attachment["content"]]
+        if not texts:
+            self.diagnostics.skipped_records += 1
+            return
+        blocks = [Block(INJECTED, text) for text in texts]
+        if record.get("isSidechain") is True:
+            self._sidechain(blocks)
+            return
+        self.add_entry("user", blocks, offset, line, timestamp=record.get("timestamp"), uid=_str(record.get("uuid")))
+
+    # --- helpers ----------------------------------------------------------------
+    def _sidechain(self, blocks: list[Block], new_message: bool = True) -> None:
+        if new_message:
+            self.sidechain.messages += 1
+        self.sidechain.blocks.extend(blocks)
+
+    def _count_unknown_blocks(self, count: int, line: int) -> None:
+        if count:
+            self.unknown(line, f"content block type ({count})")
+
+
+def _merge_blocks(existing: list[Block], new: list[Block]) -> None:
+    """Add a later line's blocks to its response, replacing a re-sent tool call."""
+    ids = {b.tool_id: i for i, b in enumerate(existing) if b.tool_id}
+    for block in new:
+        if block.tool_id and block.tool_id in ids:
+            existing[ids[block.tool_id]] = block
+        elif block not in existing:
+            existing.append(block)
+
+
+def _usage(raw: Any) -> Usage | None:
+    if not isinstance(raw, dict):
+        return None
+    prompt = sum(_int(raw.get(k)) or 0 for k in ("input_tokens", "cache_read_input_tokens", "cache_creation_input_tokens"))
+    output = _int(raw.get("output_tokens")) or 0
+    details = raw.get("output_tokens_details")
+    thinking = _int(details.get("thinking_tokens")) if isinstance(details, dict) else None
+    if prompt == 0 and output == 0:
+        return None  # synthetic or error responses report zeros; they are not a model call
+    return Usage(prompt_tokens=prompt, output_tokens=output, reasoning_tokens=thinking)
+
+
+def _int(value: Any) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def _str(value: Any) -> str | None:
+    return value if isinstance(value, str) else None

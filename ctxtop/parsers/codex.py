@@ -1,0 +1,244 @@
+"""Codex CLI rollouts: ``~/.codex/sessions/YYYY/MM/DD/rollout-<ts>-<uuid>.jsonl``.
+
+Each line is ``{"timestamp", "type", "payload"}``. ``response_item`` lines are
+what the model sees; ``event_msg/token_count`` carries the true usage;
+``compacted`` replaces the whole history with its ``replacement_history``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ctxtop.parsers.base import LineParser
+from ctxtop.parsers.content import as_text, image_size, user_text_category
+from ctxtop.parsers.jsonl import json_text
+from ctxtop.parsers.model import (
+    ASSISTANT,
+    IMAGE,
+    INJECTED,
+    REASONING,
+    SUMMARY,
+    SYSTEM,
+    TOOL_CALL,
+    TOOL_RESULT,
+    Block,
+    Compaction,
+    Usage,
+)
+
+# Codex's local compaction puts the summary in a user message that starts like this
+# (templates/compact/summary_prefix.md).
+SUMMARY_PREFIX = "Another language model started to solve this problem"
+# response_item types that never reach the model (snapshots kept for undo).
+IGNORED_ITEMS = frozenset({"ghost_snapshot"})
+
+
+def looks_like(record: dict) -> bool:
+    return record.get("type") in ("session_meta", "response_item", "event_msg", "turn_context", "compacted") and isinstance(
+        record.get("payload"), dict
+    )
+
+
+class CodexParser(LineParser):
+    name = "codex"
+    description = "Codex CLI rollout (JSONL)"
+    locations = ("~/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl", "~/.codex/archived_sessions/")
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._last_total: Any = None
+        self._pending_usage: Usage | None = None
+
+    def carry_state(self) -> Any:
+        pending = self._pending_usage
+        return {"last_total": self._last_total,
+                "pending_usage": None if pending is None else [pending.prompt_tokens, pending.output_tokens, pending.reasoning_tokens,
+                                                               pending.context_window]}
+
+    def restore_state(self, state: Any) -> None:
+        self._last_total = state["last_total"]
+        self._pending_usage = None if state["pending_usage"] is None else Usage(*state["pending_usage"])
+
+    def handle(self, record: dict, offset: int, line: int) -> None:
+        kind = record.get("type")
+        payload = record.get("payload")
+        if not isinstance(payload, dict):
+            self.malformed(line, "record without a payload object")
+            return
+        timestamp = record.get("timestamp")
+        if kind == "session_meta":
+            self._session_meta(payload, offset, line, timestamp)
+        elif kind == "turn_context":
+            if isinstance(payload.get("model"), str):
+                self.meta.model = payload["model"]
+            self.diagnostics.skipped_records += 1
+        elif kind == "response_item":
+            blocks = self._item_blocks(payload, line)
+            if blocks:
+                role = payload.get("role") if isinstance(payload.get("role"), str) else _ROLE_OF_ITEM.get(payload.get("type"), "assistant")
+                self.add_entry(role, blocks, offset, line, timestamp=timestamp, model=self.meta.model)
+        elif kind == "event_msg":
+            self._event(payload, offset, line, timestamp)
+        elif kind == "compacted":
+            self._compacted(payload, offset, line, timestamp)
+        else:
+            self.unknown(line, f"record type {kind!r}")
+
+    def _session_meta(self, payload: dict, offset: int, line: int, timestamp: Any) -> None:
+        if isinstance(payload.get("id"), str):
+            self.meta.session_id = payload["id"]
+        if isinstance(payload.get("cwd"), str):
+            self.meta.cwd = payload["cwd"]
+        base = payload.get("base_instructions")
+        text = base.get("text") if isinstance(base, dict) else base
+        if isinstance(text, str) and text:
+            self.add_entry("system", [Block(SYSTEM, text)], offset, line, timestamp=timestamp)
+        else:
+            # `instructions` (AGENTS.md) is also written as a <user_instructions> message item;
+            # counting it here too would count it twice.
+            self.diagnostics.skipped_records += 1
+
+    def _event(self, payload: dict, offset: int, line: int, timestamp: Any) -> None:
+        kind = payload.get("type")
+        if kind == "token_count":
+            self._token_count(payload.get("info"))
+        elif kind == "task_started":
+            window = payload.get("model_context_window")
+            if isinstance(window, int) and window > 0:
+                self.meta.context_window = window
+            self.diagnostics.skipped_records += 1
+        elif kind == "context_compacted":
+            last = self.entries[-1] if self.entries else None
+            if last is None or last.compaction is None:
+                # Older rollouts mark the compaction only with this event.
+                self.add_entry("system", [], offset, line, timestamp=timestamp, compaction=Compaction(kind="codex_local"))
+            else:
+                self.diagnostics.skipped_records += 1
+        else:
+            # user_message, agent_message, agent_reasoning... mirror response items for the UI.
+            self.diagnostics.skipped_records += 1
+
+    def _token_count(self, info: Any) -> None:
+        self.diagnostics.skipped_records += 1
+        if not isinstance(info, dict):
+            return  # the first event of a turn carries only rate limits
+        total = info.get("total_token_usage")
+        last = info.get("last_token_usage")
+        window = info.get("model_context_window")
+        if isinstance(window, int) and window > 0:
+            self.meta.context_window = window
+        if total == self._last_total or not isinstance(last, dict):
+            return  # Codex emits each usage twice in a row
+        self._last_total = total
+        prompt = last.get("input_tokens")
+        if not isinstance(prompt, int) or prompt <= 0:
+            return  # zeroed snapshots around remote compaction say nothing about the window
+        usage = Usage(
+            prompt_tokens=prompt,
+            output_tokens=last.get("output_tokens") if isinstance(last.get("output_tokens"), int) else 0,
+            reasoning_tokens=last.get("reasoning_output_tokens") if isinstance(last.get("reasoning_output_tokens"), int) else None,
+            context_window=window if isinstance(window, int) else None,
+        )
+        if self.entries:
+            self.touch(len(self.entries) - 1)  # counted already, perhaps: its call's estimates change
+            self.entries[-1].usage = usage
+
+    def _compacted(self, payload: dict, offset: int, line: int, timestamp: Any) -> None:
+        history = payload.get("replacement_history")
+        summary = payload.get("message") if isinstance(payload.get("message"), str) else ""
+        replacement: list[Block] | None = None
+        opaque = False
+        if isinstance(history, list):
+            replacement = []
+            for item in history:
+                if isinstance(item, dict):
+                    replacement.extend(self._item_blocks(item, line))
+            opaque = any(b.category == SUMMARY and b.opaque for b in replacement)
+        kind = "codex_remote" if opaque else "codex_local"
+        compaction = Compaction(kind=kind, trigger="auto", replacement=replacement, opaque=opaque)
+        # Early rollouts record only the summary text: it follows the resident context.
+        blocks = [Block(SUMMARY, summary)] if summary and replacement is None else []
+        self.add_entry("system", blocks, offset, line, timestamp=timestamp, compaction=compaction)
+
+    # --- response items -------------------------------------------------------------
+    def _item_blocks(self, item: dict, line: int) -> list[Block]:
+        kind = item.get("type")
+        if kind == "message":
+            return _message_blocks(item)
+        if kind == "reasoning":
+            summary = "\n".join(
+                s.get("text", "") for s in item.get("summary") or [] if isinstance(s, dict) and isinstance(s.get("text"), str)
+            )
+            content = as_text(item.get("content")) if item.get("content") else ""
+            text = "\n".join(t for t in (summary, content) if t)
+            # The model also re-reads the encrypted reasoning, whose size only usage can tell.
+            return [Block(REASONING, text, opaque=bool(item.get("encrypted_content")) or not text)]
+        if kind == "function_call":
+            return [Block(TOOL_CALL, as_text(item.get("arguments")), tool_name=_str(item.get("name")), tool_id=_str(item.get("call_id")))]
+        if kind == "custom_tool_call":
+            return [Block(TOOL_CALL, as_text(item.get("input")), tool_name=_str(item.get("name")), tool_id=_str(item.get("call_id")))]
+        if kind == "local_shell_call":
+            return [Block(TOOL_CALL, json_text(item.get("action")), tool_name="local_shell", tool_id=_str(item.get("call_id")))]
+        if kind == "web_search_call":
+            return [Block(TOOL_CALL, json_text(item.get("action")), tool_name="web_search", tool_id=_str(item.get("id")))]
+        if kind in ("function_call_output", "custom_tool_call_output", "local_shell_call_output"):
+            output = item.get("output")
+            if isinstance(output, dict) and "content" in output:
+                output = output.get("content")
+            return [Block(TOOL_RESULT, as_text(output), tool_id=_str(item.get("call_id")))]
+        if kind == "compaction":
+            return [Block(SUMMARY, "", opaque=True)]
+        if kind in IGNORED_ITEMS:
+            self.diagnostics.skipped_records += 1
+            return []
+        self.unknown(line, f"response item type {kind!r}")
+        return []
+
+
+_ROLE_OF_ITEM = {
+    "reasoning": "assistant",
+    "function_call": "assistant",
+    "custom_tool_call": "assistant",
+    "local_shell_call": "assistant",
+    "web_search_call": "assistant",
+    "function_call_output": "tool",
+    "custom_tool_call_output": "tool",
+    "local_shell_call_output": "tool",
+    "compaction": "system",
+}
+
+
+def _message_blocks(item: dict) -> list[Block]:
+    role = item.get("role")
+    blocks: list[Block] = []
+    content = item.get("content")
+    parts = content if isinstance(content, list) else [{"type": "input_text", "text": content}]
+    for part in parts:
+        if not isinstance(part, dict):
+            continue
+        if part.get("type") == "input_image":
+            blocks.append(Block(IMAGE, "", image_size=_data_url_size(part.get("image_url"))))
+            continue
+        text = part.get("text")
+        if not isinstance(text, str):
+            continue
+        if role == "assistant":
+            category = ASSISTANT
+        elif role in ("developer", "system"):
+            category = INJECTED
+        elif text.startswith(SUMMARY_PREFIX):
+            category = SUMMARY
+        else:
+            category = user_text_category(text)
+        blocks.append(Block(category, text))
+    return blocks
+
+
+def _data_url_size(url: Any) -> tuple[int, int] | None:
+    if isinstance(url, str) and url.startswith("data:") and ";base64," in url:
+        return image_size({"type": "base64", "data": url.split(";base64,", 1)[1]})
+    return None
+
+
+def _str(value: Any) -> str | None:
+    return value if isinstance(value, str) else None

@@ -1,0 +1,147 @@
+"""Inspect AI eval logs: `.json` (one document) and `.eval` (a zip of header and samples).
+
+A log holds many samples; ctxtop shows one: the first, or the N-th when the
+path is given as `LOG#N` (the number of samples is noted in the diagnostics). A sample's `messages` are chat messages (content a
+string or a list of parts, `tool_calls`, `tool_call_id`). Its `events` carry the
+ground truth: the last `model` event's `output.usage` (input tokens plus cache
+reads and writes is the prompt), and `compaction` events (`tokens_before`,
+`tokens_after`): a summary message (`metadata.summary`) marks where it happened.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import zipfile
+from typing import Any
+
+from ctxtop.parsers.base import DocumentParser, UnknownFormat
+from ctxtop.parsers.content import user_text_category
+from ctxtop.parsers.jsonl import Buffer, json_text
+from ctxtop.parsers.model import (
+    ASSISTANT,
+    IMAGE,
+    REASONING,
+    SUMMARY,
+    SYSTEM,
+    TOOL_CALL,
+    TOOL_RESULT,
+    Block,
+    Compaction,
+    Usage,
+)
+
+ZIP_MAGIC = b"PK\x03\x04"
+
+
+def looks_like(document: Any) -> bool:
+    return isinstance(document, dict) and "eval" in document and "version" in document and "samples" in document or (
+        isinstance(document, dict) and document.get("_inspect_eval_zip") is True)
+
+
+def read_eval_zip(data: Buffer, sample: int = 1) -> dict | None:
+    """An `.eval` archive as the `.json` log shape (header fields plus the one `sample` asked for), or None."""
+    if bytes(data[:4]) != ZIP_MAGIC:
+        return None
+    try:
+        archive = zipfile.ZipFile(io.BytesIO(bytes(data)))
+        document = json.loads(archive.read("header.json"))
+        names = sorted(n for n in archive.namelist() if n.startswith("samples/") and n.endswith(".json"))
+        chosen = names[sample - 1] if 0 < sample <= len(names) else None
+        document["samples"] = [json.loads(archive.read(chosen))] if chosen else []
+        document["_sample_files"] = len(names)
+        document["_sample_offset"] = sample - 1
+        document["_inspect_eval_zip"] = True
+        return document
+    except (zipfile.BadZipFile, KeyError, ValueError, OSError, RecursionError):
+        return None
+
+
+class InspectParser(DocumentParser):
+    sample = 1  # which sample to show (1-based); set from `LOG#N` before parsing
+    name = "inspect-ai"
+    description = "Inspect AI eval log (.json or .eval), first sample"
+    locations = ("./logs/*.eval", "./logs/*.json")
+
+    def parse(self, document: Any, offsets: list[int] | None = None) -> None:
+        if not looks_like(document):
+            self.malformed(1, "not an Inspect AI log")
+            return
+        samples = [s for s in document.get("samples") or [] if isinstance(s, dict)]
+        count = document.get("_sample_files", len(samples))
+        wanted = self.sample  # 1-based
+        if count > 1 or wanted != 1:
+            self.diagnostics.note(f"sample {wanted} of {count} (open another with LOG#N)")
+        eval_info = document.get("eval") if isinstance(document.get("eval"), dict) else {}
+        if isinstance(eval_info.get("model"), str):
+            self.meta.model = eval_info["model"].split("/", 1)[-1]
+        index = wanted - 1 - document.get("_sample_offset", 0)
+        if not 0 <= index < len(samples):
+            if count:
+                raise UnknownFormat(f"no sample {wanted}: the log has {count}")
+            return
+        sample = samples[index]
+        self.meta.session_id = str(sample.get("id")) if sample.get("id") is not None else None
+        compactions = [e for e in sample.get("events") or [] if isinstance(e, dict) and e.get("event") == "compaction"]
+        for message in sample.get("messages") or []:
+            if not isinstance(message, dict) or not isinstance(message.get("role"), str):
+                self.malformed(0, "a message without a role")
+                continue
+            blocks = _blocks(message)
+            compaction = None
+            metadata = message.get("metadata") if isinstance(message.get("metadata"), dict) else {}
+            if metadata.get("summary") and compactions:
+                event = compactions.pop(0)
+                # `messages` is what the sample ended with: everything before the summary survived it.
+                kept = tuple(e.uid for e in self.entries if e.uid)
+                compaction = Compaction("inspect_compaction", trigger=(event.get("metadata") or {}).get("trigger"),
+                                        pre_tokens=event.get("tokens_before"), post_tokens=event.get("tokens_after"),
+                                        preserved_ids=kept)
+                blocks = [Block(SUMMARY, b.text) if b.category not in (IMAGE,) else b for b in blocks]
+            if blocks:
+                self.add_entry(message["role"], blocks, 0, 0, uid=message.get("id"), compaction=compaction,
+                               model=message.get("model") if isinstance(message.get("model"), str) else None)
+        usage = _last_usage(sample.get("events") or [])
+        if usage is not None and self.entries:
+            self.entries[-1].usage = usage
+
+
+def _blocks(message: dict) -> list[Block]:
+    role, content = message["role"], message.get("content")
+    parts = content if isinstance(content, list) else [{"type": "text", "text": content if isinstance(content, str) else ""}]
+    blocks = []
+    for part in parts:
+        if not isinstance(part, dict):
+            continue
+        kind = part.get("type")
+        if kind == "reasoning":
+            blocks.append(Block(REASONING, str(part.get("reasoning") or part.get("summary") or ""), opaque=bool(part.get("redacted"))))
+        elif kind == "image":
+            blocks.append(Block(IMAGE, ""))
+        elif isinstance(part.get("text"), str) and part["text"]:
+            text = part["text"]
+            if role == "system":
+                blocks.append(Block(SYSTEM, text))
+            elif role == "assistant":
+                blocks.append(Block(ASSISTANT, text))
+            elif role == "tool":
+                blocks.append(Block(TOOL_RESULT, text, tool_id=message.get("tool_call_id"), tool_name=message.get("function")))
+            else:
+                blocks.append(Block(user_text_category(text), text))
+    for call in message.get("tool_calls") or []:
+        if isinstance(call, dict):
+            blocks.append(Block(TOOL_CALL, json_text(call.get("arguments", {})), tool_name=call.get("function"), tool_id=call.get("id")))
+    if role == "tool" and not any(b.category == TOOL_RESULT for b in blocks):
+        blocks.append(Block(TOOL_RESULT, "", tool_id=message.get("tool_call_id"), tool_name=message.get("function")))
+    return blocks
+
+
+def _last_usage(events: list) -> Usage | None:
+    for event in reversed(events):
+        if isinstance(event, dict) and event.get("event") == "model":
+            output = event.get("output") if isinstance(event.get("output"), dict) else {}
+            usage = output.get("usage") if isinstance(output.get("usage"), dict) else None
+            if usage and isinstance(usage.get("input_tokens"), int):
+                prompt = usage["input_tokens"] + (usage.get("input_tokens_cache_read") or 0) + (usage.get("input_tokens_cache_write") or 0)
+                return Usage(prompt, usage.get("output_tokens") or 0, reasoning_tokens=usage.get("reasoning_tokens"))
+    return None

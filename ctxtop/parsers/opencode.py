@@ -1,0 +1,112 @@
+"""opencode storage: sessions, messages and parts as JSON (the `storage/` tree, or rows of `opencode.db`).
+
+The newest session is shown. User messages hold `text` and `file` parts; an
+assistant message holds `text`, `reasoning` and `tool` parts (input, and the
+output in `state`), with `tokens` as the ground truth (input + cache reads and
+writes is the prompt). A user message with a `compaction` part starts a
+compaction; the assistant message after it (`summary: true`) is the summary,
+and the history before it is no longer sent. A tool part whose
+`state.time.compacted` is set was pruned: the model sees a placeholder.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ctxtop.parsers.jsonl import json_text
+from ctxtop.parsers.model import (
+    ASSISTANT,
+    INJECTED,
+    REASONING,
+    SUMMARY,
+    TOOL_CALL,
+    TOOL_RESULT,
+    USER,
+    Block,
+    Compaction,
+    Usage,
+)
+from ctxtop.parsers.tree import Tree, TreeParser
+
+PRUNED = "[Old tool result content cleared]"
+
+
+def looks_like(files: Tree) -> bool:
+    return any(name.startswith("session/") for name in files) and any(name.startswith("message/") for name in files)
+
+
+class OpencodeParser(TreeParser):
+    name = "opencode"
+    description = "opencode storage (storage/ JSON tree, or opencode.db), newest session"
+    locations = ("~/.local/share/opencode/storage/", "~/.local/share/opencode/opencode.db (read-only)")
+
+    def parse_tree(self, files: Tree) -> None:
+        sessions = [s for name in files if name.startswith("session/") and isinstance(s := self.load(files, name), dict)]
+        if not sessions:
+            self.malformed(0, "no opencode session")
+            return
+        session = max(sessions, key=lambda s: ((s.get("time") or {}).get("updated") or 0, str(s.get("id"))))
+        sid = session.get("id")
+        self.meta.session_id = sid if isinstance(sid, str) else None
+        self.meta.title = session.get("title") if isinstance(session.get("title"), str) else None
+        messages = [m for name in files if name.startswith(f"message/{sid}/") and isinstance(m := self.load(files, name), dict)]
+        messages.sort(key=lambda m: ((m.get("time") or {}).get("created") or 0, str(m.get("id"))))
+        parts_of: dict[str, list[dict]] = {}
+        for name in files:
+            if name.startswith("part/"):
+                part = self.load(files, name)
+                if isinstance(part, dict) and isinstance(part.get("messageID"), str):
+                    parts_of.setdefault(part["messageID"], []).append(part)
+        pending: Compaction | None = None
+        for message in messages:
+            parts = sorted(parts_of.get(str(message.get("id")), []), key=lambda p: str(p.get("id")))
+            role = message.get("role")
+            if role == "user" and any(p.get("type") == "compaction" for p in parts):
+                auto = next((p.get("auto") for p in parts if p.get("type") == "compaction"), None)
+                pending = Compaction("opencode_compaction", trigger="auto" if auto else "manual", summary_follows=True)
+                self.add_entry("system", [], 0, 0, uid=message.get("id"), compaction=pending)
+                continue
+            blocks = _blocks(parts, role)
+            if role == "assistant" and message.get("summary") is True:
+                blocks = [Block(SUMMARY, b.text) if b.category == ASSISTANT else b for b in blocks]
+            # A summary's usage is the summarizer's call over the old history, not the window's size.
+            usage = _usage(message) if role == "assistant" and message.get("summary") is not True else None
+            if pending is not None and usage is not None and pending.post_tokens is None and not message.get("summary"):
+                pending.post_tokens = usage.prompt_tokens
+            model = message.get("modelID") if isinstance(message.get("modelID"), str) else None
+            if model:
+                self.meta.model = model
+            if blocks:
+                self.add_entry(role if role in ("user", "assistant") else "assistant", blocks, 0, 0, uid=message.get("id"),
+                               usage=usage, model=model)
+
+
+def _blocks(parts: list[dict], role: Any) -> list[Block]:
+    blocks = []
+    for part in parts:
+        kind = part.get("type")
+        if kind == "text" and isinstance(part.get("text"), str):
+            category = (INJECTED if part.get("synthetic") else USER) if role == "user" else ASSISTANT
+            blocks.append(Block(category, part["text"]))
+        elif kind == "reasoning" and isinstance(part.get("text"), str):
+            blocks.append(Block(REASONING, part["text"]))
+        elif kind == "file":
+            blocks.append(Block(INJECTED, str(part.get("filename") or part.get("url") or "")))
+        elif kind == "tool":
+            state = part.get("state") if isinstance(part.get("state"), dict) else {}
+            name, call = part.get("tool"), part.get("callID")
+            blocks.append(Block(TOOL_CALL, json_text(state.get("input", {})), tool_name=name, tool_id=call))
+            if state.get("status") in ("completed", "error"):
+                pruned = isinstance(state.get("time"), dict) and state["time"].get("compacted")
+                output = PRUNED if pruned else str(state.get("output") or state.get("error") or "")
+                blocks.append(Block(TOOL_RESULT, output, tool_name=name, tool_id=call, is_error=state.get("status") == "error"))
+    return blocks
+
+
+def _usage(message: dict) -> Usage | None:
+    tokens = message.get("tokens")
+    if not isinstance(tokens, dict) or not isinstance(tokens.get("input"), int):
+        return None
+    cache = tokens.get("cache") if isinstance(tokens.get("cache"), dict) else {}
+    prompt = tokens["input"] + (cache.get("read") or 0) + (cache.get("write") or 0)
+    return Usage(prompt, tokens.get("output") or 0, reasoning_tokens=tokens.get("reasoning"))

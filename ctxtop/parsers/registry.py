@@ -1,0 +1,184 @@
+"""Which parsers exist, and which one a given log needs (detected from its content)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from ctxtop.parsers import (
+    adk,
+    claude_code,
+    cline,
+    codex,
+    gemini,
+    inspect_ai,
+    messages,
+    opencode,
+    openhands,
+    swe_agent,
+)
+from ctxtop.parsers.base import DocumentParser, LineParser, Parser, UnknownFormat
+from ctxtop.parsers.jsonl import Buffer, DecodeError, iter_lines, loads
+from ctxtop.parsers.tree import Tree, TreeParser
+
+PARSERS: dict[str, type[Parser]] = {
+    cls.name: cls
+    for cls in (
+        claude_code.ClaudeCodeParser,
+        codex.CodexParser,
+        messages.AnthropicRequestParser,
+        messages.OpenAIMessagesParser,
+        openhands.OpenHandsParser,
+        gemini.GeminiJsonlParser,
+        gemini.GeminiChatParser,
+        swe_agent.SweAgentParser,
+        adk.AdkSessionParser,
+        inspect_ai.InspectParser,
+        openhands.OpenHandsEventsParser,
+        cline.ClineTaskParser,
+        opencode.OpencodeParser,
+    )
+}
+# Folder-shaped formats, told apart by the names of the files they hold.
+TREE_FORMATS: list[tuple[Callable[[Any], bool], str]] = [
+    (cline.looks_like, cline.ClineTaskParser.name),
+    (openhands.looks_like_tree, openhands.OpenHandsEventsParser.name),
+    (opencode.looks_like, opencode.OpencodeParser.name),
+]
+# Whole-document formats, most specific first: the generic message dumps come last.
+DOCUMENT_FORMATS: list[tuple[Callable[[Any], bool], str]] = [
+    (openhands.looks_like, openhands.OpenHandsParser.name),
+    (gemini.looks_like_document, gemini.GeminiChatParser.name),
+    (swe_agent.looks_like, swe_agent.SweAgentParser.name),
+    (adk.looks_like, adk.AdkSessionParser.name),
+    (inspect_ai.looks_like, inspect_ai.InspectParser.name),
+    (messages.looks_like_anthropic, messages.AnthropicRequestParser.name),
+    (messages.looks_like_openai, messages.OpenAIMessagesParser.name),
+]
+# How many leading records detection looks at before giving up.
+SNIFF_LINES = 25
+
+
+
+
+def detect(data: Buffer) -> str:
+    """The name of the format of ``data``, from its first records."""
+    if bytes(data[:4]) == inspect_ai.ZIP_MAGIC:
+        if inspect_ai.read_eval_zip(data) is not None:
+            return inspect_ai.InspectParser.name
+        raise UnknownFormat("a zip archive that is not an Inspect AI .eval log")
+    head_records: list[Any] = []
+    for _offset, _number, raw, _complete in iter_lines(data):
+        try:
+            head_records.append(loads(raw))
+        except DecodeError:
+            head_records.append(None)
+        if len(head_records) >= SNIFF_LINES:
+            break
+    for record in head_records:
+        if not isinstance(record, dict):
+            continue
+        if codex.looks_like(record):
+            return codex.CodexParser.name
+        if claude_code.looks_like(record):
+            return claude_code.ClaudeCodeParser.name
+        if gemini.looks_like_record(record) and len(head_records) > 1:
+            return gemini.GeminiJsonlParser.name
+    document = _whole_document(data, head_records)
+    if document is not None:
+        for looks_like, name in DOCUMENT_FORMATS:
+            if looks_like(document):
+                return name
+    decoded = [r for r in head_records if r is not None]
+    if decoded and all(isinstance(r, dict) and isinstance(r.get("role"), str) for r in decoded):
+        return messages.OpenAIMessagesParser.name
+    raise UnknownFormat("not a session log ctxtop knows (see `ctxtop formats`, or name one with --log-format)")
+
+
+def _whole_document(data: Buffer, head_records: list[Any]) -> Any:
+    if len(head_records) == 1 and head_records[0] is not None:
+        return head_records[0]
+    try:
+        return loads(data)
+    except DecodeError:
+        return None
+
+
+# Big logs are parsed in slices of about this many bytes, so progress can be reported.
+PROGRESS_SLICE = 8 << 20
+
+
+def parse(data: Buffer, format: str | None = None, *, final: bool = True,
+          progress: Callable[[float], None] | None = None, sample: int = 1) -> Parser:
+    """Parse a whole log; returns the parser, which holds entries and diagnostics.
+
+    With ``final=False`` (a log still being written) a last line without its
+    newline is left unparsed; ``parser.resume_offset`` says where to go on.
+    ``progress(fraction)`` is called as the bytes are parsed; ``sample`` picks
+    one sample of a log that holds several (Inspect AI).
+    """
+    name = format or detect(data)
+    if name not in PARSERS:
+        raise UnknownFormat(f"unknown format {name!r} (known: {', '.join(PARSERS)})")
+    parser = PARSERS[name]()
+    if hasattr(parser, "sample"):
+        parser.sample = sample
+    parser.resume_offset = len(data)
+    if isinstance(parser, LineParser):
+        parser.resume_offset = _feed_in_slices(parser, data, final, progress)
+    elif isinstance(parser, DocumentParser):
+        document, offsets = _document_or_lines(data, parser, sample)
+        parser.parse(document, offsets)
+    return parser
+
+
+def _feed_in_slices(parser: LineParser, data: Buffer, final: bool, progress: Callable[[float], None] | None) -> int:
+    size, position, line = len(data), 0, 1
+    while True:
+        cut = data.find(b"\n", position + PROGRESS_SLICE) if progress else -1
+        if cut == -1:
+            return parser.feed(data, position, line, final=final)
+        position = parser.feed(data, position, line, final=False, stop=cut + 1)
+        line = parser.resume_line
+        progress(position / size)
+
+
+def _document_or_lines(data: Buffer, parser: Parser, sample: int = 1) -> tuple[Any, list[int] | None]:
+    """A single JSON document, or JSON Lines of messages gathered into a list."""
+    archive = inspect_ai.read_eval_zip(data, sample)
+    if archive is not None:
+        return archive, None
+    try:
+        return loads(data), None
+    except DecodeError:
+        pass
+    records, offsets = [], []
+    for offset, number, raw, _complete in iter_lines(data):
+        try:
+            records.append(loads(raw))
+            offsets.append(offset)
+        except DecodeError as exc:
+            parser.malformed(number, f"not JSON ({exc})")
+    return records, offsets
+
+
+def detect_tree(names: list[str] | Tree) -> str | None:
+    """The folder format whose files ``names`` are, or None."""
+    listing = dict.fromkeys(names)
+    for looks_like, name in TREE_FORMATS:
+        if looks_like(listing):
+            return name
+    return None
+
+
+def parse_tree(files: Tree, format: str | None = None) -> Parser:
+    """Parse a session kept as a folder of files."""
+    name = format or detect_tree(files)
+    if name is None:
+        raise UnknownFormat("a folder ctxtop does not know as a session (see `ctxtop formats`)")
+    parser = PARSERS.get(name)
+    if parser is None or not issubclass(parser, TreeParser):
+        raise UnknownFormat(f"{name!r} is not a folder format")
+    instance = parser()
+    instance.parse_tree(files)
+    return instance

@@ -1,0 +1,436 @@
+"""The ctxtop Textual app: one calm, dense screen over a session's context window.
+
+State flows down from the app (session, cursor, selected strategy) to the
+widgets; intent flows up as messages. Everything slow — parsing, counting,
+auditing, replaying the window, previewing strategies, writing exports — runs
+in thread workers that post their results back; widgets are only touched here,
+on the main thread.
+"""
+
+from __future__ import annotations
+
+import math
+from contextlib import nullcontext
+from pathlib import Path
+
+from rich.text import Text
+from textual import on, work
+from textual.app import App, ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.widgets import Footer, Input, ProgressBar, Static, TabbedContent, TabPane
+
+from ctxtop.context.audit.alerts import Alert, AlertKind
+from ctxtop.context.audit.run import Audit, run_audit
+from ctxtop.context.rules.constraints import Constraint, WindowText
+from ctxtop.context.window.follow import LogFollower
+from ctxtop.context.rules.pin_store import load_session_pins, save_session_pins
+from ctxtop.context.rules.pins import select_constraints
+from ctxtop.context.output.sanitize import one_line
+from ctxtop.context.window.session import Session, split_sample
+from ctxtop.context.output.snapshot import build_snapshot
+from ctxtop.context.strategies import STRATEGIES, Preview, preview_all
+from ctxtop.context.strategies.report import session_frame
+from ctxtop.context.window.tail_first import tail_session
+from ctxtop.context.window.timeline import TimelineView
+from ctxtop.context.window.replay import Window
+
+from ctxtop.tui.actions import UserActions
+from ctxtop.tui.discover import SESSION_SUFFIXES
+from ctxtop.tui.errors import USER_ERRORS
+from ctxtop.tui.live import LiveUpdates
+from ctxtop.tui.messages import (
+    AuditReady,
+    FirstPaint,
+    LoadFailed,
+    LoadProgress,
+    LogChanged,
+    NewSessionFile,
+    SessionLoaded,
+    ViewReady,
+)
+from ctxtop.tui.tail import watch_log, watch_new_sessions
+from ctxtop.tui.widgets.breakdown import Breakdown
+from ctxtop.tui.widgets.detail import Detail
+from ctxtop.tui.widgets.header import header_text
+from ctxtop.tui.widgets.panels import AlertsTable, ConstraintsTable, StrategiesTable
+from ctxtop.tui.widgets.timeline import Timeline
+from ctxtop.tui.widgets.window_list import WindowList, redacted, rows_of
+
+# The demo replay shows the whole session in about this long at speed 1.
+REPLAY_SECONDS = 30.0
+REPLAY_TICK = 0.1
+
+
+class CtxtopApp(LiveUpdates, UserActions, App[int]):
+    TITLE = "ctxtop"
+    CSS_PATH = "app.tcss"
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (110, "-wide")]
+    VERTICAL_BREAKPOINTS = [(0, "-short"), (32, "-tall")]
+    BINDINGS = [
+        # Priority: tables and lists must not swallow the keys that step through the session.
+        Binding("left", "move(-1)", "Prev", priority=True),
+        Binding("right", "move(1)", "Next", priority=True),
+        Binding("left_square_bracket", "compaction(-1)", "Prev compaction", key_display="[", priority=True),
+        Binding("right_square_bracket", "compaction(1)", "Next compaction", key_display="]", priority=True),
+        Binding("home", "jump('start')", "First", show=False, priority=True),
+        Binding("end", "jump('end')", "Latest", show=False, priority=True),
+        Binding("f", "toggle_follow", "Follow"),
+        Binding("p", "pin", "Pin"),
+        Binding("u", "unpin", "Unpin"),
+        Binding("s", "cycle_strategy", "Strategy"),
+        Binding("e", "export", "Export"),
+        Binding("slash", "search", "Search", key_display="/"),
+        Binding("b", "toggle_bell", "Bell", show=False),
+        Binding("r", "toggle_redact", "Redact", show=False),
+        Binding("question_mark", "help", "Help", key_display="?"),
+        Binding("q", "quit", "Quit"),
+    ]
+
+    def __init__(
+        self,
+        path: str,
+        *,
+        log_format: str | None = None,
+        encoding: str = "cl100k_base",
+        window: int | None = None,
+        at: int | None = None,
+        title: str | None = None,
+        pins: list[str] | None = None,
+        pins_file: str | None = None,
+        auto: bool = False,
+        replay_speed: float | None = None,
+        export_dir: Path | None = None,
+        notice: str | None = None,
+        live: bool = True,
+        poll_seconds: float | None = None,
+        session_dirs: list[Path] | None = None,
+        stay: bool = False,
+    ) -> None:
+        super().__init__()
+        self.path = path
+        self.log_format = log_format
+        self.encoding = encoding
+        self.window_override = window
+        self.cli_pins = list(pins or [])
+        self.pins_file = pins_file
+        self.auto = auto
+        self.replay_speed = replay_speed
+        self.export_dir = export_dir or Path.cwd()
+        self.notice = notice
+        # Follow the log as it grows (not while replaying the demo, which brings its own arrivals).
+        self.live = live and not replay_speed
+        self.poll_seconds = poll_seconds
+        # Directory mode: a newer session file appearing there is followed instead (unless --stay).
+        self.session_dirs = list(session_dirs or [])
+        self.stay = stay
+        self._dir_observer = None
+        self.follower: LogFollower | None = None
+        self._observer = None
+        self._polling = self._poll_again = False
+        self.unseen = 0  # messages that arrived while the cursor was elsewhere
+        self.session: Session | None = None
+        self.constraints: list[Constraint] = []
+        self.audit: Audit | None = None  # whole-session work: done once per load (and per pin), not per cursor move
+        self.points: TimelineView | None = None
+        self.ui_pins: list[str] = []
+        self.cursor = at
+        self.available = 0  # messages that have arrived (all of them, unless replaying)
+        self.follow = at is None
+        self.bell_on = True
+        self.redacting = False  # mask secrets and personal data on screen and in exports
+        self.strategy: str | None = None
+        self.view: ViewReady | None = None
+        self.announced: set[tuple[str, int, str | None]] = set()
+        self.shown_message: int | None = None  # the message whose breakdown is on screen (for tests)
+        self.last_export: list[Path] = []
+        self.sub_title = one_line(title or Path(path).name, 60)
+
+    # --- layout ---------------------------------------------------------------------------------
+    def compose(self) -> ComposeResult:
+        yield Static(Text(f"loading {one_line(Path(self.path).name, 60)}…", style="bold"), id="header")
+        yield ProgressBar(total=100, show_eta=False, id="loading")
+        yield Static(id="banner")
+        with Horizontal(id="top"):
+            yield Breakdown()
+            yield Timeline(id="timeline")
+        with Horizontal(id="main"):
+            with Vertical(id="window-pane"):
+                yield Static(id="window-title")
+                yield WindowList(id="window-list")
+            with TabbedContent(id="panes"):
+                with TabPane("Detail", id="tab-detail"):
+                    yield Detail(id="detail")
+                with TabPane("Constraints", id="tab-constraints"):
+                    yield ConstraintsTable(id="constraints")
+                with TabPane("Strategies", id="tab-strategies"):
+                    yield StrategiesTable(id="strategies")
+                with TabPane("Alerts", id="tab-alerts"):
+                    yield AlertsTable(id="alerts")
+        yield Input(placeholder="search the window (Enter: next match, Esc: close)", id="search")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.query_one(WindowList).focus()
+        self.query_one(StrategiesTable).set_strategies(list(STRATEGIES))
+        if self.notice:
+            self.notify(one_line(self.notice, 200), title="ctxtop")
+        self.load_session()
+
+    # --- loading --------------------------------------------------------------------------------
+    @work(thread=True, exclusive=True, exit_on_error=False, group="load")
+    def load_session(self) -> None:
+        reported = [-1.0]
+
+        def progress(phase: str, fraction: float) -> None:
+            # JSON Lines are read, parsed and counted together; elsewhere parsing is about a third
+            # of the work and counting the rest. Report each whole percent once.
+            overall = fraction if phase == "read" else fraction / 3 if phase == "parse" else 1 / 3 + 2 * fraction / 3
+            if overall - reported[0] >= 0.01:
+                reported[0] = overall
+                self.post_message(LoadProgress(phase, overall))
+
+        try:
+            self._first_paint()
+            if self.live:
+                follower = LogFollower(self.path, format=self.log_format, encoding=self.encoding, window=self.window_override,
+                                       progress=progress, audit=False)
+                session = follower.session
+            else:
+                follower, session = None, Session.open(self.path, format=self.log_format, encoding=self.encoding,
+                                                       window=self.window_override, progress=progress)
+            saved, warning = load_session_pins(self.path)
+            if warning:
+                self.call_from_thread(self.notify, one_line(warning, 200), severity="warning", timeout=8)
+            self.ui_pins = [c.text for c in saved]
+            constraints, _ = select_constraints(session.entries, self.cli_pins + self.ui_pins, self.pins_file, self.auto)
+        except USER_ERRORS as exc:
+            self.post_message(LoadFailed(str(exc)))
+            return
+        store = session.counter.store
+        if store is not None and store.warning:
+            self.call_from_thread(self.notify, one_line(store.warning, 200), severity="warning", timeout=8)
+        points = follower.points if follower is not None else session.timeline()
+        self.follower = follower
+        # Paint the window first; the audit (every compaction compared before and after) follows.
+        self.post_message(SessionLoaded(session, constraints, Audit(constraints, [], []), points))
+        audit = follower.set_constraints(constraints) if follower is not None else run_audit(session, constraints)
+        self.post_message(AuditReady(constraints, audit))
+
+    def _first_paint(self) -> None:
+        """On a big log, show the window after its last compaction before the whole history is read."""
+        if self.replay_speed:
+            return
+        try:
+            quick = tail_session(split_sample(self.path)[0], encoding=self.encoding, window=self.window_override)
+        except (OSError, *USER_ERRORS):
+            return  # the full load says what is wrong
+        if quick is not None:
+            self.post_message(FirstPaint(build_snapshot(quick, None, [], Audit([], [], []))))
+
+    def on_first_paint(self, message: FirstPaint) -> None:
+        if self.view is not None:
+            return  # the full load was quicker
+        self.query_one(Breakdown).show(message.snapshot)
+        text = header_text(message.snapshot, available=message.snapshot["at"]["messages"], mode="indexing the history…")
+        self.query_one("#header", Static).update(text)
+        self.query_one("#window-title", Static).update(Text("the window after the last compaction; the rest follows", style="dim"))
+
+    def on_load_progress(self, message: LoadProgress) -> None:
+        bar = self.query_one("#loading", ProgressBar)
+        bar.add_class("-visible")
+        bar.update(progress=round(100 * message.fraction))
+        verb = {"read": "reading", "parse": "parsing"}.get(message.phase, "counting tokens in")
+        if self.view is None and not self.query_one(Breakdown).has_snapshot:
+            self.query_one("#header", Static).update(Text(f"{verb} {one_line(Path(self.path).name, 60)}… {100 * message.fraction:.0f}%", style="bold"))
+
+    def on_session_loaded(self, message: SessionLoaded) -> None:
+        self.query_one("#loading", ProgressBar).remove_class("-visible")
+        self.session = message.session
+        self.points = message.timeline
+        self.query_one(Timeline).set_data(self.points, self.session.limit()[0])
+        self._apply_audit(message.constraints, message.audit)
+        total = self.session.message_count
+        if self.replay_speed:
+            self.available = 0
+            self.follow = True
+            step = max(1, math.ceil(total * REPLAY_TICK * self.replay_speed / REPLAY_SECONDS))
+            self._replay_timer = self.set_interval(REPLAY_TICK, lambda: self.arrive(step))
+            self.arrive(step)
+        else:
+            self.available = total
+            self.cursor = self.session.clamp(self.cursor)
+            self._after_arrival()
+            self.compute_view(self.cursor)
+        if self.follower is not None:
+            self._observer = watch_log(self.follower.file, lambda: self.post_message(LogChanged()), poll_seconds=self.poll_seconds)
+        if self.session_dirs and self._dir_observer is None:
+            self._dir_observer = watch_new_sessions(self.session_dirs, lambda path: self.post_message(NewSessionFile(path)),
+                                                    SESSION_SUFFIXES, poll_seconds=self.poll_seconds)
+
+    def on_unmount(self) -> None:
+        for observer in (self._observer, self._dir_observer):
+            if observer is not None:
+                observer.stop()
+
+    def on_load_failed(self, message: LoadFailed) -> None:
+        self.exit(return_code=2, message=Text(f"ctxtop: error: {one_line(message.error)}"))
+
+    def _after_arrival(self) -> None:
+        self.query_one(Timeline).set_position(self.available, self.cursor or 0)
+        self._announce_alerts()
+        self._update_header()
+
+    # --- the view at the cursor -----------------------------------------------------------------
+    @work(thread=True, exclusive=True, exit_on_error=False, group="view")
+    def compute_view(self, at: int) -> None:
+        session, constraints, audit = self.session, self.constraints, self.audit
+        assert session is not None
+        lock = self.follower.lock if self.follower is not None else nullcontext()
+        with lock:
+            window = self.follower.window_at(at) if self.follower is not None else session.window_at(at)
+            # One pass over the window's text serves both the constraint statuses and the previews.
+            text = WindowText(window) if constraints else None
+            snapshot = build_snapshot(session, at, constraints, audit, window=window, window_text=text)
+            frame = session_frame(session, at, constraints, window=window, text=text)
+            previews = preview_all(frame)
+            marked = {i for found in frame.occurrences.values() for i in found.verbatim}
+            rows = rows_of(window, marked)
+        self.post_message(ViewReady(at, snapshot, window, previews, marked, rows))
+
+    def on_view_ready(self, message: ViewReady) -> None:
+        if message.at != self.cursor or not self.screen.is_mounted:
+            return  # a stale result (the cursor has moved on), or the app is closing
+        same_message = self.view is not None and self.view.at == message.at
+        self.view = message
+        self.shown_message = message.at
+        with self.batch_update():
+            self.query_one(Breakdown).show(message.snapshot)
+            self.query_one(ConstraintsTable).show(message.snapshot["constraints"])
+            self.query_one(StrategiesTable).show(message.previews)
+            window_list = self.query_one(WindowList)
+            window_list.set_rows(redacted(message.rows) if self.redacting else message.rows, keep_selection=same_message)
+            self._mark_strategy()
+            self._update_header()
+            self.query_one(Timeline).set_position(self.available, message.at)
+
+    def _update_header(self) -> None:
+        if self.view is None:
+            return
+        if self.replay_speed and self.session and self.available < self.session.message_count:
+            mode = f"▶ REPLAY ×{self.replay_speed:g}"
+        else:
+            mode = "● FOLLOW" if self.follow else "❚❚ PAUSED"
+            if self.follower is not None and self._observer is not None:
+                mode = ("● LIVE" if self.follow else "❚❚ PAUSED (live)")
+            if self.unseen and not self.follow:
+                mode += f"  +{self.unseen} new (f: follow)"
+        if not self.bell_on:
+            mode += "  (bell off)"
+        if self.redacting:
+            mode += "  [redacted]"
+        self.query_one("#header", Static).update(header_text(self.view.snapshot, available=self.available, mode=mode))
+
+    def _preview(self, name: str | None) -> Preview | None:
+        if self.view is None or name is None:
+            return None
+        return next((p for p in self.view.previews if p.strategy == name), None)
+
+    def _mark_strategy(self) -> None:
+        preview = self._preview(self.strategy)
+        self.query_one(WindowList).set_fates(preview.fates if preview else None)
+        title = Text()
+        if self.view is not None:
+            title.append(f"message {self.view.at} · {len(self.view.window.blocks):,} blocks", style="bold")
+        if preview is not None:
+            counts = preview.outcome_counts()
+            title.append(f" · {preview.strategy}", style="bold")
+            title.append(f" → {preview.tokens_after:,} tokens, rules kept/risk/lost {counts['kept']}/{counts['at_risk']}/{counts['lost']}")
+            title.append("  (✘ dropped ⌀ placeholder Σ summarized … cut)", style="dim")
+        elif self.view is not None:
+            title.append("  (s: mark a strategy's effect)", style="dim")
+        self.query_one("#window-title", Static).update(title)
+
+    def _selected_block(self) -> tuple[Window, int] | None:
+        if self.view is None or not self.view.window.blocks:
+            return None
+        return self.view.window, self.query_one(WindowList).selected
+
+    @on(WindowList.Selected)
+    def show_selected_block(self, message: WindowList.Selected) -> None:
+        selected = self._selected_block()
+        detail = self.query_one(Detail)
+        if selected is None:
+            detail.show(None)
+        else:
+            window, index = selected
+            detail.show(window.blocks[index] if index < len(window.blocks) else None, redacting=self.redacting)
+
+    @on(StrategiesTable.Chosen)
+    def choose_strategy(self, message: StrategiesTable.Chosen) -> None:
+        self.strategy = message.strategy
+        self._mark_strategy()
+
+    @on(Timeline.Picked)
+    def pick_from_timeline(self, message: Timeline.Picked) -> None:
+        self._go(message.message)
+
+    @on(AlertsTable.Jump)
+    def jump_to_alert(self, message: AlertsTable.Jump) -> None:
+        self._go(message.message)
+
+    # --- constraints and alerts -----------------------------------------------------------------
+    def _apply_audit(self, constraints: list[Constraint], audit: Audit) -> None:
+        self.constraints, self.audit = constraints, audit
+        self.query_one(ConstraintsTable).set_constraints(constraints, self.redacting)
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="audit")
+    def reaudit(self) -> None:
+        session = self.session
+        assert session is not None
+        try:
+            save_session_pins(self.path, self.ui_pins)
+        except OSError as exc:
+            self.call_from_thread(self.notify, f"pins not saved: {one_line(str(exc), 160)}", severity="warning")
+        try:
+            constraints, _ = select_constraints(session.entries, self.cli_pins + self.ui_pins, self.pins_file, self.auto)
+        except USER_ERRORS as exc:
+            self.call_from_thread(self.notify, one_line(str(exc), 200), severity="error")
+            return
+        audit = self.follower.set_constraints(constraints) if self.follower is not None else run_audit(session, constraints)
+        self.post_message(AuditReady(constraints, audit))
+
+    def on_audit_ready(self, message: AuditReady) -> None:
+        self._apply_audit(message.constraints, message.audit)
+        self._announce_alerts()
+        if self.cursor:
+            self.compute_view(self.cursor)
+
+    def _known_alerts(self) -> list[Alert]:
+        return [a for a in (self.audit.alerts if self.audit else []) if a.message <= self.available]
+
+    def _announce_alerts(self) -> None:
+        """New losses and violations: a notification, the bell, and the persistent banner."""
+        known = self._known_alerts()
+        self.query_one(AlertsTable).set_alerts(known, self.redacting)
+        failing = [a for a in known if a.fails]
+        fresh = [a for a in failing if (a.kind, a.message, a.constraint) not in self.announced]
+        for alert in fresh:
+            self.announced.add((alert.kind, alert.message, alert.constraint))
+        if fresh:
+            latest = fresh[-1]
+            more = f" (+{len(fresh) - 1} more)" if len(fresh) > 1 else ""
+            self.notify(self._shown(one_line(f"{latest.kind.key} at message {latest.message}: {latest.detail}{more}", 200)),
+                        title="constraint alert", severity="error", timeout=8)
+            if self.bell_on:
+                self.bell()
+        banner = self.query_one("#banner", Static)
+        banner.set_class(bool(failing), "-visible")
+        if failing:
+            lost = sum(a.kind.rule_lost for a in failing)
+            violations = sum(a.kind is AlertKind.VIOLATION for a in failing)
+            text = Text(" ⚠ ", style="bold")
+            text.append(f"{lost} rule(s) lost or weakened, {violations} violation(s) — latest at message {failing[-1].message}: ")
+            text.append(self._shown(one_line(failing[-1].detail, 120)))
+            text.append("  (Alerts tab: Enter jumps there)", style="dim")
+            banner.update(text)

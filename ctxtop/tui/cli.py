@@ -1,0 +1,408 @@
+"""The ``ctxtop`` command line: the TUI by default, and headless commands for scripts and CI."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import traceback
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+import orjson
+
+from ctxtop import __version__
+
+from ctxtop.context.audit.run import run_audit
+from ctxtop.context.output.markdown import render_markdown
+from ctxtop.context.rules.pins import select_constraints
+from ctxtop.context.output.redact import redact, redact_text
+from ctxtop.context.output.sanitize import one_line
+from ctxtop.context.window.session import Session, split_sample
+from ctxtop.context.output.snapshot import build_snapshot
+from ctxtop.context.store.source import check_log
+from ctxtop.context.strategies import STRATEGIES, preview_all
+from ctxtop.context.strategies.report import (
+    STRATEGY_TABLE_HEADER,
+    preview_dict,
+    session_frame,
+    strategy_rows,
+)
+from ctxtop.context.window.tokens import DEFAULT_ENCODING
+from ctxtop.parsers.registry import PARSERS
+
+from ctxtop.tui.demo import DEMO_WINDOW, demo_path
+from ctxtop.tui.discover import agent_session_roots, is_session_folder, resolve_session
+from ctxtop.tui.errors import USER_ERRORS, UsageError
+from ctxtop.tui.output import write_output
+
+OUTPUT_FORMATS = {"json": "json", "md": "md", "markdown": "md"}
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text.replace("_", "").replace(",", ""))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"must be positive: {text!r}")
+    return value
+
+
+def _positive_float(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not 0 < value < 1e6:
+        raise argparse.ArgumentTypeError(f"must be positive: {text!r}")
+    return value
+
+
+def _message_number(text: str) -> int:
+    try:
+        return int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a message number: {text!r}") from None
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse that exits with code 2 and one line, as every ctxtop error does."""
+
+    def error(self, message: str) -> None:  # type: ignore[override]
+        self.exit(2, f"{self.prog}: error: {message}\n")
+
+
+def _session_options(parser: argparse.ArgumentParser, *, path: bool = True) -> None:
+    if path:
+        parser.add_argument("path", nargs="?", help="session log file, or a directory (its newest session)")
+        parser.add_argument("--demo", action="store_true", help="use the bundled demo session")
+    parser.add_argument("--at", type=_message_number, metavar="N", help="message number (default: the latest; negative counts from the end)")
+    parser.add_argument("--log-format", dest="log_format", metavar="NAME", choices=sorted(PARSERS), help="log format, instead of detecting it")
+    parser.add_argument("--encoding", default=DEFAULT_ENCODING, metavar="NAME", help=f"tiktoken encoding (default {DEFAULT_ENCODING})")
+    parser.add_argument("--window", type=_positive_int, metavar="TOKENS", help="context window size, instead of the model's")
+    parser.add_argument("--pin", action="append", default=[], metavar="TEXT", help="a constraint to track (repeatable)")
+    parser.add_argument("--pins", metavar="FILE", help="constraints to track, from a TOML pins file")
+    parser.add_argument("--auto", action="store_true", help="also track auto-detected rules when pins are given")
+    parser.add_argument("--debug", action="store_true", help="show tracebacks of internal errors")
+    parser.add_argument("--redact", action="store_true", help="mask API keys, tokens, passwords, emails and phone numbers in the output")
+
+
+def _strategy_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--strategy", action="append", default=[], metavar="NAME[:key=value,...]",
+                        help="a strategy to preview (repeatable; default: every strategy)")
+    parser.add_argument("--budget", type=_positive_int, metavar="TOKENS",
+                        help="target size for size-driven strategies (default: half the current window)")
+
+
+def _strategies_epilog() -> str:
+    lines = ["strategies (parameters with their defaults):"]
+    for strategy in STRATEGIES.values():
+        lines.append(f"  {strategy.name:<21} {strategy.summary}")
+        params = ", ".join(f"{p.name}={_default_text(p.default)}" for p in strategy.params)
+        lines.append(f"  {'':<21} {params}")
+    lines.append("example: ctxtop preview --demo --at 203 --strategy clear_tool_results:keep=8,trigger=now")
+    return "\n".join(lines)
+
+
+def _default_text(value) -> str:
+    if value is None:
+        return "-"
+    if isinstance(value, tuple):
+        return f"{value[0]}:{value[1]}"
+    if isinstance(value, list):
+        return "|".join(value) or "-"
+    return str(value)
+
+
+def build_parser() -> dict[str, argparse.ArgumentParser]:
+    parsers: dict[str, argparse.ArgumentParser] = {}
+
+    tui = Parser(prog="ctxtop", description="htop for an AI agent's context window.", epilog=_commands_epilog())
+    tui.add_argument("--version", action="version", version=f"ctxtop {__version__}")
+    _session_options(tui)
+    tui.add_argument("--format", dest="log_format_alias", metavar="NAME", choices=sorted(PARSERS), help="same as --log-format")
+    tui.add_argument("--stay", action="store_true", help="with a directory (or no PATH), stay on the session opened when a newer one appears")
+    tui.add_argument("--poll", type=_positive_float, metavar="SECONDS", help="poll the log every SECONDS instead of file events (network filesystems)")
+    parsers["open"] = tui
+
+    demo = Parser(prog="ctxtop demo", description="Open the bundled demo session (seed 000's incident), replayed as if live.")
+    _session_options(demo, path=False)
+    demo.add_argument("--speed", type=_positive_float, metavar="X", help="replay X times faster (the whole session takes about 30 s at 1)")
+    demo.add_argument("--no-replay", action="store_true", help="open the demo at its end instead of replaying it")
+    parsers["demo"] = demo
+
+    export = Parser(prog="ctxtop export", description="Write a breakdown snapshot of the window as JSON or Markdown.")
+    _session_options(export)
+    export.add_argument(
+        "--format",
+        dest="format",
+        metavar="json|md|LOG_FORMAT",
+        help="output format json (default) or md; a log format name here is taken as --log-format",
+    )
+    export.add_argument("-o", "--output", metavar="FILE", help="write to FILE atomically (default: stdout)")
+    export.add_argument("--strategies", action="store_true", help="include strategy previews (all, or those given with --strategy)")
+    _strategy_options(export)
+    parsers["export"] = export
+
+    preview = Parser(
+        prog="ctxtop preview",
+        description="What each compaction strategy would drop, keep and summarize in the window, side by side.",
+        epilog=_strategies_epilog(),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    _session_options(preview)
+    _strategy_options(preview)
+    preview.add_argument("--json", action="store_true", help="print the full previews as JSON (the snapshot's strategies section)")
+    parsers["preview"] = preview
+
+    check = Parser(
+        prog="ctxtop check",
+        description="CI gate: exit 0 when every constraint survives every compaction and nothing forbidden was done, 1 otherwise.",
+    )
+    _session_options(check)
+    check.add_argument("--json", action="store_true", help="print the findings as JSON")
+    parsers["check"] = check
+
+    watch = Parser(
+        prog="ctxtop watch",
+        description="Follow a running agent's log headless: one line per update and one per alert (for tmux, status bars, scripts).",
+    )
+    _session_options(watch)
+    watch.add_argument("--json", action="store_true", help="JSON lines instead of text")
+    watch.add_argument("--poll", type=_positive_float, metavar="SECONDS", help="poll every SECONDS instead of file events (network filesystems)")
+    parsers["watch"] = watch
+
+    formats = Parser(prog="ctxtop formats", description="List the log formats ctxtop reads and where agents keep them.")
+    parsers["formats"] = formats
+    return parsers
+
+
+def _commands_epilog() -> str:
+    return (
+        "commands:\n"
+        "  ctxtop [PATH]            open the TUI on a session log (a directory: its newest;\n"
+        "                           none: the newest under ~/.claude/projects and ~/.codex/sessions)\n"
+        "  ctxtop demo              the bundled demo session, replayed as if live\n"
+        "  ctxtop export PATH       snapshot of the window as JSON or Markdown\n"
+        "  ctxtop check PATH        CI gate: did every constraint survive every compaction?\n"
+        "  ctxtop preview PATH      what each compaction strategy would drop, side by side\n"
+        "  ctxtop watch PATH        follow a running agent's log headless, a line per update\n"
+        "  ctxtop formats           list supported log formats"
+    )
+
+
+def _session_source(args: argparse.Namespace) -> tuple[str, int | None, str | None]:
+    """(log path, window override, log format) from the options; the demo brings its own window."""
+    use_demo = getattr(args, "demo", False) or args.command == "demo"
+    path = getattr(args, "path", None)
+    if use_demo and path:
+        raise UsageError("give either PATH or --demo, not both")
+    if not use_demo and not path:
+        raise UsageError("no session given: pass a PATH, or --demo for the bundled demo session")
+    window = args.window or (DEMO_WINDOW if use_demo else None)
+    log_format = args.log_format or getattr(args, "log_format_alias", None)
+    return str(demo_path()) if use_demo else path, window, log_format
+
+
+def _open_session(args: argparse.Namespace) -> Session:
+    path, window, log_format = _session_source(args)
+    return Session.open(path, format=log_format, encoding=args.encoding, window=window)
+
+
+def run_export(args: argparse.Namespace) -> int:
+    output_format = "json"
+    if args.format:
+        if args.format in OUTPUT_FORMATS:
+            output_format = OUTPUT_FORMATS[args.format]
+        elif args.format in PARSERS:
+            args.log_format = args.log_format or args.format
+        else:
+            raise UsageError(f"--format must be json, md or a log format ({', '.join(sorted(PARSERS))}), not {args.format!r}")
+    session = _open_session(args)
+    constraints, _ = select_constraints(session.entries, args.pin, args.pins, args.auto)
+    strategies = args.strategy if (args.strategies or args.strategy) else None
+    snapshot = build_snapshot(session, args.at, constraints, strategies=strategies, budget=args.budget)
+    if args.redact:
+        snapshot = redact(snapshot)
+    if output_format == "md":
+        text = render_markdown(snapshot)
+    else:
+        text = orjson.dumps(snapshot, option=orjson.OPT_INDENT_2).decode("utf-8") + "\n"
+    write_output(text, args.output)
+    return 0
+
+
+def run_check(args: argparse.Namespace) -> int:
+    session = _open_session(args)
+    constraints, used_auto = select_constraints(session.entries, args.pin, args.pins, args.auto)
+    audit = run_audit(session, constraints)
+    findings = [a for a in audit.alerts if a.fails]
+    if args.json:
+        report = {
+            "constraints": [{"id": c.id, "text": c.text, "source": c.source, "first_stated": c.first_stated} for c in constraints],
+            "auto_detected": used_auto,
+            "findings": [a.as_dict() for a in findings],
+            "notes": [a.as_dict() for a in audit.alerts if not a.fails],
+            "ok": not findings,
+        }
+        if args.redact:
+            report = redact(report)
+        write_output(orjson.dumps(report, option=orjson.OPT_INDENT_2).decode("utf-8") + "\n", None)
+        return 1 if findings else 0
+    lines = []
+    if used_auto:
+        lines.append(f"checking {len(constraints)} auto-detected constraint(s) (pin your own with --pin/--pins)")
+    for constraint in constraints:
+        lines.append(f"  [{constraint.id}] {one_line(constraint.text, 100)}")
+    for alert in audit.alerts:
+        where = f"compaction at message {alert.compaction}" if alert.compaction else f"message {alert.message}"
+        label = "FAIL" if alert.fails else "note"
+        lines.append(f"{label} {where}: {alert.kind} [{alert.constraint or '-'}] {one_line(alert.detail, 200)}")
+    compactions = len(audit.compactions)
+    lines.append(f"{len(findings)} finding(s) over {compactions} compaction(s)" if findings else f"ok: every constraint survived {compactions} compaction(s)")
+    text = "\n".join(lines) + "\n"
+    write_output(redact_text(text) if args.redact else text, None)
+    return 1 if findings else 0
+
+
+def run_preview(args: argparse.Namespace) -> int:
+    session = _open_session(args)
+    constraints, used_auto = select_constraints(session.entries, args.pin, args.pins, args.auto)
+    message = session.clamp(args.at)
+    frame = session_frame(session, message, constraints, args.budget)
+    previews = [preview_dict(frame, p) for p in preview_all(frame, args.strategy)]
+    if args.redact:
+        previews = redact(previews)
+    if args.json:
+        report = {"at": message, "messages": session.message_count, "budget": frame.budget,
+                  "window_tokens": frame.total, "strategies": previews}
+        write_output(orjson.dumps(report, option=orjson.OPT_INDENT_2).decode("utf-8") + "\n", None)
+        return 0
+    pinned = f"{len(constraints)} auto-detected constraint(s)" if used_auto else f"{len(constraints)} pinned constraint(s)"
+    lines = [
+        f"at message {message} / {session.message_count}: {frame.total:,} visible tokens, budget {frame.budget:,}; {pinned}",
+        "",
+        *_aligned([STRATEGY_TABLE_HEADER, *strategy_rows(previews)]),
+    ]
+    write_output("\n".join(lines) + "\n", None)
+    return 0
+
+
+def _aligned(rows: list[list[str]]) -> list[str]:
+    """Rows as columns padded to their widest cell; the last column is left ragged."""
+    cells = [[one_line(str(c), 80) for c in row] for row in rows]
+    widths = [max(len(row[i]) for row in cells) for i in range(len(cells[0]) - 1)]
+    return ["  ".join([*(c.ljust(w) for c, w in zip(row, widths)), row[-1]]).rstrip() for row in cells]
+
+
+def run_watch(args: argparse.Namespace) -> int:
+    from ctxtop.context.window.follow import LogFollower
+
+    from ctxtop.tui.watch import follow_headless
+
+    path, window, log_format = _session_source(args)
+    resolved, notice = resolve_session(path)
+    if notice:
+        print(f"ctxtop: {notice}", file=sys.stderr)
+    follower = LogFollower(resolved, format=log_format, encoding=args.encoding, window=window)
+    constraints, _ = select_constraints(follower.session.entries, args.pin, args.pins, args.auto)
+    follower.set_constraints(constraints)
+    return follow_headless(follower, as_json=args.json, poll_seconds=args.poll, redacted=args.redact)
+
+
+def run_formats(args: argparse.Namespace) -> int:
+    lines = []
+    for name, parser in PARSERS.items():
+        lines.append(f"{name:<18} {parser.description}")
+        for location in parser.locations:
+            lines.append(f"{'':<18}   {location}")
+    write_output("\n".join(lines) + "\n", None)
+    return 0
+
+
+def run_tui(args: argparse.Namespace) -> int:
+    from ctxtop.tui.app import CtxtopApp  # Textual is imported only when a screen is needed
+
+    is_demo = args.command == "demo" or args.demo
+    notice = None
+    session_dirs: list[Path] = []
+    if is_demo or args.path:
+        path, window, log_format = _session_source(args)
+        if not is_demo:
+            if Path(path).is_dir() and not is_session_folder(Path(path)):
+                session_dirs = [Path(path)]
+            resolved, notice = resolve_session(path)
+            path = str(resolved)
+    else:
+        resolved, notice = resolve_session(None)
+        session_dirs = [root for root in agent_session_roots() if root.is_dir()]
+        path, window, log_format = str(resolved), args.window, args.log_format or args.log_format_alias
+    # Fail before the screen opens on a path that cannot be read at all.
+    if not Path(path).is_dir():
+        check_log(split_sample(path)[0])
+    replay = None
+    if is_demo and not getattr(args, "no_replay", False) and args.at is None:
+        replay = getattr(args, "speed", None) or 1.0
+    app = CtxtopApp(
+        path=path,
+        log_format=log_format,
+        encoding=args.encoding,
+        window=window,
+        at=args.at,
+        title="demo" if is_demo else None,
+        pins=args.pin,
+        pins_file=args.pins,
+        auto=args.auto,
+        replay_speed=replay,
+        notice=notice,
+        poll_seconds=getattr(args, "poll", None),
+        session_dirs=session_dirs,
+        stay=getattr(args, "stay", False),
+    )
+    app.run()
+    return app.return_code or 0
+
+
+COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
+    "open": run_tui,
+    "demo": run_tui,
+    "export": run_export,
+    "check": run_check,
+    "preview": run_preview,
+    "watch": run_watch,
+    "formats": run_formats,
+}
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    command = argv[0] if argv and argv[0] in COMMANDS and argv[0] != "open" else "open"
+    if command != "open":
+        argv = argv[1:]
+    parser = build_parser()[command]
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:  # --help, or a usage error already printed in one line
+        return exc.code if isinstance(exc.code, int) else 2
+    args.command = command
+    try:
+        return COMMANDS[command](args)
+    except USER_ERRORS as exc:
+        print(f"ctxtop: error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:  # the reader went away (`ctxtop export ... | head`): nothing more to say
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
+    except Exception as exc:  # a bug: say so in one line unless asked for the traceback
+        if getattr(args, "debug", False):
+            traceback.print_exc()
+        else:
+            print(f"ctxtop: internal error: {type(exc).__name__}: {exc} (run with --debug for details)", file=sys.stderr)
+        return 2
+
+
+def entry_point() -> None:
+    sys.exit(main())

@@ -1,0 +1,108 @@
+"""Live updates: the log growing (watched and read in a worker), a newer session appearing, the demo replay.
+
+Mixed into CtxtopApp; the watcher threads only post messages, everything here
+runs on the main thread except ``read_appended``, a worker.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from textual import work
+
+from ctxtop.context.output.sanitize import one_line
+
+from ctxtop.tui.errors import USER_ERRORS
+from ctxtop.tui.messages import LogAppended, LogChanged, NewSessionFile
+from ctxtop.tui.widgets.timeline import Timeline
+
+# Live tailing reads at most this often during a burst of writes.
+COALESCE_SECONDS = 0.1
+
+
+class LiveUpdates:
+    """What happens when new messages arrive."""
+
+    def on_new_session_file(self, message: NewSessionFile) -> None:
+        if message.path.resolve() == Path(self.path).resolve():
+            return
+        name = one_line(message.path.name, 60)
+        if self.stay:
+            self.notify(f"a newer session appeared: {name} (staying, as --stay asks)", timeout=6)
+            return
+        self.notify(f"switched to the newer session {name}", title="new session", timeout=6)
+        if self._observer is not None:
+            self._observer.stop()
+            self._observer = None
+        self.path = str(message.path)
+        self.sub_title = name
+        self.session, self.follower, self.view, self.audit = None, None, None, None
+        self.cursor, self.available, self.follow, self.unseen = None, 0, True, 0
+        self.announced.clear()
+        self.load_session()
+
+    # --- live tailing ---------------------------------------------------------------------------
+    def on_log_changed(self, message: LogChanged) -> None:
+        # Bursts coalesce: one read at a time, and one more after it if the log changed meanwhile.
+        if self._polling:
+            self._poll_again = True
+        else:
+            self._polling = True
+            self.read_appended()
+
+    @work(thread=True, exit_on_error=False, group="poll")
+    def read_appended(self) -> None:
+        follower = self.follower
+        assert follower is not None
+        try:
+            update = follower.poll()
+        except USER_ERRORS as exc:
+            self.call_from_thread(self._log_gone, str(exc))
+            return
+        with follower.lock:
+            points, audit = follower.points, follower.audit  # a view: the follower makes a new one each poll
+        self.post_message(LogAppended(update, points, audit) if update else LogAppended(None, points, audit))
+
+    def _log_gone(self, error: str) -> None:
+        self._polling = False
+        if self._observer is not None:
+            self._observer.stop()
+            self._observer = None
+        self.notify(f"stopped following: {one_line(error, 160)}", severity="error", timeout=10)
+
+    def on_log_appended(self, message: LogAppended) -> None:
+        update = message.update
+        if update is not None:
+            if update.reset:
+                self.notify(update.reset, title="log re-read", severity="warning")
+                self.announced.clear()
+            self.points = message.timeline
+            self.query_one(Timeline).set_data(self.points, self.session.limit()[0] if self.session else 1)
+            self.audit = message.audit
+            grew = update.messages - self.available
+            self.available = update.messages
+            if self.follow or update.reset or update.subagents:
+                self.cursor = self.session.clamp(self.cursor if not self.follow else None) if self.session else None
+                self.compute_view(self.cursor or 0)
+            else:
+                self.unseen += max(0, grew)
+            self._after_arrival()
+        if self._poll_again:
+            self._poll_again = False
+            self.set_timer(COALESCE_SECONDS, self.read_appended)
+        else:
+            self._polling = False
+
+
+    def arrive(self, count: int) -> None:
+        """``count`` more messages have arrived (demo replay now; live tailing later)."""
+        if self.session is None:
+            return
+        self.available = min(self.session.message_count, self.available + count)
+        if self.available >= self.session.message_count and getattr(self, "_replay_timer", None):
+            self._replay_timer.stop()
+            self._replay_timer = None
+        if self.follow or self.cursor is None:
+            self.cursor = self.available
+            self.compute_view(self.cursor)
+        self._after_arrival()

@@ -1,0 +1,99 @@
+"""Messages workers post to the app: results of slow work, applied on the main thread."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from textual.message import Message
+
+from ctxtop.context.audit.run import Audit
+from ctxtop.context.rules.constraints import Constraint
+from ctxtop.context.window.follow import Update
+from ctxtop.context.window.session import Session
+from ctxtop.context.strategies import Preview
+from ctxtop.context.window.timeline import TimelineView
+from ctxtop.context.window.replay import Window
+
+from ctxtop.tui.widgets.window_list import Row
+
+
+@dataclass
+class SessionLoaded(Message):
+    """A session was parsed, counted and audited, and its timeline computed."""
+
+    session: Session
+    constraints: list[Constraint]
+    audit: Audit
+    timeline: TimelineView
+
+
+@dataclass
+class AuditReady(Message):
+    """The constraints changed (a pin was made or removed) and the session was audited again."""
+
+    constraints: list[Constraint]
+    audit: Audit
+
+
+@dataclass
+class ViewReady(Message):
+    """Everything shown for one message: the breakdown, the window's blocks and every strategy's preview."""
+
+    at: int
+    snapshot: dict[str, Any]
+    window: Window
+    previews: list[Preview]
+    marked_blocks: set[int]  # blocks where a tracked constraint occurs verbatim
+    rows: list[Row]  # the window list's rows, made in the worker (they read the blocks' texts)
+
+
+@dataclass
+class LogChanged(Message):
+    """The watcher saw the log change (posted from its thread; the app decides when to read)."""
+
+
+@dataclass
+class NewSessionFile(Message):
+    """A session file appeared in the directory being followed."""
+
+    path: Path
+
+
+@dataclass
+class LogAppended(Message):
+    """New messages were read from the growing log."""
+
+    update: Update
+    timeline: TimelineView
+    audit: Audit
+
+
+@dataclass
+class Exported(Message):
+    """Snapshot files were written."""
+
+    paths: list[Path]
+
+
+@dataclass
+class FirstPaint(Message):
+    """The window after the last compaction of a big log, shown while its history is indexed."""
+
+    snapshot: dict[str, Any]
+
+
+@dataclass
+class LoadProgress(Message):
+    """How far the initial load is: ``phase`` "read" (JSON Lines: parsed and counted together), "parse" or "count", ``fraction`` 0..1."""
+
+    phase: str
+    fraction: float
+
+
+@dataclass
+class LoadFailed(Message):
+    """The session could not be loaded; ``error`` is one line for the user."""
+
+    error: str

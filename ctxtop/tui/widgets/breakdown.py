@@ -1,0 +1,88 @@
+"""The /context-like breakdown: a stacked bar across the width and a table of categories."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.containers import Vertical
+from textual.widgets import DataTable, Static
+
+from ctxtop.parsers.model import CATEGORIES
+
+from ctxtop.tui.theme import CATEGORY_COLORS, FREE_COLOR
+
+
+def stacked_bar(categories: dict[str, dict[str, int]], limit: int, width: int) -> Text:
+    """One row of blocks, each category's share of the window in its colour, the rest free."""
+    bar = Text()
+    used_cells = 0
+    for name in CATEGORIES:
+        tokens = categories[name]["tokens"]
+        cells = round(width * tokens / limit) if limit else 0
+        cells = min(cells, width - used_cells)
+        if cells:
+            bar.append("█" * cells, style=CATEGORY_COLORS[name])
+            used_cells += cells
+    if used_cells < width:
+        bar.append("░" * (width - used_cells), style=FREE_COLOR)
+    return bar
+
+
+class Breakdown(Vertical):
+    """Bar and per-category table; rows are keyed by category and updated in place."""
+
+    DEFAULT_CSS = """
+    Breakdown { height: auto; }
+    Breakdown > #bar { height: 1; margin: 0 1; }
+    Breakdown > DataTable { height: auto; }
+    """
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._snapshot: dict[str, Any] | None = None
+
+    def compose(self) -> ComposeResult:
+        yield Static(id="bar")
+        table: DataTable = DataTable(cursor_type="none", zebra_stripes=False, id="categories")
+        # Fixed widths: rows come and go with the cursor, and the columns must not jump.
+        table.add_column("category", key="category", width=14)
+        table.add_column(Text("tokens", justify="right"), key="tokens", width=9)
+        table.add_column(Text("% window", justify="right"), key="share", width=8)
+        table.add_column(Text("blocks", justify="right"), key="blocks", width=7)
+        yield table
+
+    @property
+    def has_snapshot(self) -> bool:
+        return self._snapshot is not None
+
+    def show(self, snapshot: dict[str, Any]) -> None:
+        """Update the rows in place; a category gets its row the first time it holds tokens."""
+        self._snapshot = snapshot
+        window = snapshot["window"]
+        limit = window["limit"]
+        table = self.query_one(DataTable)
+        added = False
+        for name, total in window["categories"].items():
+            if name not in table.rows:
+                if not total["tokens"]:
+                    continue
+                table.add_row(Text("■ ", style=CATEGORY_COLORS[name]) + Text(name), Text(""), Text(""), Text(""), key=name)
+                added = True
+            table.update_cell(name, "tokens", Text(f"{total['tokens']:,}", justify="right"))
+            table.update_cell(name, "share", Text(f"{100 * total['tokens'] / limit:.1f}%", justify="right"))
+            table.update_cell(name, "blocks", Text(f"{total['blocks']:,}", justify="right"))
+        if added:
+            table.sort("category", key=lambda cell: CATEGORIES.index(cell.plain[2:]))
+        self._draw_bar()
+
+    def on_resize(self) -> None:
+        self._draw_bar()
+
+    def _draw_bar(self) -> None:
+        if self._snapshot is None:
+            return
+        bar = self.query_one("#bar", Static)
+        window = self._snapshot["window"]
+        bar.update(stacked_bar(window["categories"], window["limit"], max(10, bar.size.width or self.size.width - 2)))

@@ -1,0 +1,130 @@
+"""The side panels: constraints, strategy previews and alerts, each a keyed table updated in place."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.text import Text
+from textual.message import Message
+from textual.widgets import DataTable
+
+from ctxtop.context.audit.alerts import Alert
+from ctxtop.context.rules.constraints import Constraint
+from ctxtop.context.output.redact import redact_text
+from ctxtop.context.output.sanitize import one_line
+from ctxtop.context.strategies.preview import Preview
+
+from ctxtop.tui.theme import STATUS_STYLES
+
+
+def status_text(status: str) -> Text:
+    icon, style = STATUS_STYLES.get(status, ("·", "dim"))
+    return Text(f"{icon} {status}", style=style)
+
+
+class ConstraintsTable(DataTable):
+    """Each constraint with its status in the window at the cursor, the missing facts and where it lives."""
+
+    def on_mount(self) -> None:
+        self.cursor_type = "row"
+        self.add_column("status", key="status", width=14)
+        self.add_column("id", key="id", width=14)
+        self.add_column("missing", key="missing", width=12)
+        self.add_column("where", key="where", width=8)
+        self.add_column("text", key="text")
+
+    def set_constraints(self, constraints: list[Constraint], redacting: bool = False) -> None:
+        self.clear()
+        for c in constraints:
+            source = "📌 " if c.source == "pin" else ""
+            text = one_line(c.text, 200)
+            self.add_row(status_text("…"), Text(one_line(c.id, 14)), Text(""), Text(""),
+                         Text(source + (redact_text(text) if redacting else text)), key=c.id)
+
+    def show(self, rows: list[dict[str, Any]]) -> None:
+        with self.app.batch_update():
+            for row in rows:
+                if row["id"] not in self.rows:
+                    continue
+                self.update_cell(row["id"], "status", status_text(row["status"]))
+                self.update_cell(row["id"], "missing", Text(one_line(", ".join(row["missing_facts"]), 40), style="yellow"))
+                where = ", ".join(str(m) for m in row["found_in"][:3]) or "—"
+                self.update_cell(row["id"], "where", Text(where, style="dim"))
+
+
+class StrategiesTable(DataTable):
+    """The preview of every strategy at the cursor; the highlighted row marks the window list."""
+
+    class Chosen(Message):
+        def __init__(self, strategy: str | None) -> None:
+            super().__init__()
+            self.strategy = strategy
+
+    NONE = "(none)"
+
+    def on_mount(self) -> None:
+        self.cursor_type = "row"
+        self.add_column("strategy", key="strategy", width=20)
+        self.add_column("fires", key="fires", width=5)
+        self.add_column(Text("after", justify="right"), key="after", width=13)
+        self.add_column("kept/risk/lost", key="outcome", width=14)
+        self.add_column(Text("cache re-write", justify="right"), key="cache", width=14)
+        self.add_column("note", key="note")
+
+    def set_strategies(self, names: list[str]) -> None:
+        self.clear()
+        self.add_row(Text(self.NONE, style="dim"), Text(""), Text(""), Text(""), Text(""), Text("no strategy marked"), key=self.NONE)
+        for name in names:
+            self.add_row(Text(name), Text(""), Text(""), Text(""), Text(""), Text(""), key=name)
+
+    def show(self, previews: list[Preview]) -> None:
+        with self.app.batch_update():
+            for p in previews:
+                if p.strategy not in self.rows:
+                    continue
+                fires = {True: Text("yes", style="bold red"), False: Text("no", style="dim"), None: Text("ask", style="dim")}
+                self.update_cell(p.strategy, "fires", fires[p.trigger.fires])
+                share = f" {100 * p.tokens_after / p.tokens_before:3.0f}%" if p.tokens_before else ""
+                self.update_cell(p.strategy, "after", Text(f"{p.tokens_after:,}{share}", justify="right"))
+                counts = p.outcome_counts()
+                style = "bold red" if counts["lost"] else "yellow" if counts["at_risk"] else "green"
+                outcome = f"{counts['kept']}/{counts['at_risk']}/{counts['lost']}" if p.constraints else "—"
+                self.update_cell(p.strategy, "outcome", Text(outcome, style=style))
+                self.update_cell(p.strategy, "cache", Text(f"{p.cache_rewrite_tokens:,}", justify="right"))
+                self.update_cell(p.strategy, "note", Text(one_line(p.reason or "; ".join(p.notes), 120), style="dim"))
+
+    def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
+        key = event.row_key.value
+        self.post_message(self.Chosen(None if key == self.NONE else key))
+
+
+class AlertsTable(DataTable):
+    """Every alert so far; Enter jumps to its compaction (or the message of a violation)."""
+
+    class Jump(Message):
+        def __init__(self, message: int) -> None:
+            super().__init__()
+            self.message = message
+
+    def on_mount(self) -> None:
+        self.cursor_type = "row"
+        self.add_column("msg", key="message", width=5)
+        self.add_column("kind", key="kind", width=22)
+        self.add_column("constraint", key="constraint", width=12)
+        self.add_column("detail", key="detail")
+        self._alerts: list[Alert] = []
+        self._redacting = False
+
+    def set_alerts(self, alerts: list[Alert], redacting: bool = False) -> None:
+        if alerts == self._alerts and redacting == self._redacting:
+            return
+        self._alerts, self._redacting = list(alerts), redacting
+        self.clear()
+        for number, alert in enumerate(alerts):
+            style = alert.kind.style
+            self.add_row(Text(str(alert.message)), Text(alert.kind.key, style=style), Text(one_line(alert.constraint or "—", 12)),
+                         Text(redact_text(one_line(alert.detail, 300)) if redacting else one_line(alert.detail, 300)), key=str(number))
+
+    def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
+        alert = self._alerts[int(event.row_key.value)]
+        self.post_message(self.Jump(alert.compaction or alert.message))

@@ -1,0 +1,122 @@
+"""Window tokens per message, stacked by category, with compaction markers and the cursor."""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual import events
+from textual.message import Message
+from textual.widget import Widget
+
+from ctxtop.context.window.timeline import TimelinePoint, TimelineView
+from ctxtop.parsers.model import CATEGORIES
+
+from ctxtop.tui.theme import CATEGORY_COLORS, COMPACTION_COLOR, CURSOR_STYLE
+
+EIGHTHS = " ▁▂▃▄▅▆▇█"
+
+
+def bucket(count: int, width: int) -> list[tuple[int, int]]:
+    """Split messages [0, count) into at most ``width`` contiguous column ranges."""
+    columns = min(count, width)
+    return [(count * c // columns, count * (c + 1) // columns) for c in range(columns)] if columns else []
+
+
+def column_stack(point: TimelinePoint, scale: float, height: int) -> list[str | None]:
+    """The category colour of each of ``height`` cells (bottom first) for one column.
+
+    Each cell takes the colour of the category that fills most of it; the top
+    cell may be partial, drawn with an eighth-block character by the caller.
+    """
+    cells: list[str | None] = []
+    bounds = []
+    level = 0.0
+    for name, tokens in zip(CATEGORIES, point.tokens):
+        if tokens:
+            bounds.append((level, level + tokens * scale, name))
+            level += tokens * scale
+    for row in range(height):
+        low, high = row, row + 1
+        best, best_share = None, 0.0
+        for start, end, name in bounds:
+            share = max(0.0, min(end, high) - max(start, low))
+            if share > best_share:
+                best, best_share = name, share
+        cells.append(best)
+    return cells
+
+
+class Timeline(Widget):
+    """A stacked chart across the width; click a column to move there."""
+
+    DEFAULT_CSS = """
+    Timeline { height: 7; }
+    """
+
+    class Picked(Message):
+        """The user clicked the chart at ``message``."""
+
+        def __init__(self, message: int) -> None:
+            super().__init__()
+            self.message = message
+
+    def __init__(self, **kwargs) -> None:
+        super().__init__(**kwargs)
+        self.points: TimelineView | None = None
+        self.available = 0  # messages that have "arrived" (live tailing, demo replay)
+        self.limit = 1
+        self.cursor = 0
+
+    def set_data(self, points: TimelineView, limit: int) -> None:
+        self.points, self.limit = points, max(1, limit)
+        self.refresh()
+
+    def set_position(self, available: int, cursor: int) -> None:
+        if (available, cursor) != (self.available, self.cursor):
+            self.available, self.cursor = available, cursor
+            self.refresh()
+
+    def _columns(self) -> list[tuple[int, int]]:
+        return bucket(min(self.available, len(self.points or ())), max(1, self.size.width - 1))
+
+    def render(self) -> Text:
+        height = max(1, self.size.height - 1)  # the last row holds markers
+        columns, points = self._columns(), self.points
+        if not columns or points is None:
+            return Text("no messages yet", style="dim")
+        # The tallest message of each column stands for it, so no peak is hidden (found with one
+        # scan of the column's totals: a big session has far more messages than the chart columns).
+        tallest = [points[points.tallest(start, end)] for start, end in columns]
+        peak = max(point.total for point in tallest)
+        scale = height / max(self.limit, peak, 1)
+        rows = [Text() for _ in range(height)]
+        markers = Text()
+        for (start, end), point in zip(columns, tallest):
+            stack = column_stack(point, scale, height)
+            top = point.total * scale
+            for row in range(height):
+                cell = stack[row]
+                if cell is None:
+                    rows[height - 1 - row].append(" ")
+                    continue
+                fill = min(1.0, top - row)
+                char = "█" if fill >= 1 else EIGHTHS[max(1, round(fill * 8))]
+                rows[height - 1 - row].append(char, style=CATEGORY_COLORS[cell])
+            here = start < self.cursor <= end
+            compacted = points.compaction_in(start, end)
+            if here:
+                markers.append("●", style=CURSOR_STYLE)
+            elif compacted:
+                markers.append("▲", style=COMPACTION_COLOR)
+            else:
+                markers.append("─", style="dim")
+        chart = Text("\n").join(rows)
+        chart.append("\n")
+        chart.append_text(markers)
+        return chart
+
+    def on_click(self, event: events.Click) -> None:
+        columns = self._columns()
+        if columns and 0 <= event.x < len(columns):
+            start, end = columns[event.x]
+            self.post_message(self.Picked(end))
+
