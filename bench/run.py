@@ -72,10 +72,10 @@ def open_seconds(path: Path, cache: Path | None) -> float:
     # compaction against them and the full snapshot.
     code = (
         "import time,resource,sys;t=time.perf_counter();"
-        "from context.session import Session;from context.snapshot import build_snapshot;"
-        "from context.pins import select_constraints;"
+        "from ctxtop.context.window.session import Session;from ctxtop.context.output.snapshot import build_snapshot;"
+        "from ctxtop.context.rules.selection import RuleRequest,select_rules;"
         f"s=Session.open({str(path)!r});s.window_at(None).categories();p=time.perf_counter()-t;s.timeline();"
-        "c,_=select_constraints(s.entries,auto=True);n=build_snapshot(s,constraints=c);"
+        "c=select_rules(s.entries,RuleRequest(auto=True));n=build_snapshot(s,constraints=c);"
         "print(p, time.perf_counter()-t, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, len(s.entries), len(c),"
         "len(n['compactions']))"
     )
@@ -91,7 +91,7 @@ def open_seconds(path: Path, cache: Path | None) -> float:
 def tail_paint_seconds(path: Path) -> float:
     """First paint the TUI does on a big log: the window after the last compaction, read from the end."""
     code = (
-        "import time;t=time.perf_counter();from context.tail_first import tail_session;"
+        "import time;t=time.perf_counter();from ctxtop.context.window.tail_first import tail_session;"
         f"s=tail_session({str(path)!r}, min_bytes=0);w=s.window_at(None) if s else None;print(time.perf_counter()-t)"
     )
     env = {**os.environ, "CTXTOP_NO_CACHE": "1"}
@@ -102,10 +102,10 @@ def append_seconds(path: Path, format: str) -> float:
     """Median cost of taking in one appended message on the loaded session."""
     from generate import GENERATORS
 
-    from ctxtop.context.window.follow import LogFollower
+    from ctxtop.context.tracker import Tracker
 
     os.environ["CTXTOP_NO_CACHE"] = "1"
-    follower = LogFollower(path)
+    tracker = Tracker.open(str(path), live=True)  # as the TUI follows a log: rules, audit and alerts included
     source = GENERATORS[format](seed=99)
     times = []
     for _ in range(15):
@@ -113,7 +113,7 @@ def append_seconds(path: Path, format: str) -> float:
         with open(path, "a", encoding="utf-8") as handle:
             handle.write(line)
         started = time.perf_counter()
-        follower.poll()
+        tracker.poll()
         times.append(time.perf_counter() - started)
     return statistics.median(times)
 

@@ -16,8 +16,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from ctxtop.context.rules.constraints import make_constraint  # noqa: E402
 from ctxtop.context.strategies import STRATEGIES, Frame, preview_all  # noqa: E402
-from ctxtop.context.window.tokens import TokenCounter  # noqa: E402
 from ctxtop.context.window.replay import Window, WindowBlock  # noqa: E402
+from ctxtop.context.window.tokens import TokenCounter  # noqa: E402
 from ctxtop.parsers.model import (  # noqa: E402
     ASSISTANT,
     REASONING,

@@ -9,12 +9,12 @@ from rich.text import Text
 from textual.widgets import DataTable, Static, TabbedContent
 
 from ctxtop import parsers
-from ctxtop.context.rules.pin_store import load_session_pins
-from ctxtop.context.rules.pins import select_constraints
-from ctxtop.context.window.session import Session
 from ctxtop.context.output.snapshot import build_snapshot
+from ctxtop.context.rules.pin_store import SavedPins, load_session_pins
+from ctxtop.context.rules.selection import RuleRequest, select_rules
 from ctxtop.context.strategies import STRATEGIES, preview
 from ctxtop.context.strategies.report import session_frame
+from ctxtop.context.window.session import Session
 from ctxtop.tui.app import CtxtopApp
 from ctxtop.tui.demo import DEMO_WINDOW, demo_path
 from ctxtop.tui.screens import HelpScreen
@@ -138,7 +138,7 @@ async def test_strategy_cycle_marks_the_blocks_it_would_touch(demo_session):
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot, app, 203)
         names = list(STRATEGIES)
-        constraints, _ = select_constraints(demo_session.entries)
+        constraints = select_rules(demo_session.entries, RuleRequest())
         frame = session_frame(demo_session, 203, constraints)
         for name in names[:3]:
             await pilot.press("s")
@@ -163,19 +163,20 @@ async def test_pin_and_unpin_persist_outside_the_log(tmp_path):
         await pilot.press("p")
         for _ in range(WAIT_STEPS):
             await pilot.pause(0.02)
-            if any(c.source == "pin" for c in app.constraints):
+            if any(c.source == "saved" for c in app.constraints):
                 break
         await settle(pilot, app, 1)
-        pinned = [c for c in app.constraints if c.source == "pin"]
+        pinned = [c for c in app.constraints if c.source == "saved"]
         assert [c.text for c in pinned] == [block_text]
+        assert any(c.source == "auto" for c in app.constraints), "a pin made in the TUI adds to the auto-detected rules"
         assert cell(app, "#constraints", pinned[0].id, "status") == "✔ kept"
-        assert [c.text for c in load_session_pins(log)[0]] == [block_text]
+        assert load_session_pins(log)[0].texts == [block_text]
         await pilot.press("u")
         for _ in range(WAIT_STEPS):
             await pilot.pause(0.02)
-            if not any(c.source == "pin" for c in app.constraints):
+            if not any(c.source == "saved" for c in app.constraints):
                 break
-        assert load_session_pins(log) == ([], None)
+        assert load_session_pins(log) == (SavedPins([], []), None)
     assert log.read_bytes() == before  # ctxtop never writes to the log it reads
 
 
@@ -184,11 +185,11 @@ async def test_pins_saved_by_the_ui_are_used_next_time(tmp_path):
 
     log = tmp_path / "session.jsonl"
     log.write_bytes((DATA / "claude_compact.jsonl").read_bytes())
-    save_session_pins(log, ["a rule nobody wrote down"])
+    save_session_pins(log, SavedPins(["a rule nobody wrote down"]))
     app = CtxtopApp(str(log))
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot, app)
-        assert [c.text for c in app.constraints if c.source == "pin"] == ["a rule nobody wrote down"]
+        assert [c.text for c in app.constraints if c.source == "saved"] == ["a rule nobody wrote down"]
         assert cell(app, "#constraints", app.constraints[0].id, "status") == "✘ lost"
 
 
@@ -426,9 +427,9 @@ async def test_pin_the_text_selected_in_the_detail_pane(demo_session):
         await pilot.press("p")
         for _ in range(WAIT_STEPS):
             await pilot.pause(0.02)
-            if any(c.source == "pin" for c in app.constraints):
+            if any(c.source == "saved" for c in app.constraints):
                 break
-        assert [c.text for c in app.constraints if c.source == "pin"] == [selected.strip()]
+        assert [c.text for c in app.constraints if c.source == "saved"] == [selected.strip()]
 
 
 async def test_redaction_masks_log_text_on_screen_and_in_exports(tmp_path):
@@ -473,9 +474,9 @@ async def test_a_corrupt_pins_file_is_ignored_with_a_notice_and_rewritten(tmp_pa
         await pilot.press("p")
         for _ in range(WAIT_STEPS):
             await pilot.pause(0.02)
-            if any(c.source == "pin" for c in app.constraints):
+            if any(c.source == "saved" for c in app.constraints):
                 break
-    assert len(load_session_pins(log)[0]) == 1
+    assert len(load_session_pins(log)[0].texts) == 1
 
 
 async def test_a_huge_block_is_shown_capped_until_show_all(tmp_path):

@@ -5,10 +5,10 @@ from __future__ import annotations
 import pytest
 
 from ctxtop.context.audit import run as audit_module
-from ctxtop.context.audit.run import run_audit
 from ctxtop.context.audit.cache import AuditCache
+from ctxtop.context.audit.run import run_audit
 from ctxtop.context.rules.constraints import make_constraint
-from ctxtop.context.rules.pins import select_constraints
+from ctxtop.context.rules.selection import RuleRequest, select_rules
 from ctxtop.context.window.session import Session
 from ctxtop.tui.demo import demo_path
 
@@ -30,7 +30,7 @@ def findings(audit) -> tuple:
 def demo(tmp_path):
     AuditCache.forget()  # as a new process would start
     session = Session.open(demo_path())
-    constraints, _ = select_constraints(session.entries)
+    constraints = select_rules(session.entries, RuleRequest())
     return session, constraints
 
 
@@ -54,7 +54,7 @@ def test_a_new_process_finds_the_audit_in_the_persistent_cache(demo, monkeypatch
 def test_without_the_persistent_cache_only_the_process_remembers(demo, monkeypatch):
     monkeypatch.setenv("CTXTOP_NO_CACHE", "1")
     session = Session.open(demo_path())
-    constraints, _ = select_constraints(session.entries)
+    constraints = select_rules(session.entries, RuleRequest())
     first = run_audit(session, constraints)
     AuditCache.forget()
     second = run_audit(Session.open(demo_path()), constraints)  # audited again, from the text

@@ -97,7 +97,8 @@ def test_log_format_override(capsys):
     code, out, _ = run(capsys, "export", str(DATA / "openai_messages.jsonl"), "--format", "openai-messages")
     assert code == 0 and json.loads(out)["source"]["format"] == "openai-messages"
     code, _, err = run(capsys, "export", str(DATA / "openai_messages.jsonl"), "--log-format", "codex")
-    assert code == 0  # forced parser: nothing it recognises, counted rather than fatal
+    # A forced parser that reads no message from a non-empty file says so, never "0 messages" and exit 0.
+    assert code == 2 and "no message could be read as codex" in err and err.count("\n") == 1
 
 
 def test_formats_lists_every_parser(capsys):

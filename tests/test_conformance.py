@@ -10,8 +10,8 @@ import json
 
 import pytest
 
-from ctxtop.context.window.session import Session
 from ctxtop.context.output.snapshot import build_snapshot
+from ctxtop.context.window.session import Session
 from ctxtop.tui.cli import main
 
 from .conftest import SHARED_FIXTURES
@@ -112,13 +112,13 @@ def _supported_fixtures():
 
 @pytest.mark.parametrize("path", _supported_fixtures(), ids=_id)
 def test_every_strategy_previews_every_supported_fixture(path):
-    from ctxtop.context.rules.pins import select_constraints
+    from ctxtop.context.rules.selection import RuleRequest, select_rules
     from ctxtop.context.strategies import STRATEGIES, preview_all
     from ctxtop.context.strategies.preview import KEPT
     from ctxtop.context.strategies.report import session_frame
 
     session = Session.open(path)
-    constraints, _ = select_constraints(session.entries)
+    constraints = select_rules(session.entries, RuleRequest())
     frame = session_frame(session, None, constraints)
     previews = preview_all(frame)
     assert [p.strategy for p in previews] == list(STRATEGIES)

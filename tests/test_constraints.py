@@ -10,7 +10,6 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ctxtop.context.audit.events import compaction_events
-from ctxtop.parsers import parse
 from ctxtop.context.audit.run import run_audit
 from ctxtop.context.rules.constraints import (
     KEPT,
@@ -23,9 +22,11 @@ from ctxtop.context.rules.constraints import (
     make_constraint,
 )
 from ctxtop.context.rules.facts import normalize
-from ctxtop.context.rules.pins import PinsError, load_pins, select_constraints
-from ctxtop.context.window.session import Session
+from ctxtop.context.rules.pins import PinsError, load_pins
+from ctxtop.context.rules.selection import RuleRequest, select_rules
 from ctxtop.context.window.replay import Window, WindowBlock
+from ctxtop.context.window.session import Session
+from ctxtop.parsers import parse
 from ctxtop.parsers.model import SUMMARY, TOOL_RESULT, USER, Block, Entry
 from ctxtop.tui.cli import main
 from ctxtop.tui.demo import DEMO_WINDOW, demo_path
@@ -98,8 +99,8 @@ def test_auto_detection_precision_and_recall():
 
 def test_demo_audit_flags_the_seed_incident_at_the_first_compaction():
     session = Session.open(demo_path(), window=DEMO_WINDOW)
-    constraints, auto = select_constraints(session.entries)
-    assert auto and [c.first_stated for c in constraints] == [1, 2, 3]
+    constraints = select_rules(session.entries, RuleRequest())
+    assert [(c.source, c.first_stated) for c in constraints] == [("auto", 1), ("auto", 2), ("auto", 3)]
     audit = run_audit(session, constraints)
     first = audit.compactions[0]
     by_text = {c.text[:4]: c.id for c in constraints}

@@ -3,8 +3,8 @@
 import importlib.util
 from pathlib import Path
 
-from ctxtop.context.window.session import Session
 from ctxtop.context.output.snapshot import build_snapshot
+from ctxtop.context.window.session import Session
 from ctxtop.tui.demo import DEMO_WINDOW, demo_path
 
 CONSTRAINTS = [

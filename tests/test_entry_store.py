@@ -10,12 +10,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ctxtop import parsers
-from ctxtop.context.store import entry_store
-from ctxtop.context.store import lazy_text
+from ctxtop.context.output.snapshot import build_snapshot
+from ctxtop.context.store import entry_store, lazy_text
 from ctxtop.context.store.entry_store import EntryStore
 from ctxtop.context.window.follow import LogFollower
 from ctxtop.context.window.session import Session
-from ctxtop.context.output.snapshot import build_snapshot
 from ctxtop.parsers.gemini import REPEAT_LOOKBACK
 from ctxtop.parsers.model import Block, Compaction, Entry, Usage
 from ctxtop.tui.demo import demo_path

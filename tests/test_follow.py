@@ -7,10 +7,11 @@ import threading
 
 import pytest
 
-from ctxtop.context.window.follow import LogFollower
-from ctxtop.context.rules.pins import select_constraints
-from ctxtop.context.window.session import Session
+from ctxtop.context.rules.selection import RuleRequest
 from ctxtop.context.store.source import SourceError
+from ctxtop.context.tracker import Tracker
+from ctxtop.context.window.follow import LogFollower
+from ctxtop.context.window.session import Session
 from ctxtop.tui.demo import DEMO_WINDOW, demo_path
 
 from .conftest import DATA
@@ -81,15 +82,14 @@ def test_a_compaction_appended_live_raises_its_alert_in_the_same_update(tmp_path
     log = tmp_path / "live.jsonl"
     cut = first_compaction_line()
     write(log, DEMO_LINES[:cut])
-    constraints, _ = select_constraints(Session.open(demo_path()).entries)
-    follower = LogFollower(log, window=DEMO_WINDOW, constraints=constraints)
-    assert not [a for a in follower.audit.alerts if a.kind.rule_lost]
+    tracker = Tracker.open(str(log), window=DEMO_WINDOW, live=True)
+    assert len(tracker.rules) == 3 and not [a for a in tracker.new_alerts() if a.kind.rule_lost]
     write(log, DEMO_LINES[cut : cut + 4])  # the boundary, the summary and the next call
-    update = follower.poll()
-    assert update.compaction
-    kinds = {a.kind.key for a in update.alerts}
+    change = tracker.poll()
+    assert change.update.compaction
+    kinds = {a.kind.key for a in change.alerts}
     assert {"constraint_paraphrased", "constraint_lost"} <= kinds
-    assert all(a.message == 204 for a in update.alerts if a.kind.rule_lost)
+    assert all(a.message == 204 for a in change.alerts if a.kind.rule_lost)
 
 
 def test_no_append_is_lost_in_a_burst_from_another_thread(tmp_path):
@@ -194,18 +194,18 @@ def test_a_followed_log_is_audited_from_where_the_last_audit_stopped_and_equals_
         lines = DEMO_LINES if format == "demo" else generated_lines(tmp_path, format)
     whole = tmp_path / "whole.jsonl"
     whole.write_bytes(b"".join(lines))
-    constraints, _ = select_constraints(Session.open(whole).entries, auto=True)
     resumed = []
     monkeypatch.setattr(audit_module, "_windows_at", lambda *a, _real=audit_module._windows_at: resumed.append(1) or _real(*a))
     log = tmp_path / "live.jsonl"
     first, step = (1, 1) if format.endswith(".jsonl") else (30, max(11, len(lines) // 60))
     write(log, lines[:first])
-    follower = LogFollower(log, constraints=constraints)
+    tracker = Tracker.open(str(log), RuleRequest(auto=True), live=True)
     for start in range(first, len(lines), step):
         write(log, lines[start : start + step])
-        follower.poll()
-        assert audit_state(follower.audit) == audit_state(run_audit(follower.session, constraints)), start
-    assert len(follower.audit.compactions) >= (1 if format.endswith(".jsonl") else 2) and resumed, \
+        tracker.poll()
+        assert audit_state(tracker.audit) == audit_state(run_audit(tracker.session, tracker.rules)), start
+    assert tracker.rules == Tracker.open(str(whole)).rules, "rules stated while following are tracked as afterwards"
+    assert len(tracker.audit.compactions) >= (1 if format.endswith(".jsonl") else 2) and resumed, \
         "no audit went on from another: the test would prove nothing"
 
 
@@ -225,10 +225,10 @@ def test_a_late_change_to_the_history_makes_the_next_audit_read_it_again(tmp_pat
     boundary = (DATA / "claude_compact.jsonl").read_bytes().splitlines(keepends=True)[7:9]  # a compaction and its summary
     log = tmp_path / "live.jsonl"
     write(log, lines + boundary)
-    follower = LogFollower(log, constraints=[cap])
-    assert follower.audit.progress is not None and follower.audit.progress.reading.position > 2
-    assert not [a for a in follower.audit.alerts if a.kind.key == "violation"]
+    tracker = Tracker.open(str(log), RuleRequest(pins=(cap.text,)), live=True)
+    assert tracker.audit.progress is not None and tracker.audit.progress.reading.position > 2
+    assert not [a for a in tracker.audit.alerts if a.kind.key == "violation"]
     write(log, [late] + boundary)
-    follower.poll()
-    assert [a.message for a in follower.audit.alerts if a.kind.key == "violation"] == [2]
-    assert audit_state(follower.audit) == audit_state(run_audit(follower.session, [cap]))
+    tracker.poll()
+    assert [a.message for a in tracker.audit.alerts if a.kind.key == "violation"] == [2]
+    assert audit_state(tracker.audit) == audit_state(run_audit(tracker.session, [cap]))

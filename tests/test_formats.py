@@ -11,9 +11,9 @@ import json
 import pytest
 
 from ctxtop.context.audit.run import run_audit
-from ctxtop.context.rules.pins import select_constraints
-from ctxtop.context.window.session import Session
 from ctxtop.context.output.snapshot import build_snapshot
+from ctxtop.context.rules.selection import RuleRequest, select_rules
+from ctxtop.context.window.session import Session
 from ctxtop.parsers.registry import PARSERS
 
 from .conftest import DATA
@@ -49,7 +49,7 @@ def test_adk_compaction_replaces_its_time_range_with_the_summary():
     session = Session.open(DATA / "adk_session.json")
     assert categories(session, 6) == {"user": 2, "assistant": 2, "reasoning": 1, "tool_call": 1, "tool_result": 1}
     assert categories(session, 9) == {"summary": 1, "user": 1, "assistant": 1}
-    constraints, _ = select_constraints(session.entries, ["预算上限 8000 元，超过必须停下来问我"])
+    constraints = select_rules(session.entries, RuleRequest(pins=("预算上限 8000 元，超过必须停下来问我",)))
     audit = run_audit(session, constraints)
     assert [(a.kind.key, a.message) for a in audit.alerts] == [("constraint_lost", 7)]
 
@@ -77,7 +77,7 @@ def test_openhands_condensation_forgets_a_range_and_keeps_the_rest():
     before, after = session.window_at(5), session.window_at(7)
     assert [b.entry.uid for b in before.blocks] == ["0", "1", "1", "2", "3", "3", "4"]
     assert [b.entry.uid for b in after.blocks] == ["6", "3", "3", "4", "7"]
-    constraints, _ = select_constraints(session.entries, ["Never push to main; open a pull request instead."])
+    constraints = select_rules(session.entries, RuleRequest(pins=("Never push to main; open a pull request instead.",)))
     alerts = run_audit(session, constraints).alerts
     assert ("constraint_lost", 6) in [(a.kind.key, a.message) for a in alerts]
 
@@ -125,7 +125,7 @@ def test_cline_truncation_drops_the_deleted_range_from_what_is_sent():
 
 def test_roo_condense_hides_the_condensed_messages_behind_the_summary():
     session = Session.open(DATA / "roo_task")
-    constraints, _ = select_constraints(session.entries, ["Never email customers; WeCom only."])
+    constraints = select_rules(session.entries, RuleRequest(pins=("Never email customers; WeCom only.",)))
     alerts = run_audit(session, constraints).alerts
     assert ("constraint_lost", 4) in [(a.kind.key, a.message) for a in alerts]
     assert [b.category for b in session.window_at(None).blocks] == ["summary", "assistant"]

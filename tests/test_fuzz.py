@@ -16,9 +16,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from ctxtop import parsers
-from ctxtop.context.window.session import Session
 from ctxtop.context.strategies import preview_all
 from ctxtop.context.strategies.report import session_frame
+from ctxtop.context.window.session import Session
 from ctxtop.context.window.tokens import TokenCounter
 from ctxtop.parsers.registry import PARSERS
 

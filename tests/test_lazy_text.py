@@ -10,17 +10,17 @@ from pathlib import Path
 import pytest
 
 from ctxtop import parsers
+from ctxtop.context.output.snapshot import build_snapshot
 from ctxtop.context.store import lazy_text
 from ctxtop.context.window import session as session_module
 from ctxtop.context.window.session import Session
-from ctxtop.context.output.snapshot import build_snapshot
 from ctxtop.tui.demo import demo_path
 
 from .conftest import SHARED_FIXTURES
 
 DATA = Path(__file__).parent / "data"
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
-from generate import generate
+from generate import generate  # noqa: E402 (bench/ is put on the path just above)
 
 LINE_FORMATS = ("claude-code", "codex", "gemini-cli")
 

@@ -8,11 +8,10 @@ import os
 import pytest
 
 from ctxtop import parsers
-from ctxtop.context.store import lazy_text
-from ctxtop.context.store import session_index
+from ctxtop.context.output.snapshot import build_snapshot
+from ctxtop.context.store import lazy_text, session_index
 from ctxtop.context.window.follow import LogFollower
 from ctxtop.context.window.session import Session
-from ctxtop.context.output.snapshot import build_snapshot
 from ctxtop.tui.demo import demo_path
 
 from .test_lazy_text import eager, generate, jsonl_logs

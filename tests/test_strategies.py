@@ -343,7 +343,7 @@ def demo_session():
 def test_preview_table_lists_every_strategy(capsys):
     assert main(["preview", "--demo", "--at", "203"]) == 0
     out = capsys.readouterr().out
-    assert out.startswith("at message 203 / 390: 4,825 visible tokens, budget 2,412; 3 auto-detected constraint(s)")
+    assert out.startswith("at message 203 / 390: 4,825 visible tokens, budget 2,412; 3 rule(s) in force (auto-detected unless pinned)")
     for name in STRATEGIES:
         assert f"\n{name} " in out
     assert "0/0/3 of 3" in out and "3/0/0 of 3" in out and "0/3/0 of 3" in out

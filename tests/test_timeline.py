@@ -6,9 +6,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from ctxtop.context.window.replay import CategoryTotal, Replay, Window
 from ctxtop.context.window.session import Session
 from ctxtop.context.window.timeline import WIDTH, Timeline, TimelinePoint, point_of
-from ctxtop.context.window.replay import CategoryTotal, Replay, Window
 from ctxtop.parsers.model import CATEGORIES, Entry
 
 from .conftest import DATA

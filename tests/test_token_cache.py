@@ -5,8 +5,8 @@ from __future__ import annotations
 import sqlite3
 import threading
 
-from ctxtop.context.window.session import Session
 from ctxtop.context.store.token_cache import TokenCache
+from ctxtop.context.window.session import Session
 from ctxtop.context.window.tokens import TokenCounter, content_key
 from ctxtop.tui.demo import DEMO_WINDOW, demo_path
 

@@ -2,9 +2,9 @@
 
 import pytest
 
-from ctxtop.context.window.session import Session
 from ctxtop.context.output.snapshot import build_snapshot
 from ctxtop.context.window.replay import CLEARED_PLACEHOLDER, Replay
+from ctxtop.context.window.session import Session
 
 from .conftest import DATA
 

@@ -78,7 +78,8 @@ class AnthropicRequestParser(DocumentParser):
         if isinstance(document, dict):
             usage = document.get("usage")
             if isinstance(usage, dict) and self.entries:
-                prompt = sum(usage.get(k) or 0 for k in ("input_tokens", "cache_read_input_tokens", "cache_creation_input_tokens") if isinstance(usage.get(k), int))
+                parts = ("input_tokens", "cache_read_input_tokens", "cache_creation_input_tokens")
+                prompt = sum(usage.get(k) or 0 for k in parts if isinstance(usage.get(k), int))
                 if prompt:
                     self.entries[-1].usage = Usage(prompt_tokens=prompt, output_tokens=usage.get("output_tokens") or 0)
 

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from rich.text import Text
 from textual import work
 from textual.app import SystemCommand
 from textual.screen import Screen
@@ -15,7 +14,6 @@ from textual.widgets import Input, TabbedContent
 
 from ctxtop.context.output.redact import redact_text
 from ctxtop.context.output.sanitize import one_line
-
 from ctxtop.tui.errors import USER_ERRORS
 from ctxtop.tui.export import export_snapshot
 from ctxtop.tui.messages import Exported
@@ -113,29 +111,30 @@ class UserActions:
             self.notify(f"that block is {len(text):,} characters: select the rule's words in the detail pane and press p",
                         severity="warning")
             return
-        if text in self.ui_pins or text in self.cli_pins:
-            self.notify("already pinned", timeout=2)
+        if any(c.text == text for c in self.constraints):
+            self.notify("already tracked", timeout=2)
             return
-        self.ui_pins.append(text)
-        self.notify(Text(f"pinned: {one_line(text, 80)}").plain, timeout=3)
-        self.reaudit()
+        self.change_rules("pin", text)
 
     def action_unpin(self) -> None:
+        """Unpin the rule selected in the Constraints tab (an auto-detected one is hidden for this
+        session), else the pin the selected block states."""
         target: str | None = None
         table = self.query_one(ConstraintsTable)
         if self.query_one(TabbedContent).active == "tab-constraints" and table.row_count:
-            key = table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value
-            target = next((c.text for c in self.constraints if c.id == key and c.text in self.ui_pins), None)
+            target = table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value
         if target is None and (selected := self._selected_block()) is not None:
             window, index = selected
             block_text = window.blocks[index].text
-            target = next((pin for pin in reversed(self.ui_pins) if pin in block_text), None)
+            target = next((c.id for c in reversed(self.constraints) if c.source == "saved" and c.text in block_text), None)
         if target is None:
             self.notify("nothing to unpin here (pins given on the command line stay)", severity="warning", timeout=3)
             return
-        self.ui_pins.remove(target)
-        self.notify(f"unpinned: {one_line(target, 80)}", timeout=3)
-        self.reaudit()
+        self.change_rules("unpin", target)
+
+    def action_unhide(self) -> None:
+        """Bring back the auto-detected rules hidden for this session."""
+        self.change_rules("unhide", None)
 
     def action_export(self) -> None:
         if self.session is None or self.cursor is None:
@@ -144,10 +143,10 @@ class UserActions:
 
     @work(thread=True, exit_on_error=False, group="export")
     def write_export(self, at: int, svg: str) -> None:
-        session = self.session
-        assert session is not None
+        tracker = self.tracker
+        assert tracker is not None
         try:
-            paths = export_snapshot(session, at, self.constraints, self.audit, svg, self.export_dir, redacting=self.redacting)
+            paths = export_snapshot(tracker, at, svg, self.export_dir, redacting=self.redacting)
         except USER_ERRORS as exc:
             self.call_from_thread(self.notify, f"export failed: {one_line(str(exc), 160)}", severity="error")
             return
@@ -198,7 +197,8 @@ class UserActions:
         yield SystemCommand("Latest message", "Jump to the latest message", lambda: self.action_jump("end"))
         yield SystemCommand("Follow on/off", "Keep the cursor on the latest message", self.action_toggle_follow)
         yield SystemCommand("Pin", "Pin the selected block or the selected text as a constraint", self.action_pin)
-        yield SystemCommand("Unpin", "Remove a pin made in the UI", self.action_unpin)
+        yield SystemCommand("Unpin", "Remove a pin made in the UI, or hide an auto-detected rule", self.action_unpin)
+        yield SystemCommand("Unhide rules", "Bring back the auto-detected rules hidden in this session", self.action_unhide)
         yield SystemCommand("Cycle strategy", "Mark the next strategy's effect in the window list", self.action_cycle_strategy)
         yield SystemCommand("Export snapshot", "Write JSON, Markdown and an SVG screenshot", self.action_export)
         yield SystemCommand("Search", "Find text in the window", self.action_search)

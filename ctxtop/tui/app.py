@@ -10,7 +10,6 @@ on the main thread.
 from __future__ import annotations
 
 import math
-from contextlib import nullcontext
 from pathlib import Path
 
 from rich.text import Text
@@ -21,20 +20,17 @@ from textual.containers import Horizontal, Vertical
 from textual.widgets import Footer, Input, ProgressBar, Static, TabbedContent, TabPane
 
 from ctxtop.context.audit.alerts import Alert, AlertKind
-from ctxtop.context.audit.run import Audit, run_audit
-from ctxtop.context.rules.constraints import Constraint, WindowText
-from ctxtop.context.window.follow import LogFollower
-from ctxtop.context.rules.pin_store import load_session_pins, save_session_pins
-from ctxtop.context.rules.pins import select_constraints
+from ctxtop.context.audit.run import Audit
 from ctxtop.context.output.sanitize import one_line
-from ctxtop.context.window.session import Session, split_sample
 from ctxtop.context.output.snapshot import build_snapshot
-from ctxtop.context.strategies import STRATEGIES, Preview, preview_all
-from ctxtop.context.strategies.report import session_frame
+from ctxtop.context.rules.constraints import Constraint
+from ctxtop.context.rules.selection import RuleRequest
+from ctxtop.context.strategies import STRATEGIES, Preview
+from ctxtop.context.tracker import Tracker
+from ctxtop.context.window.replay import Window
+from ctxtop.context.window.session import Session, split_sample
 from ctxtop.context.window.tail_first import tail_session
 from ctxtop.context.window.timeline import TimelineView
-from ctxtop.context.window.replay import Window
-
 from ctxtop.tui.actions import UserActions
 from ctxtop.tui.discover import SESSION_SUFFIXES
 from ctxtop.tui.errors import USER_ERRORS
@@ -78,6 +74,7 @@ class CtxtopApp(LiveUpdates, UserActions, App[int]):
         Binding("f", "toggle_follow", "Follow"),
         Binding("p", "pin", "Pin"),
         Binding("u", "unpin", "Unpin"),
+        Binding("U", "unhide", "Unhide", show=False),
         Binding("s", "cycle_strategy", "Strategy"),
         Binding("e", "export", "Export"),
         Binding("slash", "search", "Search", key_display="/"),
@@ -112,9 +109,7 @@ class CtxtopApp(LiveUpdates, UserActions, App[int]):
         self.log_format = log_format
         self.encoding = encoding
         self.window_override = window
-        self.cli_pins = list(pins or [])
-        self.pins_file = pins_file
-        self.auto = auto
+        self.rule_request = RuleRequest(tuple(pins or ()), pins_file, auto)
         self.replay_speed = replay_speed
         self.export_dir = export_dir or Path.cwd()
         self.notice = notice
@@ -125,15 +120,14 @@ class CtxtopApp(LiveUpdates, UserActions, App[int]):
         self.session_dirs = list(session_dirs or [])
         self.stay = stay
         self._dir_observer = None
-        self.follower: LogFollower | None = None
+        self.tracker: Tracker | None = None  # decides the rules in force, the audit, the alerts and the view
         self._observer = None
         self._polling = self._poll_again = False
         self.unseen = 0  # messages that arrived while the cursor was elsewhere
         self.session: Session | None = None
         self.constraints: list[Constraint] = []
-        self.audit: Audit | None = None  # whole-session work: done once per load (and per pin), not per cursor move
+        self.audit: Audit | None = None  # the tracker's latest audit, as shown
         self.points: TimelineView | None = None
-        self.ui_pins: list[str] = []
         self.cursor = at
         self.available = 0  # messages that have arrived (all of them, unless replaying)
         self.follow = at is None
@@ -141,7 +135,6 @@ class CtxtopApp(LiveUpdates, UserActions, App[int]):
         self.redacting = False  # mask secrets and personal data on screen and in exports
         self.strategy: str | None = None
         self.view: ViewReady | None = None
-        self.announced: set[tuple[str, int, str | None]] = set()
         self.shown_message: int | None = None  # the message whose breakdown is on screen (for tests)
         self.last_export: list[Path] = []
         self.sub_title = one_line(title or Path(path).name, 60)
@@ -192,30 +185,18 @@ class CtxtopApp(LiveUpdates, UserActions, App[int]):
 
         try:
             self._first_paint()
-            if self.live:
-                follower = LogFollower(self.path, format=self.log_format, encoding=self.encoding, window=self.window_override,
-                                       progress=progress, audit=False)
-                session = follower.session
-            else:
-                follower, session = None, Session.open(self.path, format=self.log_format, encoding=self.encoding,
-                                                       window=self.window_override, progress=progress)
-            saved, warning = load_session_pins(self.path)
-            if warning:
-                self.call_from_thread(self.notify, one_line(warning, 200), severity="warning", timeout=8)
-            self.ui_pins = [c.text for c in saved]
-            constraints, _ = select_constraints(session.entries, self.cli_pins + self.ui_pins, self.pins_file, self.auto)
+            tracker = Tracker.open(self.path, self.rule_request, format=self.log_format, encoding=self.encoding,
+                                   window=self.window_override, live=self.live, saved_pins=True, progress=progress, audit=False)
         except USER_ERRORS as exc:
             self.post_message(LoadFailed(str(exc)))
             return
-        store = session.counter.store
-        if store is not None and store.warning:
-            self.call_from_thread(self.notify, one_line(store.warning, 200), severity="warning", timeout=8)
-        points = follower.points if follower is not None else session.timeline()
-        self.follower = follower
+        for warning in tracker.warnings:
+            self.call_from_thread(self.notify, one_line(warning, 200), severity="warning", timeout=8)
+        self.tracker = tracker
         # Paint the window first; the audit (every compaction compared before and after) follows.
-        self.post_message(SessionLoaded(session, constraints, Audit(constraints, [], []), points))
-        audit = follower.set_constraints(constraints) if follower is not None else run_audit(session, constraints)
-        self.post_message(AuditReady(constraints, audit))
+        self.post_message(SessionLoaded(tracker.session, tracker.rules, Audit(tracker.rules, [], []), tracker.timeline()))
+        audit = tracker.run_audit()
+        self.post_message(AuditReady(tracker.rules, audit))
 
     def _first_paint(self) -> None:
         """On a big log, show the window after its last compaction before the whole history is read."""
@@ -262,8 +243,8 @@ class CtxtopApp(LiveUpdates, UserActions, App[int]):
             self.cursor = self.session.clamp(self.cursor)
             self._after_arrival()
             self.compute_view(self.cursor)
-        if self.follower is not None:
-            self._observer = watch_log(self.follower.file, lambda: self.post_message(LogChanged()), poll_seconds=self.poll_seconds)
+        if self.tracker is not None and self.tracker.follower is not None:
+            self._observer = watch_log(self.tracker.follower.file, lambda: self.post_message(LogChanged()), poll_seconds=self.poll_seconds)
         if self.session_dirs and self._dir_observer is None:
             self._dir_observer = watch_new_sessions(self.session_dirs, lambda path: self.post_message(NewSessionFile(path)),
                                                     SESSION_SUFFIXES, poll_seconds=self.poll_seconds)
@@ -276,27 +257,19 @@ class CtxtopApp(LiveUpdates, UserActions, App[int]):
     def on_load_failed(self, message: LoadFailed) -> None:
         self.exit(return_code=2, message=Text(f"ctxtop: error: {one_line(message.error)}"))
 
-    def _after_arrival(self) -> None:
+    def _after_arrival(self, fresh: list[Alert] | None = None) -> None:
         self.query_one(Timeline).set_position(self.available, self.cursor or 0)
-        self._announce_alerts()
+        self._announce_alerts(fresh)
         self._update_header()
 
     # --- the view at the cursor -----------------------------------------------------------------
     @work(thread=True, exclusive=True, exit_on_error=False, group="view")
     def compute_view(self, at: int) -> None:
-        session, constraints, audit = self.session, self.constraints, self.audit
-        assert session is not None
-        lock = self.follower.lock if self.follower is not None else nullcontext()
-        with lock:
-            window = self.follower.window_at(at) if self.follower is not None else session.window_at(at)
-            # One pass over the window's text serves both the constraint statuses and the previews.
-            text = WindowText(window) if constraints else None
-            snapshot = build_snapshot(session, at, constraints, audit, window=window, window_text=text)
-            frame = session_frame(session, at, constraints, window=window, text=text)
-            previews = preview_all(frame)
-            marked = {i for found in frame.occurrences.values() for i in found.verbatim}
-            rows = rows_of(window, marked)
-        self.post_message(ViewReady(at, snapshot, window, previews, marked, rows))
+        tracker = self.tracker
+        assert tracker is not None
+        view = tracker.view(at)
+        rows = rows_of(view.window, view.marked_blocks)
+        self.post_message(ViewReady(at, view.snapshot, view.window, view.previews, view.marked_blocks, rows))
 
     def on_view_ready(self, message: ViewReady) -> None:
         if message.at != self.cursor or not self.screen.is_mounted:
@@ -321,7 +294,7 @@ class CtxtopApp(LiveUpdates, UserActions, App[int]):
             mode = f"▶ REPLAY ×{self.replay_speed:g}"
         else:
             mode = "● FOLLOW" if self.follow else "❚❚ PAUSED"
-            if self.follower is not None and self._observer is not None:
+            if self.tracker is not None and self.tracker.live and self._observer is not None:
                 mode = ("● LIVE" if self.follow else "❚❚ PAUSED (live)")
             if self.unseen and not self.follow:
                 mode += f"  +{self.unseen} new (f: follow)"
@@ -385,20 +358,27 @@ class CtxtopApp(LiveUpdates, UserActions, App[int]):
         self.query_one(ConstraintsTable).set_constraints(constraints, self.redacting)
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="audit")
-    def reaudit(self) -> None:
-        session = self.session
-        assert session is not None
+    def change_rules(self, how: str, target: str | None) -> None:
+        """Pin a text, unpin a rule (by id; an auto-detected one is hidden for the session) or bring back the
+        hidden ones: the tracker saves the session's pins and audits again."""
+        tracker = self.tracker
+        assert tracker is not None
         try:
-            save_session_pins(self.path, self.ui_pins)
+            if how == "pin":
+                done = tracker.pin(target or "")
+                note = f"pinned: {one_line(target or '', 80)}" if done else "already tracked"
+            elif how == "unpin":
+                text = tracker.unpin(target or "")
+                note = f"unpinned: {one_line(text, 80)}" if text else "that rule was given on the command line or in a pins file: it stays"
+            else:
+                back = tracker.unhide()
+                note = f"{len(back)} hidden rule(s) back" if back else "no rule is hidden"
         except OSError as exc:
-            self.call_from_thread(self.notify, f"pins not saved: {one_line(str(exc), 160)}", severity="warning")
-        try:
-            constraints, _ = select_constraints(session.entries, self.cli_pins + self.ui_pins, self.pins_file, self.auto)
+            note = f"pins not saved: {one_line(str(exc), 160)}"
         except USER_ERRORS as exc:
-            self.call_from_thread(self.notify, one_line(str(exc), 200), severity="error")
-            return
-        audit = self.follower.set_constraints(constraints) if self.follower is not None else run_audit(session, constraints)
-        self.post_message(AuditReady(constraints, audit))
+            note = one_line(str(exc), 200)
+        self.call_from_thread(self.notify, note, timeout=3, markup=False)
+        self.post_message(AuditReady(tracker.rules, tracker.audit))
 
     def on_audit_ready(self, message: AuditReady) -> None:
         self._apply_audit(message.constraints, message.audit)
@@ -406,17 +386,18 @@ class CtxtopApp(LiveUpdates, UserActions, App[int]):
         if self.cursor:
             self.compute_view(self.cursor)
 
-    def _known_alerts(self) -> list[Alert]:
-        return [a for a in (self.audit.alerts if self.audit else []) if a.message <= self.available]
+    def _announce_alerts(self, fresh: list[Alert] | None = None) -> None:
+        """New losses and violations: a notification, the bell, and the persistent banner.
 
-    def _announce_alerts(self) -> None:
-        """New losses and violations: a notification, the bell, and the persistent banner."""
-        known = self._known_alerts()
+        ``fresh``: the alerts a poll of the live log settled; else the tracker says which are new.
+        """
+        tracker = self.tracker
+        if tracker is None:
+            return
+        known = tracker.alerts(self.available)
         self.query_one(AlertsTable).set_alerts(known, self.redacting)
         failing = [a for a in known if a.fails]
-        fresh = [a for a in failing if (a.kind, a.message, a.constraint) not in self.announced]
-        for alert in fresh:
-            self.announced.add((alert.kind, alert.message, alert.constraint))
+        fresh = [a for a in (tracker.new_alerts(self.available) if fresh is None else fresh) if a.fails]
         if fresh:
             latest = fresh[-1]
             more = f" (+{len(fresh) - 1} more)" if len(fresh) > 1 else ""

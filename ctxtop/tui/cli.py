@@ -12,15 +12,11 @@ from pathlib import Path
 import orjson
 
 from ctxtop import __version__
-
-from ctxtop.context.audit.run import run_audit
 from ctxtop.context.output.markdown import render_markdown
-from ctxtop.context.rules.pins import select_constraints
 from ctxtop.context.output.redact import redact, redact_text
 from ctxtop.context.output.sanitize import one_line
-from ctxtop.context.window.session import Session, split_sample
-from ctxtop.context.output.snapshot import build_snapshot
-from ctxtop.context.store.source import check_log
+from ctxtop.context.rules.selection import RuleRequest
+from ctxtop.context.store.source import SourceError, check_log
 from ctxtop.context.strategies import STRATEGIES, preview_all
 from ctxtop.context.strategies.report import (
     STRATEGY_TABLE_HEADER,
@@ -28,9 +24,10 @@ from ctxtop.context.strategies.report import (
     session_frame,
     strategy_rows,
 )
+from ctxtop.context.tracker import Tracker
+from ctxtop.context.window.session import split_sample
 from ctxtop.context.window.tokens import DEFAULT_ENCODING
 from ctxtop.parsers.registry import PARSERS
-
 from ctxtop.tui.demo import DEMO_WINDOW, demo_path
 from ctxtop.tui.discover import agent_session_roots, is_session_folder, resolve_session
 from ctxtop.tui.errors import USER_ERRORS, UsageError
@@ -205,9 +202,27 @@ def _session_source(args: argparse.Namespace) -> tuple[str, int | None, str | No
     return str(demo_path()) if use_demo else path, window, log_format
 
 
-def _open_session(args: argparse.Namespace) -> Session:
+def _rule_request(args: argparse.Namespace) -> RuleRequest:
+    return RuleRequest(tuple(args.pin), args.pins, args.auto)
+
+
+def _open_tracker(args: argparse.Namespace) -> Tracker:
+    """The session named by the options, read whole, with the rules the options ask for and their audit."""
     path, window, log_format = _session_source(args)
-    return Session.open(path, format=log_format, encoding=args.encoding, window=window)
+    tracker = Tracker.open(path, _rule_request(args), format=log_format, encoding=args.encoding, window=window)
+    session = tracker.session
+    if session.message_count == 0 and not session.parser.sidechain.messages and _has_bytes(path):
+        diagnostics = session.parser.diagnostics
+        raise SourceError(f"{path}: no message could be read as {session.format} "
+                          f"({diagnostics.malformed_lines} malformed line(s), {diagnostics.unknown_records} unknown record(s))")
+    return tracker
+
+
+def _has_bytes(path: str) -> bool:
+    try:
+        return Path(split_sample(path)[0]).stat().st_size > 0
+    except OSError:
+        return False
 
 
 def run_export(args: argparse.Namespace) -> int:
@@ -219,10 +234,9 @@ def run_export(args: argparse.Namespace) -> int:
             args.log_format = args.log_format or args.format
         else:
             raise UsageError(f"--format must be json, md or a log format ({', '.join(sorted(PARSERS))}), not {args.format!r}")
-    session = _open_session(args)
-    constraints, _ = select_constraints(session.entries, args.pin, args.pins, args.auto)
+    tracker = _open_tracker(args)
     strategies = args.strategy if (args.strategies or args.strategy) else None
-    snapshot = build_snapshot(session, args.at, constraints, strategies=strategies, budget=args.budget)
+    snapshot = tracker.snapshot(args.at, strategies=strategies, budget=args.budget)
     if args.redact:
         snapshot = redact(snapshot)
     if output_format == "md":
@@ -234,16 +248,17 @@ def run_export(args: argparse.Namespace) -> int:
 
 
 def run_check(args: argparse.Namespace) -> int:
-    session = _open_session(args)
-    constraints, used_auto = select_constraints(session.entries, args.pin, args.pins, args.auto)
-    audit = run_audit(session, constraints)
-    findings = [a for a in audit.alerts if a.fails]
+    tracker = _open_tracker(args)
+    constraints, alerts = tracker.rules, tracker.alerts()
+    findings = [a for a in alerts if a.fails]
+    compactions = len(tracker.audit.compactions)
     if args.json:
         report = {
             "constraints": [{"id": c.id, "text": c.text, "source": c.source, "first_stated": c.first_stated} for c in constraints],
-            "auto_detected": used_auto,
+            "auto_detected": tracker.auto_detects,
+            "compactions": compactions,
             "findings": [a.as_dict() for a in findings],
-            "notes": [a.as_dict() for a in audit.alerts if not a.fails],
+            "notes": [a.as_dict() for a in alerts if not a.fails],
             "ok": not findings,
         }
         if args.redact:
@@ -251,24 +266,28 @@ def run_check(args: argparse.Namespace) -> int:
         write_output(orjson.dumps(report, option=orjson.OPT_INDENT_2).decode("utf-8") + "\n", None)
         return 1 if findings else 0
     lines = []
-    if used_auto:
-        lines.append(f"checking {len(constraints)} auto-detected constraint(s) (pin your own with --pin/--pins)")
+    if not constraints:
+        lines.append("no rule to check: none was pinned and none was found in the session (pin one with --pin/--pins)")
+    elif tracker.auto_detects:
+        lines.append(f"checking {len(constraints)} rule(s), auto-detected unless pinned (pin your own with --pin/--pins)")
     for constraint in constraints:
-        lines.append(f"  [{constraint.id}] {one_line(constraint.text, 100)}")
-    for alert in audit.alerts:
+        lines.append(f"  [{one_line(constraint.id, 40)}] {one_line(constraint.text, 100)}")
+    for alert in alerts:
         where = f"compaction at message {alert.compaction}" if alert.compaction else f"message {alert.message}"
         label = "FAIL" if alert.fails else "note"
-        lines.append(f"{label} {where}: {alert.kind} [{alert.constraint or '-'}] {one_line(alert.detail, 200)}")
-    compactions = len(audit.compactions)
-    lines.append(f"{len(findings)} finding(s) over {compactions} compaction(s)" if findings else f"ok: every constraint survived {compactions} compaction(s)")
+        lines.append(f"{label} {where}: {alert.kind} [{one_line(alert.constraint or '-', 40)}] {one_line(alert.detail, 200)}")
+    if findings:
+        lines.append(f"{len(findings)} finding(s) over {compactions} compaction(s)")
+    elif constraints:
+        lines.append(f"ok: every rule survived {compactions} compaction(s) and none was broken")
     text = "\n".join(lines) + "\n"
     write_output(redact_text(text) if args.redact else text, None)
     return 1 if findings else 0
 
 
 def run_preview(args: argparse.Namespace) -> int:
-    session = _open_session(args)
-    constraints, used_auto = select_constraints(session.entries, args.pin, args.pins, args.auto)
+    tracker = _open_tracker(args)
+    session, constraints = tracker.session, tracker.rules
     message = session.clamp(args.at)
     frame = session_frame(session, message, constraints, args.budget)
     previews = [preview_dict(frame, p) for p in preview_all(frame, args.strategy)]
@@ -279,7 +298,7 @@ def run_preview(args: argparse.Namespace) -> int:
                   "window_tokens": frame.total, "strategies": previews}
         write_output(orjson.dumps(report, option=orjson.OPT_INDENT_2).decode("utf-8") + "\n", None)
         return 0
-    pinned = f"{len(constraints)} auto-detected constraint(s)" if used_auto else f"{len(constraints)} pinned constraint(s)"
+    pinned = f"{len(constraints)} rule(s) in force" + (" (auto-detected unless pinned)" if tracker.auto_detects else "")
     lines = [
         f"at message {message} / {session.message_count}: {frame.total:,} visible tokens, budget {frame.budget:,}; {pinned}",
         "",
@@ -297,18 +316,14 @@ def _aligned(rows: list[list[str]]) -> list[str]:
 
 
 def run_watch(args: argparse.Namespace) -> int:
-    from ctxtop.context.window.follow import LogFollower
-
     from ctxtop.tui.watch import follow_headless
 
     path, window, log_format = _session_source(args)
     resolved, notice = resolve_session(path)
     if notice:
-        print(f"ctxtop: {notice}", file=sys.stderr)
-    follower = LogFollower(resolved, format=log_format, encoding=args.encoding, window=window)
-    constraints, _ = select_constraints(follower.session.entries, args.pin, args.pins, args.auto)
-    follower.set_constraints(constraints)
-    return follow_headless(follower, as_json=args.json, poll_seconds=args.poll, redacted=args.redact)
+        print(f"ctxtop: {one_line(notice, 300)}", file=sys.stderr)
+    tracker = Tracker.open(str(resolved), _rule_request(args), format=log_format, encoding=args.encoding, window=window, live=True)
+    return follow_headless(tracker, as_json=args.json, poll_seconds=args.poll, redacted=args.redact)
 
 
 def run_formats(args: argparse.Namespace) -> int:

@@ -6,7 +6,6 @@ from pathlib import Path
 
 from ctxtop.context.store.source import tree_names
 from ctxtop.parsers.registry import detect_tree
-
 from ctxtop.tui.errors import UsageError
 
 SESSION_SUFFIXES = (".jsonl", ".json")

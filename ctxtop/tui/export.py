@@ -7,26 +7,21 @@ from pathlib import Path
 
 import orjson
 
-from ctxtop.context.audit.run import Audit
-from ctxtop.context.rules.constraints import Constraint
 from ctxtop.context.output.markdown import render_markdown
 from ctxtop.context.output.redact import redact
-from ctxtop.context.window.session import Session
-from ctxtop.context.output.snapshot import build_snapshot
-
+from ctxtop.context.tracker import Tracker
 from ctxtop.tui.output import write_output
 
 
-def export_snapshot(session: Session, at: int, constraints: list[Constraint], audit: Audit | None, svg: str,
-                    directory: Path, *, redacting: bool = False) -> list[Path]:
+def export_snapshot(tracker: Tracker, at: int, svg: str, directory: Path, *, redacting: bool = False) -> list[Path]:
     """Write ``ctxtop-<session>-m<at>.{json,md,svg}`` into ``directory``; returns the paths written.
 
     Raises UsageError (an OSError's one-line form) when a file cannot be written.
     """
-    snapshot = build_snapshot(session, at, constraints, audit, strategies=[])
+    snapshot = tracker.snapshot(at, strategies=[])
     if redacting:
         snapshot = redact(snapshot)
-    stem = re.sub(r"[^\w.-]+", "_", Path(session.path or "session").stem)[:60]
+    stem = re.sub(r"[^\w.-]+", "_", Path(tracker.session.path or "session").stem)[:60]
     base = directory / f"ctxtop-{stem}-m{at}"
     files = {
         base.with_suffix(".json"): orjson.dumps(snapshot, option=orjson.OPT_INDENT_2).decode("utf-8") + "\n",

@@ -11,7 +11,6 @@ from pathlib import Path
 from textual import work
 
 from ctxtop.context.output.sanitize import one_line
-
 from ctxtop.tui.errors import USER_ERRORS
 from ctxtop.tui.messages import LogAppended, LogChanged, NewSessionFile
 from ctxtop.tui.widgets.timeline import Timeline
@@ -36,9 +35,8 @@ class LiveUpdates:
             self._observer = None
         self.path = str(message.path)
         self.sub_title = name
-        self.session, self.follower, self.view, self.audit = None, None, None, None
+        self.session, self.tracker, self.view, self.audit = None, None, None, None
         self.cursor, self.available, self.follow, self.unseen = None, 0, True, 0
-        self.announced.clear()
         self.load_session()
 
     # --- live tailing ---------------------------------------------------------------------------
@@ -52,16 +50,17 @@ class LiveUpdates:
 
     @work(thread=True, exit_on_error=False, group="poll")
     def read_appended(self) -> None:
-        follower = self.follower
-        assert follower is not None
+        tracker = self.tracker
+        assert tracker is not None and tracker.live
         try:
-            update = follower.poll()
+            change = tracker.poll()
         except USER_ERRORS as exc:
             self.call_from_thread(self._log_gone, str(exc))
             return
-        with follower.lock:
-            points, audit = follower.points, follower.audit  # a view: the follower makes a new one each poll
-        self.post_message(LogAppended(update, points, audit) if update else LogAppended(None, points, audit))
+        with tracker.lock:
+            # A view: the follower makes a new timeline each poll, the tracker a new audit each time it audits.
+            points, audit, rules = tracker.timeline(), tracker.audit, tracker.rules
+        self.post_message(LogAppended(change, points, audit, rules))
 
     def _log_gone(self, error: str) -> None:
         self._polling = False
@@ -71,14 +70,16 @@ class LiveUpdates:
         self.notify(f"stopped following: {one_line(error, 160)}", severity="error", timeout=10)
 
     def on_log_appended(self, message: LogAppended) -> None:
-        update = message.update
-        if update is not None:
+        change = message.change
+        if change is not None:
+            update = change.update
             if update.reset:
-                self.notify(update.reset, title="log re-read", severity="warning")
-                self.announced.clear()
+                self.notify(one_line(update.reset, 160), title="log re-read", severity="warning")
+            if self.tracker is not None:
+                self.session = self.tracker.session  # (a new object when the log was read again)
             self.points = message.timeline
             self.query_one(Timeline).set_data(self.points, self.session.limit()[0] if self.session else 1)
-            self.audit = message.audit
+            self._apply_audit(message.rules, message.audit)
             grew = update.messages - self.available
             self.available = update.messages
             if self.follow or update.reset or update.subagents:
@@ -86,7 +87,7 @@ class LiveUpdates:
                 self.compute_view(self.cursor or 0)
             else:
                 self.unseen += max(0, grew)
-            self._after_arrival()
+            self._after_arrival(change.alerts)
         if self._poll_again:
             self._poll_again = False
             self.set_timer(COALESCE_SECONDS, self.read_appended)

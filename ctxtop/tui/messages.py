@@ -10,12 +10,11 @@ from textual.message import Message
 
 from ctxtop.context.audit.run import Audit
 from ctxtop.context.rules.constraints import Constraint
-from ctxtop.context.window.follow import Update
-from ctxtop.context.window.session import Session
 from ctxtop.context.strategies import Preview
-from ctxtop.context.window.timeline import TimelineView
+from ctxtop.context.tracker import Change
 from ctxtop.context.window.replay import Window
-
+from ctxtop.context.window.session import Session
+from ctxtop.context.window.timeline import TimelineView
 from ctxtop.tui.widgets.window_list import Row
 
 
@@ -65,9 +64,10 @@ class NewSessionFile(Message):
 class LogAppended(Message):
     """New messages were read from the growing log."""
 
-    update: Update
+    change: Change | None  # None: nothing new was read
     timeline: TimelineView
     audit: Audit
+    rules: list[Constraint]
 
 
 @dataclass

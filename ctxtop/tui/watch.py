@@ -10,20 +10,20 @@ from typing import Any
 import orjson
 
 from ctxtop.context.audit.alerts import Alert
-from ctxtop.context.window.follow import LogFollower, Update
 from ctxtop.context.output.redact import redact
 from ctxtop.context.output.sanitize import one_line
-
+from ctxtop.context.tracker import Tracker
+from ctxtop.context.window.follow import Update
 from ctxtop.tui.tail import watch_log
 
 # Also look without an event now and then: a deleted file, or a filesystem that drops events.
 IDLE_CHECK_SECONDS = 1.0
 
 
-def status(follower: LogFollower, update: Update | None) -> dict[str, Any]:
-    with follower.lock:
-        session = follower.session
-        window = follower.window_at(session.message_count)
+def status(tracker: Tracker, update: Update | None) -> dict[str, Any]:
+    with tracker.lock:
+        session = tracker.session
+        window = tracker.window_at(None)
         limit, _ = session.limit()
         reported = session.reported_at(None)
         used = reported if reported is not None else window.estimated_tokens
@@ -58,7 +58,7 @@ def _text(record: dict[str, Any]) -> str:
             f"reported {reported} estimated {record['estimated_tokens']:,} | {parts}{reset}")
 
 
-def follow_headless(follower: LogFollower, *, as_json: bool, poll_seconds: float | None, out=None,
+def follow_headless(tracker: Tracker, *, as_json: bool, poll_seconds: float | None, out=None,
                     redacted: bool = False) -> int:
     """Print the current state, then every update and alert until Ctrl-C (0) or the file goes away (raises)."""
     out = out or sys.stdout
@@ -70,19 +70,20 @@ def follow_headless(follower: LogFollower, *, as_json: bool, poll_seconds: float
         out.flush()
 
     changed = threading.Event()
-    observer = watch_log(follower.file, changed.set, poll_seconds=poll_seconds)
+    assert tracker.follower is not None, "watch follows a tracker opened live"
+    observer = watch_log(tracker.follower.file, changed.set, poll_seconds=poll_seconds)
     try:
-        emit(status(follower, None))
-        for alert in follower.audit.alerts:
+        emit(status(tracker, None))
+        for alert in tracker.new_alerts():
             emit(alert_record(alert))
         while True:
             changed.wait(IDLE_CHECK_SECONDS)
             changed.clear()
-            update = follower.poll()
-            if update is None:
+            change = tracker.poll()
+            if change is None:
                 continue
-            emit(status(follower, update))
-            for alert in update.alerts:
+            emit(status(tracker, change.update))
+            for alert in change.alerts:
                 emit(alert_record(alert))
     except KeyboardInterrupt:
         return 0

@@ -19,6 +19,7 @@ class AlertKind(Enum):
     CONSTRAINT_PARAPHRASED = ("constraint_paraphrased", True, "rule paraphrased", "yellow")
     CONSTRAINT_UNVERIFIABLE = ("constraint_unverifiable", True, "rule unverifiable", "yellow")
     VIOLATION = ("violation", True, "rule broken", "bold red")
+    NEVER_STATED = ("never_stated", True, "pin never stated", "bold red")
     IMPLICIT_COMPACTION = ("implicit_compaction", False, "implicit compaction", "dim")
     DRIFT = ("drift", False, "drift", "dim")
 

@@ -21,11 +21,11 @@ from typing import Any
 
 import orjson
 
-from ctxtop.context.window.accounting import Accounting
 from ctxtop.context.rules.constraints import Constraint, Status
 from ctxtop.context.store.token_cache import TokenCache
-from ctxtop.context.window.tokens import content_key
+from ctxtop.context.window.accounting import Accounting
 from ctxtop.context.window.replay import Window
+from ctxtop.context.window.tokens import content_key
 
 # Bump when what an audit finds changes (statuses, lost items): older results are then not reused.
 AUDIT_VERSION = 2

@@ -4,15 +4,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from ctxtop.parsers.model import UNATTRIBUTED
-
-from ctxtop.context.window.accounting import text_tokens
+from ctxtop.context.audit.alerts import Alert
 from ctxtop.context.audit.run import Audit, run_audit
 from ctxtop.context.rules.constraints import Constraint, WindowText
-from ctxtop.context.window.session import Session
 from ctxtop.context.strategies import preview_all
 from ctxtop.context.strategies.report import preview_dict, session_frame
+from ctxtop.context.window.accounting import text_tokens
 from ctxtop.context.window.replay import Window
+from ctxtop.context.window.session import Session
+from ctxtop.parsers.model import UNATTRIBUTED
 
 SCHEMA = "ctxtop.snapshot/1"
 
@@ -27,6 +27,7 @@ def build_snapshot(
     budget: int | None = None,
     window: Window | None = None,
     window_text: WindowText | None = None,
+    alerts: list[Alert] | None = None,
 ) -> dict[str, Any]:
     """The snapshot of ``session`` after message ``at`` (the latest when None).
 
@@ -34,7 +35,8 @@ def build_snapshot(
     compaction; pass a ready ``audit`` of the same constraints to reuse it.
     With ``strategies`` (specs; an empty list means all of them at their
     defaults), the snapshot also holds what each would do to this window.
-    Pass the ``window`` at ``at`` (and its ``window_text``) when they are already built.
+    Pass the ``window`` at ``at`` (and its ``window_text``) when they are already built, and the
+    ``alerts`` to show when a Tracker has settled them (else every alert of the audit up to ``at``).
     """
     constraints = constraints or []
     audit = audit or run_audit(session, constraints)
@@ -48,7 +50,7 @@ def build_snapshot(
     limit, limit_source = session.limit()
     diagnostics = session.parser.diagnostics
     entry = session.entries[message - 1] if message else None
-    snapshot = {
+    snapshot: dict[str, Any] = {
         "schema": SCHEMA,
         "source": {
             "path": session.path,
@@ -76,7 +78,7 @@ def build_snapshot(
         # Normalizing every block's text is not free: only when there are constraints to look for.
         "constraints": _constraints(constraints, window_text or WindowText(window)) if constraints else [],
         "compactions": [_compaction(c) for c in audit.compactions],
-        "alerts": [a.as_dict() for a in audit.alerts if a.message <= message],
+        "alerts": [a.as_dict() for a in (alerts if alerts is not None else audit.alerts) if a.message <= message],
     }
     if strategies is not None:
         frame = session_frame(session, message, constraints, budget, window, window_text)

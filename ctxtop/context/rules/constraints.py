@@ -11,12 +11,12 @@ from __future__ import annotations
 import hashlib
 import re
 import unicodedata
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-
-from ctxtop.parsers.model import IMAGE, INJECTED, SUMMARY, SYSTEM, TOOL_CALL, TOOL_RESULT, USER, Entry
 
 from ctxtop.context.rules.facts import has_negation, key_facts, key_terms, normalize
 from ctxtop.context.window.replay import Window
+from ctxtop.parsers.model import IMAGE, INJECTED, SUMMARY, SYSTEM, TOOL_CALL, TOOL_RESULT, USER, Entry
 
 KEPT, PARAPHRASED, LOST, UNVERIFIABLE = "kept", "paraphrased", "lost", "unverifiable"
 # A block that holds at least this share of a constraint's key terms restates it.
@@ -139,7 +139,7 @@ RULE_SOURCES = (SYSTEM, INJECTED, USER)
 MIN_RULE_CHARS, MAX_RULE_CHARS = 6, 240
 
 
-def detect_constraints(entries: list[Entry]) -> list[Constraint]:
+def detect_constraints(entries: Iterable[Entry]) -> list[Constraint]:
     """Hard-rule sentences stated by the user, the system prompt or instruction files."""
     seen: dict[str, Constraint] = {}
     for entry in entries:
@@ -155,10 +155,10 @@ def detect_constraints(entries: list[Entry]) -> list[Constraint]:
                     constraint = make_constraint(sentence, "auto")
                     constraint.first_stated = entry.index
                     seen[key] = constraint
-    return _unique_ids(list(seen.values()))
+    return unique_ids(list(seen.values()))
 
 
-def locate(constraints: list[Constraint], entries: list[Entry]) -> None:
+def locate(constraints: list[Constraint], entries: Sequence[Entry]) -> None:
     """Fill in where each pinned constraint was first stated in the session.
 
     Rules are stated by people and instruction files, so their text is looked
@@ -180,7 +180,7 @@ def locate(constraints: list[Constraint], entries: list[Entry]) -> None:
                     pending.remove(constraint)
 
 
-def _unique_ids(constraints: list[Constraint]) -> list[Constraint]:
+def unique_ids(constraints: list[Constraint]) -> list[Constraint]:
     used: dict[str, int] = {}
     for constraint in constraints:
         count = used.get(constraint.id, 0)

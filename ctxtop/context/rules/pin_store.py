@@ -12,10 +12,10 @@ import hashlib
 import json
 import os
 import tempfile
+from dataclasses import dataclass, field
 from pathlib import Path
 
-from ctxtop.context.rules.constraints import Constraint
-from ctxtop.context.rules.pins import PinsError, load_pins
+from ctxtop.context.rules.pins import PinsError, load_pins, tomllib
 
 
 def state_dir() -> Path:
@@ -31,25 +31,41 @@ def pins_path(log_path: str | os.PathLike) -> Path:
     return state_dir() / f"{Path(resolved).stem[:40]}-{digest}.toml"
 
 
-def load_session_pins(log_path: str | os.PathLike) -> tuple[list[Constraint], str | None]:
+@dataclass(slots=True)
+class SavedPins:
+    """What the user decided in the TUI for one session: rules pinned, and auto-detected rules hidden (by id)."""
+
+    texts: list[str] = field(default_factory=list)
+    hidden: list[str] = field(default_factory=list)
+
+
+def load_session_pins(log_path: str | os.PathLike) -> tuple[SavedPins, str | None]:
     """The pins saved for this log, and a warning when the file is there but unusable (it is then ignored,
     and rewritten at the next pin)."""
     path = pins_path(log_path)
     if not path.is_file():
-        return [], None
+        return SavedPins(), None
     try:
-        return load_pins(path), None
+        texts = [c.text for c in load_pins(path)]
+        hidden = tomllib.loads(path.read_text(encoding="utf-8")).get("hidden", [])
     except PinsError as exc:
-        return [], f"saved pins ignored: {exc}"
+        return SavedPins(), f"saved pins ignored: {exc}"
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        return SavedPins(), f"saved pins ignored: {exc}"
+    if not (isinstance(hidden, list) and all(isinstance(h, str) for h in hidden)):
+        return SavedPins(texts), "saved pins: 'hidden' is not a list of rule ids; ignored"
+    return SavedPins(texts, hidden), None
 
 
-def save_session_pins(log_path: str | os.PathLike, texts: list[str]) -> Path:
+def save_session_pins(log_path: str | os.PathLike, saved: SavedPins) -> Path:
     """Write the session's pins atomically; returns where they went."""
     path = pins_path(log_path)
     path.parent.mkdir(parents=True, exist_ok=True)
     # JSON string escapes are valid TOML basic strings, so any text round-trips.
-    body = "".join(f"[[pin]]\ntext = {json.dumps(text, ensure_ascii=False)}\n\n" for text in texts)
+    body = "".join(f"[[pin]]\ntext = {json.dumps(text, ensure_ascii=False)}\n\n" for text in saved.texts)
     header = f"# ctxtop pins for {json.dumps(str(Path(log_path).resolve()), ensure_ascii=False)}\n\n"
+    if saved.hidden:
+        header += f"hidden = {json.dumps(saved.hidden, ensure_ascii=False)}\n\n"
     # A private temporary file, then an atomic rename: two ctxtop processes saving at once
     # leave one whole file, never a mix.
     fd, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)

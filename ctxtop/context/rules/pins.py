@@ -15,7 +15,7 @@ import re
 import sys
 from pathlib import Path
 
-from ctxtop.context.rules.constraints import Constraint, _unique_ids, make_constraint
+from ctxtop.context.rules.constraints import Constraint, make_constraint, unique_ids
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -25,10 +25,6 @@ else:  # pragma: no cover - exercised on 3.10 only
 
 class PinsError(ValueError):
     """A pins file that cannot be used; the message is one line."""
-
-
-def pins_from_text(texts: list[str]) -> list[Constraint]:
-    return _unique_ids([make_constraint(t, "pin") for t in texts if t.strip()])
 
 
 def load_pins(path: str | Path) -> list[Constraint]:
@@ -59,23 +55,4 @@ def load_pins(path: str | Path) -> list[Constraint]:
                 raise PinsError(f"{path}: pin {number}: bad forbid regex {pattern!r} ({exc})") from None
         pin_id = pin.get("id") if isinstance(pin.get("id"), str) else None
         constraints.append(make_constraint(pin["text"], "pin", id=pin_id, facts=facts, forbid=forbid))
-    return _unique_ids(constraints)
-
-
-def select_constraints(entries, pins: list[str] | None = None, pins_file: str | None = None, auto: bool = False) -> tuple[list[Constraint], bool]:
-    """The constraints a command checks, and whether auto-detection chose them.
-
-    Pins from ``--pin`` and ``--pins``; with none, the auto-detected rules (also
-    added to the pins when ``auto``). Each pin learns where the session first states it.
-    """
-    from ctxtop.context.rules.constraints import detect_constraints, locate
-
-    chosen = pins_from_text(pins or [])
-    if pins_file:
-        chosen += load_pins(pins_file)
-    used_auto = auto or not chosen
-    if used_auto:
-        known = {c.normalized for c in chosen}
-        chosen += [c for c in detect_constraints(entries) if c.normalized not in known]
-    locate(chosen, entries)
-    return _unique_ids(chosen), used_auto
+    return unique_ids(constraints)

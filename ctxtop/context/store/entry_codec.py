@@ -11,9 +11,8 @@ from __future__ import annotations
 from sys import intern
 from typing import Any
 
-from ctxtop.parsers.model import Block, Compaction, Entry, Usage
-
 from ctxtop.context.store.lazy_text import LogTexts, released_as
+from ctxtop.parsers.model import Block, Compaction, Entry, Usage
 
 _new_block = object.__new__
 

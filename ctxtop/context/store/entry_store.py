@@ -24,10 +24,9 @@ from collections import OrderedDict
 from collections.abc import Iterable, Iterator, Sequence
 from typing import overload
 
-from ctxtop.parsers.model import Entry
-
 from ctxtop.context.store.entry_codec import decode_entry, encode_entry
 from ctxtop.context.store.lazy_text import LogTexts
+from ctxtop.parsers.model import Entry
 
 BATCH = 256
 # Unpacked batches kept: the window on screen, a replay's neighbourhood (~8k entries).

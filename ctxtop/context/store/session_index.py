@@ -23,13 +23,12 @@ import tempfile
 from pathlib import Path
 from typing import Any, BinaryIO
 
-from ctxtop.parsers.base import LineParser
-from ctxtop.parsers.model import Diagnostics, SessionMeta, SidechainTotals
-
 from ctxtop.context.store.entry_codec import decode_block, decode_entry, encode_block
 from ctxtop.context.store.entry_store import EntryStore
 from ctxtop.context.store.lazy_text import LogTexts
 from ctxtop.context.store.token_cache import cache_dir
+from ctxtop.parsers.base import LineParser
+from ctxtop.parsers.model import Diagnostics, SessionMeta, SidechainTotals
 
 INDEX_VERSION = 2
 MAGIC = b"ctxtop-index\n"

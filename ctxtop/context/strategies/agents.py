@@ -9,13 +9,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from ctxtop.parsers.model import SUMMARY, TOOL_CALL, TOOL_RESULT, USER
-
 from ctxtop.context.strategies.base import Strategy, summary_size
 from ctxtop.context.strategies.frame import Frame
 from ctxtop.context.strategies.params import INT, TEXT, Param
 from ctxtop.context.strategies.preview import DROPPED, PLACEHOLDER, SUMMARIZED, Plan, Trigger
 from ctxtop.context.strategies.summarizing import SUMMARY_TOKENS, _summarize_span
+from ctxtop.parsers.model import SUMMARY, TOOL_CALL, TOOL_RESULT, USER
 
 ADK_SUMMARY_TOKENS = 500
 OPENHANDS_MASK = "<MASKED>"

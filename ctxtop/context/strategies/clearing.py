@@ -10,8 +10,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from ctxtop.parsers.model import REASONING, SYSTEM
-
 from ctxtop.context.strategies.base import Strategy
 from ctxtop.context.strategies.frame import Frame
 from ctxtop.context.strategies.params import (
@@ -25,6 +23,7 @@ from ctxtop.context.strategies.params import (
     describe_trigger,
 )
 from ctxtop.context.strategies.preview import DROPPED, PLACEHOLDER, Plan, Trigger
+from ctxtop.parsers.model import REASONING, SYSTEM
 
 # The API does not document its placeholder; LangChain's mirror of this strategy uses this one.
 DEFAULT_PLACEHOLDER = "[cleared]"

@@ -13,11 +13,10 @@ from bisect import bisect_left
 from dataclasses import dataclass, field
 from itertools import accumulate
 
-from ctxtop.parsers.model import TOOL_CALL, TOOL_RESULT
-
 from ctxtop.context.rules.constraints import Constraint, Status, WindowText
-from ctxtop.context.window.tokens import TokenCounter
 from ctxtop.context.window.replay import RESIDENT, Window, WindowBlock
+from ctxtop.context.window.tokens import TokenCounter
+from ctxtop.parsers.model import TOOL_CALL, TOOL_RESULT
 
 
 @dataclass(slots=True)

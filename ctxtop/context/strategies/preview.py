@@ -12,11 +12,10 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
-from ctxtop.parsers.model import CATEGORIES
-
 from ctxtop.context.rules.facts import normalize
-from ctxtop.context.window.replay import RESIDENT
 from ctxtop.context.strategies.frame import Frame
+from ctxtop.context.window.replay import RESIDENT
+from ctxtop.parsers.model import CATEGORIES
 
 KEPT, PLACEHOLDER, SUMMARIZED, DROPPED, TRUNCATED = "kept", "placeholder", "summarized", "dropped", "truncated"
 FATES = (KEPT, PLACEHOLDER, SUMMARIZED, DROPPED, TRUNCATED)

@@ -5,11 +5,11 @@ from __future__ import annotations
 from typing import Any
 
 from ctxtop.context.rules.constraints import Constraint, WindowText
-from ctxtop.context.window.session import Session
-from ctxtop.context.window.replay import Window
 from ctxtop.context.strategies.frame import Frame
 from ctxtop.context.strategies.params import TRIGGER_KINDS
 from ctxtop.context.strategies.preview import KEPT, Preview
+from ctxtop.context.window.replay import Window
+from ctxtop.context.window.session import Session
 
 
 def session_frame(session: Session, at: int | None, constraints: list[Constraint], budget: int | None = None,

@@ -13,12 +13,11 @@ import json
 import re
 from typing import Any
 
-from ctxtop.parsers.model import INJECTED, SUMMARY, TOOL_CALL, USER
-
 from ctxtop.context.strategies.base import Strategy, summary_size
 from ctxtop.context.strategies.frame import Frame
 from ctxtop.context.strategies.params import INT, Param
 from ctxtop.context.strategies.preview import KEPT, SUMMARIZED, Plan, Trigger
+from ctxtop.parsers.model import INJECTED, SUMMARY, TOOL_CALL, USER
 
 SUMMARY_TOKENS = 2000
 # Claude Code (leaked autoCompact.ts, v2.1.88): room kept for the summary's own output, and a buffer.

@@ -10,9 +10,8 @@ from __future__ import annotations
 import math
 from array import array
 
-from ctxtop.parsers.model import ASSISTANT, IMAGE, REASONING, TOOL_CALL, Block, Entry
-
 from ctxtop.context.window.tokens import DIGEST_BYTES, TokenCounter
+from ctxtop.parsers.model import ASSISTANT, IMAGE, REASONING, TOOL_CALL, Block, Entry
 
 NO_DIGEST = bytes(DIGEST_BYTES)
 

@@ -12,20 +12,14 @@ from __future__ import annotations
 import os
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
-from ctxtop.parsers.base import LineParser
-
-from ctxtop.context.audit.alerts import Alert
-from ctxtop.context.audit.events import IMPLICIT_DROP
-from ctxtop.context.audit.run import Audit, run_audit
-from ctxtop.context.audit.violations import violations
-from ctxtop.context.rules.constraints import Constraint
-from ctxtop.context.window.session import Session, split_sample
 from ctxtop.context.store.source import SourceError, read_appended, tree_signature
-from ctxtop.context.window.timeline import TimelineView
 from ctxtop.context.window.replay import Window
+from ctxtop.context.window.session import Session, split_sample
+from ctxtop.context.window.timeline import TimelineView
+from ctxtop.parsers.base import LineParser
 
 
 @dataclass(slots=True)
@@ -33,9 +27,9 @@ class Update:
     messages: int  # messages in the session now
     new: int  # messages added since the last poll (all of them after a reset)
     reset: str | None = None  # why the log was read again from the start
-    compaction: bool = False  # a compaction arrived with the new messages
+    compaction: bool = False  # a compaction marker arrived with the new messages
     subagents: bool = False  # a sub-agent transcript beside the log appeared or grew
-    alerts: list[Alert] = field(default_factory=list)  # alerts that are new with this update
+    reread: bool = False  # the session was read again whole: whatever was known of its entries is stale
 
 
 class LogFollower:
@@ -45,17 +39,14 @@ class LogFollower:
     """
 
     def __init__(self, path: str | os.PathLike, *, format: str | None = None, encoding: str = "cl100k_base",
-                 window: int | None = None, constraints: list[Constraint] | None = None,
-                 progress: Callable[[str, float], None] | None = None, audit: bool = True) -> None:
-        """``audit=False`` defers the compaction audit to ``set_constraints`` (the TUI paints first)."""
+                 window: int | None = None, progress: Callable[[str, float], None] | None = None) -> None:
         self.path = Path(path)
         self.file = Path(split_sample(path)[0])  # LOG#N names one sample of LOG: the file is LOG
         self.format, self.encoding, self.window_override = format, encoding, window
-        self.constraints = list(constraints or [])
         self.lock = threading.RLock()
-        self._open(progress, audit=audit)
+        self._open(progress)
 
-    def _open(self, progress: Callable[[str, float], None] | None = None, *, audit: bool = True) -> None:
+    def _open(self, progress: Callable[[str, float], None] | None = None) -> None:
         self.session = Session.open(self.path, format=self.format, encoding=self.encoding, window=self.window_override,
                                     live=True, progress=progress)
         info = os.stat(self.file)
@@ -67,14 +58,6 @@ class LogFollower:
         self.points: TimelineView
         self._latest: Window
         self._advance()
-        self.audit: Audit = run_audit(self.session, self.constraints) if audit else Audit(self.constraints, [], [])
-        self._last_prompt = self.session.reported_at(None) or 0
-
-    def set_constraints(self, constraints: list[Constraint]) -> Audit:
-        with self.lock:
-            self.constraints = list(constraints)
-            self.audit = run_audit(self.session, self.constraints)
-            return self.audit
 
     # --- polling ---------------------------------------------------------------------------------
     def poll(self) -> Update | None:
@@ -114,7 +97,7 @@ class LogFollower:
             self._advance()
             new_entries = entries[before:]
             return Update(len(entries), len(new_entries), compaction=any(e.compaction for e in new_entries),
-                          subagents=subagents, alerts=self._new_alerts(before))
+                          subagents=subagents)
 
     def _signature(self) -> tuple:
         if self.file.is_dir():
@@ -132,53 +115,21 @@ class LogFollower:
         """A session stored whole changed (a file added or rewritten): read it again; such sessions are small."""
         if self._signature() == self.signature:
             return None
-        known = {(a.kind, a.message, a.constraint) for a in self.audit.alerts}
         before = len(self.session.entries)
         self._open()
-        fresh = [a for a in self.audit.alerts if (a.kind, a.message, a.constraint) not in known]
-        after = len(self.session.entries)
-        return Update(after, max(0, after - before), compaction=any(e.compaction for e in self.session.entries[before:]), alerts=fresh)
+        entries = len(self.session.entries)
+        return Update(entries, max(0, entries - before), compaction=any(e.compaction for e in self.session.entries[before:]),
+                      reread=True)
 
     def _reset(self, reason: str) -> Update:
         self._open()
-        return Update(len(self.session.entries), len(self.session.entries), reset=reason, alerts=list(self.audit.alerts))
+        return Update(len(self.session.entries), len(self.session.entries), reset=reason, reread=True)
 
     def _advance(self) -> None:
         """The timeline and the latest window: the session replays what can no longer change as it
         counts it; only the entries after that are replayed here, on a copy."""
         self.points = self.session.timeline()
         self._latest = self.session.window_at(None)
-
-    def _new_alerts(self, before: int) -> list[Alert]:
-        """Alerts raised by the entries from position ``before`` on, added to the audit."""
-        if self._compacts(before) or self._after_window_open(before):
-            # A compaction (marked, or a drop in reported usage): audit it now, in this same update.
-            # Again while the model has not yet been called after the last one: its summary and the
-            # messages it kept may still be arriving, and that call's window is what is audited.
-            known = {(a.kind, a.message, a.constraint) for a in self.audit.alerts}
-            self.audit = run_audit(self.session, self.constraints, resume=self.audit.progress)
-            return [a for a in self.audit.alerts if (a.kind, a.message, a.constraint) not in known]
-        fresh = violations(self.session.entries[before:], self.constraints)
-        self.audit.alerts.extend(fresh)
-        return fresh
-
-    def _after_window_open(self, before: int) -> bool:
-        """Whether the last audit took a compaction's "after" window at the end of the log (no model
-        call after it yet): ``before`` is how many entries there were then."""
-        return any(c.after_message >= before and c.event.kind != "implicit" for c in self.audit.compactions[-1:])
-
-    def _compacts(self, before: int) -> bool:
-        """Whether the new entries hold a compaction marker or a drop in reported usage (looked at once each)."""
-        found = False
-        for entry in self.session.entries[max(0, before - 1):]:
-            if entry.compaction is not None:
-                found = True
-            if entry.usage is not None:
-                last = self._last_prompt
-                if last and entry.usage.prompt_tokens < last * (1 - IMPLICIT_DROP):
-                    found = True
-                self._last_prompt = entry.usage.prompt_tokens
-        return found
 
     # --- reading -----------------------------------------------------------------------------------
     def window_at(self, message: int) -> Window:

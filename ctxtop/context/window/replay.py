@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 
+from ctxtop.context.window.accounting import Accounting, text_tokens
 from ctxtop.parsers.model import (
     CATEGORIES,
     SUMMARY,
@@ -21,8 +22,6 @@ from ctxtop.parsers.model import (
     Compaction,
     Entry,
 )
-
-from ctxtop.context.window.accounting import Accounting, text_tokens
 
 # What Claude Code sends in place of a microcompacted tool result.
 CLEARED_PLACEHOLDER = "[Old tool result content cleared]"

@@ -10,16 +10,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ctxtop import parsers
-from ctxtop.parsers import registry
-from ctxtop.parsers.base import LineParser, Parser
-from ctxtop.parsers.claude_code import ClaudeCodeParser
-from ctxtop.parsers.model import Entry
-
-from ctxtop.context.window.accounting import Accounting
-from ctxtop.context.store.entry_store import EntryStore
 from ctxtop.context.store import session_index
+from ctxtop.context.store.entry_store import EntryStore
 from ctxtop.context.store.lazy_text import LogTexts
-from ctxtop.context.window.limits import window_limit
 from ctxtop.context.store.source import (
     SourceError,
     check_log,
@@ -31,11 +24,17 @@ from ctxtop.context.store.source import (
     read_tree,
     tree_names,
 )
+from ctxtop.context.store.token_cache import TokenCache
+from ctxtop.context.window.accounting import Accounting
+from ctxtop.context.window.limits import window_limit
+from ctxtop.context.window.replay import Replay, Window
 from ctxtop.context.window.subagents import SubagentScan
 from ctxtop.context.window.timeline import Timeline, TimelineView, point_of
-from ctxtop.context.store.token_cache import TokenCache
 from ctxtop.context.window.tokens import DEFAULT_ENCODING, TokenCounter
-from ctxtop.context.window.replay import Replay, Window
+from ctxtop.parsers import registry
+from ctxtop.parsers.base import LineParser, Parser
+from ctxtop.parsers.claude_code import ClaudeCodeParser
+from ctxtop.parsers.model import Entry
 
 
 @dataclass(slots=True, frozen=True)

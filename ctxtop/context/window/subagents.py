@@ -14,12 +14,11 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
+from ctxtop.context.store.source import SourceError, read_log
+from ctxtop.context.window.accounting import text_tokens
+from ctxtop.context.window.tokens import TokenCounter
 from ctxtop.parsers.claude_code import ClaudeCodeParser
 from ctxtop.parsers.jsonl import DecodeError, iter_lines, loads
-
-from ctxtop.context.window.accounting import text_tokens
-from ctxtop.context.store.source import SourceError, read_log
-from ctxtop.context.window.tokens import TokenCounter
 
 
 @dataclass(slots=True)

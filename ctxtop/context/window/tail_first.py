@@ -14,13 +14,12 @@ import os
 from pathlib import Path
 
 from ctxtop import parsers
-from ctxtop.parsers.jsonl import DecodeError, loads
-from ctxtop.parsers.registry import PARSERS
-
-from ctxtop.context.window.session import Session
 from ctxtop.context.store.source import read_log
 from ctxtop.context.store.token_cache import TokenCache
+from ctxtop.context.window.session import Session
 from ctxtop.context.window.tokens import TokenCounter
+from ctxtop.parsers.jsonl import DecodeError, loads
+from ctxtop.parsers.registry import PARSERS
 
 # Below this size a full open is quick enough that a first paint is not worth it.
 TAIL_FIRST_BYTES = 32 << 20

@@ -12,9 +12,8 @@ from bisect import bisect_left
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
-from ctxtop.parsers.model import CATEGORIES, Entry
-
 from ctxtop.context.window.replay import Window
+from ctxtop.parsers.model import CATEGORIES, Entry
 
 WIDTH = len(CATEGORIES)
 

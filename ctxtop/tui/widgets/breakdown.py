@@ -10,7 +10,6 @@ from textual.containers import Vertical
 from textual.widgets import DataTable, Static
 
 from ctxtop.parsers.model import CATEGORIES
-
 from ctxtop.tui.theme import CATEGORY_COLORS, FREE_COLOR
 
 

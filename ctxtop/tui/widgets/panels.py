@@ -9,11 +9,10 @@ from textual.message import Message
 from textual.widgets import DataTable
 
 from ctxtop.context.audit.alerts import Alert
-from ctxtop.context.rules.constraints import Constraint
 from ctxtop.context.output.redact import redact_text
 from ctxtop.context.output.sanitize import one_line
+from ctxtop.context.rules.constraints import Constraint
 from ctxtop.context.strategies.preview import Preview
-
 from ctxtop.tui.theme import STATUS_STYLES
 
 

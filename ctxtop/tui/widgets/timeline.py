@@ -9,7 +9,6 @@ from textual.widget import Widget
 
 from ctxtop.context.window.timeline import TimelinePoint, TimelineView
 from ctxtop.parsers.model import CATEGORIES
-
 from ctxtop.tui.theme import CATEGORY_COLORS, COMPACTION_COLOR, CURSOR_STYLE
 
 EIGHTHS = " ▁▂▃▄▅▆▇█"

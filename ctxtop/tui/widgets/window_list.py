@@ -25,7 +25,6 @@ from ctxtop.context.output.redact import redact_text
 from ctxtop.context.output.sanitize import one_line
 from ctxtop.context.window.replay import Window
 from ctxtop.parsers.model import TOOL_CALL, TOOL_RESULT
-
 from ctxtop.tui.theme import CATEGORY_COLORS, FATE_STYLES
 
 PREVIEW_CHARS = 400  # enough for the widest terminal; the rest is never shown on one line

@@ -1,0 +1,80 @@
+"""Which rules are in force, and where each came from: the one place that decides it.
+
+Rules come from the command line (``--pin``), a pins file (``--pins``), the pins
+a user made in the TUI (saved per session), and auto-detection. Pins add to the
+auto-detected rules when ``--auto`` asks or when no pin came from the command
+line or a pins file; pins made in the TUI never switch auto-detection off. An
+auto-detected rule the user unpinned is hidden for that session.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from ctxtop.context.rules.constraints import Constraint, detect_constraints, locate, make_constraint, unique_ids
+from ctxtop.context.rules.pins import load_pins
+from ctxtop.parsers.model import Entry
+
+# Where a rule in force came from (``Constraint.source``).
+FROM_PIN, FROM_PINS_FILE, FROM_SAVED, FROM_AUTO = "pin", "pins-file", "saved", "auto"
+
+
+@dataclass(frozen=True, slots=True)
+class RuleRequest:
+    """What the user asked to track: pins on the command line, a pins file, and whether to also auto-detect."""
+
+    pins: tuple[str, ...] = ()
+    pins_file: str | None = None
+    auto: bool = False
+
+    @property
+    def auto_detects(self) -> bool:
+        """Auto-detection is on when asked for, or when the command line and pins file pin nothing."""
+        return self.auto or not (any(p.strip() for p in self.pins) or self.pins_file)
+
+
+def select_rules(entries: Sequence[Entry], request: RuleRequest, saved: Sequence[str] = (),
+                 hidden: frozenset[str] = frozenset()) -> list[Constraint]:
+    """The rules in force for ``entries``; each knows its source and where the session first states it.
+
+    Raises PinsError for a pins file that cannot be used.
+    """
+    chosen = [make_constraint(t, FROM_PIN) for t in request.pins if t.strip()]
+    if request.pins_file:
+        chosen += [_with_source(c, FROM_PINS_FILE) for c in load_pins(request.pins_file)]
+    known = {c.normalized for c in chosen}
+    for text in saved:
+        pin = make_constraint(text, FROM_SAVED)
+        if text.strip() and pin.normalized not in known:
+            chosen.append(pin)
+            known.add(pin.normalized)
+    if request.auto_detects:
+        chosen += [c for c in detect_constraints(entries) if c.normalized not in known]
+    locate(chosen, entries)
+    rules = unique_ids(chosen)
+    return [r for r in rules if not (r.source == FROM_AUTO and r.id in hidden)]
+
+
+def newly_stated(entries: Sequence[Entry], start: int, rules: Sequence[Constraint],
+                 hidden: frozenset[str] = frozenset()) -> list[Constraint]:
+    """Auto-detected rules first stated in ``entries[start:]`` that are not among ``rules`` yet (a live log)."""
+    known = {r.normalized for r in rules}
+    used = {r.id for r in rules}
+    fresh = []
+    for rule in unique_ids(detect_constraints(entries[start:])):
+        if rule.normalized in known:
+            continue
+        base, count = rule.id, 1
+        while rule.id in used:
+            count += 1
+            rule.id = f"{base}-{count}"
+        used.add(rule.id)
+        if rule.id not in hidden:
+            fresh.append(rule)
+    return fresh
+
+
+def _with_source(constraint: Constraint, source: str) -> Constraint:
+    constraint.source = source
+    return constraint

@@ -1,0 +1,297 @@
+"""The one headless facade every front end uses: the TUI, ``check``, ``export`` and ``watch``.
+
+A ``Tracker`` owns a session (read once, or followed while it grows) and decides
+for all of them: which rules are in force and where each came from, the audit of
+every compaction against them, which alerts are settled and which of those are
+new since the last call, and the view at a cursor. Front ends only show what it
+decided, so they cannot disagree.
+
+A compaction is judged once its "after" window is complete: when the model has
+been called after it, or when its summary is there (a finished log, or a live one
+still waiting for the next call) — never on the bare boundary, so a live alert is
+never contradicted by the next write.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Sequence
+from contextlib import AbstractContextManager, nullcontext
+from dataclasses import dataclass, field
+from typing import Any
+
+from ctxtop.context.audit.alerts import Alert, AlertKind
+from ctxtop.context.audit.events import IMPLICIT_DROP
+from ctxtop.context.audit.run import Audit, CompactionAudit, run_audit
+from ctxtop.context.audit.violations import violations
+from ctxtop.context.output.snapshot import build_snapshot
+from ctxtop.context.rules.constraints import Constraint, WindowText
+from ctxtop.context.rules.pin_store import SavedPins, load_session_pins, save_session_pins
+from ctxtop.context.rules.selection import FROM_AUTO, RuleRequest, newly_stated, select_rules
+from ctxtop.context.strategies import Preview, preview_all
+from ctxtop.context.strategies.report import session_frame
+from ctxtop.context.window.follow import LogFollower, Update
+from ctxtop.context.window.replay import Window
+from ctxtop.context.window.session import Session
+from ctxtop.context.window.timeline import TimelineView
+from ctxtop.context.window.tokens import DEFAULT_ENCODING
+from ctxtop.parsers.model import SUMMARY
+
+AlertKey = tuple[AlertKind, int, str | None]
+
+
+@dataclass(slots=True)
+class View:
+    """Everything shown for one message: the snapshot (breakdown, rules, alerts), the window and the previews."""
+
+    at: int
+    snapshot: dict[str, Any]
+    window: Window
+    previews: list[Preview]
+    marked_blocks: set[int]  # blocks where a rule in force occurs verbatim
+
+
+@dataclass(slots=True)
+class Change:
+    """What one poll of a followed log brought: the log's update and the alerts it settled."""
+
+    update: Update
+    alerts: list[Alert] = field(default_factory=list)
+    rules_changed: bool = False
+
+
+class Tracker:
+    """A session, the rules in force over it, their audit and the alerts handed out so far."""
+
+    def __init__(self, session: Session, request: RuleRequest = RuleRequest(), *, follower: LogFollower | None = None,
+                 saved: SavedPins | None = None, audit: bool = True) -> None:
+        """``saved``: the pins the user made in the TUI (None: no saved pins are used, as in ``check``).
+        ``audit=False`` leaves the audit for ``run_audit`` (the TUI paints the window first)."""
+        self.session = session
+        self.follower = follower
+        self.request = request
+        self.saved = saved
+        self.lock: AbstractContextManager = follower.lock if follower is not None else nullcontext()
+        self.warnings: list[str] = []  # one-line notes for the user (saved pins that could not be read…)
+        self._audit_lock = threading.RLock()
+        self.rules: list[Constraint] = []
+        self.audit = Audit([], [], [])
+        self._announced: set[AlertKey] = set()
+        self._last_prompt = session.reported_at(None) or 0  # for implicit compactions in a followed log
+        self._select_rules()
+        if audit:
+            self.run_audit()
+
+    @classmethod
+    def open(cls, path: str, request: RuleRequest = RuleRequest(), *, format: str | None = None,
+             encoding: str = DEFAULT_ENCODING, window: int | None = None, live: bool = False, saved_pins: bool = False,
+             progress: Callable[[str, float], None] | None = None, audit: bool = True) -> Tracker:
+        """Read (``live``: and follow) the log at ``path``. ``saved_pins``: also the pins made in the TUI for it.
+
+        Raises what ``Session.open`` raises, and PinsError for an unusable pins file.
+        """
+        follower = None
+        if live:
+            follower = LogFollower(path, format=format, encoding=encoding, window=window, progress=progress)
+            session = follower.session
+        else:
+            session = Session.open(path, format=format, encoding=encoding, window=window, progress=progress)
+        saved, warning = load_session_pins(path) if saved_pins else (None, None)
+        tracker = cls(session, request, follower=follower, saved=saved, audit=audit)
+        store = session.counter.store
+        tracker.warnings += [w for w in (warning, store.warning if store is not None else None) if w]
+        return tracker
+
+    @property
+    def live(self) -> bool:
+        return self.follower is not None
+
+    # --- rules in force ---------------------------------------------------------------------------
+    def _select_rules(self) -> None:
+        saved = self.saved or SavedPins()
+        with self.lock:
+            self.rules = select_rules(self.session.entries, self.request, saved.texts, frozenset(saved.hidden))
+            self._detected_to = len(self.session.entries)
+
+    @property
+    def auto_detects(self) -> bool:
+        return self.request.auto_detects
+
+    def pin(self, text: str) -> bool:
+        """Add a rule pinned in the TUI (saved for the session); False when it is already in force."""
+        text = text.strip()
+        saved = self._saved()
+        if not text or text in saved.texts or any(r.text == text for r in self.rules):
+            return False
+        saved.texts.append(text)
+        self._rules_changed()
+        return True
+
+    def unpin(self, rule_id: str) -> str | None:
+        """Remove a rule pinned in the TUI, or hide an auto-detected one for this session (undone by
+        ``unhide``). Returns the rule's text, or None when the rule cannot be unpinned here."""
+        saved = self._saved()
+        rule = next((r for r in self.rules if r.id == rule_id), None)
+        if rule is None:
+            return None
+        if rule.text in saved.texts:
+            saved.texts.remove(rule.text)
+        elif rule.source == FROM_AUTO:
+            saved.hidden.append(rule.id)
+        else:
+            return None  # given on the command line or in a pins file: stays
+        self._rules_changed()
+        return rule.text
+
+    def unhide(self) -> list[str]:
+        """Bring back every auto-detected rule hidden for this session; returns their ids."""
+        saved = self._saved()
+        back, saved.hidden = saved.hidden, []
+        if back:
+            self._rules_changed()
+        return back
+
+    def _saved(self) -> SavedPins:
+        if self.saved is None:
+            self.saved = SavedPins()
+        return self.saved
+
+    def _rules_changed(self) -> None:
+        """Save the session's pins (OSError goes to the caller, after the rules changed) and audit again."""
+        self._select_rules()
+        self.run_audit()
+        if self.session.path is not None and self.saved is not None:
+            save_session_pins(self.session.path, self.saved)
+
+    # --- the audit ----------------------------------------------------------------------------------
+    def run_audit(self, resume: bool = False) -> Audit:
+        """Audit every compaction against the rules in force (``resume``: go on from the last audit)."""
+        with self.lock, self._audit_lock:
+            progress = self.audit.progress if resume else None
+            self.audit = run_audit(self.session, self.rules, resume=progress)
+            return self.audit
+
+    def alerts(self, until: int | None = None) -> list[Alert]:
+        """The settled alerts raised by messages up to ``until`` (all when None), in message order.
+
+        A pin that the session never states is a finding of its own in a finished log (in a
+        live one it may still be stated).
+        """
+        with self._audit_lock:
+            audit, rules = self.audit, self.rules
+        upto = len(self.session.entries) if until is None else until
+        judged = {c.event.message for c in audit.compactions if self._judged(c, upto)}
+        settled = [a for a in audit.alerts if a.message <= upto and (a.compaction is None or a.compaction in judged)]
+        if not self.live:
+            settled = [Alert(AlertKind.NEVER_STATED, 0, None, r.id, f"{r.text!r} is never stated in the session")
+                       for r in rules if r.source != FROM_AUTO and r.first_stated is None] + settled
+        return settled
+
+    def findings(self) -> list[Alert]:
+        """The settled alerts that fail ``check``."""
+        return [a for a in self.alerts() if a.fails]
+
+    def new_alerts(self, until: int | None = None) -> list[Alert]:
+        """Settled alerts not handed out by an earlier call (each front end keeps its own tracker)."""
+        fresh = []
+        for alert in self.alerts(until):
+            key = (alert.kind, alert.message, alert.constraint)
+            if key not in self._announced:
+                self._announced.add(key)
+                fresh.append(alert)
+        return fresh
+
+    def _judged(self, compaction: CompactionAudit, upto: int) -> bool:
+        """Whether the window after ``compaction`` is complete among the first ``upto`` messages."""
+        if compaction.event.kind == "implicit" or compaction.after_message < upto:
+            return True  # (an implicit one is seen at the call after it; or the model was called since)
+        if not self.live and upto >= len(self.session.entries):
+            return True  # a finished log: what follows the boundary is all there will be
+        entries = self.session.entries
+        return any(block.category == SUMMARY for position in range(compaction.event.message, min(upto, len(entries)))
+                   for block in entries[position].blocks)
+
+    # --- following a live log -------------------------------------------------------------------------
+    def poll(self) -> Change | None:
+        """Take in what the followed log appended: new rules, the audit of new entries, the alerts they settle.
+
+        Raises SourceError when the file is gone or cannot be read any more.
+        """
+        assert self.follower is not None, "poll needs a tracker opened live"
+        with self.lock:
+            before = len(self.session.entries)
+            update = self.follower.poll()
+            if update is None:
+                return None
+            self.session = self.follower.session
+            if update.reread:
+                self._select_rules()
+                self.run_audit()
+                self._last_prompt = self.session.reported_at(None) or 0
+                if update.reset:
+                    self._announced.clear()  # a log read again from its start: its alerts are news again
+                return Change(update, self.new_alerts(), rules_changed=True)
+            fresh_rules = newly_stated(self.session.entries, self._detected_to, self.rules,
+                                       frozenset(self._saved().hidden)) if self.auto_detects else []
+            self._detected_to = len(self.session.entries)
+            if fresh_rules:
+                self.rules = self.rules + fresh_rules
+                self.run_audit()
+            elif self._compacts(before) or self._after_window_open(before):
+                # A compaction (marked, or a drop in reported usage), or one whose "after" window was
+                # still arriving: audit it now, going on from the last audit.
+                self.run_audit(resume=True)
+            else:
+                with self._audit_lock:
+                    self.audit.alerts.extend(violations(self.session.entries[before:], self.rules))
+            return Change(update, self.new_alerts(), rules_changed=bool(fresh_rules))
+
+    def _after_window_open(self, before: int) -> bool:
+        """Whether the last audit took a compaction's "after" window at the end of the log (no model
+        call after it yet): ``before`` is how many entries there were then."""
+        return any(c.after_message >= before and c.event.kind != "implicit" for c in self.audit.compactions[-1:])
+
+    def _compacts(self, before: int) -> bool:
+        """Whether the entries from ``before`` on hold a compaction marker or a drop in reported usage
+        (each entry looked at once: the last prompt size seen is kept from poll to poll)."""
+        found = False
+        for entry in self.session.entries[max(0, before - 1):]:
+            if entry.compaction is not None:
+                found = True
+            if entry.usage is not None:
+                last = self._last_prompt
+                if last and entry.usage.prompt_tokens < last * (1 - IMPLICIT_DROP):
+                    found = True
+                self._last_prompt = entry.usage.prompt_tokens
+        return found
+
+    def timeline(self) -> TimelineView:
+        with self.lock:
+            return self.follower.points if self.follower is not None else self.session.timeline()
+
+    # --- the view at a cursor -----------------------------------------------------------------------
+    def window_at(self, at: int | None) -> Window:
+        with self.lock:
+            if self.follower is not None:
+                return self.follower.window_at(self.session.clamp(at))
+            return self.session.window_at(at)
+
+    def snapshot(self, at: int | None = None, *, strategies: Sequence[str] | None = None, budget: int | None = None) -> dict[str, Any]:
+        """The ``export`` snapshot at ``at`` (the latest when None), with the rules in force and their audit."""
+        with self.lock:
+            message = self.session.clamp(at)
+            return build_snapshot(self.session, message, self.rules, self.audit, alerts=self.alerts(message),
+                                  strategies=list(strategies) if strategies is not None else None, budget=budget,
+                                  window=self.window_at(message))
+
+    def view(self, at: int) -> View:
+        """The view at message ``at``: one pass over the window's text serves the rules and the previews."""
+        with self.lock:
+            rules, audit = self.rules, self.audit
+            window = self.window_at(at)
+            text = WindowText(window) if rules else None
+            snapshot = build_snapshot(self.session, at, rules, audit, alerts=self.alerts(at), window=window, window_text=text)
+            frame = session_frame(self.session, at, rules, window=window, text=text)
+            previews = preview_all(frame)
+            marked = {i for found in frame.occurrences.values() for i in found.verbatim}
+        return View(at, snapshot, window, previews, marked)
