@@ -33,6 +33,18 @@ class Parser:
     name: str = ""
     description: str = ""
     locations: tuple[str, ...] = ()  # where the agent keeps its logs, for `ctxtop formats`
+    # What a format knows of its files beyond their records, so that no other layer names a format:
+    # the bytes a compaction boundary's record holds (a big log is first read from its last one;
+    # None: not supported), sub-agent transcripts kept beside the log and read by this same parser,
+    # and the first bytes of the database file the format is kept in.
+    boundary_marker: bytes | None = None
+    subagents_beside: bool = False
+    database_magic: bytes | None = None
+
+    @staticmethod
+    def is_boundary(record: dict) -> bool:
+        """Whether a record holding ``boundary_marker`` is the compaction boundary (and not text quoting it)."""
+        return False
 
     def __init__(self) -> None:
         self.entries: list[Entry] = []

@@ -69,6 +69,12 @@ class ClaudeCodeParser(LineParser):
     name = "claude-code"
     description = "Claude Code session transcript (JSONL)"
     locations = ("~/.claude/projects/<project>/<session-id>.jsonl",)
+    boundary_marker = b"compact_boundary"
+    subagents_beside = True  # <session>/subagents/agent-*.jsonl (2.1.x), agent-*.jsonl beside it (2.0.x)
+
+    @staticmethod
+    def is_boundary(record: dict) -> bool:
+        return record.get("type") == "system" and record.get("subtype") == "compact_boundary"
 
     def __init__(self) -> None:
         super().__init__()

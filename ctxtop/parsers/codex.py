@@ -43,6 +43,11 @@ class CodexParser(LineParser):
     name = "codex"
     description = "Codex CLI rollout (JSONL)"
     locations = ("~/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl", "~/.codex/archived_sessions/")
+    boundary_marker = b"compacted"
+
+    @staticmethod
+    def is_boundary(record: dict) -> bool:
+        return record.get("type") == "compacted"
 
     def __init__(self) -> None:
         super().__init__()

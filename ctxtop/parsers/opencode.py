@@ -39,6 +39,7 @@ class OpencodeParser(TreeParser):
     name = "opencode"
     description = "opencode storage (storage/ JSON tree, or opencode.db), newest session"
     locations = ("~/.local/share/opencode/storage/", "~/.local/share/opencode/opencode.db (read-only)")
+    database_magic = b"SQLite format 3\x00"
 
     def parse_tree(self, files: Tree) -> None:
         sessions = [s for name in files if name.startswith("session/") and isinstance(s := self.load(files, name), dict)]

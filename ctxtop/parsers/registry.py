@@ -162,6 +162,22 @@ def _document_or_lines(data: Buffer, parser: Parser, sample: int = 1) -> tuple[A
     return records, offsets
 
 
+def detect_database(head: bytes) -> str | None:
+    """The format kept in a database file whose first bytes are ``head``, or None."""
+    return next((name for name, parser in PARSERS.items() if parser.database_magic and head.startswith(parser.database_magic)), None)
+
+
+def split_sample_suffix(text: str) -> tuple[str, int] | None:
+    """``log.eval#3`` → (``log.eval``, 3): the third sample of a log that holds several; None without a suffix.
+
+    Whether the suffix is one (and not part of a file's real name) the caller tells from the files there are.
+    """
+    base, hash_mark, number = text.rpartition("#")
+    if hash_mark and base and number.isdigit() and number.isascii():
+        return base, int(number)
+    return None
+
+
 def detect_tree(names: list[str] | Tree) -> str | None:
     """The folder format whose files ``names`` are, or None."""
     listing = dict.fromkeys(names)

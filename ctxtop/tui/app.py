@@ -25,10 +25,11 @@ from ctxtop.context.output.sanitize import one_line
 from ctxtop.context.output.snapshot import build_snapshot
 from ctxtop.context.rules.constraints import Constraint
 from ctxtop.context.rules.selection import RuleRequest
+from ctxtop.context.store.source import split_sample
 from ctxtop.context.strategies import STRATEGIES, Preview
 from ctxtop.context.tracker import Tracker
 from ctxtop.context.window.replay import Window
-from ctxtop.context.window.session import Session, split_sample
+from ctxtop.context.window.session import Session
 from ctxtop.context.window.tail_first import tail_session
 from ctxtop.context.window.timeline import TimelineView
 from ctxtop.tui.actions import UserActions

@@ -16,7 +16,7 @@ from ctxtop.context.output.markdown import render_markdown
 from ctxtop.context.output.redact import redact, redact_text
 from ctxtop.context.output.sanitize import one_line
 from ctxtop.context.rules.selection import RuleRequest
-from ctxtop.context.store.source import SourceError, check_log
+from ctxtop.context.store.source import SourceError, check_log, split_sample
 from ctxtop.context.strategies import STRATEGIES, preview_all
 from ctxtop.context.strategies.report import (
     STRATEGY_TABLE_HEADER,
@@ -25,7 +25,6 @@ from ctxtop.context.strategies.report import (
     strategy_rows,
 )
 from ctxtop.context.tracker import Tracker
-from ctxtop.context.window.session import split_sample
 from ctxtop.context.window.tokens import DEFAULT_ENCODING
 from ctxtop.parsers.registry import PARSERS
 from ctxtop.tui.demo import DEMO_WINDOW, demo_path

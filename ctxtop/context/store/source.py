@@ -8,6 +8,8 @@ import stat
 from collections.abc import Iterator
 from pathlib import Path
 
+from ctxtop.parsers import registry
+
 Buffer = bytes | mmap.mmap
 # Logs up to this size are read into memory; bigger ones are memory-mapped (their pages
 # are read on demand). Only a mapped file truncated while it is being read can still fail hard.
@@ -168,18 +170,25 @@ def tree_signature(path: str | os.PathLike) -> tuple[int, int, int]:
     return count, size, newest
 
 
-SQLITE_MAGIC = b"SQLite format 3\x00"
+def split_sample(path: str | os.PathLike) -> tuple[str | os.PathLike, int]:
+    """``log.eval#3`` → (``log.eval``, 3): one sample of a log that holds several. A file that
+    really is named with a ``#`` is taken as it is."""
+    split = registry.split_sample_suffix(str(path))
+    if split is not None and not Path(path).exists() and Path(split[0]).exists():
+        return split
+    return path, 1
 
 
-def is_sqlite(path: str | os.PathLike) -> bool:
+def database_format(path: str | os.PathLike) -> str | None:
+    """The format kept in the database file at ``path`` (told by its first bytes), or None."""
     try:
         # Only a regular file: opening a FIFO to peek at it would wait for a writer forever.
         if not stat.S_ISREG(os.stat(path).st_mode):
-            return False
+            return None
         with open(path, "rb") as handle:
-            return handle.read(16) == SQLITE_MAGIC
+            return registry.detect_database(handle.read(64))
     except OSError:
-        return False
+        return None
 
 
 def read_opencode_db(path: str | os.PathLike) -> dict[str, bytes]:

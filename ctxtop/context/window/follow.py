@@ -15,9 +15,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from ctxtop.context.store.source import SourceError, read_appended, tree_signature
+from ctxtop.context.store.source import SourceError, read_appended, split_sample, tree_signature
 from ctxtop.context.window.replay import Window
-from ctxtop.context.window.session import Session, split_sample
+from ctxtop.context.window.session import Session
 from ctxtop.context.window.timeline import TimelineView
 from ctxtop.parsers.base import LineParser
 

@@ -16,12 +16,13 @@ from ctxtop.context.store.lazy_text import LogTexts
 from ctxtop.context.store.source import (
     SourceError,
     check_log,
-    is_sqlite,
+    database_format,
     read_chunks,
     read_head,
     read_log,
     read_opencode_db,
     read_tree,
+    split_sample,
     tree_names,
 )
 from ctxtop.context.store.token_cache import TokenCache
@@ -33,7 +34,6 @@ from ctxtop.context.window.timeline import Timeline, TimelineView, point_of
 from ctxtop.context.window.tokens import DEFAULT_ENCODING, TokenCounter
 from ctxtop.parsers import registry
 from ctxtop.parsers.base import LineParser, Parser
-from ctxtop.parsers.claude_code import ClaudeCodeParser
 from ctxtop.parsers.model import Entry
 
 
@@ -46,16 +46,6 @@ class CompactionEvent:
     post_tokens: int | None
     timestamp: str | None
     opaque: bool = False
-
-
-def split_sample(path: str | os.PathLike) -> tuple[str | os.PathLike, int]:
-    """``log.eval#3`` → (``log.eval``, 3): one sample of a log that holds several. A file that
-    really is named with a ``#`` is taken as it is."""
-    text = str(path)
-    base, hash_mark, number = text.rpartition("#")
-    if hash_mark and number.isdigit() and not Path(text).exists() and Path(base).exists():
-        return base, int(number)
-    return path, 1
 
 
 # Entries counted between two progress reports, at least.
@@ -130,8 +120,8 @@ class Session:
         path, sample = split_sample(path)
         if Path(path).is_dir():
             return cls._open_folder(path, format, counter, window)
-        if is_sqlite(path):
-            parser = registry.parse_tree(read_opencode_db(path), format or "opencode")
+        if (kept_in := database_format(path)) is not None:
+            parser = registry.parse_tree(read_opencode_db(path), format or kept_in)
             return cls(parser, path=str(Path(path)), counter=counter, window=window)
         line_format = cls._line_format(path, format)
         if line_format is not None:
@@ -145,8 +135,8 @@ class Session:
 
     def look_for_subagents(self) -> None:
         """Count the sub-agent transcripts kept beside the log (Claude Code), whichever way it was read."""
-        if self.path is not None and self.parser.name == ClaudeCodeParser.name:
-            self.subagents = SubagentScan(self.path, self.parser.meta.session_id, self.counter)
+        if self.path is not None and type(self.parser).subagents_beside:
+            self.subagents = SubagentScan(self.path, self.parser.meta.session_id, self.counter, type(self.parser))
 
     @staticmethod
     def _line_format(path: str | os.PathLike, format: str | None) -> type[LineParser] | None:

@@ -17,7 +17,7 @@ from pathlib import Path
 from ctxtop.context.store.source import SourceError, read_log
 from ctxtop.context.window.accounting import text_tokens
 from ctxtop.context.window.tokens import TokenCounter
-from ctxtop.parsers.claude_code import ClaudeCodeParser
+from ctxtop.parsers.base import LineParser
 from ctxtop.parsers.jsonl import DecodeError, iter_lines, loads
 
 
@@ -57,8 +57,9 @@ def _session_id_of(path: Path) -> str | None:
 class SubagentScan:
     """Totals over a session's sub-agent files, refreshed file by file as they change."""
 
-    def __init__(self, log: str | os.PathLike, session_id: str | None, counter: TokenCounter) -> None:
+    def __init__(self, log: str | os.PathLike, session_id: str | None, counter: TokenCounter, parser_type: type[LineParser]) -> None:
         self.log = Path(log)
+        self.parser_type = parser_type  # the log's own format: its sub-agents write the same records
         self.session_id = session_id
         self.counter = counter
         self._files: dict[Path, tuple[tuple[int, int], SubagentTotals]] = {}
@@ -89,7 +90,7 @@ class SubagentScan:
         except SourceError:
             return SubagentTotals()
         try:
-            parser = ClaudeCodeParser()
+            parser = self.parser_type()
             parser.feed(data, final=False)
         finally:
             if hasattr(data, "close"):

@@ -23,11 +23,6 @@ from ctxtop.parsers.registry import PARSERS
 
 # Below this size a full open is quick enough that a first paint is not worth it.
 TAIL_FIRST_BYTES = 32 << 20
-# How each format marks a compaction: a byte pattern to look for, and the record it must be.
-BOUNDARIES = {
-    "claude-code": (b"compact_boundary", lambda r: r.get("type") == "system" and r.get("subtype") == "compact_boundary"),
-    "codex": (b"compacted", lambda r: r.get("type") == "compacted"),
-}
 
 
 def tail_session(path: str | os.PathLike, *, encoding: str = "cl100k_base", window: int | None = None,
@@ -42,12 +37,13 @@ def tail_session(path: str | os.PathLike, *, encoding: str = "cl100k_base", wind
             name = parsers.detect(data)
         except parsers.UnknownFormat:
             return None
-        if name not in BOUNDARIES:
+        parser_type = PARSERS[name]
+        if parser_type.boundary_marker is None:
             return None
-        start = _last_boundary(data, *BOUNDARIES[name])
+        start = _last_boundary(data, parser_type.boundary_marker, parser_type.is_boundary)
         if start is None:
             return None
-        parser = PARSERS[name]()
+        parser = parser_type()
         parser.feed(data, start, final=False)
     finally:
         if hasattr(data, "close"):
