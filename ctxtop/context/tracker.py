@@ -24,6 +24,7 @@ from ctxtop.context.audit.alerts import Alert, AlertKind
 from ctxtop.context.audit.events import IMPLICIT_DROP
 from ctxtop.context.audit.run import Audit, CompactionAudit, run_audit
 from ctxtop.context.audit.violations import violations
+from ctxtop.context.output.compaction import compaction_view
 from ctxtop.context.output.snapshot import build_snapshot
 from ctxtop.context.rules.constraints import Constraint, WindowText
 from ctxtop.context.rules.pin_store import SavedPins, load_session_pins, save_session_pins
@@ -283,6 +284,24 @@ class Tracker:
             return build_snapshot(self.session, message, self.rules, self.audit, alerts=self.alerts(message),
                                   strategies=list(strategies) if strategies is not None else None, budget=budget,
                                   window=self.window_at(message))
+
+    def compaction_view(self, number: int) -> dict[str, Any]:
+        """What compaction ``number`` (1-based, in message order) did: see ``output.compaction``.
+
+        Raises IndexError when the session has no such compaction.
+        """
+        with self.lock:
+            compactions = self.audit.compactions
+            if not 1 <= number <= len(compactions):
+                raise IndexError(f"compaction {number}: the session has {len(compactions)}")
+            audit = compactions[number - 1]
+            before, after = self.window_at(audit.event.message - 1), self.window_at(audit.after_message)
+            return compaction_view(number, audit, before, after, self.rules, self.alerts())
+
+    def compaction_at(self, message: int) -> int | None:
+        """The number of the compaction at ``message`` (or the last one before it), or None."""
+        marks = [c.event.message for c in self.audit.compactions]
+        return max((n for n, m in enumerate(marks, 1) if m <= message), default=None)
 
     def view(self, at: int) -> View:
         """The view at message ``at``: one pass over the window's text serves the rules and the previews."""

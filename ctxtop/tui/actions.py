@@ -64,7 +64,9 @@ class UserActions:
             self.notify("no compaction " + ("after" if step > 0 else "before") + " this message", timeout=2)
             return
         self.follow = False
-        self._go(ahead[0] if step > 0 else ahead[-1])
+        target = ahead[0] if step > 0 else ahead[-1]
+        self._go(target)
+        self.open_compaction(target)
 
     def action_toggle_follow(self) -> None:
         self.follow = not self.follow
@@ -195,6 +197,8 @@ class UserActions:
         yield SystemCommand("Next compaction", "Jump to the compaction after the cursor", lambda: self.action_compaction(1))
         yield SystemCommand("First message", "Jump to the first message", lambda: self.action_jump("start"))
         yield SystemCommand("Latest message", "Jump to the latest message", lambda: self.action_jump("end"))
+        yield SystemCommand("Compaction view", "What the compaction at or before the cursor did: before and after, rules, facts",
+                            self.action_toggle_compaction)
         yield SystemCommand("Follow on/off", "Keep the cursor on the latest message", self.action_toggle_follow)
         yield SystemCommand("Pin", "Pin the selected block or the selected text as a constraint", self.action_pin)
         yield SystemCommand("Unpin", "Remove a pin made in the UI, or hide an auto-detected rule", self.action_unpin)

@@ -21,6 +21,7 @@ from textual.widgets import Footer, Input, ProgressBar, Static, TabbedContent, T
 
 from ctxtop.context.audit.alerts import Alert, AlertKind
 from ctxtop.context.audit.run import Audit
+from ctxtop.context.output.redact import redact
 from ctxtop.context.output.sanitize import one_line
 from ctxtop.context.output.snapshot import build_snapshot
 from ctxtop.context.rules.constraints import Constraint
@@ -38,6 +39,7 @@ from ctxtop.tui.errors import USER_ERRORS
 from ctxtop.tui.live import LiveUpdates
 from ctxtop.tui.messages import (
     AuditReady,
+    CompactionReady,
     FirstPaint,
     LoadFailed,
     LoadProgress,
@@ -48,6 +50,7 @@ from ctxtop.tui.messages import (
 )
 from ctxtop.tui.tail import watch_log, watch_new_sessions
 from ctxtop.tui.widgets.breakdown import Breakdown
+from ctxtop.tui.widgets.compaction import CompactionView
 from ctxtop.tui.widgets.detail import Detail
 from ctxtop.tui.widgets.header import header_text
 from ctxtop.tui.widgets.panels import AlertsTable, ConstraintsTable, StrategiesTable
@@ -72,6 +75,8 @@ class CtxtopApp(LiveUpdates, UserActions, App[int]):
         Binding("right_square_bracket", "compaction(1)", "Next compaction", key_display="]", priority=True),
         Binding("home", "jump('start')", "First", show=False, priority=True),
         Binding("end", "jump('end')", "Latest", show=False, priority=True),
+        Binding("c", "toggle_compaction", "Compaction"),
+        Binding("escape", "close_compaction", "Close", key_display="Esc", show=False),
         Binding("f", "toggle_follow", "Follow"),
         Binding("p", "pin", "Pin"),
         Binding("u", "unpin", "Unpin"),
@@ -161,6 +166,7 @@ class CtxtopApp(LiveUpdates, UserActions, App[int]):
                     yield StrategiesTable(id="strategies")
                 with TabPane("Alerts", id="tab-alerts"):
                     yield AlertsTable(id="alerts")
+        yield CompactionView(id="compaction")
         yield Input(placeholder="search the window (Enter: next match, Esc: close)", id="search")
         yield Footer()
 
@@ -348,10 +354,43 @@ class CtxtopApp(LiveUpdates, UserActions, App[int]):
     @on(Timeline.Picked)
     def pick_from_timeline(self, message: Timeline.Picked) -> None:
         self._go(message.message)
+        self._open_compaction_if_at(message.message)
 
     @on(AlertsTable.Jump)
     def jump_to_alert(self, message: AlertsTable.Jump) -> None:
         self._go(message.message)
+        self._open_compaction_if_at(message.message)
+
+    # --- the compaction view --------------------------------------------------------------------
+    def _open_compaction_if_at(self, message: int) -> None:
+        """Open the compaction view when ``message`` is a compaction (a jump to an alert, a click on ▲)."""
+        if self.audit is not None and any(c.event.message == message for c in self.audit.compactions):
+            self.open_compaction(message)
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="compaction")
+    def open_compaction(self, message: int) -> None:
+        tracker = self.tracker
+        number = tracker.compaction_at(message) if tracker is not None else None
+        if number is not None:
+            self.post_message(CompactionReady(tracker.compaction_view(number)))
+
+    def on_compaction_ready(self, message: CompactionReady) -> None:
+        view = message.view
+        self.query_one(CompactionView).show(redact(view) if self.redacting else view)
+        self.screen.add_class("-compaction")
+
+    def action_toggle_compaction(self) -> None:
+        """Open the view of the compaction at or before the cursor, or close it."""
+        if self.query_one(CompactionView).is_open:
+            self.action_close_compaction()
+        elif self.cursor is not None and self.tracker is not None and self.tracker.compaction_at(self.cursor) is not None:
+            self.open_compaction(self.cursor)
+        else:
+            self.notify("no compaction at or before this message", timeout=2)
+
+    def action_close_compaction(self) -> None:
+        self.query_one(CompactionView).close()
+        self.screen.remove_class("-compaction")
 
     # --- constraints and alerts -----------------------------------------------------------------
     def _apply_audit(self, constraints: list[Constraint], audit: Audit) -> None:

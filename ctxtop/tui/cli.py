@@ -12,6 +12,7 @@ from pathlib import Path
 import orjson
 
 from ctxtop import __version__
+from ctxtop.context.output.compaction import render_compaction_markdown
 from ctxtop.context.output.markdown import render_markdown
 from ctxtop.context.output.redact import redact, redact_text
 from ctxtop.context.output.sanitize import one_line
@@ -138,6 +139,8 @@ def build_parser() -> dict[str, argparse.ArgumentParser]:
     )
     export.add_argument("-o", "--output", metavar="FILE", help="write to FILE atomically (default: stdout)")
     export.add_argument("--strategies", action="store_true", help="include strategy previews (all, or those given with --strategy)")
+    export.add_argument("--compaction", type=_positive_int, metavar="K",
+                        help="export what the K-th compaction did instead: before and after, rules, facts lost, later violations")
     _strategy_options(export)
     parsers["export"] = export
 
@@ -234,14 +237,21 @@ def run_export(args: argparse.Namespace) -> int:
         else:
             raise UsageError(f"--format must be json, md or a log format ({', '.join(sorted(PARSERS))}), not {args.format!r}")
     tracker = _open_tracker(args)
-    strategies = args.strategy if (args.strategies or args.strategy) else None
-    snapshot = tracker.snapshot(args.at, strategies=strategies, budget=args.budget)
-    if args.redact:
-        snapshot = redact(snapshot)
-    if output_format == "md":
-        text = render_markdown(snapshot)
+    if args.compaction is not None:
+        try:
+            document = tracker.compaction_view(args.compaction)
+        except IndexError as exc:
+            raise UsageError(str(exc)) from None
+        render = render_compaction_markdown
     else:
-        text = orjson.dumps(snapshot, option=orjson.OPT_INDENT_2).decode("utf-8") + "\n"
+        strategies = args.strategy if (args.strategies or args.strategy) else None
+        document, render = tracker.snapshot(args.at, strategies=strategies, budget=args.budget), render_markdown
+    if args.redact:
+        document = redact(document)
+    if output_format == "md":
+        text = render(document)
+    else:
+        text = orjson.dumps(document, option=orjson.OPT_INDENT_2).decode("utf-8") + "\n"
     write_output(text, args.output)
     return 0
 

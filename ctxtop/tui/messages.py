@@ -97,3 +97,10 @@ class LoadFailed(Message):
     """The session could not be loaded; ``error`` is one line for the user."""
 
     error: str
+
+
+@dataclass
+class CompactionReady(Message):
+    """Posted by the compaction-view worker: what one compaction did (Tracker.compaction_view)."""
+
+    view: dict[str, Any]

@@ -12,7 +12,8 @@ from textual.widgets import DataTable, Static
 # Every key of the main screen, as the help screen and the README list them.
 KEYS: list[tuple[str, str]] = [
     ("← / →", "previous / next message"),
-    ("[ / ]", "previous / next compaction"),
+    ("[ / ]", "previous / next compaction, opening its compaction view"),
+    ("c / Esc", "open the view of the compaction at or before the cursor / close it"),
     ("Home / End", "first / latest message"),
     ("↑ / ↓", "select a block in the window list"),
     ("f", "follow the latest message on / off"),

@@ -8,13 +8,13 @@ from ctxtop.context.output.sanitize import markdown_cell as cell
 from ctxtop.context.strategies.report import STRATEGY_TABLE_HEADER, strategy_rows
 
 
-def _table(header: list[str], rows: list[list[Any]]) -> list[str]:
+def table(header: list[str], rows: list[list[Any]]) -> list[str]:
     lines = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
     lines += ["| " + " | ".join(cell(v) for v in row) + " |" for row in rows]
     return lines
 
 
-def _num(value: Any) -> str:
+def num(value: Any) -> str:
     return f"{value:,}" if isinstance(value, int) else "—"
 
 
@@ -28,8 +28,8 @@ def render_markdown(snapshot: dict[str, Any]) -> str:
         f"- **Format:** {cell(source['format'])} · **Model:** {cell(source['model'] or 'unknown')}"
         f" · **Session:** {cell(source['session_id'] or '—')}",
         f"- **At message:** {at['message']} / {at['messages']}" + (f" ({cell(at['timestamp'])})" if at["timestamp"] else ""),
-        f"- **Window:** {_num(used)} / {_num(limit)} tokens ({100 * used / limit:.1f}%) — "
-        f"reported {_num(window['reported_tokens'])}, estimated {_num(window['estimated_tokens'])} ({cell(window['encoding'])})",
+        f"- **Window:** {num(used)} / {num(limit)} tokens ({100 * used / limit:.1f}%) — "
+        f"reported {num(window['reported_tokens'])}, estimated {num(window['estimated_tokens'])} ({cell(window['encoding'])})",
         "",
         "### Breakdown",
         "",
@@ -37,11 +37,11 @@ def render_markdown(snapshot: dict[str, Any]) -> str:
     rows = []
     for name, total in window["categories"].items():
         share = 100 * total["tokens"] / limit if limit else 0
-        rows.append([name, _num(total["tokens"]), f"{share:.1f}%", total["blocks"]])
-    lines += _table(["category", "tokens", "% of window", "blocks"], rows)
+        rows.append([name, num(total["tokens"]), f"{share:.1f}%", total["blocks"]])
+    lines += table(["category", "tokens", "% of window", "blocks"], rows)
     if snapshot["constraints"]:
         lines += ["", "### Constraints", ""]
-        lines += _table(
+        lines += table(
             ["id", "status", "missing facts", "first stated", "found in", "text"],
             [
                 [c["id"], c["status"], ", ".join(c["missing_facts"]) or "—", c["first_stated"] or "—",
@@ -51,21 +51,21 @@ def render_markdown(snapshot: dict[str, Any]) -> str:
         )
     if snapshot["compactions"]:
         lines += ["", "### Compactions", ""]
-        lines += _table(
+        lines += table(
             ["message", "kind", "trigger", "before", "after", "constraints before → after", "facts lost"],
             [
-                [c["message"], c["kind"], c["trigger"] or "—", _num(c["pre_tokens"]), _num(c["post_tokens"]),
+                [c["message"], c["kind"], c["trigger"] or "—", num(c["pre_tokens"]), num(c["post_tokens"]),
                  "; ".join(f"{cid}: {v['before']} → {v['after']}" for cid, v in c["constraints"].items()) or "—",
                  sum(len(v) for v in c["lost_items"].values())]
                 for c in snapshot["compactions"]
             ],
         )
     if snapshot.get("strategies"):
-        lines += ["", f"### Strategy previews (budget {_num(snapshot['budget'])} tokens)", ""]
-        lines += _table(STRATEGY_TABLE_HEADER, strategy_rows(snapshot["strategies"]))
+        lines += ["", f"### Strategy previews (budget {num(snapshot['budget'])} tokens)", ""]
+        lines += table(STRATEGY_TABLE_HEADER, strategy_rows(snapshot["strategies"]))
     if snapshot["alerts"]:
         lines += ["", "### Alerts", ""]
-        lines += _table(
+        lines += table(
             ["message", "kind", "constraint", "detail"],
             [[a["message"], a["kind"], a["constraint"] or "—", a["detail"]] for a in snapshot["alerts"]],
         )

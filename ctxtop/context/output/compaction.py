@@ -1,0 +1,123 @@
+"""What one compaction did, on one page: the moment ctxtop exists for.
+
+The window just before the compaction beside the window the model saw at its
+first call after: reported tokens before → after; each block kept, cleared,
+summarized (or dropped when no summary took its place) and what arrived new;
+the summary text; each rule's status before → after with its missing facts;
+the facts lost; the drift that followed; and the later violations of a rule
+this compaction lost or weakened ("lost at 204 → broken at 388"). The TUI's
+compaction view, ``export --compaction K`` and the HTML report all show this.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ctxtop.context.audit.alerts import Alert, AlertKind
+from ctxtop.context.audit.run import CompactionAudit
+from ctxtop.context.output.markdown import num, table
+from ctxtop.context.output.sanitize import clean_text, markdown_cell, one_line
+from ctxtop.context.rules.constraints import KEPT, Constraint
+from ctxtop.context.window.replay import Window
+from ctxtop.parsers.model import SUMMARY
+
+KEPT_BLOCK, CLEARED, SUMMARIZED, DROPPED, ADDED = "kept", "cleared", "summarized", "dropped", "added"
+FATES = (KEPT_BLOCK, CLEARED, SUMMARIZED, DROPPED, ADDED)
+PREVIEW_CHARS = 160
+
+
+def compaction_view(number: int, compaction: CompactionAudit, before: Window, after: Window,
+                    rules: list[Constraint], alerts: list[Alert]) -> dict[str, Any]:
+    """The view of compaction ``number`` (1-based) from its audit, its two windows, the rules and the session's alerts."""
+    event = compaction.event
+    summary_blocks = [item for item in after.blocks if item.category == SUMMARY and item.entry.index >= event.message]
+    after_ids = {(item.entry.index, item.position): item for item in after.blocks}
+    replaced = SUMMARIZED if summary_blocks else DROPPED
+    blocks: list[dict[str, Any]] = []
+    categories: dict[str, dict[str, int]] = {}
+
+    def add(item, fate: str, tokens: int) -> None:
+        blocks.append({"message": item.entry.index, "category": item.category, "tokens": tokens, "fate": fate,
+                       "preview": one_line(item.text, PREVIEW_CHARS)})
+        totals = categories.setdefault(item.category, dict.fromkeys(FATES, 0))
+        totals[fate] += tokens
+
+    for item in before.blocks:
+        kept = after_ids.get((item.entry.index, item.position))
+        if kept is None:
+            add(item, replaced, item.tokens)
+        elif kept.cleared and not item.cleared:
+            add(kept, CLEARED, item.tokens)
+        else:
+            add(kept, KEPT_BLOCK, kept.tokens)
+    known = {(item.entry.index, item.position) for item in before.blocks}
+    for item in after.blocks:
+        if (item.entry.index, item.position) not in known:
+            add(item, ADDED, item.tokens)
+    by_id = {rule.id: rule for rule in rules}
+    weakened = {cid for cid, (was, now) in compaction.constraints.items() if was.status == KEPT and now.status != KEPT}
+    return {
+        "number": number,
+        "message": event.message,
+        "after_message": compaction.after_message,
+        "kind": event.kind,
+        "trigger": event.trigger,
+        "timestamp": event.timestamp,
+        "reported": {"before": event.pre_tokens, "after": event.post_tokens},
+        "estimated": {"before": before.estimated_tokens, "after": after.estimated_tokens},
+        "categories": categories,
+        "blocks": blocks,
+        "summary": None if event.opaque else clean_text("\n\n".join(item.text for item in summary_blocks)) or None,
+        "opaque": event.opaque,
+        "rules": [
+            {"id": cid, "text": by_id[cid].text if cid in by_id else None, "before": was.status, "after": now.status,
+             "missing_facts": now.missing_facts}
+            for cid, (was, now) in compaction.constraints.items()
+        ],
+        "facts_lost": compaction.lost_items,
+        "drift": {k: v for k, v in compaction.drift.items() if not k.startswith("_")},
+        "later_violations": [
+            {"rule": alert.constraint, "lost_at": event.message, "broken_at": alert.message, "detail": alert.detail}
+            for alert in alerts
+            if alert.kind is AlertKind.VIOLATION and alert.constraint in weakened and alert.message > event.message
+        ],
+    }
+
+
+def render_compaction_markdown(view: dict[str, Any]) -> str:
+    """The compaction view as Markdown (``export --format md --compaction K``)."""
+    reported, estimated = view["reported"], view["estimated"]
+    lines = [
+        f"## Compaction {view['number']} at message {view['message']} ({view['kind']}"
+        + (f", {markdown_cell(view['trigger'])}" if view["trigger"] else "") + ")",
+        "",
+        f"- **Reported:** {num(reported['before'])} → {num(reported['after'])} tokens"
+        f" · **estimated:** {num(estimated['before'])} → {num(estimated['after'])}",
+        f"- **After window:** the model's first call after it, message {view['after_message']}",
+        "",
+        "### Rules before → after",
+        "",
+    ]
+    lines += table(["rule", "before", "after", "missing facts", "text"],
+                   [[r["id"], r["before"], r["after"], ", ".join(r["missing_facts"]) or "—", r["text"] or "—"] for r in view["rules"]]) \
+        if view["rules"] else ["_No rule was in force._"]
+    if view["later_violations"]:
+        lines += ["", "### Broken later", ""]
+        lines += table(["rule", "lost at", "broken at", "detail"],
+                       [[v["rule"], v["lost_at"], v["broken_at"], v["detail"]] for v in view["later_violations"]])
+    lines += ["", "### What happened to the window", ""]
+    lines += table(["category", *FATES], [[name, *(num(t[f]) for f in FATES)] for name, t in view["categories"].items()])
+    lost = {kind: items for kind, items in view["facts_lost"].items() if items}
+    if lost:
+        lines += ["", "### Facts lost", ""]
+        lines += [f"- **{kind}:** " + ", ".join(markdown_cell(one_line(item, 80)) for item in items) for kind, items in lost.items()]
+    if view["drift"]:
+        lines += ["", "### Drift after it", "", ", ".join(f"{k.replace('_', ' ')}: {v}" for k, v in view["drift"].items())]
+    lines += ["", "### Summary", ""]
+    if view["opaque"]:
+        lines.append("_Encrypted: the summary cannot be read._")
+    elif view["summary"]:
+        lines += ["> " + markdown_cell(line) for line in view["summary"].splitlines()]
+    else:
+        lines.append("_No summary: the history was cut, not summarized._")
+    return "\n".join(lines) + "\n"

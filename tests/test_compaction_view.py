@@ -1,0 +1,58 @@
+"""The compaction view: what one compaction did, on screen ([ ], c, Esc) and in `export --compaction K`."""
+
+from __future__ import annotations
+
+import json
+
+from textual.widgets import Static
+
+from ctxtop.context.tracker import Tracker
+from ctxtop.tui.cli import main
+from ctxtop.tui.demo import DEMO_WINDOW, demo_path
+from ctxtop.tui.widgets.compaction import CompactionView
+
+from .test_app import SIZE, demo_app, rendered_text, settle, until
+
+
+def test_the_demo_first_compaction_view_holds_the_incident():
+    view = Tracker.open(str(demo_path()), window=DEMO_WINDOW).compaction_view(1)
+    assert (view["message"], view["reported"]) == (204, {"before": 6415, "after": 1298})
+    statuses = {r["text"][:6]: (r["before"], r["after"]) for r in view["rules"]}
+    assert statuses == {"预算上限 8": ("kept", "paraphrased"), "只允许用企业": ("kept", "lost"), "客户名单里的": ("kept", "lost")}
+    assert [(v["lost_at"], v["broken_at"]) for v in view["later_violations"]] == [(204, 386), (204, 388), (204, 388)]
+    # Nothing survived as it was: the history before the boundary was summarized, the summary arrived.
+    assert sum(t["kept"] for t in view["categories"].values()) == 0
+    assert view["categories"]["tool_result"]["summarized"] > 0 and view["categories"]["summary"]["added"] > 0
+    assert view["summary"].startswith("This session is being continued")
+    assert "8000 元" in view["facts_lost"]["numbers"]
+
+
+def test_export_a_compaction_as_markdown_and_json(capsys):
+    assert main(["export", "--demo", "--compaction", "1", "--format", "md"]) == 0
+    text = capsys.readouterr().out
+    assert "6,415 → 1,298" in text and "| c-48913177 | kept | lost |" in text and "| 204 | 388 |" in text
+    assert main(["export", "--demo", "--compaction", "2"]) == 0
+    assert json.loads(capsys.readouterr().out)["message"] == 306
+    assert main(["export", "--demo", "--compaction", "4"]) == 2
+    assert "the session has 3" in capsys.readouterr().err
+
+
+async def test_brackets_open_the_compaction_view_and_escape_closes_it():
+    app = demo_app(at=100)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, app, 100)
+        view = app.query_one(CompactionView)
+        assert not view.is_open
+        await pilot.press("right_square_bracket")
+        await settle(pilot, app, 204)
+        assert await until(pilot, lambda: view.is_open and view.view["message"] == 204)
+        shown = rendered_text(app, app.query_one("#compaction-headline", Static)) + rendered_text(app, app.query_one("#compaction-rules", Static))
+        assert "6,415 → 1,298" in shown and "lost at 204 → broken at 388" in shown and shown.count("✘ lost") == 2
+        await pilot.press("right_square_bracket")
+        await settle(pilot, app, 306)
+        assert await until(pilot, lambda: view.view["message"] == 306)
+        await pilot.press("escape")
+        await pilot.pause()
+        assert not view.is_open and app.query_one("#main").display
+        await pilot.press("c")  # the compaction at or before the cursor
+        assert await until(pilot, lambda: view.is_open and view.view["message"] == 306)
