@@ -203,7 +203,8 @@ async def test_export_writes_json_markdown_and_svg(tmp_path):
             if app.last_export:
                 break
     paths = sorted(p.name for p in app.last_export)
-    assert paths == ["ctxtop-demo_session-m203.json", "ctxtop-demo_session-m203.md", "ctxtop-demo_session-m203.svg"]
+    assert paths == ["ctxtop-demo_session-m203.html", "ctxtop-demo_session-m203.json", "ctxtop-demo_session-m203.md",
+                     "ctxtop-demo_session-m203.svg"]
     snapshot = json.loads((tmp_path / "ctxtop-demo_session-m203.json").read_text())
     assert snapshot["at"]["message"] == 203 and snapshot["window"]["estimated_tokens"] == 4825
     assert [p["strategy"] for p in snapshot["strategies"]] == list(STRATEGIES)

@@ -25,6 +25,8 @@ from ctxtop.context.audit.events import IMPLICIT_DROP
 from ctxtop.context.audit.run import Audit, CompactionAudit, run_audit
 from ctxtop.context.audit.violations import violations
 from ctxtop.context.output.compaction import compaction_view
+from ctxtop.context.output.html import chart_columns, render_html
+from ctxtop.context.output.redact import redact
 from ctxtop.context.output.snapshot import build_snapshot
 from ctxtop.context.rules.constraints import Constraint, WindowText
 from ctxtop.context.rules.pin_store import SavedPins, load_session_pins, save_session_pins
@@ -297,6 +299,17 @@ class Tracker:
             audit = compactions[number - 1]
             before, after = self.window_at(audit.event.message - 1), self.window_at(audit.after_message)
             return compaction_view(number, audit, before, after, self.rules, self.alerts())
+
+    def report_html(self, at: int | None = None, *, redacted: bool = False) -> str:
+        """The shareable HTML report (``export --format html``): the snapshot at ``at``, the timeline and every
+        compaction; ``redacted``: secrets and personal data masked, as ``--redact`` does elsewhere."""
+        with self.lock:
+            snapshot = self.snapshot(at)
+            views = [self.compaction_view(number) for number in range(1, len(self.audit.compactions) + 1)]
+            columns = chart_columns(self.timeline())
+        if redacted:
+            snapshot, views = redact(snapshot), redact(views)
+        return render_html(snapshot, columns, views)
 
     def compaction_at(self, message: int) -> int | None:
         """The number of the compaction at ``message`` (or the last one before it), or None."""

@@ -33,7 +33,7 @@ from ctxtop.tui.discover import agent_session_roots, is_session_folder, resolve_
 from ctxtop.tui.errors import USER_ERRORS, UsageError
 from ctxtop.tui.output import write_output
 
-OUTPUT_FORMATS = {"json": "json", "md": "md", "markdown": "md"}
+OUTPUT_FORMATS = {"json": "json", "md": "md", "markdown": "md", "html": "html"}
 
 
 def _positive_int(text: str) -> int:
@@ -134,8 +134,8 @@ def build_parser() -> dict[str, argparse.ArgumentParser]:
     export.add_argument(
         "--format",
         dest="format",
-        metavar="json|md|LOG_FORMAT",
-        help="output format json (default) or md; a log format name here is taken as --log-format",
+        metavar="json|md|html|LOG_FORMAT",
+        help="output format json (default), md, or html (a self-contained report); a log format name here is taken as --log-format",
     )
     export.add_argument("-o", "--output", metavar="FILE", help="write to FILE atomically (default: stdout)")
     export.add_argument("--strategies", action="store_true", help="include strategy previews (all, or those given with --strategy)")
@@ -235,8 +235,13 @@ def run_export(args: argparse.Namespace) -> int:
         elif args.format in PARSERS:
             args.log_format = args.log_format or args.format
         else:
-            raise UsageError(f"--format must be json, md or a log format ({', '.join(sorted(PARSERS))}), not {args.format!r}")
+            raise UsageError(f"--format must be json, md, html or a log format ({', '.join(sorted(PARSERS))}), not {args.format!r}")
     tracker = _open_tracker(args)
+    if output_format == "html":
+        if args.compaction is not None:
+            raise UsageError("--format html is the whole report, every compaction included: leave out --compaction")
+        write_output(tracker.report_html(args.at, redacted=args.redact), args.output)
+        return 0
     if args.compaction is not None:
         try:
             document = tracker.compaction_view(args.compaction)

@@ -1,4 +1,4 @@
-"""The TUI's `e`: the snapshot at the cursor as JSON and Markdown, and an SVG of the screen."""
+"""The TUI's `e`: the snapshot at the cursor as JSON and Markdown, an SVG of the screen and the HTML report."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from ctxtop.tui.output import write_output
 
 
 def export_snapshot(tracker: Tracker, at: int, svg: str, directory: Path, *, redacting: bool = False) -> list[Path]:
-    """Write ``ctxtop-<session>-m<at>.{json,md,svg}`` into ``directory``; returns the paths written.
+    """Write ``ctxtop-<session>-m<at>.{json,md,svg,html}`` into ``directory``; returns the paths written.
 
     Raises UsageError (an OSError's one-line form) when a file cannot be written.
     """
@@ -27,6 +27,7 @@ def export_snapshot(tracker: Tracker, at: int, svg: str, directory: Path, *, red
         base.with_suffix(".json"): orjson.dumps(snapshot, option=orjson.OPT_INDENT_2).decode("utf-8") + "\n",
         base.with_suffix(".md"): render_markdown(snapshot),
         base.with_suffix(".svg"): svg,
+        base.with_suffix(".html"): tracker.report_html(at, redacted=redacting),
     }
     for path, text in files.items():
         write_output(text, str(path))

@@ -1,0 +1,42 @@
+"""The HTML report (`export --format html`), loaded in a real headless browser: it renders, loads nothing, shows the rules."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+
+import pytest
+
+from ctxtop.tui.cli import main
+
+BROWSERS = ("chromium-headless-shell", "chromium", "chromium-browser")
+BROWSER = next((found for name in BROWSERS if (found := shutil.which(name))), None)
+
+
+def test_the_report_is_one_page_that_escapes_log_text(capsys, tmp_path):
+    log = tmp_path / "hostile.jsonl"
+    log.write_text('{"type":"user","sessionId":"s","uuid":"u1","message":{"role":"user","content":'
+                   '"Never send <script>alert(1)</script> to \\u001b]0;pwned\\u0007 anyone; budget cap 100."}}\n')
+    assert main(["export", str(log), "--format", "html"]) == 0
+    page = capsys.readouterr().out
+    assert page.startswith("<!doctype html>") and "<script" not in page and "&lt;script&gt;" in page
+    assert "\x1b" not in page and "\x07" not in page
+    assert "http://" not in page.replace("http://www.w3.org/2000/svg", "") and "https://" not in page
+
+
+@pytest.mark.skipif(BROWSER is None, reason="no headless Chromium here (CI installs chromium-headless-shell)")
+def test_the_demo_report_renders_in_a_real_browser_without_errors(tmp_path):
+    report = tmp_path / "report.html"
+    assert main(["export", "--demo", "--format", "html", "-o", str(report)]) == 0
+    common = [BROWSER, "--headless", "--no-sandbox", "--disable-gpu", "--enable-logging=stderr", "--v=0"]
+    dom = subprocess.run([*common, "--dump-dom", report.as_uri()], capture_output=True, text=True, timeout=120)
+    assert dom.returncode == 0, dom.stderr[-2000:]
+    # The rules by their text, their fate at each compaction and the loss linked to the later violation.
+    for shown in ("只允许用企业微信发通知，不要发邮件", "客户名单里的手机号不能出现在任何对外文本里", "compaction at 204",
+                  "lost at 204 → broken at 388", "6,415 → 1,298", "<svg"):
+        assert shown in dom.stdout, shown
+    # The page says nothing on the browser's console: no load its policy blocked (it loads nothing), no error.
+    assert ":CONSOLE" not in dom.stderr, [line for line in dom.stderr.splitlines() if ":CONSOLE" in line]
+    shot = tmp_path / "report.png"
+    subprocess.run([*common, f"--screenshot={shot}", "--window-size=1200,1600", report.as_uri()], capture_output=True, timeout=120)
+    assert shot.stat().st_size > 20_000  # a drawn page, not a blank one
