@@ -213,18 +213,43 @@ async def test_export_writes_json_markdown_and_svg(tmp_path):
     assert svg.startswith("<svg") and "6,399" in svg
 
 
-async def test_search_selects_the_next_matching_block():
+async def test_search_finds_every_match_in_the_session_and_steps_with_n():
     app = demo_app(at=203)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot, app, 203)
         await pilot.press("slash")
         await pilot.press(*"PO-0103")
         await pilot.press("enter")
-        await pilot.pause()
-        selected = app.view.window.blocks[app.query_one(WindowList).selected]
-        assert "PO-0103" in selected.text
-        await pilot.press("escape")
-        assert not app.query_one("#search").has_class("-visible")
+        assert not app.query_one("#prompt").has_class("-visible")
+        assert await until(pilot, lambda: app.search is not None and app.search_index == 0)
+        expected = app.tracker.search("po-0103")
+        assert app.search.matches == expected and len(expected) >= 2
+        first = expected[0]
+        await settle(pilot, app, first[0])  # past the last match: wrapped round to the first
+        assert await until(pilot, lambda: app.view.window.blocks[app.query_one(WindowList).selected].entry.index == first[0])
+        assert "PO-0103" in app.view.window.blocks[app.query_one(WindowList).selected].text
+        assert f"1 / {len(expected)}" in plain(app.query_one("#window-title", Static))
+        await pilot.press("n")
+        second = expected[1]
+        await settle(pilot, app, second[0])
+        assert await until(pilot, lambda: (app.view.window.blocks[app.query_one(WindowList).selected].entry.index,
+                                           app.view.window.blocks[app.query_one(WindowList).selected].position) == second)
+        await pilot.press("N")
+        await settle(pilot, app, first[0])
+
+
+async def test_g_goes_to_a_message_and_1_to_4_switch_panes():
+    app = demo_app(at=10)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, app, 10)
+        await pilot.press("g", *"250", "enter")
+        await settle(pilot, app, 250)
+        await pilot.press("g", "minus", "1", "enter")
+        await settle(pilot, app, 390)
+        for key, pane in (("2", "tab-constraints"), ("3", "tab-strategies"), ("4", "tab-alerts"), ("1", "tab-detail")):
+            await pilot.press(key)
+            await pilot.pause()
+            assert app.query_one(TabbedContent).active == pane
 
 
 async def test_help_lists_the_keys():
@@ -324,7 +349,8 @@ async def test_every_action_is_in_the_command_palette():
         await settle(pilot, app, 10)
         titles = {command.title for command in app.get_system_commands(app.screen)}
     for title in ("Previous message", "Next message", "Previous compaction", "Next compaction", "Follow on/off", "Pin",
-                  "Unpin", "Cycle strategy", "Export snapshot", "Search", "Keys", "Bell on/off"):
+                  "Unpin", "Cycle strategy", "Export snapshot", "Search", "Help: every key", "Bell on/off",
+                  "Go to message", "Show constraints", "Show alerts", "Compaction view"):
         assert title in titles
 
 

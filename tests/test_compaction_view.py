@@ -56,3 +56,22 @@ async def test_brackets_open_the_compaction_view_and_escape_closes_it():
         assert not view.is_open and app.query_one("#main").display
         await pilot.press("c")  # the compaction at or before the cursor
         assert await until(pilot, lambda: view.is_open and view.view["message"] == 306)
+
+
+async def test_the_banner_speaks_of_the_cursor_and_counts_what_comes_later():
+    from .test_app import plain
+
+    app = demo_app(at=150)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, app, 150)
+        banner = app.query_one("#banner", Static)
+        assert await until(pilot, lambda: "later in the session" in plain(banner))
+        assert banner.has_class("-ahead") and "3 lost or weakened, 3 broken (from message 204)" in plain(banner)
+        app._go(205)
+        await settle(pilot, app, 205)
+        text = plain(banner)
+        assert not banner.has_class("-ahead") and "at message 205: 3 rule(s) lost or weakened" in text and ", 0 broken" in text
+        assert "later: 0 lost or weakened, 3 broken (from message 386)" in text
+        app._go(388)
+        await settle(pilot, app, 388)
+        assert "lost at 204 → broken at 388" in plain(banner) and "later" not in plain(banner)

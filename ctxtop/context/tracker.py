@@ -34,13 +34,14 @@ from ctxtop.context.rules.selection import FROM_AUTO, RuleRequest, newly_stated,
 from ctxtop.context.strategies import Preview, preview_all
 from ctxtop.context.strategies.report import session_frame
 from ctxtop.context.window.follow import LogFollower, Update
-from ctxtop.context.window.replay import Window
+from ctxtop.context.window.replay import RUN_STEP, Window
 from ctxtop.context.window.session import Session
 from ctxtop.context.window.timeline import TimelineView
 from ctxtop.context.window.tokens import DEFAULT_ENCODING
 from ctxtop.parsers.model import SUMMARY
 
 AlertKey = tuple[AlertKind, int, str | None]
+MAX_SEARCH_MATCHES = 10_000
 
 
 @dataclass(slots=True)
@@ -52,6 +53,16 @@ class View:
     window: Window
     previews: list[Preview]
     marked_blocks: set[int]  # blocks where a rule in force occurs verbatim
+
+
+@dataclass(slots=True)
+class CursorAlerts:
+    """The failing alerts seen from a cursor: those raised at or before it, those still to come."""
+
+    at: int
+    here: list[Alert]
+    later: list[Alert]
+    lost_at: dict[str, int]  # rule id → the compaction where it was first lost or weakened, at or before ``at``
 
 
 @dataclass(slots=True)
@@ -190,6 +201,16 @@ class Tracker:
                        for r in rules if r.source != FROM_AUTO and r.first_stated is None] + settled
         return settled
 
+    def cursor_alerts(self, at: int, until: int | None = None) -> CursorAlerts:
+        """What is lost or broken at message ``at`` (the banner), apart from what happens later up to ``until``."""
+        failing = [a for a in self.alerts(until) if a.fails]
+        here = [a for a in failing if a.message <= at]
+        lost_at: dict[str, int] = {}
+        for alert in here:
+            if alert.kind.rule_lost and alert.constraint is not None:
+                lost_at.setdefault(alert.constraint, alert.message)
+        return CursorAlerts(at, here, [a for a in failing if a.message > at], lost_at)
+
     def findings(self) -> list[Alert]:
         """The settled alerts that fail ``check``."""
         return [a for a in self.alerts() if a.fails]
@@ -310,6 +331,23 @@ class Tracker:
         if redacted:
             snapshot, views = redact(snapshot), redact(views)
         return render_html(snapshot, columns, views)
+
+    def search(self, query: str, until: int | None = None, most: int = MAX_SEARCH_MATCHES) -> list[tuple[int, int]]:
+        """Where ``query`` occurs (case aside) in the messages up to ``until``: (message, block) pairs in order,
+        ``most`` at the most. Texts released after counting are read back from the log."""
+        needle = query.casefold()
+        matches: list[tuple[int, int]] = []
+        if not needle:
+            return matches
+        with self.lock:
+            entries = self.session.entries
+            stop = len(entries) if until is None else min(until, len(entries))
+            for start in range(0, stop, RUN_STEP):  # a slice at a time: a packed store unpacks what is sliced
+                for entry in entries[start : min(stop, start + RUN_STEP)]:
+                    matches += [(entry.index, position) for position, block in enumerate(entry.blocks) if needle in block.text.casefold()]
+                if len(matches) >= most:
+                    return matches[:most]
+        return matches
 
     def compaction_at(self, message: int) -> int | None:
         """The number of the compaction at ``message`` (or the last one before it), or None."""

@@ -6,6 +6,7 @@ Mixed into CtxtopApp; every action is also in the command palette.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from functools import partial
 
 from textual import work
 from textual.app import SystemCommand
@@ -16,7 +17,8 @@ from ctxtop.context.output.redact import redact_text
 from ctxtop.context.output.sanitize import one_line
 from ctxtop.tui.errors import USER_ERRORS
 from ctxtop.tui.export import export_snapshot
-from ctxtop.tui.messages import Exported
+from ctxtop.tui.keymap import COMMANDS
+from ctxtop.tui.messages import Exported, SearchDone
 from ctxtop.tui.screens import HelpScreen
 from ctxtop.tui.widgets.panels import ConstraintsTable, StrategiesTable
 from ctxtop.tui.widgets.timeline import Timeline
@@ -158,32 +160,105 @@ class UserActions:
         self.last_export = message.paths
         self.notify("\n".join(str(p) for p in message.paths), title="exported", timeout=8)
 
+    # --- the prompt: search and go-to ------------------------------------------------------------
+    def _open_prompt(self, mode: str, placeholder: str) -> None:
+        prompt = self.query_one("#prompt", Input)
+        self.prompt_mode = mode
+        prompt.placeholder = placeholder
+        prompt.value = ""
+        prompt.add_class("-visible")
+        prompt.focus()
+
+    def _close_prompt(self) -> None:
+        self.query_one("#prompt", Input).remove_class("-visible")
+        self.query_one(WindowList).focus()
+
     def action_search(self) -> None:
-        search = self.query_one("#search", Input)
-        search.add_class("-visible")
-        search.focus()
+        self._open_prompt("search", "search every message (Enter: search; then n / N: next / previous match; Esc: close)")
+
+    def action_goto(self) -> None:
+        self._open_prompt("goto", "go to message number (negative counts from the end; Esc: close)")
 
     # A named handler, not @on: decorated handlers are only collected from Textual classes, not mixins.
     def on_input_submitted(self, event: Input.Submitted) -> None:
-        if event.input.id != "search":
+        if event.input.id != "prompt":
             return
-        query = event.value.strip().casefold()
-        if not query or self.view is None:
+        value = event.value.strip()
+        self._close_prompt()
+        if not value:
             return
-        blocks = self.view.window.blocks
-        start = self.query_one(WindowList).selected
-        for offset in range(1, len(blocks) + 1):
-            index = (start + offset) % len(blocks)
-            if query in blocks[index].text.casefold():
-                self.query_one(WindowList).select(index)
+        if self.prompt_mode == "goto":
+            try:
+                number = int(value)
+            except ValueError:
+                self.notify(f"not a message number: {one_line(value, 40)}", severity="warning", timeout=3, markup=False)
                 return
-        self.notify(f"not in the window at message {self.view.at}", severity="warning", timeout=3)
+            self.follow = False
+            self._go(number if number > 0 else self.available + 1 + number)
+        else:
+            self.notify(f"searching {self.available:,} messages…", timeout=2, markup=False)
+            self.run_search(value)
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="search")
+    def run_search(self, query: str) -> None:
+        tracker = self.tracker
+        if tracker is not None:
+            self.post_message(SearchDone(query, tracker.search(query, until=self.available)))
+
+    def on_search_done(self, message: SearchDone) -> None:
+        self.search = message
+        self.search_index = -1
+        if not message.matches:
+            self.notify(f"no match for {one_line(message.query, 60)!r} in {self.available:,} messages", severity="warning",
+                        timeout=4, markup=False)
+            self._mark_strategy()
+            return
+        self.action_search_step(1)
+
+    def action_search_step(self, step: int) -> None:
+        """The next (or previous) match from the cursor's block on, wrapping around the session."""
+        search = self.search
+        if search is None or not search.matches:
+            self.notify("no search yet: / searches every message", timeout=2)
+            return
+        matches = search.matches
+        here = (self.cursor or 0, -1)
+        if self.view is not None and self.view.window.blocks:
+            selected = self.view.window.blocks[min(self.query_one(WindowList).selected, len(self.view.window.blocks) - 1)]
+            here = (selected.entry.index, selected.position)  # where the user stands, in the matches' terms
+        if step > 0:
+            following = [i for i, match in enumerate(matches) if match > here]
+            index = following[0] if following else 0
+        else:
+            preceding = [i for i, match in enumerate(matches) if match < here]
+            index = preceding[-1] if preceding else len(matches) - 1
+        self.search_index = index
+        message, position = matches[index]
+        self.select_after_view = (message, position)
+        self.follow = False
+        if message == self.cursor and self.view is not None:
+            self._select_block(message, position)
+        else:
+            self._go(message)
+        self._mark_strategy()
+
+    def _select_block(self, message: int, position: int) -> None:
+        """Select, in the window on screen, block ``position`` of message ``message`` (a search match)."""
+        if self.view is None:
+            return
+        for index, item in enumerate(self.view.window.blocks):
+            if item.entry.index == message and item.position == position:
+                self.query_one(WindowList).select(index)
+                break
+        self.select_after_view = None
+
+    def action_show_pane(self, pane: str) -> None:
+        self.query_one(TabbedContent).active = pane
 
     def on_key(self, event) -> None:
-        search = self.query_one("#search", Input)
-        if event.key == "escape" and search.has_class("-visible"):
-            search.remove_class("-visible")
-            self.query_one(WindowList).focus()
+        prompt = self.query_one("#prompt", Input)
+        if event.key == "escape" and prompt.has_class("-visible"):
+            self._close_prompt()
             event.stop()
 
     def action_help(self) -> None:
@@ -191,21 +266,6 @@ class UserActions:
 
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
         yield from super().get_system_commands(screen)
-        yield SystemCommand("Previous message", "Move the cursor one message back", lambda: self.action_move(-1))
-        yield SystemCommand("Next message", "Move the cursor one message on", lambda: self.action_move(1))
-        yield SystemCommand("Previous compaction", "Jump to the compaction before the cursor", lambda: self.action_compaction(-1))
-        yield SystemCommand("Next compaction", "Jump to the compaction after the cursor", lambda: self.action_compaction(1))
-        yield SystemCommand("First message", "Jump to the first message", lambda: self.action_jump("start"))
-        yield SystemCommand("Latest message", "Jump to the latest message", lambda: self.action_jump("end"))
-        yield SystemCommand("Compaction view", "What the compaction at or before the cursor did: before and after, rules, facts",
-                            self.action_toggle_compaction)
-        yield SystemCommand("Follow on/off", "Keep the cursor on the latest message", self.action_toggle_follow)
-        yield SystemCommand("Pin", "Pin the selected block or the selected text as a constraint", self.action_pin)
-        yield SystemCommand("Unpin", "Remove a pin made in the UI, or hide an auto-detected rule", self.action_unpin)
-        yield SystemCommand("Unhide rules", "Bring back the auto-detected rules hidden in this session", self.action_unhide)
-        yield SystemCommand("Cycle strategy", "Mark the next strategy's effect in the window list", self.action_cycle_strategy)
-        yield SystemCommand("Export snapshot", "Write JSON, Markdown and an SVG screenshot", self.action_export)
-        yield SystemCommand("Search", "Find text in the window", self.action_search)
-        yield SystemCommand("Bell on/off", "Ring the terminal bell on new alerts", self.action_toggle_bell)
-        yield SystemCommand("Redaction on/off", "Mask secrets, emails and phone numbers on screen and in exports", self.action_toggle_redact)
-        yield SystemCommand("Keys", "Show every key", self.action_help)
+        for command in COMMANDS:
+            if command.palette:
+                yield SystemCommand(command.palette, command.palette_help, partial(self.run_action, command.action))

@@ -15,8 +15,8 @@ from pathlib import Path
 from rich.text import Text
 from textual import on, work
 from textual.app import App, ComposeResult
-from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
+from textual.screen import ModalScreen
 from textual.widgets import Footer, Input, ProgressBar, Static, TabbedContent, TabPane
 
 from ctxtop.context.audit.alerts import Alert, AlertKind
@@ -36,6 +36,7 @@ from ctxtop.context.window.timeline import TimelineView
 from ctxtop.tui.actions import UserActions
 from ctxtop.tui.discover import SESSION_SUFFIXES
 from ctxtop.tui.errors import USER_ERRORS
+from ctxtop.tui.keymap import PRIORITY_ACTIONS, bindings
 from ctxtop.tui.live import LiveUpdates
 from ctxtop.tui.messages import (
     AuditReady,
@@ -45,6 +46,7 @@ from ctxtop.tui.messages import (
     LoadProgress,
     LogChanged,
     NewSessionFile,
+    SearchDone,
     SessionLoaded,
     ViewReady,
 )
@@ -67,28 +69,7 @@ class CtxtopApp(LiveUpdates, UserActions, App[int]):
     CSS_PATH = "app.tcss"
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (110, "-wide")]
     VERTICAL_BREAKPOINTS = [(0, "-short"), (32, "-tall")]
-    BINDINGS = [
-        # Priority: tables and lists must not swallow the keys that step through the session.
-        Binding("left", "move(-1)", "Prev", priority=True),
-        Binding("right", "move(1)", "Next", priority=True),
-        Binding("left_square_bracket", "compaction(-1)", "Prev compaction", key_display="[", priority=True),
-        Binding("right_square_bracket", "compaction(1)", "Next compaction", key_display="]", priority=True),
-        Binding("home", "jump('start')", "First", show=False, priority=True),
-        Binding("end", "jump('end')", "Latest", show=False, priority=True),
-        Binding("c", "toggle_compaction", "Compaction"),
-        Binding("escape", "close_compaction", "Close", key_display="Esc", show=False),
-        Binding("f", "toggle_follow", "Follow"),
-        Binding("p", "pin", "Pin"),
-        Binding("u", "unpin", "Unpin"),
-        Binding("U", "unhide", "Unhide", show=False),
-        Binding("s", "cycle_strategy", "Strategy"),
-        Binding("e", "export", "Export"),
-        Binding("slash", "search", "Search", key_display="/"),
-        Binding("b", "toggle_bell", "Bell", show=False),
-        Binding("r", "toggle_redact", "Redact", show=False),
-        Binding("question_mark", "help", "Help", key_display="?"),
-        Binding("q", "quit", "Quit"),
-    ]
+    BINDINGS = bindings()  # every action, its keys, footer, help and palette entry: tui/keymap.py
 
     def __init__(
         self,
@@ -140,10 +121,21 @@ class CtxtopApp(LiveUpdates, UserActions, App[int]):
         self.bell_on = True
         self.redacting = False  # mask secrets and personal data on screen and in exports
         self.strategy: str | None = None
+        self.prompt_mode = "search"  # what the prompt's text is: a search, or a message number to go to
+        self.search: SearchDone | None = None  # the last search and its matches, stepped with n / N
+        self.search_index = -1
+        self.select_after_view: tuple[int, int] | None = None  # (message, block) to select once its view is shown
         self.view: ViewReady | None = None
         self.shown_message: int | None = None  # the message whose breakdown is on screen (for tests)
         self.last_export: list[Path] = []
         self.sub_title = one_line(title or Path(path).name, 60)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """The keys that step through the session are bound before any widget (priority); over a modal
+        screen (the help, the command palette) they belong to it, not to the session behind."""
+        if action in PRIORITY_ACTIONS and isinstance(self.screen, ModalScreen):
+            return False
+        return True
 
     # --- layout ---------------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
@@ -167,7 +159,7 @@ class CtxtopApp(LiveUpdates, UserActions, App[int]):
                 with TabPane("Alerts", id="tab-alerts"):
                     yield AlertsTable(id="alerts")
         yield CompactionView(id="compaction")
-        yield Input(placeholder="search the window (Enter: next match, Esc: close)", id="search")
+        yield Input(id="prompt")  # search and go-to type here
         yield Footer()
 
     def on_mount(self) -> None:
@@ -290,8 +282,11 @@ class CtxtopApp(LiveUpdates, UserActions, App[int]):
             self.query_one(StrategiesTable).show(message.previews)
             window_list = self.query_one(WindowList)
             window_list.set_rows(redacted(message.rows) if self.redacting else message.rows, keep_selection=same_message)
+            if self.select_after_view is not None and self.select_after_view[0] == message.at:
+                self._select_block(*self.select_after_view)
             self._mark_strategy()
             self._update_header()
+            self._update_banner()
             self.query_one(Timeline).set_position(self.available, message.at)
 
     def _update_header(self) -> None:
@@ -329,6 +324,10 @@ class CtxtopApp(LiveUpdates, UserActions, App[int]):
             title.append("  (✘ dropped ⌀ placeholder Σ summarized … cut)", style="dim")
         elif self.view is not None:
             title.append("  (s: mark a strategy's effect)", style="dim")
+        if self.search is not None:
+            found = len(self.search.matches)
+            at = f"{self.search_index + 1} / {found:,}" if found and self.search_index >= 0 else f"{found} matches"
+            title.append(f"  · {one_line(self.search.query, 30)!r}: {at}", style="bold" if found else "yellow")
         self.query_one("#window-title", Static).update(title)
 
     def _selected_block(self) -> tuple[Window, int] | None:
@@ -436,7 +435,6 @@ class CtxtopApp(LiveUpdates, UserActions, App[int]):
             return
         known = tracker.alerts(self.available)
         self.query_one(AlertsTable).set_alerts(known, self.redacting)
-        failing = [a for a in known if a.fails]
         fresh = [a for a in (tracker.new_alerts(self.available) if fresh is None else fresh) if a.fails]
         if fresh:
             latest = fresh[-1]
@@ -445,13 +443,33 @@ class CtxtopApp(LiveUpdates, UserActions, App[int]):
                         title="constraint alert", severity="error", timeout=8)
             if self.bell_on:
                 self.bell()
+        self._update_banner()
+
+    def _update_banner(self) -> None:
+        """The banner speaks of the cursor: what is lost or broken at the message shown; what happens
+        later in the session only as a count (calmer, when nothing is lost yet here)."""
+        tracker, at = self.tracker, self.cursor
         banner = self.query_one("#banner", Static)
-        banner.set_class(bool(failing), "-visible")
-        if failing:
-            lost = sum(a.kind.rule_lost for a in failing)
-            violations = sum(a.kind is AlertKind.VIOLATION for a in failing)
-            text = Text(" ⚠ ", style="bold")
-            text.append(f"{lost} rule(s) lost or weakened, {violations} violation(s) — latest at message {failing[-1].message}: ")
-            text.append(self._shown(one_line(failing[-1].detail, 120)))
-            text.append("  (Alerts tab: Enter jumps there)", style="dim")
-            banner.update(text)
+        seen = tracker.cursor_alerts(at, self.available) if tracker is not None and at is not None else None
+        banner.set_class(bool(seen and (seen.here or seen.later)), "-visible")
+        banner.set_class(bool(seen and not seen.here and seen.later), "-ahead")
+        if seen is None or not (seen.here or seen.later):
+            return
+        text = Text()
+        if seen.here:
+            lost = sorted({a.constraint or "" for a in seen.here if a.kind.rule_lost})
+            broken = [a for a in seen.here if a.kind is AlertKind.VIOLATION]
+            text.append(f" ⚠ at message {at}: ", style="bold")
+            text.append(f"{len(lost)} rule(s) lost or weakened" + (f" ({one_line(', '.join(lost[:3]), 60)})" if lost else ""))
+            text.append(f", {len(broken)} broken")
+            latest = seen.here[-1]
+            text.append(f" — latest at {latest.message}: ")
+            if latest.kind is AlertKind.VIOLATION and latest.constraint in seen.lost_at:
+                text.append(f"lost at {seen.lost_at[latest.constraint]} → broken at {latest.message}: ", style="bold")
+            text.append(self._shown(one_line(latest.detail, 100)))
+        if seen.later:
+            lost_later = sum(a.kind.rule_lost for a in seen.later)
+            text.append(("  ·  later: " if seen.here else " ▸ later in the session: "),
+                        style="dim" if seen.here else "bold")
+            text.append(f"{lost_later} lost or weakened, {len(seen.later) - lost_later} broken (from message {seen.later[0].message})")
+        banner.update(text)

@@ -104,3 +104,11 @@ class CompactionReady(Message):
     """Posted by the compaction-view worker: what one compaction did (Tracker.compaction_view)."""
 
     view: dict[str, Any]
+
+
+@dataclass
+class SearchDone(Message):
+    """Posted by the search worker: where ``query`` occurs in the session, as (message, block) in order."""
+
+    query: str
+    matches: list[tuple[int, int]]

@@ -9,28 +9,10 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import DataTable, Static
 
+from ctxtop.tui.keymap import help_rows
+
 # Every key of the main screen, as the help screen and the README list them.
-KEYS: list[tuple[str, str]] = [
-    ("← / →", "previous / next message"),
-    ("[ / ]", "previous / next compaction, opening its compaction view"),
-    ("c / Esc", "open the view of the compaction at or before the cursor / close it"),
-    ("Home / End", "first / latest message"),
-    ("↑ / ↓", "select a block in the window list"),
-    ("f", "follow the latest message on / off"),
-    ("p", "pin the selected block, or the text selected in the detail pane"),
-    ("u", "unpin (the highlighted constraint, or the one in the selected block); an auto-detected rule is hidden"),
-    ("U", "bring back the auto-detected rules hidden in this session"),
-    ("s", "cycle the strategy marked in the window list"),
-    ("e", "export the snapshot (JSON + Markdown) and an SVG screenshot"),
-    ("/", "search text in the window"),
-    ("a", "in the detail pane: show all of a long block"),
-    ("b", "terminal bell on alerts on / off"),
-    ("r", "redaction on / off: mask secrets, emails and phones on screen and in exports"),
-    ("Tab", "move between panes; Enter on an alert jumps to its compaction"),
-    ("ctrl+p", "command palette: every action by name"),
-    ("?", "this help"),
-    ("q", "quit"),
-]
+KEYS: list[tuple[str, str]] = help_rows()
 
 
 class HelpScreen(ModalScreen[None]):
