@@ -81,6 +81,10 @@ class ClaudeCodeParser(LineParser):
         # Recent responses: message id → the index of the entry their first line made.
         self._by_message_id: dict[str, int] = {}
         self._sidechain_ids: set[str] = set()
+        # Whose chain this file is: None until the first conversation record says; then "" for a
+        # session's main chain, or the sub-agent id of a transcript that holds one side chain
+        # (``agent-*.jsonl``, every record ``isSidechain: true``), which is then the conversation.
+        self._own_chain: str | None = None
 
     def settled_before(self) -> int:
         # A later line of a response merges into the entry its first line made, a few entries back at most
@@ -88,11 +92,13 @@ class ClaudeCodeParser(LineParser):
         return len(self.entries) - MERGE_HORIZON
 
     def carry_state(self) -> Any:
-        return {"responses": [[mid, index] for mid, index in self._by_message_id.items()], "sidechain_ids": sorted(self._sidechain_ids)}
+        return {"responses": [[mid, index] for mid, index in self._by_message_id.items()], "sidechain_ids": sorted(self._sidechain_ids),
+                "own_chain": self._own_chain}
 
     def restore_state(self, state: Any) -> None:
         self._by_message_id = {mid: index for mid, index in state["responses"]}
         self._sidechain_ids = set(state["sidechain_ids"])
+        self._own_chain = state.get("own_chain")
 
     def handle(self, record: dict, offset: int, line: int) -> None:
         kind = record.get("type")
@@ -122,6 +128,18 @@ class ClaudeCodeParser(LineParser):
             return
         handler(record, offset, line)
 
+    def _aside(self, record: dict) -> bool:
+        """Whether a record belongs to a side chain kept out of this file's window."""
+        sidechain = record.get("isSidechain") is True
+        agent = record.get("agentId") if isinstance(record.get("agentId"), str) else ""
+        if self._own_chain is None:
+            # The first conversation record decides: a session's transcript starts on its main chain
+            # (inlined sub-agents come after the call that made them), a sub-agent's own file on its chain.
+            self._own_chain = agent if sidechain else ""
+        if self._own_chain == "":
+            return sidechain
+        return not sidechain or agent not in ("", self._own_chain)
+
     # --- record kinds ---------------------------------------------------------
     def _user(self, record: dict, offset: int, line: int) -> None:
         message = record.get("message")
@@ -135,7 +153,7 @@ class ClaudeCodeParser(LineParser):
             summary=record.get("isCompactSummary") is True,
         )
         self._count_unknown_blocks(unknown, line)
-        if record.get("isSidechain") is True:
+        if self._aside(record):
             self._sidechain(blocks)
             return
         if blocks:
@@ -151,7 +169,7 @@ class ClaudeCodeParser(LineParser):
         model = _str(message.get("model"))
         usage = None if model == SYNTHETIC_MODEL else _usage(message.get("usage"))
         message_id = _str(message.get("id"))
-        if record.get("isSidechain") is True:
+        if self._aside(record):
             first_line_of_response = message_id is None or message_id not in self._sidechain_ids
             if message_id:
                 self._sidechain_ids.add(message_id)
@@ -215,7 +233,7 @@ class ClaudeCodeParser(LineParser):
         else:
             self.unknown(line, f"system subtype {subtype!r}")
             return
-        if record.get("isSidechain") is True:
+        if self._aside(record):
             self.diagnostics.skipped_records += 1
             return
         self.add_entry(
