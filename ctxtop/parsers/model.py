@@ -143,6 +143,8 @@ class Compaction:
     # Claude Code: the summary comes in the next record, and the preserved messages go after it.
     # Elsewhere the preserved messages are back in the window at once (after the marker's own summary, if any).
     summary_follows: bool = False
+    # OpenHands ``summary_offset``: how many of the preserved messages come before the summary.
+    summary_after: int = 0
 
 
 @dataclass(slots=True)

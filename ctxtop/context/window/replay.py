@@ -156,6 +156,10 @@ class Replay:
                 self._preserved = self._preserved_by(compaction)
                 for block in compaction.replacement or ():
                     window.append(WindowBlock(entry, -1, block, text_tokens(self.accounting.counter, block)))
+                if self._preserved and compaction.summary_after and not compaction.summary_follows:
+                    # OpenHands puts its summary at ``summary_offset`` among the kept events.
+                    head, self._preserved = self._preserved[: compaction.summary_after], self._preserved[compaction.summary_after :]
+                    self._flush(window, head, cleared)
                 self._add_entry(window, entry, position, cleared)
                 if self._preserved and not compaction.summary_follows:
                     # What the compaction keeps is back at once, after the marker's own summary if it has one.

@@ -130,8 +130,20 @@ class Session:
             session = cls._open_whole(path, format, sample, counter, window, live, progress)
         if counter.store is not None:
             counter.store.maybe_prune()
+        if format is not None and not live:
+            session._check_forced_format(path, format)
         session.look_for_subagents()
         return session
+
+    def _check_forced_format(self, path: str | os.PathLike, format: str) -> None:
+        """A format named by the user that reads nothing from a non-empty log is the wrong format: say so
+        (detection would have refused the file) rather than show an empty session."""
+        if self.message_count or not read_head(path, DETECT_HEAD_BYTES).strip():
+            return
+        d = self.parser.diagnostics
+        why = f"{d.skipped_records} records skipped, {d.unknown_records} unknown, {d.malformed_lines} malformed"
+        example = f"; {d.examples[0]}" if d.examples else ""
+        raise parsers.UnknownFormat(f"{path}: --log-format {format} read no message from it ({why}{example})")
 
     def look_for_subagents(self) -> None:
         """Count the sub-agent transcripts kept beside the log (Claude Code), whichever way it was read."""
