@@ -8,11 +8,13 @@ record with ``isCompactSummary``; microcompaction a ``microcompact_boundary``.
 
 from __future__ import annotations
 
+import hashlib
 from typing import Any
 
 from ctxtop.parsers.base import LineParser, stamp_source
+from ctxtop.parsers.claude_attachments import read_attachment
 from ctxtop.parsers.content import blocks_from_anthropic
-from ctxtop.parsers.model import INJECTED, Block, Compaction, Usage
+from ctxtop.parsers.model import SYSTEM_SNAPSHOT, Block, Compaction, Usage
 
 # Records that are never sent to the model: titles, UI state, snapshots, progress.
 METADATA_TYPES = frozenset(
@@ -85,6 +87,7 @@ class ClaudeCodeParser(LineParser):
         # session's main chain, or the sub-agent id of a transcript that holds one side chain
         # (``agent-*.jsonl``, every record ``isSidechain: true``), which is then the conversation.
         self._own_chain: str | None = None
+        self._snapshot_key: str | None = None  # digest of the last prompt_snapshot's content
 
     def settled_before(self) -> int:
         # A later line of a response merges into the entry its first line made, a few entries back at most
@@ -93,12 +96,13 @@ class ClaudeCodeParser(LineParser):
 
     def carry_state(self) -> Any:
         return {"responses": [[mid, index] for mid, index in self._by_message_id.items()], "sidechain_ids": sorted(self._sidechain_ids),
-                "own_chain": self._own_chain}
+                "own_chain": self._own_chain, "snapshot_key": self._snapshot_key}
 
     def restore_state(self, state: Any) -> None:
         self._by_message_id = {mid: index for mid, index in state["responses"]}
         self._sidechain_ids = set(state["sidechain_ids"])
         self._own_chain = state.get("own_chain")
+        self._snapshot_key = state.get("snapshot_key")
 
     def handle(self, record: dict, offset: int, line: int) -> None:
         kind = record.get("type")
@@ -124,7 +128,7 @@ class ClaudeCodeParser(LineParser):
             "attachment": self._attachment,
         }.get(kind)
         if handler is None:
-            self.unknown(line, f"record type {kind!r}")
+            self.unknown(line, f"record type {kind!r}", kind=f"record:{kind}")
             return
         handler(record, offset, line)
 
@@ -231,7 +235,7 @@ class ClaudeCodeParser(LineParser):
             self.diagnostics.skipped_records += 1
             return
         else:
-            self.unknown(line, f"system subtype {subtype!r}")
+            self.unknown(line, f"system subtype {subtype!r}", kind=f"system:{subtype}")
             return
         if self._aside(record):
             self.diagnostics.skipped_records += 1
@@ -241,18 +245,24 @@ class ClaudeCodeParser(LineParser):
         )
 
     def _attachment(self, record: dict, offset: int, line: int) -> None:
-        texts = [r["content"] for r in record.get("rendered") or [] if isinstance(r, dict) and isinstance(r.get("content"), str)]
-        attachment = record.get("attachment")
-        if not texts and isinstance(attachment, dict) and isinstance(attachment.get("content"), str):
-            texts = [attachment["content"]]
-        if not texts:
-            self.diagnostics.skipped_records += 1
+        reading = read_attachment(record)
+        if not reading.known:
+            self.unknown(line, f"attachment type {reading.kind!r}", kind=f"attachment:{reading.kind}")
+        if not reading.blocks:
+            if reading.known:
+                self.diagnostics.skipped_records += 1
             return
-        blocks = [Block(INJECTED, text) for text in texts]
-        if record.get("isSidechain") is True:
-            self._sidechain(blocks)
+        if self._aside(record):
+            self._sidechain(reading.blocks)
             return
-        self.add_entry("user", blocks, offset, line, timestamp=record.get("timestamp"), uid=_str(record.get("uuid")))
+        role = "user"
+        if reading.snapshot:
+            key = _digest(reading.blocks)
+            if key == self._snapshot_key:
+                self.diagnostics.skipped_records += 1  # the same prompt and tools again: nothing changed
+                return
+            self._snapshot_key, role = key, SYSTEM_SNAPSHOT
+        self.add_entry(role, reading.blocks, offset, line, timestamp=record.get("timestamp"), uid=_str(record.get("uuid")))
 
     # --- helpers ----------------------------------------------------------------
     def _sidechain(self, blocks: list[Block], new_message: bool = True) -> None:
@@ -285,6 +295,14 @@ def _usage(raw: Any) -> Usage | None:
     if prompt == 0 and output == 0:
         return None  # synthetic or error responses report zeros; they are not a model call
     return Usage(prompt_tokens=prompt, output_tokens=output, reasoning_tokens=thinking)
+
+
+def _digest(blocks: list[Block]) -> str:
+    digest = hashlib.blake2b(digest_size=16)
+    for block in blocks:
+        digest.update(f"{block.category}\0{len(block.text)}\0".encode())
+        digest.update(block.text.encode("utf-8", "surrogatepass"))
+    return digest.hexdigest()
 
 
 def _int(value: Any) -> int | None:

@@ -16,6 +16,7 @@ from ctxtop.parsers.model import (
     CATEGORIES,
     SUMMARY,
     SYSTEM,
+    SYSTEM_SNAPSHOT,
     TOOL_RESULT,
     TOOLS,
     Block,
@@ -164,6 +165,8 @@ class Replay:
                 if self._preserved and not compaction.summary_follows:
                     # What the compaction keeps is back at once, after the marker's own summary if it has one.
                     self._flush(window, self._preserved, cleared)
+        elif entry.role == SYSTEM_SNAPSHOT:
+            self._replace_resident(window, entry, position, cleared)
         else:
             preserved = self._preserved
             is_summary = bool(entry.blocks) and entry.blocks[0].category == SUMMARY
@@ -212,6 +215,16 @@ class Replay:
             window.append(item)
             if block.category == TOOL_RESULT and block.tool_id in cleared:
                 window.clear(len(window.blocks) - 1, self._placeholder_tokens())
+
+    def _replace_resident(self, window: Window, entry: Entry, position: int, cleared: set[str]) -> None:
+        """A snapshot of the whole system prompt and tool list: it stands in for the resident blocks
+        before it, at the front of the window, where the request has them."""
+        kept = [item for item in window.blocks if item.category not in RESIDENT]
+        for name in RESIDENT:
+            window.totals[name] = CategoryTotal()
+        window.blocks = []
+        self._add_entry(window, entry, position, cleared)
+        window.blocks.extend(kept)
 
     def _placeholder_tokens(self) -> int:
         # Counted when a result is first cleared, not for every replay (counts are remembered).

@@ -1,0 +1,208 @@
+"""Claude Code ``attachment`` records: the text each kind puts in front of the model.
+
+2.1.x writes ``{"type": "attachment", "attachment": {"type": KIND, ...}}``. Some
+versions add ``rendered: [{"content": ...}]``, the text as sent; 2.1.8x–2.1.11x
+do not, and the text sits in typed fields, read here kind by kind. Listings of
+tools, skills and agents count as ``tools``; a queued prompt is the user's; the
+rest is ``injected``. Kinds whose reminder is Claude Code's own template (plan
+mode, token budgets…) carry no text in the log and are known but not read;
+other kinds are unknown and counted by name.
+
+``prompt_snapshot`` (2.1.2xx) is the system prompt and tool schemas as sent: it
+becomes an entry of its own (``SYSTEM_SNAPSHOT``) that replaces the earlier one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from ctxtop.parsers.content import blocks_from_anthropic
+from ctxtop.parsers.jsonl import DecodeError, json_text, loads
+from ctxtop.parsers.model import IMAGE, INJECTED, SYSTEM, TOOLS, USER, Block
+
+# Kinds that list what the model may call: their text is part of the tool definitions.
+LISTINGS = frozenset({"skill_listing", "deferred_tools_delta", "agent_listing_delta"})
+# Kinds whose text the log does not hold (Claude Code fills in its own template), or that the
+# model never sees: known, so not counted as unknown, but nothing to read.
+TEXTLESS = frozenset({
+    "plan_mode", "plan_mode_reentry", "plan_mode_exit", "auto_mode", "auto_mode_exit", "plan_file_reference",
+    "compact_file_reference", "opened_file_in_ide", "already_read_file", "directory", "command_permissions",
+    "hook_cancelled", "hook_non_blocking_error", "hook_error_during_execution", "hook_stopped_continuation",
+    "hook_system_message", "hook_permission_decision", "async_hook_response", "total_tokens_reminder",
+    "token_usage", "output_token_usage", "budget_usd", "max_turns_reached", "structured_output", "task_status",
+    "agent_mention", "ultra_effort_enter", "ultra_effort_exit", "goal_status", "read_truncation_notice",
+})
+# Hook events whose plain stdout Claude Code adds to the context (the others only show it to the user).
+CONTEXT_HOOK_EVENTS = frozenset({"SessionStart", "UserPromptSubmit"})
+
+
+class Reading:
+    """What one attachment record holds: its blocks, and whether its kind is known."""
+
+    __slots__ = ("blocks", "kind", "known", "snapshot")
+
+    def __init__(self, kind: str, blocks: list[Block], known: bool = True, snapshot: bool = False) -> None:
+        self.kind, self.blocks, self.known, self.snapshot = kind, blocks, known, snapshot
+
+
+def read_attachment(record: dict) -> Reading:
+    attachment = record.get("attachment") if isinstance(record.get("attachment"), dict) else {}
+    kind = attachment.get("type") if isinstance(attachment.get("type"), str) else ""
+    if kind == "prompt_snapshot":
+        return Reading(kind, _prompt_snapshot(attachment), snapshot=True)
+    category = TOOLS if kind in LISTINGS else USER if kind == "queued_command" else INJECTED
+    rendered = [r["content"] for r in record.get("rendered") or [] if isinstance(r, dict) and isinstance(r.get("content"), str)]
+    if rendered:
+        return Reading(kind, [Block(category, text) for text in rendered if text])
+    reader = READERS.get(kind)
+    if reader is not None:
+        return Reading(kind, reader(attachment))
+    if kind in TEXTLESS:
+        return Reading(kind, [])
+    # An unknown kind: its string content (older records) is still what the model was sent.
+    content = attachment.get("content")
+    return Reading(kind, [Block(category, content)] if isinstance(content, str) and content else [], known=False)
+
+
+# --- kinds -------------------------------------------------------------------------
+def _hook_additional_context(a: dict) -> list[Block]:
+    text = _join(a.get("content"))
+    if not text:
+        return []
+    name = a.get("hookName")
+    return [Block(INJECTED, f"{name} hook additional context: {text}" if isinstance(name, str) else text)]
+
+
+def _hook_success(a: dict) -> list[Block]:
+    stdout = a.get("stdout") if isinstance(a.get("stdout"), str) else ""
+    try:
+        output = loads(stdout) if stdout.lstrip().startswith("{") else None
+    except DecodeError:
+        output = None
+    if isinstance(output, dict):
+        specific = output.get("hookSpecificOutput")
+        context = specific.get("additionalContext") if isinstance(specific, dict) else None
+        return [Block(INJECTED, context)] if isinstance(context, str) and context else []
+    if a.get("hookEvent") in CONTEXT_HOOK_EVENTS:
+        text = a.get("content") if isinstance(a.get("content"), str) and a.get("content") else stdout
+        return [Block(INJECTED, text)] if text.strip() else []
+    return []
+
+
+def _hook_blocking_error(a: dict) -> list[Block]:
+    error = a.get("blockingError") if isinstance(a.get("blockingError"), dict) else {}
+    text = error.get("blockingError")
+    return [Block(INJECTED, f"{a.get('hookName', 'hook')} blocking error from command {error.get('command', '')!s}: {text}")] \
+        if isinstance(text, str) and text else []
+
+
+def _file(a: dict) -> list[Block]:
+    content = a.get("content") if isinstance(a.get("content"), dict) else {}
+    file = content.get("file") if isinstance(content.get("file"), dict) else {}
+    if content.get("type") == "image":
+        return [Block(IMAGE, "")]
+    if isinstance(file.get("content"), str):
+        return [Block(INJECTED, file["content"])]
+    if "cells" in file:  # a notebook: its cells as the model gets them
+        return [Block(INJECTED, json_text(file["cells"]))]
+    return []
+
+
+def _nested_memory(a: dict) -> list[Block]:
+    content = a.get("content")
+    text = content.get("content") if isinstance(content, dict) else content
+    return [Block(INJECTED, text)] if isinstance(text, str) and text else []
+
+
+def _instructions(a: dict) -> list[Block]:
+    files = a.get("files") if isinstance(a.get("files"), list) else []
+    return [Block(INJECTED, f["content"]) for f in files if isinstance(f, dict) and isinstance(f.get("content"), str) and f["content"]]
+
+
+def _list_items(a: dict) -> list[Block]:
+    # todo_reminder / task_reminder: the list itself, which the reminder quotes as JSON.
+    items = a.get("content")
+    return [Block(INJECTED, json_text(items))] if isinstance(items, list) and items else []
+
+
+def _lines(field: str, category: str) -> Callable[[dict], list[Block]]:
+    def read(a: dict) -> list[Block]:
+        text = _join(a.get(field), "\n\n" if field == "addedBlocks" else "\n")
+        return [Block(category, text)] if text else []
+
+    return read
+
+
+def _text_field(*fields: str, category: str = INJECTED) -> Callable[[dict], list[Block]]:
+    def read(a: dict) -> list[Block]:
+        for field in fields:
+            if isinstance(a.get(field), str) and a[field]:
+                return [Block(category, a[field])]
+        return []
+
+    return read
+
+
+def _queued_command(a: dict) -> list[Block]:
+    prompt = a.get("prompt", a.get("content"))
+    if isinstance(prompt, list):
+        blocks, _unknown = blocks_from_anthropic(prompt, "user")
+        return blocks
+    return [Block(USER, prompt)] if isinstance(prompt, str) and prompt else []
+
+
+def _invoked_skills(a: dict) -> list[Block]:
+    skills = a.get("skills") if isinstance(a.get("skills"), list) else []
+    return [Block(INJECTED, s["content"]) for s in skills if isinstance(s, dict) and isinstance(s.get("content"), str) and s["content"]]
+
+
+def _diagnostics(a: dict) -> list[Block]:
+    files = a.get("files")
+    return [Block(INJECTED, json_text(files))] if isinstance(files, list) and files else []
+
+
+def _prompt_snapshot(a: dict) -> list[Block]:
+    blocks = []
+    if isinstance(a.get("cliPrefix"), str) and a["cliPrefix"]:
+        blocks.append(Block(SYSTEM, a["cliPrefix"]))
+    for part in a.get("systemPrompt") if isinstance(a.get("systemPrompt"), list) else [a.get("systemPrompt")]:
+        text = part if isinstance(part, str) else part.get("text") if isinstance(part, dict) else None
+        if isinstance(text, str) and text:
+            blocks.append(Block(SYSTEM, text))
+    for tool in a.get("tools") if isinstance(a.get("tools"), list) else []:
+        if isinstance(tool, dict):
+            name = tool.get("name")
+            blocks.append(Block(TOOLS, json_text(tool), tool_name=name if isinstance(name, str) else None))
+    return blocks
+
+
+def _join(value: Any, separator: str = "\n") -> str:
+    if isinstance(value, str):
+        return value
+    if isinstance(value, list):
+        return separator.join(v for v in value if isinstance(v, str) and v)
+    return ""
+
+
+READERS: dict[str, Callable[[dict], list[Block]]] = {
+    "hook_additional_context": _hook_additional_context,
+    "hook_success": _hook_success,
+    "hook_blocking_error": _hook_blocking_error,
+    "file": _file,
+    "nested_memory": _nested_memory,
+    "instructions": _instructions,
+    "todo_reminder": _list_items,
+    "task_reminder": _list_items,
+    "mcp_instructions_delta": _lines("addedBlocks", INJECTED),
+    "deferred_tools_delta": _lines("addedLines", TOOLS),
+    "agent_listing_delta": _lines("addedLines", TOOLS),
+    "skill_listing": _text_field("content", category=TOOLS),
+    "queued_command": _queued_command,
+    "invoked_skills": _invoked_skills,
+    "edited_text_file": _text_field("snippet", "content"),
+    "selected_lines_in_ide": _text_field("content"),
+    "critical_system_reminder": _text_field("content"),
+    "diagnostics": _diagnostics,
+    "date_change": _text_field("newDate"),
+}
