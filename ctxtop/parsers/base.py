@@ -40,6 +40,8 @@ class Parser:
     boundary_marker: bytes | None = None
     subagents_beside: bool = False
     database_magic: bytes | None = None
+    # Whether the reasoning of earlier user turns is part of later prompts (the window replay's rule).
+    earlier_reasoning_kept: bool = True
 
     @staticmethod
     def is_boundary(record: dict) -> bool:

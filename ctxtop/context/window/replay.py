@@ -14,6 +14,7 @@ from dataclasses import dataclass, field, replace
 from ctxtop.context.window.accounting import Accounting, text_tokens
 from ctxtop.parsers.model import (
     CATEGORIES,
+    REASONING,
     SUMMARY,
     SYSTEM,
     SYSTEM_SNAPSHOT,
@@ -80,6 +81,10 @@ class Window:
         self.totals[item.category].tokens += placeholder_tokens - item.tokens
         self.blocks[index] = replace(item, cleared=True, tokens=placeholder_tokens)
 
+    def drop(self, category: str) -> None:
+        self.blocks = [item for item in self.blocks if item.category != category]
+        self.totals[category] = CategoryTotal()
+
     def keep_only(self, categories: tuple[str, ...]) -> None:
         self.blocks = [item for item in self.blocks if item.category in categories]
         for name, total in self.totals.items():
@@ -104,9 +109,11 @@ class Replay:
     log may still gain blocks).
     """
 
-    def __init__(self, entries: list[Entry], accounting: Accounting) -> None:
+    def __init__(self, entries: list[Entry], accounting: Accounting, *, earlier_reasoning_kept: bool = True) -> None:
         self.entries = entries
         self.accounting = accounting
+        # False (Codex): a user message drops the reasoning before it from the window.
+        self.earlier_reasoning_kept = earlier_reasoning_kept
         self._by_uid: dict[str, int] | None = None  # uid → index, built when a partial compaction first needs it
         self._by_uid_of = 0  # how many entries it was built from
         self.window = Window(at=0)
@@ -118,7 +125,7 @@ class Replay:
 
     def fork(self) -> Replay:
         twin = Replay.__new__(Replay)
-        twin.entries, twin.accounting = self.entries, self.accounting
+        twin.entries, twin.accounting, twin.earlier_reasoning_kept = self.entries, self.accounting, self.earlier_reasoning_kept
         twin._by_uid, twin._by_uid_of = self._by_uid, self._by_uid_of
         twin.compacted, twin.last_entry = self.compacted, self.last_entry
         twin.position, twin._cleared, twin._preserved = self.position, set(self._cleared), list(self._preserved)
@@ -168,6 +175,8 @@ class Replay:
         elif entry.role == SYSTEM_SNAPSHOT:
             self._replace_resident(window, entry, position, cleared)
         else:
+            if entry.role == "user" and not self.earlier_reasoning_kept and window.totals[REASONING].blocks:
+                window.drop(REASONING)
             preserved = self._preserved
             is_summary = bool(entry.blocks) and entry.blocks[0].category == SUMMARY
             if preserved and not is_summary:

@@ -324,7 +324,11 @@ class Session:
 
     def _continue(self, replay: Replay | None) -> Replay:
         """A copy of a kept replay to go on from, or a replay from the first entry."""
-        return replay.fork() if replay is not None else Replay(self.entries, self.accounting)
+        return replay.fork() if replay is not None else self.new_replay()
+
+    def new_replay(self) -> Replay:
+        """A replay from the first entry, with this format's rules."""
+        return Replay(self.entries, self.accounting, earlier_reasoning_kept=self.parser.earlier_reasoning_kept)
 
     def _replay_settled(self, stop: int) -> None:
         with self._checkpoint_lock:
