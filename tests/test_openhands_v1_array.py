@@ -76,3 +76,8 @@ def test_a_forced_format_that_reads_nothing_is_exit_2_with_the_reason(fixture, f
     assert main(["export", "--log-format", forced, str(DATA / fixture)]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and f"--log-format {forced} read no message" in err and "Traceback" not in err
+
+
+def test_watch_refuses_a_forced_format_that_rejects_the_log(capsys):
+    assert main(["watch", "--log-format", "codex", str(DATA / "claude_compact.jsonl")]) == 2
+    assert "--log-format codex read no message" in capsys.readouterr().err

@@ -247,7 +247,7 @@ class ClaudeCodeParser(LineParser):
     def _attachment(self, record: dict, offset: int, line: int) -> None:
         reading = read_attachment(record)
         if not reading.known:
-            self.unknown(line, f"attachment type {reading.kind!r}", kind=f"attachment:{reading.kind}")
+            self.unknown(line, f"attachment type {reading.kind!r}", kind=f"attachment:{reading.kind or '(no type)'}")
         if not reading.blocks:
             if reading.known:
                 self.diagnostics.skipped_records += 1

@@ -130,17 +130,20 @@ class Session:
             session = cls._open_whole(path, format, sample, counter, window, live, progress)
         if counter.store is not None:
             counter.store.maybe_prune()
-        if format is not None and not live:
-            session._check_forced_format(path, format)
+        if format is not None:
+            session._check_forced_format(path, format, live)
         session.look_for_subagents()
         return session
 
-    def _check_forced_format(self, path: str | os.PathLike, format: str) -> None:
+    def _check_forced_format(self, path: str | os.PathLike, format: str, live: bool) -> None:
         """A format named by the user that reads nothing from a non-empty log is the wrong format: say so
-        (detection would have refused the file) rather than show an empty session."""
-        if self.message_count or not read_head(path, DETECT_HEAD_BYTES).strip():
-            return
+        (detection would have refused the file) rather than show an empty session. A log still being
+        written may hold only bookkeeping so far: it is refused only when the parser rejected something."""
         d = self.parser.diagnostics
+        if self.message_count or (live and not d.malformed_lines and not d.unknown_records):
+            return
+        if not read_head(path, DETECT_HEAD_BYTES).strip():
+            return
         why = f"{d.skipped_records} records skipped, {d.unknown_records} unknown, {d.malformed_lines} malformed"
         example = f"; {d.examples[0]}" if d.examples else ""
         raise parsers.UnknownFormat(f"{path}: --log-format {format} read no message from it ({why}{example})")
