@@ -75,9 +75,9 @@ def test_the_events_folder_and_the_array_read_alike(tmp_path):
 def test_a_forced_format_that_reads_nothing_is_exit_2_with_the_reason(fixture, forced, capsys):
     assert main(["export", "--log-format", forced, str(DATA / fixture)]) == 2
     err = capsys.readouterr().err
-    assert err.count("\n") == 1 and f"--log-format {forced} read no message" in err and "Traceback" not in err
+    assert err.count("\n") == 1 and f"no message could be read as {forced}" in err and "Traceback" not in err
 
 
 def test_watch_refuses_a_forced_format_that_rejects_the_log(capsys):
     assert main(["watch", "--log-format", "codex", str(DATA / "claude_compact.jsonl")]) == 2
-    assert "--log-format codex read no message" in capsys.readouterr().err
+    assert "no message could be read as codex (17 malformed line(s)" in capsys.readouterr().err

@@ -47,13 +47,13 @@ class Reading:
 
 
 def read_attachment(record: dict) -> Reading:
-    attachment = record.get("attachment") if isinstance(record.get("attachment"), dict) else {}
-    kind = attachment.get("type") if isinstance(attachment.get("type"), str) else ""
+    attachment = _dict(record.get("attachment"))
+    kind = _str(attachment.get("type"))
     if kind == "prompt_snapshot":
         return Reading(kind, _prompt_snapshot(attachment), snapshot=True)
     category = TOOLS if kind in LISTINGS else USER if kind == "queued_command" else INJECTED
-    rendered = [r["content"] for r in record.get("rendered") or [] if isinstance(r, dict) and isinstance(r.get("content"), str)]
-    if rendered:
+    rendered = [_str(r.get("content")) for r in _list(record.get("rendered")) if isinstance(r, dict)]
+    if any(rendered):
         return Reading(kind, [Block(category, text) for text in rendered if text])
     reader = READERS.get(kind)
     if reader is not None:
@@ -61,8 +61,8 @@ def read_attachment(record: dict) -> Reading:
     if kind in TEXTLESS:
         return Reading(kind, [])
     # An unknown kind: its string content (older records) is still what the model was sent.
-    content = attachment.get("content")
-    return Reading(kind, [Block(category, content)] if isinstance(content, str) and content else [], known=False)
+    content = _str(attachment.get("content"))
+    return Reading(kind, [Block(category, content)] if content else [], known=False)
 
 
 # --- kinds -------------------------------------------------------------------------
@@ -70,40 +70,40 @@ def _hook_additional_context(a: dict) -> list[Block]:
     text = _join(a.get("content"))
     if not text:
         return []
-    name = a.get("hookName")
-    return [Block(INJECTED, f"{name} hook additional context: {text}" if isinstance(name, str) else text)]
+    name = _str(a.get("hookName"))
+    return [Block(INJECTED, f"{name} hook additional context: {text}" if name else text)]
 
 
 def _hook_success(a: dict) -> list[Block]:
-    stdout = a.get("stdout") if isinstance(a.get("stdout"), str) else ""
+    stdout = _str(a.get("stdout"))
     try:
-        output = loads(stdout) if stdout.lstrip().startswith("{") else None
+        output = loads(stdout.encode("utf-8", "surrogatepass")) if stdout.lstrip().startswith("{") else None
     except DecodeError:
         output = None
     if isinstance(output, dict):
-        specific = output.get("hookSpecificOutput")
-        context = specific.get("additionalContext") if isinstance(specific, dict) else None
-        return [Block(INJECTED, context)] if isinstance(context, str) and context else []
+        context = _str(_dict(output.get("hookSpecificOutput")).get("additionalContext"))
+        return [Block(INJECTED, context)] if context else []
     if a.get("hookEvent") in CONTEXT_HOOK_EVENTS:
-        text = a.get("content") if isinstance(a.get("content"), str) and a.get("content") else stdout
+        text = _str(a.get("content")) or stdout
         return [Block(INJECTED, text)] if text.strip() else []
     return []
 
 
 def _hook_blocking_error(a: dict) -> list[Block]:
-    error = a.get("blockingError") if isinstance(a.get("blockingError"), dict) else {}
-    text = error.get("blockingError")
-    return [Block(INJECTED, f"{a.get('hookName', 'hook')} blocking error from command {error.get('command', '')!s}: {text}")] \
-        if isinstance(text, str) and text else []
+    error = _dict(a.get("blockingError"))
+    text = _str(error.get("blockingError"))
+    name = _str(a.get("hookName")) or "hook"
+    return [Block(INJECTED, f"{name} blocking error from command {_str(error.get('command'))}: {text}")] if text else []
 
 
 def _file(a: dict) -> list[Block]:
-    content = a.get("content") if isinstance(a.get("content"), dict) else {}
-    file = content.get("file") if isinstance(content.get("file"), dict) else {}
+    content = _dict(a.get("content"))
+    file = _dict(content.get("file"))
     if content.get("type") == "image":
         return [Block(IMAGE, "")]
-    if isinstance(file.get("content"), str):
-        return [Block(INJECTED, file["content"])]
+    text = _str(file.get("content"))
+    if text:
+        return [Block(INJECTED, text)]
     if "cells" in file:  # a notebook: its cells as the model gets them
         return [Block(INJECTED, json_text(file["cells"]))]
     return []
@@ -111,19 +111,19 @@ def _file(a: dict) -> list[Block]:
 
 def _nested_memory(a: dict) -> list[Block]:
     content = a.get("content")
-    text = content.get("content") if isinstance(content, dict) else content
-    return [Block(INJECTED, text)] if isinstance(text, str) and text else []
+    text = _str(content.get("content")) if isinstance(content, dict) else _str(content)
+    return [Block(INJECTED, text)] if text else []
 
 
 def _instructions(a: dict) -> list[Block]:
-    files = a.get("files") if isinstance(a.get("files"), list) else []
-    return [Block(INJECTED, f["content"]) for f in files if isinstance(f, dict) and isinstance(f.get("content"), str) and f["content"]]
+    texts = [_str(f.get("content")) for f in _list(a.get("files")) if isinstance(f, dict)]
+    return [Block(INJECTED, text) for text in texts if text]
 
 
 def _list_items(a: dict) -> list[Block]:
     # todo_reminder / task_reminder: the list itself, which the reminder quotes as JSON.
-    items = a.get("content")
-    return [Block(INJECTED, json_text(items))] if isinstance(items, list) and items else []
+    items = _list(a.get("content"))
+    return [Block(INJECTED, json_text(items))] if items else []
 
 
 def _lines(field: str, category: str) -> Callable[[dict], list[Block]]:
@@ -137,8 +137,9 @@ def _lines(field: str, category: str) -> Callable[[dict], list[Block]]:
 def _text_field(*fields: str, category: str = INJECTED) -> Callable[[dict], list[Block]]:
     def read(a: dict) -> list[Block]:
         for field in fields:
-            if isinstance(a.get(field), str) and a[field]:
-                return [Block(category, a[field])]
+            text = _str(a.get(field))
+            if text:
+                return [Block(category, text)]
         return []
 
     return read
@@ -149,40 +150,52 @@ def _queued_command(a: dict) -> list[Block]:
     if isinstance(prompt, list):
         blocks, _unknown = blocks_from_anthropic(prompt, "user")
         return blocks
-    return [Block(USER, prompt)] if isinstance(prompt, str) and prompt else []
+    text = _str(prompt)
+    return [Block(USER, text)] if text else []
 
 
 def _invoked_skills(a: dict) -> list[Block]:
-    skills = a.get("skills") if isinstance(a.get("skills"), list) else []
-    return [Block(INJECTED, s["content"]) for s in skills if isinstance(s, dict) and isinstance(s.get("content"), str) and s["content"]]
+    texts = [_str(s.get("content")) for s in _list(a.get("skills")) if isinstance(s, dict)]
+    return [Block(INJECTED, text) for text in texts if text]
 
 
 def _diagnostics(a: dict) -> list[Block]:
-    files = a.get("files")
-    return [Block(INJECTED, json_text(files))] if isinstance(files, list) and files else []
+    files = _list(a.get("files"))
+    return [Block(INJECTED, json_text(files))] if files else []
 
 
 def _prompt_snapshot(a: dict) -> list[Block]:
     blocks = []
-    if isinstance(a.get("cliPrefix"), str) and a["cliPrefix"]:
-        blocks.append(Block(SYSTEM, a["cliPrefix"]))
-    for part in a.get("systemPrompt") if isinstance(a.get("systemPrompt"), list) else [a.get("systemPrompt")]:
-        text = part if isinstance(part, str) else part.get("text") if isinstance(part, dict) else None
-        if isinstance(text, str) and text:
+    prefix = _str(a.get("cliPrefix"))
+    if prefix:
+        blocks.append(Block(SYSTEM, prefix))
+    prompt = a.get("systemPrompt")
+    for part in prompt if isinstance(prompt, list) else [prompt]:
+        text = _str(part.get("text")) if isinstance(part, dict) else _str(part)
+        if text:
             blocks.append(Block(SYSTEM, text))
-    for tool in a.get("tools") if isinstance(a.get("tools"), list) else []:
+    for tool in _list(a.get("tools")):
         if isinstance(tool, dict):
-            name = tool.get("name")
-            blocks.append(Block(TOOLS, json_text(tool), tool_name=name if isinstance(name, str) else None))
+            blocks.append(Block(TOOLS, json_text(tool), tool_name=_str(tool.get("name")) or None))
     return blocks
 
 
 def _join(value: Any, separator: str = "\n") -> str:
     if isinstance(value, str):
         return value
-    if isinstance(value, list):
-        return separator.join(v for v in value if isinstance(v, str) and v)
-    return ""
+    return separator.join(v for v in _list(value) if isinstance(v, str) and v)
+
+
+def _str(value: Any) -> str:
+    return value if isinstance(value, str) else ""
+
+
+def _dict(value: Any) -> dict:
+    return value if isinstance(value, dict) else {}
+
+
+def _list(value: Any) -> list:
+    return value if isinstance(value, list) else []
 
 
 READERS: dict[str, Callable[[dict], list[Block]]] = {

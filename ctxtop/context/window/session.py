@@ -130,23 +130,20 @@ class Session:
             session = cls._open_whole(path, format, sample, counter, window, live, progress)
         if counter.store is not None:
             counter.store.maybe_prune()
-        if format is not None:
-            session._check_forced_format(path, format, live)
+        if format is not None and live:
+            session._check_forced_format(path, format)
         session.look_for_subagents()
         return session
 
-    def _check_forced_format(self, path: str | os.PathLike, format: str, live: bool) -> None:
-        """A format named by the user that reads nothing from a non-empty log is the wrong format: say so
-        (detection would have refused the file) rather than show an empty session. A log still being
-        written may hold only bookkeeping so far: it is refused only when the parser rejected something."""
+    def _check_forced_format(self, path: str | os.PathLike, format: str) -> None:
+        """A log followed with a format named by the user (the CLI refuses a log read whole that yields
+        no message): a log still being written may hold only bookkeeping so far, but one whose lines the
+        parser rejected, with no message read, is in another format: say so rather than follow nothing."""
         d = self.parser.diagnostics
-        if self.message_count or (live and not d.malformed_lines and not d.unknown_records):
+        if self.message_count or not (d.malformed_lines or d.unknown_records):
             return
-        if not read_head(path, DETECT_HEAD_BYTES).strip():
-            return
-        why = f"{d.skipped_records} records skipped, {d.unknown_records} unknown, {d.malformed_lines} malformed"
-        example = f"; {d.examples[0]}" if d.examples else ""
-        raise parsers.UnknownFormat(f"{path}: --log-format {format} read no message from it ({why}{example})")
+        raise parsers.UnknownFormat(f"{path}: no message could be read as {format} "
+                                    f"({d.malformed_lines} malformed line(s), {d.unknown_records} unknown record(s))")
 
     def look_for_subagents(self) -> None:
         """Count the sub-agent transcripts kept beside the log (Claude Code), whichever way it was read."""
