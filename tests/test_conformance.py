@@ -198,6 +198,12 @@ NEW_FORMAT_MESSAGES = {
     "function_calling_simple.traj": 12,
     "2025-05-12T20-28-13-04-00_popularity.json": 3,
     "log_read_sample.eval": 3,
+    "UKGovernmentBEIS_2025-05-12T20-27-36-04-00_browser.json": 10,
+    "atineoSE_7510150b294841dda032a87239ebdf25_events.json": 103,  # every event is one the model sees
+    # Sub-agent transcripts on their own: user records + distinct assistant message ids.
+    "agent-a881341.jsonl": 6,
+    "agent-acompact-fffbd0.jsonl": 4,
+    "agtrace_claude_agent_sidechain.jsonl": 2,
 }
 
 
