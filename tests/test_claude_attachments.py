@@ -61,19 +61,35 @@ def test_unknown_kinds_are_named_in_markdown(capsys):
 
 def test_a_prompt_snapshot_counts_as_system_and_tools():
     session = Session.open(SNAPSHOTS)
-    snapshots = [e for e in session.entries if e.role == SYSTEM_SNAPSHOT]
-    assert len(snapshots) == 2  # the identical repeat at line 5 is skipped
+    snapshots = [e.index for e in session.entries if e.role == SYSTEM_SNAPSHOT]
+    assert snapshots == [1, 6, 12]  # the identical repeat at line 5 is skipped
     first = session.window_at(1).categories()
     assert (first["system"].blocks, first["tools"].blocks) == (3, 2)  # cliPrefix + 2 system prompt parts; Bash, Read
     assert first["system"].tokens > 30 and first["tools"].tokens > 60
 
 
+def _layout(window):
+    return [(item.entry.index, item.category, item.block.tool_name) for item in window.blocks]
+
+
 def test_a_changed_snapshot_replaces_the_one_before_at_the_front_of_the_window():
     session = Session.open(SNAPSHOTS)
-    window = session.window_at()
+    window = session.window_at(8)
+    assert _layout(window)[:6] == [(6, "system", None)] * 3 + [(6, "tools", "Bash"), (6, "tools", "Read"),
+                                                              (6, "tools", "mcp__github__create_issue")]
     categories = window.categories()
-    assert (categories["system"].blocks, categories["tools"].blocks) == (3, 3)  # not 6 and 5
-    assert [b.block.tool_name for b in window.blocks if b.category == "tools"] == ["Bash", "Read", "mcp__github__create_issue"]
-    assert [b.category for b in window.blocks[:6]] == ["system"] * 3 + ["tools"] * 3
+    # not 6 and 5: the first snapshot is gone; the skill listing (a user message) adds one tools block
+    assert (categories["system"].blocks, categories["tools"].blocks) == (3, 4)
     assert window.estimated_tokens == sum(b.tokens for b in window.blocks)
-    assert [b.category for b in window.blocks[6:]] == ["user", "tool_call", "tool_result", "assistant", "user", "tool_call"]
+
+
+def test_after_a_compaction_a_snapshot_without_tools_keeps_the_tools_and_listings_come_again():
+    session = Session.open(SNAPSHOTS)
+    window = session.window_at()
+    # The post-compaction snapshot (entry 12) carries the system prompt only: the tools of entry 6 are still sent.
+    assert _layout(window)[:6] == [(12, "system", None)] * 3 + [(6, "tools", "Bash"), (6, "tools", "Read"),
+                                                               (6, "tools", "mcp__github__create_issue")]
+    # The skill listing injected before the compaction left with it; the one injected after is there, once.
+    listings = [index for index, category, tool in _layout(window) if category == "tools" and tool is None]
+    assert listings == [13]
+    assert window.estimated_tokens == sum(b.tokens for b in window.blocks)

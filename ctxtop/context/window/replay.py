@@ -33,6 +33,13 @@ RUN_STEP = 512
 RESIDENT = (SYSTEM, TOOLS)
 
 
+def is_resident(category: str, role: str) -> bool:
+    """Re-sent with every request (the system prompt, the tool definitions), so untouched by compaction.
+    Not the listings a harness injects into the conversation (Claude Code's skill, tool and agent
+    listings are `tools` in a user message): a compaction drops those, and they are injected again."""
+    return category in RESIDENT and role != "user"
+
+
 @dataclass(slots=True)
 class WindowBlock:
     """One block in the window, with where it came from and what it costs."""
@@ -85,11 +92,14 @@ class Window:
         self.blocks = [item for item in self.blocks if item.category != category]
         self.totals[category] = CategoryTotal()
 
-    def keep_only(self, categories: tuple[str, ...]) -> None:
-        self.blocks = [item for item in self.blocks if item.category in categories]
-        for name, total in self.totals.items():
-            if name not in categories:
-                total.tokens = total.blocks = 0
+    def keep_resident(self) -> None:
+        """Empty the window but for what is re-sent with every request."""
+        self.blocks = [item for item in self.blocks if is_resident(item.category, item.entry.role)]
+        self.totals = {name: CategoryTotal() for name in CATEGORIES}
+        for item in self.blocks:
+            total = self.totals[item.category]
+            total.tokens += item.tokens
+            total.blocks += 1
 
     def categories(self) -> dict[str, CategoryTotal]:
         """A copy of the per-category totals (every category present, zero when empty)."""
@@ -160,7 +170,7 @@ class Replay:
                 cleared.update(compaction.cleared_tool_ids)
                 self._apply_clearing(window, cleared)
             else:
-                window.keep_only(RESIDENT)
+                window.keep_resident()
                 self._preserved = self._preserved_by(compaction)
                 for block in compaction.replacement or ():
                     window.append(WindowBlock(entry, -1, block, text_tokens(self.accounting.counter, block)))
@@ -173,7 +183,7 @@ class Replay:
                     # What the compaction keeps is back at once, after the marker's own summary if it has one.
                     self._flush(window, self._preserved, cleared)
         elif entry.role == SYSTEM_SNAPSHOT:
-            self._replace_resident(window, entry, position, cleared)
+            self._replace_snapshot(window, entry, position, cleared)
         else:
             if entry.role == "user" and not self.earlier_reasoning_kept and window.totals[REASONING].blocks:
                 window.drop(REASONING)
@@ -211,7 +221,7 @@ class Replay:
         """Re-attach a partial compaction's preserved messages after its summary."""
         for entry in preserved:
             # A system prompt or tool list never left the window: re-attaching it would count it twice.
-            if entry.blocks and all(b.category in RESIDENT for b in entry.blocks):
+            if entry.blocks and all(is_resident(b.category, entry.role) for b in entry.blocks):
                 continue
             self._add_entry(window, entry, entry.index - 1, cleared)
         preserved.clear()
@@ -225,12 +235,20 @@ class Replay:
             if block.category == TOOL_RESULT and block.tool_id in cleared:
                 window.clear(len(window.blocks) - 1, self._placeholder_tokens())
 
-    def _replace_resident(self, window: Window, entry: Entry, position: int, cleared: set[str]) -> None:
-        """A snapshot of the whole system prompt and tool list: it stands in for the resident blocks
-        before it, at the front of the window, where the request has them."""
-        kept = [item for item in window.blocks if item.category not in RESIDENT]
-        for name in RESIDENT:
-            window.totals[name] = CategoryTotal()
+    def _replace_snapshot(self, window: Window, entry: Entry, position: int, cleared: set[str]) -> None:
+        """A snapshot of the system prompt and tool list as sent: it stands in for what the snapshots
+        before it said (the system prompt if it has one, the tools if it has them), at the front of the
+        window, where the request has them."""
+        replaced = {block.category for block in entry.blocks}
+
+        def superseded(item: WindowBlock) -> bool:
+            return item.entry.role == SYSTEM_SNAPSHOT and item.category in replaced
+
+        kept = [item for item in window.blocks if not superseded(item)]
+        for item in window.blocks:
+            if superseded(item):
+                window.totals[item.category].tokens -= item.tokens
+                window.totals[item.category].blocks -= 1
         window.blocks = []
         self._add_entry(window, entry, position, cleared)
         window.blocks.extend(kept)
