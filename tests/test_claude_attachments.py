@@ -93,3 +93,18 @@ def test_after_a_compaction_a_snapshot_without_tools_keeps_the_tools_and_listing
     listings = [index for index, category, tool in _layout(window) if category == "tools" and tool is None]
     assert listings == [13]
     assert window.estimated_tokens == sum(b.tokens for b in window.blocks)
+
+
+def test_a_hook_context_written_twice_is_counted_once_and_a_hook_firing_again_twice(tmp_path):
+    records = _records(ATTACHMENTS)
+    success, assistant = records[0], records[-1]  # the SessionStart hook's JSON stdout, a model call
+    context = json.loads(success["attachment"]["stdout"])["hookSpecificOutput"]["additionalContext"]
+    echo = {**records[1], "attachment": {**records[1]["attachment"], "toolUseID": success["attachment"]["toolUseID"], "content": [context]}}
+    prompt = {"type": "user", "sessionId": success["sessionId"], "uuid": "p", "message": {"role": "user", "content": "next"}}
+    # The same context as a hook_success and a hook_additional_context; later the hook fires again.
+    lines = [success, echo, prompt, assistant, prompt, success, assistant]
+    log = tmp_path / "session.jsonl"
+    log.write_text("".join(json.dumps(r) + "\n" for r in lines))
+    session = Session.open(log)
+    injected = [b.text for e in session.entries for b in e.blocks if b.category == "injected"]
+    assert injected == [context, context]

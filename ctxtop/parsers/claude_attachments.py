@@ -38,12 +38,18 @@ CONTEXT_HOOK_EVENTS = frozenset({"SessionStart", "UserPromptSubmit"})
 
 
 class Reading:
-    """What one attachment record holds: its blocks, and whether its kind is known."""
+    """What one attachment record holds: its blocks, and whether its kind is known.
 
-    __slots__ = ("blocks", "kind", "known", "snapshot")
+    ``hook_context``: for a hook's additional context, (the call or event it answers, the text), so
+    that the same context written twice (as a ``hook_success`` stdout and as a
+    ``hook_additional_context``, as some versions do) is counted once.
+    """
+
+    __slots__ = ("blocks", "hook_context", "kind", "known", "snapshot")
 
     def __init__(self, kind: str, blocks: list[Block], known: bool = True, snapshot: bool = False) -> None:
         self.kind, self.blocks, self.known, self.snapshot = kind, blocks, known, snapshot
+        self.hook_context: tuple[str, str] | None = None
 
 
 def read_attachment(record: dict) -> Reading:
@@ -55,6 +61,12 @@ def read_attachment(record: dict) -> Reading:
     rendered = [_str(r.get("content")) for r in _list(record.get("rendered")) if isinstance(r, dict)]
     if any(rendered):
         return Reading(kind, [Block(category, text) for text in rendered if text])
+    if kind in ("hook_success", "hook_additional_context"):
+        reading = Reading(kind, _hook_success(attachment) if kind == "hook_success" else _hook_additional_context(attachment))
+        context = _hook_context_text(attachment) if kind == "hook_success" else _join(attachment.get("content"))
+        if reading.blocks and context:
+            reading.hook_context = (_str(attachment.get("toolUseID")) or _str(attachment.get("hookEvent")), context)
+        return reading
     reader = READERS.get(kind)
     if reader is not None:
         return Reading(kind, reader(attachment))
@@ -74,14 +86,25 @@ def _hook_additional_context(a: dict) -> list[Block]:
     return [Block(INJECTED, f"{name} hook additional context: {text}" if name else text)]
 
 
-def _hook_success(a: dict) -> list[Block]:
+def _hook_output(a: dict) -> dict | None:
+    """A hook's stdout when it is a JSON object (its structured output), else None."""
     stdout = _str(a.get("stdout"))
     try:
         output = loads(stdout.encode("utf-8", "surrogatepass")) if stdout.lstrip().startswith("{") else None
     except DecodeError:
-        output = None
-    if isinstance(output, dict):
-        context = _str(_dict(output.get("hookSpecificOutput")).get("additionalContext"))
+        return None
+    return output if isinstance(output, dict) else None
+
+
+def _hook_context_text(a: dict) -> str:
+    output = _hook_output(a)
+    return _str(_dict(output.get("hookSpecificOutput")).get("additionalContext")) if output is not None else ""
+
+
+def _hook_success(a: dict) -> list[Block]:
+    stdout = _str(a.get("stdout"))
+    if _hook_output(a) is not None:
+        context = _hook_context_text(a)
         return [Block(INJECTED, context)] if context else []
     if a.get("hookEvent") in CONTEXT_HOOK_EVENTS:
         text = _str(a.get("content")) or stdout
@@ -199,8 +222,6 @@ def _list(value: Any) -> list:
 
 
 READERS: dict[str, Callable[[dict], list[Block]]] = {
-    "hook_additional_context": _hook_additional_context,
-    "hook_success": _hook_success,
     "hook_blocking_error": _hook_blocking_error,
     "file": _file,
     "nested_memory": _nested_memory,

@@ -65,6 +65,8 @@ def looks_like(record: dict) -> bool:
 RECENT_RESPONSES = 256
 # ...but they land within this many entries of its first line (tool results in between).
 MERGE_HORIZON = 64
+# A hook's context written twice (hook_success stdout, hook_additional_context) comes in neighbouring records.
+HOOK_ECHO_LINES = 8
 
 
 class ClaudeCodeParser(LineParser):
@@ -88,6 +90,8 @@ class ClaudeCodeParser(LineParser):
         # (``agent-*.jsonl``, every record ``isSidechain: true``), which is then the conversation.
         self._own_chain: str | None = None
         self._snapshot_key: str | None = None  # digest of the last prompt_snapshot's content
+        # The last hook context read: (attachment kind, (call or event, text), line).
+        self._last_hook: tuple[str, tuple[str, str], int] | None = None
 
     def settled_before(self) -> int:
         # A later line of a response merges into the entry its first line made, a few entries back at most
@@ -96,13 +100,15 @@ class ClaudeCodeParser(LineParser):
 
     def carry_state(self) -> Any:
         return {"responses": [[mid, index] for mid, index in self._by_message_id.items()], "sidechain_ids": sorted(self._sidechain_ids),
-                "own_chain": self._own_chain, "snapshot_key": self._snapshot_key}
+                "own_chain": self._own_chain, "snapshot_key": self._snapshot_key, "last_hook": self._last_hook}
 
     def restore_state(self, state: Any) -> None:
         self._by_message_id = {mid: index for mid, index in state["responses"]}
         self._sidechain_ids = set(state["sidechain_ids"])
         self._own_chain = state.get("own_chain")
         self._snapshot_key = state.get("snapshot_key")
+        last_hook = state.get("last_hook")
+        self._last_hook = (last_hook[0], tuple(last_hook[1]), last_hook[2]) if last_hook else None
 
     def handle(self, record: dict, offset: int, line: int) -> None:
         kind = record.get("type")
@@ -255,6 +261,14 @@ class ClaudeCodeParser(LineParser):
         if self._aside(record):
             self._sidechain(reading.blocks)
             return
+        if reading.hook_context is not None:
+            last, self._last_hook = self._last_hook, (reading.kind, reading.hook_context, line)
+            if last is not None and last[1] == reading.hook_context and last[0] != reading.kind and line - last[2] <= HOOK_ECHO_LINES:
+                # The same hook's context written twice, as a hook_success stdout and as a
+                # hook_additional_context (a hook firing again later is counted again).
+                self._last_hook = None
+                self.diagnostics.skipped_records += 1
+                return
         role = "user"
         if reading.snapshot:
             key = _digest(reading.blocks)
