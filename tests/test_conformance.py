@@ -16,7 +16,8 @@ from ctxtop.tui.cli import main
 
 from .conftest import SHARED_FIXTURES
 
-FIXTURES = sorted(p for p in SHARED_FIXTURES.glob("*/*") if p.is_file()) if SHARED_FIXTURES.is_dir() else []
+# Every file under the fixtures folder, sub-agent transcripts in <session>/subagents/ included.
+FIXTURES = sorted(p for p in SHARED_FIXTURES.rglob("*") if p.is_file() and p.suffix != ".md") if SHARED_FIXTURES.is_dir() else []
 if not FIXTURES:
     pytest.skip(f"shared fixtures not found at {SHARED_FIXTURES}", allow_module_level=True)
 
@@ -29,21 +30,27 @@ SUPPORTED = {
     "openhands": "openhands",
     "swe-agent": "swe-agent",
     "inspect-ai": "inspect-ai",
+    "openhands-v1": "openhands",
 }
 
 
+def _family(path) -> str:
+    """The fixture's folder under ../shared/fixtures (its agent)."""
+    return path.relative_to(SHARED_FIXTURES).parts[0]
+
+
 def _id(path):
-    return f"{path.parent.name}/{path.name[:40]}"
+    return f"{_family(path)}/{path.name[:40]}"
 
 
 @pytest.mark.parametrize("path", FIXTURES, ids=_id)
 def test_every_fixture_exports_or_fails_in_one_line(path, capsys):
     code = main(["export", str(path)])
     out, err = capsys.readouterr()
-    if path.parent.name in SUPPORTED:
+    if _family(path) in SUPPORTED:
         assert code == 0, err
         snapshot = json.loads(out)
-        assert snapshot["source"]["format"] == SUPPORTED[path.parent.name]
+        assert snapshot["source"]["format"] == SUPPORTED[_family(path)]
         assert snapshot["source"]["diagnostics"]["malformed_lines"] == 0
     else:
         assert code == 2
@@ -51,37 +58,16 @@ def test_every_fixture_exports_or_fails_in_one_line(path, capsys):
 
 
 def _claude_fixtures():
-    return [p for p in FIXTURES if p.parent.name == "claude-code"]
+    return [p for p in FIXTURES if _family(p) == "claude-code"]
 
 
 @pytest.mark.parametrize("path", _claude_fixtures(), ids=_id)
-def test_claude_reported_tokens_equal_last_main_chain_usage(path):
-    last_usage, message_ids = None, set()
-    for line in path.read_text().splitlines():
-        record = json.loads(line)
-        if record.get("type") == "assistant" and not record.get("isSidechain"):
-            message = record["message"]
-            message_ids.add(message["id"])
-            usage = message["usage"]
-            last_usage = usage["input_tokens"] + usage["cache_read_input_tokens"] + usage["cache_creation_input_tokens"]
-    session = Session.open(path)
-    assert session.reported_at() == last_usage
-    assistants = [e for e in session.entries if e.role == "assistant"]
+def test_claude_one_entry_per_response(path):
+    records = [json.loads(line) for line in path.read_text().splitlines()]
+    own = _claude_own_chain(records)
+    message_ids = {r["message"]["id"] for r in records if r.get("type") == "assistant" and own(r)}
+    assistants = [e for e in Session.open(path).entries if e.role == "assistant"]
     assert len(assistants) == len(message_ids)  # one merged entry per distinct message id
-
-
-@pytest.mark.parametrize("path", [p for p in FIXTURES if p.parent.name == "codex"], ids=_id)
-def test_codex_reported_tokens_equal_last_usable_token_count(path):
-    last = None
-    for line in path.read_text().splitlines():
-        record = json.loads(line)
-        payload = record.get("payload", {})
-        if record.get("type") == "event_msg" and payload.get("type") == "token_count" and payload.get("info"):
-            usage = payload["info"]["last_token_usage"]
-            if usage["input_tokens"] > 0:
-                last = usage["input_tokens"]
-    session = Session.open(path)
-    assert session.reported_at() == last
 
 
 def test_codex_remote_compaction_fixture():
@@ -99,15 +85,15 @@ def test_codex_remote_compaction_fixture():
     assert session.reported_at(compaction.message) is None  # no size recorded until the next call
 
 
-def test_sidechain_file_reports_subagent_totals():
+def test_sidechain_file_is_read_as_its_own_conversation():
     path = next(p for p in FIXTURES if "sidechain" in p.name)
     snapshot = build_snapshot(Session.open(path))
-    assert snapshot["source"]["messages"] == 0
-    assert snapshot["subagents"]["messages"] == 2 and snapshot["subagents"]["tokens"] > 0
+    assert snapshot["source"]["messages"] == 2 and snapshot["window"]["reported_tokens"] == 487
+    assert snapshot["subagents"]["messages"] == 0
 
 
 def _supported_fixtures():
-    return [p for p in FIXTURES if p.parent.name in SUPPORTED]
+    return [p for p in FIXTURES if _family(p) in SUPPORTED]
 
 
 @pytest.mark.parametrize("path", _supported_fixtures(), ids=_id)
@@ -135,13 +121,41 @@ def test_every_strategy_previews_every_supported_fixture(path):
                     assert p.fates[call] == KEPT, (p.strategy, result, call)
 
 
+def _claude_own_chain(records):
+    """Which records are the file's conversation: its main chain, or, in a sub-agent's own
+    transcript (every conversation record a side chain), that side chain."""
+    conversation = [r for r in records if r.get("type") in ("user", "assistant")]
+    only_sidechain = bool(conversation) and all(r.get("isSidechain") for r in conversation)
+    return lambda r: bool(r.get("isSidechain")) == only_sidechain
+
+
 def _last_reported(path) -> int | None:
-    """The prompt size of the last model call, read straight from the fixture (independently of the parsers)."""
-    folder = path.parent.name
-    if folder == "gemini-cli":
+    """The prompt size of the last model call, read straight from the fixture (independently of the parsers).
+    None where the log records no per-call usage (OpenHands V1 events, SWE-agent, plain message dumps)."""
+    family = path.relative_to(SHARED_FIXTURES).parts[0]
+    if family == "claude-code":
+        records = [json.loads(line) for line in path.read_text().splitlines()]
+        own, found = _claude_own_chain(records), None
+        for record in records:
+            if record.get("type") == "assistant" and own(record) and record["message"].get("model") != "<synthetic>":
+                usage = record["message"]["usage"]
+                prompt = usage["input_tokens"] + usage.get("cache_read_input_tokens", 0) + usage.get("cache_creation_input_tokens", 0)
+                found = prompt or found
+        return found
+    if family == "codex":
+        found = None
+        for line in path.read_text().splitlines():
+            record = json.loads(line)
+            payload = record.get("payload", {})
+            if record.get("type") == "event_msg" and payload.get("type") == "token_count" and payload.get("info"):
+                usage = payload["info"]["last_token_usage"]
+                if usage["input_tokens"] > 0:  # zeroed snapshots around a remote compaction are not a call
+                    found = usage["input_tokens"]
+        return found
+    if family == "gemini-cli":
         messages = json.loads(path.read_text())["messages"]
         return [m["tokens"]["input"] for m in messages if m.get("type") == "gemini" and m.get("tokens")][-1]
-    if folder == "openhands":
+    if family == "openhands":
         found = None
         for event in json.loads(path.read_text()):
             response = (event.get("tool_call_metadata") or {}).get("model_response")
@@ -151,7 +165,7 @@ def _last_reported(path) -> int | None:
             if "action" in event and not isinstance(response, dict) and usages:
                 found = usages[-1]["prompt_tokens"]
         return found
-    if folder == "inspect-ai":
+    if family == "inspect-ai":
         if path.suffix == ".eval":
             import zipfile
 
@@ -160,8 +174,17 @@ def _last_reported(path) -> int | None:
         else:
             sample = json.loads(path.read_text())["samples"][0]
         usage = [e for e in sample["events"] if e["event"] == "model"][-1]["output"]["usage"]
-        return usage["input_tokens"] + usage.get("input_tokens_cache_read", 0) + usage.get("input_tokens_cache_write", 0)
+        cached = usage.get("input_tokens_cache_read", 0) + usage.get("input_tokens_cache_write", 0)
+        # Inspect <= 0.3.x counted cache reads inside input_tokens: there total = input + output.
+        if usage["total_tokens"] == usage["input_tokens"] + usage["output_tokens"]:
+            return usage["input_tokens"]
+        return usage["input_tokens"] + cached
     return None
+
+
+@pytest.mark.parametrize("path", _supported_fixtures(), ids=_id)
+def test_reported_usage_matches_an_independent_reading_of_the_log(path):
+    assert Session.open(path).reported_at() == _last_reported(path)
 
 
 # Messages each fixture holds (for Inspect logs: the first sample), counted by hand from the files.
@@ -175,6 +198,12 @@ NEW_FORMAT_MESSAGES = {
     "function_calling_simple.traj": 12,
     "2025-05-12T20-28-13-04-00_popularity.json": 3,
     "log_read_sample.eval": 3,
+    "UKGovernmentBEIS_2025-05-12T20-27-36-04-00_browser.json": 10,
+    "atineoSE_7510150b294841dda032a87239ebdf25_events.json": 103,  # every event is one the model sees
+    # Sub-agent transcripts on their own: user records + distinct assistant message ids.
+    "agent-a881341.jsonl": 6,
+    "agent-acompact-fffbd0.jsonl": 4,
+    "agtrace_claude_agent_sidechain.jsonl": 2,
 }
 
 

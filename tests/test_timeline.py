@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ctxtop.context.window.replay import CategoryTotal, Replay, Window
+from ctxtop.context.window.replay import CategoryTotal, Window
 from ctxtop.context.window.session import Session
 from ctxtop.context.window.timeline import WIDTH, Timeline, TimelinePoint, point_of
 from ctxtop.parsers.model import CATEGORIES, Entry
@@ -20,7 +20,7 @@ DOCUMENTS = [DATA / "openhands_condensation.json", DATA / "inspect_compaction.js
 @pytest.mark.parametrize("log", jsonl_logs() + DOCUMENTS, ids=lambda p: f"{p.parent.name}/{p.name[:40]}")
 def test_every_point_equals_a_replay_from_the_start(log, small_batches):
     session = Session.open(log)
-    fresh = [point_of(window, session.entries[window.at - 1]) for window in Replay(session.entries, session.accounting).run()]
+    fresh = [point_of(window, session.entries[window.at - 1]) for window in session.new_replay().run()]
     view = session.timeline()
     assert list(view) == fresh
     assert len(view) == session.message_count

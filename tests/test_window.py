@@ -3,7 +3,7 @@
 import pytest
 
 from ctxtop.context.output.snapshot import build_snapshot
-from ctxtop.context.window.replay import CLEARED_PLACEHOLDER, Replay
+from ctxtop.context.window.replay import CLEARED_PLACEHOLDER
 from ctxtop.context.window.session import Session
 
 from .conftest import DATA
@@ -129,7 +129,7 @@ def all_logs_with_compactions() -> list:
 @pytest.mark.parametrize("log", all_logs_with_compactions(), ids=lambda p: p.name[:40])
 def test_windows_replayed_from_a_checkpoint_equal_a_replay_from_the_start(log):
     session = Session.open(log)
-    fresh = [window_state(w) for w in Replay(session.entries, session.accounting).run()]
+    fresh = [window_state(w) for w in session.new_replay().run()]
     # In an order that jumps back and forth, so windows come from checkpoints left by other replays.
     order = sorted(range(1, len(fresh) + 1), key=lambda m: (m * 7919) % len(fresh))
     for message in order + [len(fresh)] + order[::-1]:
@@ -148,7 +148,7 @@ def test_a_change_to_an_entry_before_a_checkpoint_is_not_hidden_by_it():
     session.parser.touch(0)
     session.count_new()
     after = window_state(session.window_at(10))
-    assert after == window_state(Replay(session.entries, session.accounting).window_at(10))
+    assert after == window_state(session.new_replay().window_at(10))
     assert after[1][0][3] > before[1][0][3]  # the system prompt's tokens grew
 
 
@@ -160,6 +160,6 @@ def test_the_latest_window_continues_the_replay_kept_while_reading(name, monkeyp
     monkeypatch.setattr(session_module, "STREAM_CHUNK_BYTES", 512)
     session = Session.open(DATA / name)
     assert session._ahead is not None and session._ahead.position > 0
-    fresh = Replay(session.entries, session.accounting)
+    fresh = session.new_replay()
     for message in range(1, session.message_count + 1):
         assert window_state(session.window_at(message)) == window_state(fresh.window_at(message)), message

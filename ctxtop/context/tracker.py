@@ -92,6 +92,7 @@ class Tracker:
         self.audit = Audit([], [], [])
         self._announced: set[AlertKey] = set()
         self._last_prompt = session.reported_at(None) or 0  # for implicit compactions in a followed log
+        self._last_prompt_of: dict[str | None, int] = {}  # ...measured against the same model's last call
         self._select_rules()
         if audit:
             self.run_audit()
@@ -252,6 +253,7 @@ class Tracker:
                 self._select_rules()
                 self.run_audit()
                 self._last_prompt = self.session.reported_at(None) or 0
+                self._last_prompt_of = {}
                 if update.reset:
                     self._announced.clear()  # a log read again from its start: its alerts are news again
                 return Change(update, self.new_alerts(), rules_changed=True)
@@ -283,10 +285,11 @@ class Tracker:
             if entry.compaction is not None:
                 found = True
             if entry.usage is not None:
-                last = self._last_prompt
-                if last and entry.usage.prompt_tokens < last * (1 - IMPLICIT_DROP):
-                    found = True
-                self._last_prompt = entry.usage.prompt_tokens
+                prompt = entry.usage.prompt_tokens
+                for last in (self._last_prompt, self._last_prompt_of.get(entry.model, 0)):
+                    if last and prompt < last * (1 - IMPLICIT_DROP):
+                        found = True  # a compaction, or a model switch or resume to note: the audit tells
+                self._last_prompt = self._last_prompt_of[entry.model] = prompt
         return found
 
     def timeline(self) -> TimelineView:

@@ -40,6 +40,8 @@ class Parser:
     boundary_marker: bytes | None = None
     subagents_beside: bool = False
     database_magic: bytes | None = None
+    # Whether the reasoning of earlier user turns is part of later prompts (the window replay's rule).
+    earlier_reasoning_kept: bool = True
 
     @staticmethod
     def is_boundary(record: dict) -> bool:
@@ -112,8 +114,14 @@ class Parser:
         self.diagnostics.malformed_lines += 1
         self.diagnostics.note(f"line {line}: {why}")
 
-    def unknown(self, line: int, what: str) -> None:
+    def unknown(self, line: int, what: str, kind: str | None = None) -> None:
+        """A record ctxtop does not know; ``kind`` names it, to be counted by name."""
         self.diagnostics.unknown_records += 1
+        if kind is not None:
+            kinds = self.diagnostics.unknown_kinds
+            kinds[kind] = kinds.get(kind, 0) + 1
+            if kinds[kind] > 1:
+                return  # one example per kind is enough
         self.diagnostics.note(f"line {line}: unknown {what}")
 
 

@@ -8,11 +8,13 @@ record with ``isCompactSummary``; microcompaction a ``microcompact_boundary``.
 
 from __future__ import annotations
 
+import hashlib
 from typing import Any
 
 from ctxtop.parsers.base import LineParser, stamp_source
+from ctxtop.parsers.claude_attachments import read_attachment
 from ctxtop.parsers.content import blocks_from_anthropic
-from ctxtop.parsers.model import INJECTED, Block, Compaction, Usage
+from ctxtop.parsers.model import SYSTEM_SNAPSHOT, Block, Compaction, Usage
 
 # Records that are never sent to the model: titles, UI state, snapshots, progress.
 METADATA_TYPES = frozenset(
@@ -63,6 +65,8 @@ def looks_like(record: dict) -> bool:
 RECENT_RESPONSES = 256
 # ...but they land within this many entries of its first line (tool results in between).
 MERGE_HORIZON = 64
+# A hook's context written twice (hook_success stdout, hook_additional_context) comes in neighbouring records.
+HOOK_ECHO_LINES = 8
 
 
 class ClaudeCodeParser(LineParser):
@@ -81,6 +85,13 @@ class ClaudeCodeParser(LineParser):
         # Recent responses: message id → the index of the entry their first line made.
         self._by_message_id: dict[str, int] = {}
         self._sidechain_ids: set[str] = set()
+        # Whose chain this file is: None until the first conversation record says; then "" for a
+        # session's main chain, or the sub-agent id of a transcript that holds one side chain
+        # (``agent-*.jsonl``, every record ``isSidechain: true``), which is then the conversation.
+        self._own_chain: str | None = None
+        self._snapshot_key: str | None = None  # digest of the last prompt_snapshot's content
+        # The last hook context read: (attachment kind, (call or event, text), line).
+        self._last_hook: tuple[str, tuple[str, str], int] | None = None
 
     def settled_before(self) -> int:
         # A later line of a response merges into the entry its first line made, a few entries back at most
@@ -88,11 +99,16 @@ class ClaudeCodeParser(LineParser):
         return len(self.entries) - MERGE_HORIZON
 
     def carry_state(self) -> Any:
-        return {"responses": [[mid, index] for mid, index in self._by_message_id.items()], "sidechain_ids": sorted(self._sidechain_ids)}
+        return {"responses": [[mid, index] for mid, index in self._by_message_id.items()], "sidechain_ids": sorted(self._sidechain_ids),
+                "own_chain": self._own_chain, "snapshot_key": self._snapshot_key, "last_hook": self._last_hook}
 
     def restore_state(self, state: Any) -> None:
         self._by_message_id = {mid: index for mid, index in state["responses"]}
         self._sidechain_ids = set(state["sidechain_ids"])
+        self._own_chain = state.get("own_chain")
+        self._snapshot_key = state.get("snapshot_key")
+        last_hook = state.get("last_hook")
+        self._last_hook = (last_hook[0], tuple(last_hook[1]), last_hook[2]) if last_hook else None
 
     def handle(self, record: dict, offset: int, line: int) -> None:
         kind = record.get("type")
@@ -118,9 +134,21 @@ class ClaudeCodeParser(LineParser):
             "attachment": self._attachment,
         }.get(kind)
         if handler is None:
-            self.unknown(line, f"record type {kind!r}")
+            self.unknown(line, f"record type {kind!r}", kind=f"record:{kind}")
             return
         handler(record, offset, line)
+
+    def _aside(self, record: dict) -> bool:
+        """Whether a record belongs to a side chain kept out of this file's window."""
+        sidechain = record.get("isSidechain") is True
+        agent = record.get("agentId") if isinstance(record.get("agentId"), str) else ""
+        if self._own_chain is None:
+            # The first conversation record decides: a session's transcript starts on its main chain
+            # (inlined sub-agents come after the call that made them), a sub-agent's own file on its chain.
+            self._own_chain = agent if sidechain else ""
+        if self._own_chain == "":
+            return sidechain
+        return not sidechain or agent not in ("", self._own_chain)
 
     # --- record kinds ---------------------------------------------------------
     def _user(self, record: dict, offset: int, line: int) -> None:
@@ -135,7 +163,7 @@ class ClaudeCodeParser(LineParser):
             summary=record.get("isCompactSummary") is True,
         )
         self._count_unknown_blocks(unknown, line)
-        if record.get("isSidechain") is True:
+        if self._aside(record):
             self._sidechain(blocks)
             return
         if blocks:
@@ -151,7 +179,7 @@ class ClaudeCodeParser(LineParser):
         model = _str(message.get("model"))
         usage = None if model == SYNTHETIC_MODEL else _usage(message.get("usage"))
         message_id = _str(message.get("id"))
-        if record.get("isSidechain") is True:
+        if self._aside(record):
             first_line_of_response = message_id is None or message_id not in self._sidechain_ids
             if message_id:
                 self._sidechain_ids.add(message_id)
@@ -213,9 +241,9 @@ class ClaudeCodeParser(LineParser):
             self.diagnostics.skipped_records += 1
             return
         else:
-            self.unknown(line, f"system subtype {subtype!r}")
+            self.unknown(line, f"system subtype {subtype!r}", kind=f"system:{subtype}")
             return
-        if record.get("isSidechain") is True:
+        if self._aside(record):
             self.diagnostics.skipped_records += 1
             return
         self.add_entry(
@@ -223,18 +251,32 @@ class ClaudeCodeParser(LineParser):
         )
 
     def _attachment(self, record: dict, offset: int, line: int) -> None:
-        texts = [r["content"] for r in record.get("rendered") or [] if isinstance(r, dict) and isinstance(r.get("content"), str)]
-        attachment = record.get("attachment")
-        if not texts and isinstance(attachment, dict) and isinstance(attachment.get("content"), str):
-            texts = [attachment["content"]]
-        if not texts:
-            self.diagnostics.skipped_records += 1
+        reading = read_attachment(record)
+        if not reading.known:
+            self.unknown(line, f"attachment type {reading.kind!r}", kind=f"attachment:{reading.kind or '(no type)'}")
+        if not reading.blocks:
+            if reading.known:
+                self.diagnostics.skipped_records += 1
             return
-        blocks = [Block(INJECTED, text) for text in texts]
-        if record.get("isSidechain") is True:
-            self._sidechain(blocks)
+        if self._aside(record):
+            self._sidechain(reading.blocks)
             return
-        self.add_entry("user", blocks, offset, line, timestamp=record.get("timestamp"), uid=_str(record.get("uuid")))
+        if reading.hook_context is not None:
+            last, self._last_hook = self._last_hook, (reading.kind, reading.hook_context, line)
+            if last is not None and last[1] == reading.hook_context and last[0] != reading.kind and line - last[2] <= HOOK_ECHO_LINES:
+                # The same hook's context written twice, as a hook_success stdout and as a
+                # hook_additional_context (a hook firing again later is counted again).
+                self._last_hook = None
+                self.diagnostics.skipped_records += 1
+                return
+        role = "user"
+        if reading.snapshot:
+            key = _digest(reading.blocks)
+            if key == self._snapshot_key:
+                self.diagnostics.skipped_records += 1  # the same prompt and tools again: nothing changed
+                return
+            self._snapshot_key, role = key, SYSTEM_SNAPSHOT
+        self.add_entry(role, reading.blocks, offset, line, timestamp=record.get("timestamp"), uid=_str(record.get("uuid")))
 
     # --- helpers ----------------------------------------------------------------
     def _sidechain(self, blocks: list[Block], new_message: bool = True) -> None:
@@ -267,6 +309,14 @@ def _usage(raw: Any) -> Usage | None:
     if prompt == 0 and output == 0:
         return None  # synthetic or error responses report zeros; they are not a model call
     return Usage(prompt_tokens=prompt, output_tokens=output, reasoning_tokens=thinking)
+
+
+def _digest(blocks: list[Block]) -> str:
+    digest = hashlib.blake2b(digest_size=16)
+    for block in blocks:
+        digest.update(f"{block.category}\0{len(block.text)}\0".encode())
+        digest.update(block.text.encode("utf-8", "surrogatepass"))
+    return digest.hexdigest()
 
 
 def _int(value: Any) -> int | None:

@@ -43,6 +43,11 @@ class CodexParser(LineParser):
     name = "codex"
     description = "Codex CLI rollout (JSONL)"
     locations = ("~/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl", "~/.codex/archived_sessions/")
+    # The Responses API drops reasoning items that come before the last user message: only the
+    # current turn's reasoning is part of the prompt (OpenAI cookbook, "Better performance from
+    # reasoning models using the Responses API", https://cookbook.openai.com/examples/responses_api/reasoning_items#caching;
+    # Codex itself stopped sending them in openai/codex#5857, `remove_reasoning_before_last_turn`).
+    earlier_reasoning_kept = False
     boundary_marker = b"compacted"
 
     @staticmethod

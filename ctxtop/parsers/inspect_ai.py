@@ -3,8 +3,8 @@
 A log holds many samples; ctxtop shows one: the first, or the N-th when the
 path is given as `LOG#N` (the number of samples is noted in the diagnostics). A sample's `messages` are chat messages (content a
 string or a list of parts, `tool_calls`, `tool_call_id`). Its `events` carry the
-ground truth: the last `model` event's `output.usage` (input tokens plus cache
-reads and writes is the prompt), and `compaction` events (`tokens_before`,
+ground truth: the last `model` event's `output.usage` (see ``prompt_tokens``: two
+conventions), and `compaction` events (`tokens_before`,
 `tokens_after`): a summary message (`metadata.summary`) marks where it happened.
 """
 
@@ -142,6 +142,25 @@ def _last_usage(events: list) -> Usage | None:
             output = event.get("output") if isinstance(event.get("output"), dict) else {}
             usage = output.get("usage") if isinstance(output.get("usage"), dict) else None
             if usage and isinstance(usage.get("input_tokens"), int):
-                prompt = usage["input_tokens"] + (usage.get("input_tokens_cache_read") or 0) + (usage.get("input_tokens_cache_write") or 0)
-                return Usage(prompt, usage.get("output_tokens") or 0, reasoning_tokens=usage.get("reasoning_tokens"))
+                return Usage(prompt_tokens(usage), usage.get("output_tokens") or 0, reasoning_tokens=usage.get("reasoning_tokens"))
     return None
+
+
+def prompt_tokens(usage: dict) -> int:
+    """The prompt size of one model call from an Inspect ``ModelUsage``.
+
+    Inspect <= 0.3.x logs (e.g. 0.3.95 with OpenAI models) count cache reads inside
+    ``input_tokens`` — there ``total_tokens == input_tokens + output_tokens`` — while
+    newer logs keep ``input_tokens`` for the uncached part, and the cache reads and
+    writes come on top (``total_tokens`` then counts them too). The usage tells which.
+    """
+    input_tokens = usage["input_tokens"]
+    cached = _count(usage.get("input_tokens_cache_read")) + _count(usage.get("input_tokens_cache_write"))
+    total, output = usage.get("total_tokens"), _count(usage.get("output_tokens"))
+    if cached and isinstance(total, int) and total == input_tokens + output:
+        return input_tokens  # the cached tokens are already in input_tokens
+    return input_tokens + cached
+
+
+def _count(value: Any) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) else 0

@@ -10,6 +10,10 @@ from dataclasses import dataclass, field
 from sys import intern
 from typing import Protocol
 
+# The role of an entry that holds the whole system prompt and tool list as sent from then on
+# (Claude Code's prompt_snapshot): in the window it replaces the one before it.
+SYSTEM_SNAPSHOT = "system-snapshot"
+
 # Block categories, in the order they are reported everywhere.
 SYSTEM = "system"
 TOOLS = "tools"
@@ -143,6 +147,8 @@ class Compaction:
     # Claude Code: the summary comes in the next record, and the preserved messages go after it.
     # Elsewhere the preserved messages are back in the window at once (after the marker's own summary, if any).
     summary_follows: bool = False
+    # OpenHands ``summary_offset``: how many of the preserved messages come before the summary.
+    summary_after: int = 0
 
 
 @dataclass(slots=True)
@@ -177,6 +183,7 @@ class Diagnostics:
     skipped_records: int = 0  # known records that never reach the model (titles, progress...)
     torn_last_line: bool = False
     examples: list[str] = field(default_factory=list)
+    unknown_kinds: dict[str, int] = field(default_factory=dict)  # unknown record kinds by name, with their counts
 
     MAX_EXAMPLES = 20
 

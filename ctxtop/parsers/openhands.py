@@ -1,10 +1,12 @@
-"""OpenHands V0 trajectories: a JSON array of events (the `save_trajectory_path` export).
+"""OpenHands trajectories: a JSON array of events — V0 (the `save_trajectory_path` export), or V1
+(the SDK's `kind` events, `events/event-*.json` concatenated as viewers and exports write them).
 
 Each event is an action or an observation. Actions with tool-call metadata are
 tool calls (their `thought` is what the agent said), observations are tool
 results, `message` actions are user or agent text. A `condensation` action
 hides events from the model — by id list or by range — and may carry a summary:
-it becomes a compaction whose kept events are everything not forgotten so far.
+it becomes a compaction whose kept events are everything not forgotten so far,
+with the summary at `summary_offset` among them. V1 events are read in the V0 shape (``from_v1``).
 Usage comes from the model response attached to tool calls, else `llm_metrics`.
 """
 
@@ -21,6 +23,7 @@ from ctxtop.parsers.model import (
     SYSTEM,
     TOOL_CALL,
     TOOL_RESULT,
+    TOOLS,
     USER,
     Block,
     Compaction,
@@ -36,12 +39,17 @@ def looks_like(document: Any) -> bool:
     if not isinstance(document, list) or not document:
         return False
     head = [e for e in document[:10] if isinstance(e, dict)]
-    return bool(head) and all(isinstance(e.get("id"), int) and ("action" in e or "observation" in e) and "source" in e for e in head)
+    return bool(head) and (all(isinstance(e.get("id"), int) and ("action" in e or "observation" in e) and "source" in e for e in head)
+                           or all(_is_v1_event(e) for e in head))
+
+
+def _is_v1_event(event: dict) -> bool:
+    return isinstance(event.get("kind"), str) and isinstance(event.get("id"), str) and "source" in event
 
 
 class OpenHandsParser(DocumentParser):
     name = "openhands"
-    description = "OpenHands V0 trajectory (JSON array of action/observation events)"
+    description = "OpenHands trajectory: a JSON array of V0 action/observation events or V1 (SDK) `kind` events"
     locations = ("the file given to save_trajectory_path",)
 
     def parse(self, document: Any, offsets: list[int] | None = None) -> None:
@@ -52,6 +60,8 @@ class OpenHandsParser(DocumentParser):
         for position, event in enumerate(document):
             line = 0  # a JSON document has no lines per event
             offset = offsets[position] if offsets and position < len(offsets) else 0
+            if isinstance(event, dict) and _is_v1_event(event):
+                event = from_v1(event)
             if not isinstance(event, dict) or not isinstance(event.get("id"), (int, str)):
                 self.malformed(line, f"event {position + 1} is not an object with an id")
                 continue
@@ -84,7 +94,10 @@ class OpenHandsParser(DocumentParser):
             text = _text(args.get("content")) or _text(event.get("message"))
             return [Block(USER if event.get("source") == "user" else ASSISTANT, text)] if text else None
         if kind == "system":
-            return [Block(SYSTEM, _text(args.get("content")) or _text(event.get("message")))]
+            blocks = [Block(SYSTEM, _text(args.get("content")) or _text(event.get("message")))]
+            if args.get("tools"):  # the tool schemas sent with every request
+                blocks.append(Block(TOOLS, json_text(args["tools"])))
+            return blocks
         if kind == "think":
             return [Block(REASONING, _text(args.get("thought")))]
         if kind == "finish":
@@ -108,7 +121,9 @@ class OpenHandsParser(DocumentParser):
             forgotten.update(e.uid for e in self.entries if e.uid and e.uid.isdigit() and start <= int(e.uid) <= end)
         kept = tuple(e.uid for e in self.entries if e.uid and e.uid not in forgotten and e.compaction is None)
         summary = _text(args.get("summary"))
-        compaction = Compaction("condensation", trigger=None, preserved_ids=kept)
+        offset_in_kept = args.get("summary_offset")
+        before_summary = offset_in_kept if isinstance(offset_in_kept, int) and summary and 0 < offset_in_kept <= len(kept) else 0
+        compaction = Compaction("condensation", trigger=None, preserved_ids=kept, summary_after=before_summary)
         blocks = [Block(SUMMARY, summary)] if summary else []
         self.add_entry("system", blocks, offset, 0, timestamp=event.get("timestamp"), uid=str(event["id"]), compaction=compaction)
 
@@ -127,7 +142,7 @@ class OpenHandsEventsParser(OpenHandsParser, TreeParser):
                 continue
             event = self.load(files, name)
             if isinstance(event, dict):
-                events.append(from_v1(event) if "kind" in event else event)
+                events.append(event)
         self.parse(events)
 
 
@@ -152,7 +167,7 @@ def from_v1(event: dict) -> dict:
     base = {"id": uid, "timestamp": event.get("timestamp"), "source": event.get("source") or "agent"}
     if kind == "SystemPromptEvent":
         prompt = event.get("system_prompt")
-        return {**base, "action": "system", "args": {"content": _text(prompt)}}
+        return {**base, "action": "system", "args": {"content": _text(prompt), "tools": event.get("tools")}}
     if kind == "MessageEvent":
         message = event.get("llm_message") if isinstance(event.get("llm_message"), dict) else {}
         return {**base, "action": "message", "args": {"content": _text(message.get("content"))}}
@@ -160,8 +175,10 @@ def from_v1(event: dict) -> dict:
         action = event.get("action") if isinstance(event.get("action"), dict) else {}
         args = {k: v for k, v in action.items() if k != "kind"}
         args["thought"] = _text(event.get("thought"))
-        return {**base, "action": event.get("tool_name") or action.get("kind") or "action", "args": args,
-                "tool_call_metadata": {"function_name": event.get("tool_name"), "tool_call_id": event.get("tool_call_id")}}
+        # Every V1 action is a tool call, `finish` and `think` included (they get observations too):
+        # not the V0 actions of those names.
+        return {**base, "action": "v1_tool_call", "args": args,
+                "tool_call_metadata": {"function_name": event.get("tool_name") or action.get("kind"), "tool_call_id": event.get("tool_call_id")}}
     if kind in ("ObservationEvent", "UserRejectObservation", "AgentErrorEvent"):
         observation = event.get("observation") if isinstance(event.get("observation"), dict) else {}
         content = _text(observation.get("content")) or _text(event.get("error")) or _text(event.get("rejection_reason"))

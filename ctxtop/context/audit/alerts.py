@@ -21,6 +21,8 @@ class AlertKind(Enum):
     VIOLATION = ("violation", True, "rule broken", "bold red")
     NEVER_STATED = ("never_stated", True, "pin never stated", "bold red")
     IMPLICIT_COMPACTION = ("implicit_compaction", False, "implicit compaction", "dim")
+    MODEL_SWITCH = ("model_switch", False, "model switch", "dim")  # the prompt fell between calls of two models
+    RESUMED = ("resumed", False, "session resumed", "dim")  # ...or across a long gap: the harness rebuilt it
     DRIFT = ("drift", False, "drift", "dim")
 
     def __init__(self, key: str, fails: bool, label: str, style: str) -> None:

@@ -3,11 +3,29 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
 
+from ctxtop.context.audit.alerts import AlertKind
 from ctxtop.context.window.session import CompactionEvent, Session
 from ctxtop.parsers.model import Entry
 
 IMPLICIT_DROP = 0.30  # a fall of the reported prompt by more than this share, unmarked, is a compaction
+# A call this long after the one before is a resumed session (`codex resume`, `claude --resume`):
+# the harness rebuilt the prompt from its log, so a fall there is not a compaction. Longer than
+# any model call or tool run; a human pause of an hour is a new sitting.
+RESUME_GAP_SECONDS = 3600
+
+
+@dataclass(slots=True, frozen=True)
+class Drop:
+    """A fall of the reported prompt that is not a compaction: a model switch or a resume."""
+
+    kind: AlertKind
+    message: int
+    pre_tokens: int
+    post_tokens: int
+    detail: str
 
 
 def compaction_events(session: Session) -> list[CompactionEvent]:
@@ -19,16 +37,25 @@ def compaction_events(session: Session) -> list[CompactionEvent]:
 
 
 class EventScan:
-    """``compaction_events``, fed one entry at a time (so that one pass can serve several scans)."""
+    """``compaction_events``, fed one entry at a time (so that one pass can serve several scans).
+
+    An unmarked fall of the reported prompt by more than ``IMPLICIT_DROP`` is an implicit compaction
+    only against the last call of the same model, with no long gap before it; a fall after a call of
+    another model, or after a long gap, is kept in ``drops`` as what it is.
+    """
 
     def __init__(self) -> None:
         self.events: list[CompactionEvent] = []
-        self._last_usage: tuple[int, int] | None = None  # (message, prompt tokens)
+        self.drops: list[Drop] = []
+        self._last_usage: tuple[int, int, str | None, str | None] | None = None  # (message, prompt tokens, model, timestamp)
+        # The last call of each model: (prompt tokens, whether a compaction was marked since).
+        self._last_by_model: dict[str | None, tuple[int, bool]] = {}
         self._marked_since_last_call = False
 
     def copy(self) -> EventScan:
         twin = EventScan()
-        twin.events, twin._last_usage, twin._marked_since_last_call = list(self.events), self._last_usage, self._marked_since_last_call
+        twin.events, twin.drops, twin._last_by_model = list(self.events), list(self.drops), dict(self._last_by_model)
+        twin._last_usage, twin._marked_since_last_call = self._last_usage, self._marked_since_last_call
         return twin
 
     def see(self, entry: Entry) -> None:
@@ -38,16 +65,62 @@ class EventScan:
             pre = c.pre_tokens if c.pre_tokens is not None else (last_usage[1] if last_usage else None)
             events.append(CompactionEvent(entry.index, c.kind, c.trigger, pre, c.post_tokens, entry.timestamp, c.opaque))
             self._marked_since_last_call = True
+            self._last_by_model = {model: (prompt, True) for model, (prompt, _marked) in self._last_by_model.items()}
         if entry.usage is not None:
             prompt = entry.usage.prompt_tokens
             marked = self._marked_since_last_call
-            if last_usage and not marked and prompt < last_usage[1] * (1 - IMPLICIT_DROP):
-                events.append(CompactionEvent(entry.index, "implicit", None, last_usage[1], prompt, entry.timestamp))
+            if last_usage is not None:
+                self._check_fall(last_usage, entry, prompt)
             if events and events[-1].post_tokens is None and events[-1].message < entry.index and marked:
                 e = events[-1]
                 events[-1] = CompactionEvent(e.message, e.kind, e.trigger, e.pre_tokens, prompt, e.timestamp, e.opaque)
-            self._last_usage = (entry.index, prompt)
+            self._last_usage = (entry.index, prompt, entry.model, entry.timestamp)
+            self._last_by_model[entry.model] = (prompt, False)
             self._marked_since_last_call = False
+
+    def _check_fall(self, last_usage: tuple[int, int, str | None, str | None], entry: Entry, prompt: int) -> None:
+        _message, before, model, timestamp = last_usage
+        same_model = self._last_by_model.get(entry.model)
+        fell_within_model = same_model is not None and not same_model[1] and prompt < same_model[0] * (1 - IMPLICIT_DROP)
+        fell_since_last_call = not self._marked_since_last_call and prompt < before * (1 - IMPLICIT_DROP)
+        if not fell_within_model and not fell_since_last_call:
+            return
+        gap = _seconds_between(timestamp, entry.timestamp)
+        if gap is not None and gap >= RESUME_GAP_SECONDS:
+            self.drops.append(Drop(AlertKind.RESUMED, entry.index, before, prompt,
+                                   f"reported context went from {before:,} to {prompt:,} tokens after {_duration(gap)} without a call: "
+                                   "a resumed session, not a compaction"))
+        elif fell_within_model:
+            pre = same_model[0]  # type: ignore[index]
+            self.events.append(CompactionEvent(entry.index, "implicit", None, pre, prompt, entry.timestamp))
+        elif model and entry.model and model != entry.model:
+            # Models count the same prompt differently, and harnesses send a side model a shorter one.
+            self.drops.append(Drop(AlertKind.MODEL_SWITCH, entry.index, before, prompt,
+                                   f"reported context went from {before:,} tokens ({model}) to {prompt:,} ({entry.model}): "
+                                   "another model, not a compaction"))
+        else:
+            self.events.append(CompactionEvent(entry.index, "implicit", None, before, prompt, entry.timestamp))
+
+
+def _seconds_between(earlier: str | None, later: str | None) -> float | None:
+    start, end = _instant(earlier), _instant(later)
+    if start is None or end is None or (start.tzinfo is None) != (end.tzinfo is None):
+        return None
+    return (end - start).total_seconds()
+
+
+def _instant(timestamp: str | None) -> datetime | None:
+    if not timestamp:
+        return None
+    try:
+        return datetime.fromisoformat(timestamp[:-1] + "+00:00" if timestamp.endswith("Z") else timestamp)
+    except ValueError:
+        return None
+
+
+def _duration(seconds: float) -> str:
+    hours = seconds / 3600
+    return f"{hours / 24:.1f} days" if hours >= 48 else f"{hours:.1f} hours"
 
 
 def after_message(entries: Sequence[Entry], compaction_message: int) -> int:

@@ -24,7 +24,7 @@ from ctxtop.context.audit.events import EventScan, after_message
 from ctxtop.context.audit.lost import lost_items
 from ctxtop.context.audit.violations import checks_of, violations_of
 from ctxtop.context.rules.constraints import KEPT, Constraint, Status, WindowText
-from ctxtop.context.window.replay import RUN_STEP, Replay, Window
+from ctxtop.context.window.replay import RUN_STEP, Window
 from ctxtop.context.window.session import CompactionEvent, Session
 from ctxtop.parsers.model import TOOL_CALL, Entry
 
@@ -178,6 +178,7 @@ def run_audit(session: Session, constraints: list[Constraint], resume: AuditProg
         audits.append(audit)
         held = {at: window for at, window in held.items() if at >= next_message - 1}  # later compactions need no earlier window
     alerts += violated
+    alerts += [Alert(drop.kind, drop.message, None, None, drop.detail) for drop in scan.drops]
     alerts.sort(key=lambda a: (a.message, a.kind.key))
     return Audit(constraints, audits, alerts, progress)
 
@@ -188,7 +189,7 @@ def _windows(session: Session, messages: set[int]) -> Iterator[tuple[int, bytes,
         return
     if 0 in messages:
         yield 0, window_key(Window(at=0), session.accounting), Window(at=0)
-    for window in Replay(session.entries, session.accounting).run(max(messages)):
+    for window in session.new_replay().run(max(messages)):
         if window.at in messages:
             # A copy of the block list (the replay goes on changing the window), not of the blocks.
             yield window.at, window_key(window, session.accounting), Window(window.at, list(window.blocks), window.last_compaction)

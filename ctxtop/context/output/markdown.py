@@ -75,4 +75,7 @@ def render_markdown(snapshot: dict[str, Any]) -> str:
             "",
             f"_Diagnostics: {diagnostics['malformed_lines']} malformed lines, {diagnostics['unknown_records']} unknown records._",
         ]
+        kinds = diagnostics.get("unknown_kinds") or {}
+        if kinds:
+            lines += ["", "_Unknown kinds: " + ", ".join(f"{name} ×{count}" for name, count in sorted(kinds.items())) + "._"]
     return "\n".join(lines) + "\n"

@@ -63,6 +63,7 @@ def build_snapshot(
                 "unknown_records": diagnostics.unknown_records,
                 "skipped_records": diagnostics.skipped_records,
                 "torn_last_line": diagnostics.torn_last_line,
+                "unknown_kinds": dict(diagnostics.unknown_kinds),
             },
         },
         "at": {"message": message, "messages": session.message_count, "timestamp": entry.timestamp if entry else None},

@@ -32,7 +32,8 @@ def encode_entry(entry: Entry) -> tuple:
 
 def _encode_compaction(c: Compaction) -> tuple:
     return (c.kind, c.trigger, c.pre_tokens, c.post_tokens, list(c.preserved_ids), list(c.preserved_segment) if c.preserved_segment else None,
-            list(c.cleared_tool_ids), None if c.replacement is None else [encode_block(b) for b in c.replacement], c.opaque, c.summary_follows)
+            list(c.cleared_tool_ids), None if c.replacement is None else [encode_block(b) for b in c.replacement], c.opaque, c.summary_follows,
+            c.summary_after)
 
 
 def decode_block(item: Any, texts: LogTexts | None) -> Block:
@@ -60,6 +61,7 @@ def decode_entry(item: Any, texts: LogTexts | None) -> Entry:
 
 
 def _decode_compaction(item: Any, texts: LogTexts | None) -> Compaction:
-    kind, trigger, pre, post, preserved_ids, segment, cleared, replacement, opaque, summary_follows = item
+    kind, trigger, pre, post, preserved_ids, segment, cleared, replacement, opaque, summary_follows, *rest = item
     return Compaction(kind, trigger, pre, post, tuple(preserved_ids), tuple(segment) if segment else None, tuple(cleared),
-                      None if replacement is None else [decode_block(b, texts) for b in replacement], opaque, summary_follows)
+                      None if replacement is None else [decode_block(b, texts) for b in replacement], opaque, summary_follows,
+                      rest[0] if rest else 0)

@@ -14,8 +14,10 @@ from dataclasses import dataclass, field, replace
 from ctxtop.context.window.accounting import Accounting, text_tokens
 from ctxtop.parsers.model import (
     CATEGORIES,
+    REASONING,
     SUMMARY,
     SYSTEM,
+    SYSTEM_SNAPSHOT,
     TOOL_RESULT,
     TOOLS,
     Block,
@@ -29,6 +31,13 @@ CLEARED_PLACEHOLDER = "[Old tool result content cleared]"
 RUN_STEP = 512
 # Categories the harness re-sends on every request, untouched by compaction.
 RESIDENT = (SYSTEM, TOOLS)
+
+
+def is_resident(category: str, role: str) -> bool:
+    """Re-sent with every request (the system prompt, the tool definitions), so untouched by compaction.
+    Not the listings a harness injects into the conversation (Claude Code's skill, tool and agent
+    listings are `tools` in a user message): a compaction drops those, and they are injected again."""
+    return category in RESIDENT and role != "user"
 
 
 @dataclass(slots=True)
@@ -79,11 +88,18 @@ class Window:
         self.totals[item.category].tokens += placeholder_tokens - item.tokens
         self.blocks[index] = replace(item, cleared=True, tokens=placeholder_tokens)
 
-    def keep_only(self, categories: tuple[str, ...]) -> None:
-        self.blocks = [item for item in self.blocks if item.category in categories]
-        for name, total in self.totals.items():
-            if name not in categories:
-                total.tokens = total.blocks = 0
+    def drop(self, category: str) -> None:
+        self.blocks = [item for item in self.blocks if item.category != category]
+        self.totals[category] = CategoryTotal()
+
+    def keep_resident(self) -> None:
+        """Empty the window but for what is re-sent with every request."""
+        self.blocks = [item for item in self.blocks if is_resident(item.category, item.entry.role)]
+        self.totals = {name: CategoryTotal() for name in CATEGORIES}
+        for item in self.blocks:
+            total = self.totals[item.category]
+            total.tokens += item.tokens
+            total.blocks += 1
 
     def categories(self) -> dict[str, CategoryTotal]:
         """A copy of the per-category totals (every category present, zero when empty)."""
@@ -103,9 +119,11 @@ class Replay:
     log may still gain blocks).
     """
 
-    def __init__(self, entries: list[Entry], accounting: Accounting) -> None:
+    def __init__(self, entries: list[Entry], accounting: Accounting, *, earlier_reasoning_kept: bool = True) -> None:
         self.entries = entries
         self.accounting = accounting
+        # False (Codex): a user message drops the reasoning before it from the window.
+        self.earlier_reasoning_kept = earlier_reasoning_kept
         self._by_uid: dict[str, int] | None = None  # uid → index, built when a partial compaction first needs it
         self._by_uid_of = 0  # how many entries it was built from
         self.window = Window(at=0)
@@ -117,7 +135,7 @@ class Replay:
 
     def fork(self) -> Replay:
         twin = Replay.__new__(Replay)
-        twin.entries, twin.accounting = self.entries, self.accounting
+        twin.entries, twin.accounting, twin.earlier_reasoning_kept = self.entries, self.accounting, self.earlier_reasoning_kept
         twin._by_uid, twin._by_uid_of = self._by_uid, self._by_uid_of
         twin.compacted, twin.last_entry = self.compacted, self.last_entry
         twin.position, twin._cleared, twin._preserved = self.position, set(self._cleared), list(self._preserved)
@@ -152,15 +170,23 @@ class Replay:
                 cleared.update(compaction.cleared_tool_ids)
                 self._apply_clearing(window, cleared)
             else:
-                window.keep_only(RESIDENT)
+                window.keep_resident()
                 self._preserved = self._preserved_by(compaction)
                 for block in compaction.replacement or ():
                     window.append(WindowBlock(entry, -1, block, text_tokens(self.accounting.counter, block)))
+                if self._preserved and compaction.summary_after and not compaction.summary_follows:
+                    # OpenHands puts its summary at ``summary_offset`` among the kept events.
+                    head, self._preserved = self._preserved[: compaction.summary_after], self._preserved[compaction.summary_after :]
+                    self._flush(window, head, cleared)
                 self._add_entry(window, entry, position, cleared)
                 if self._preserved and not compaction.summary_follows:
                     # What the compaction keeps is back at once, after the marker's own summary if it has one.
                     self._flush(window, self._preserved, cleared)
+        elif entry.role == SYSTEM_SNAPSHOT:
+            self._replace_snapshot(window, entry, position, cleared)
         else:
+            if entry.role == "user" and not self.earlier_reasoning_kept and window.totals[REASONING].blocks:
+                window.drop(REASONING)
             preserved = self._preserved
             is_summary = bool(entry.blocks) and entry.blocks[0].category == SUMMARY
             if preserved and not is_summary:
@@ -195,7 +221,7 @@ class Replay:
         """Re-attach a partial compaction's preserved messages after its summary."""
         for entry in preserved:
             # A system prompt or tool list never left the window: re-attaching it would count it twice.
-            if entry.blocks and all(b.category in RESIDENT for b in entry.blocks):
+            if entry.blocks and all(is_resident(b.category, entry.role) for b in entry.blocks):
                 continue
             self._add_entry(window, entry, entry.index - 1, cleared)
         preserved.clear()
@@ -208,6 +234,24 @@ class Replay:
             window.append(item)
             if block.category == TOOL_RESULT and block.tool_id in cleared:
                 window.clear(len(window.blocks) - 1, self._placeholder_tokens())
+
+    def _replace_snapshot(self, window: Window, entry: Entry, position: int, cleared: set[str]) -> None:
+        """A snapshot of the system prompt and tool list as sent: it stands in for what the snapshots
+        before it said (the system prompt if it has one, the tools if it has them), at the front of the
+        window, where the request has them."""
+        replaced = {block.category for block in entry.blocks}
+
+        def superseded(item: WindowBlock) -> bool:
+            return item.entry.role == SYSTEM_SNAPSHOT and item.category in replaced
+
+        kept = [item for item in window.blocks if not superseded(item)]
+        for item in window.blocks:
+            if superseded(item):
+                window.totals[item.category].tokens -= item.tokens
+                window.totals[item.category].blocks -= 1
+        window.blocks = []
+        self._add_entry(window, entry, position, cleared)
+        window.blocks.extend(kept)
 
     def _placeholder_tokens(self) -> int:
         # Counted when a result is first cleared, not for every replay (counts are remembered).

@@ -130,8 +130,20 @@ class Session:
             session = cls._open_whole(path, format, sample, counter, window, live, progress)
         if counter.store is not None:
             counter.store.maybe_prune()
+        if format is not None and live:
+            session._check_forced_format(path, format)
         session.look_for_subagents()
         return session
+
+    def _check_forced_format(self, path: str | os.PathLike, format: str) -> None:
+        """A log followed with a format named by the user (the CLI refuses a log read whole that yields
+        no message): a log still being written may hold only bookkeeping so far, but one whose lines the
+        parser rejected, with no message read, is in another format: say so rather than follow nothing."""
+        d = self.parser.diagnostics
+        if self.message_count or not (d.malformed_lines or d.unknown_records):
+            return
+        raise parsers.UnknownFormat(f"{path}: no message could be read as {format} "
+                                    f"({d.malformed_lines} malformed line(s), {d.unknown_records} unknown record(s))")
 
     def look_for_subagents(self) -> None:
         """Count the sub-agent transcripts kept beside the log (Claude Code), whichever way it was read."""
@@ -312,7 +324,11 @@ class Session:
 
     def _continue(self, replay: Replay | None) -> Replay:
         """A copy of a kept replay to go on from, or a replay from the first entry."""
-        return replay.fork() if replay is not None else Replay(self.entries, self.accounting)
+        return replay.fork() if replay is not None else self.new_replay()
+
+    def new_replay(self) -> Replay:
+        """A replay from the first entry, with this format's rules."""
+        return Replay(self.entries, self.accounting, earlier_reasoning_kept=self.parser.earlier_reasoning_kept)
 
     def _replay_settled(self, stop: int) -> None:
         with self._checkpoint_lock:

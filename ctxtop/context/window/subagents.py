@@ -31,6 +31,8 @@ class SubagentTotals:
 
 def subagent_files(log: Path, session_id: str | None) -> list[Path]:
     """The sub-agent transcripts that belong to the session in ``log``."""
+    if log.name.startswith("agent-"):
+        return []  # a sub-agent's own transcript: its siblings are the session's sub-agents, not its own
     found = sorted(log.with_suffix("").joinpath("subagents").rglob("agent-*.jsonl")) if log.with_suffix("").is_dir() else []
     if session_id:
         for candidate in sorted(log.parent.glob("agent-*.jsonl")):

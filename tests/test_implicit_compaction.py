@@ -1,0 +1,81 @@
+"""Implicit compactions only between calls of one model; a resume or a model switch is named (issue 16, item 9)."""
+
+from __future__ import annotations
+
+import json
+
+from ctxtop.context.audit.alerts import AlertKind
+from ctxtop.context.audit.events import compaction_events
+from ctxtop.context.window.session import Session
+from ctxtop.tui.cli import main
+
+from .conftest import DATA
+
+
+def _export(capsys, name):
+    assert main(["export", str(DATA / name)]) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+def test_alternating_models_are_model_switches_not_compactions(capsys):
+    snapshot = _export(capsys, "gemini_model_switch.jsonl")
+    notes = [(a["kind"], a["message"]) for a in snapshot["alerts"]]
+    # pro 12,000 → flash 8,100 and pro 12,600 → flash 8,500: other models; flash 8,500 → flash 5,200: a compaction.
+    assert notes == [("model_switch", 4), ("model_switch", 8), ("implicit_compaction", 10)]
+    assert [(c["kind"], c["message"], c["pre_tokens"], c["post_tokens"]) for c in snapshot["compactions"]] == [("implicit", 10, 8500, 5200)]
+
+
+def test_a_resume_days_later_is_labelled_a_resume(capsys):
+    snapshot = _export(capsys, "codex_resumed_reasoning.jsonl")
+    assert snapshot["compactions"] == []
+    [alert] = snapshot["alerts"]
+    assert alert["kind"] == "resumed" and alert["message"] == 17 and "2.2 days" in alert["detail"]
+
+
+def test_the_notes_never_fail_check(capsys):
+    assert not AlertKind.MODEL_SWITCH.fails and not AlertKind.RESUMED.fails
+    assert main(["check", str(DATA / "gemini_model_switch.jsonl")]) == 0
+    capsys.readouterr()
+
+
+def _pro_flash_pro(tmp_path):
+    """A chat log, pro 12,000 → flash 8,000 → pro 7,000 (pro's context fell by 42% against pro's last call)."""
+    lines = [{"sessionId": "g", "projectHash": "h", "startTime": "2026-02-10T09:00:00.000Z", "kind": "main"}]
+    for number, (model, prompt) in enumerate([("gemini-2.5-pro", 12000), ("gemini-2.5-flash", 8000), ("gemini-2.5-pro", 7000)]):
+        lines.append({"id": f"u{number}", "timestamp": f"2026-02-10T09:0{number}:00.000Z", "type": "user", "content": "go on"})
+        lines.append({"id": f"g{number}", "timestamp": f"2026-02-10T09:0{number}:30.000Z", "type": "gemini", "content": "done",
+                      "model": model, "tokens": {"input": prompt, "output": 5, "cached": 0, "total": prompt + 5}})
+    return tmp_path / "chat.jsonl", [json.dumps(line) + "\n" for line in lines]
+
+
+def test_a_fall_within_one_model_counts_across_a_call_of_another(tmp_path):
+    log, lines = _pro_flash_pro(tmp_path)
+    log.write_text("".join(lines))
+    events = compaction_events(Session.open(log))
+    assert [(e.kind, e.message, e.pre_tokens, e.post_tokens) for e in events] == [("implicit", 6, 12000, 7000)]
+
+
+def _follow(log, lines, start):
+    from ctxtop.context.tracker import Tracker
+
+    log.write_text("".join(lines[:start]))
+    tracker = Tracker.open(str(log), live=True)
+    seen = [(a.kind.key, a.message) for a in tracker.new_alerts()]
+    for line in lines[start:]:
+        with log.open("a") as handle:
+            handle.write(line)
+        change = tracker.poll()
+        if change is not None:
+            seen += [(a.kind.key, a.message) for a in change.alerts]
+    return seen
+
+
+def test_a_followed_log_finds_a_fall_within_one_model_as_it_arrives(tmp_path):
+    log, lines = _pro_flash_pro(tmp_path)
+    assert _follow(log, lines, 3) == [("model_switch", 4), ("implicit_compaction", 6)]
+
+
+def test_a_followed_log_notes_the_switches_and_the_compaction_as_they_arrive(tmp_path):
+    lines = (DATA / "gemini_model_switch.jsonl").read_text().splitlines(keepends=True)
+    seen = _follow(tmp_path / "chat.jsonl", lines, 3)  # from the header and the first pro call on
+    assert seen == [("model_switch", 4), ("model_switch", 8), ("implicit_compaction", 10)]
