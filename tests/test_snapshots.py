@@ -37,6 +37,10 @@ class TestMainScreen:
         # 80×24: the timeline gives way, the window list and panes share the width.
         assert snap_compare(demo_at(203), terminal_size=(80, 24), run_before=show(203))
 
+    def test_big_terminal(self, snap_compare):
+        # 200×60: a taller chart with its scale, the whole breakdown, a long window list.
+        assert snap_compare(demo_at(203), terminal_size=(200, 60), run_before=show(203))
+
     def test_with_a_strategy_marked(self, snap_compare):
         # s, s, s: sliding_window, drop_oldest, then clear_tool_results marks the old tool results ⌀.
         assert snap_compare(demo_at(203), terminal_size=(120, 40), run_before=show(203, "s", "s", "s", tab="tab-strategies"))
@@ -47,3 +51,10 @@ class TestLossAlert:
 
     def test_alerts_after_the_compaction(self, snap_compare):
         assert snap_compare(demo_at(205), terminal_size=(120, 40), run_before=show(205, tab="tab-constraints"))
+
+    def test_the_compaction_view(self, snap_compare):
+        # ] from 203: the first compaction, before and after, its rules, the violations it led to.
+        assert snap_compare(demo_at(203), terminal_size=(120, 40), run_before=show(203, "right_square_bracket"))
+
+    def test_the_compaction_view_at_80x24(self, snap_compare):
+        assert snap_compare(demo_at(203), terminal_size=(80, 24), run_before=show(203, "right_square_bracket"))

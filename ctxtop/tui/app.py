@@ -68,7 +68,7 @@ class CtxtopApp(LiveUpdates, UserActions, App[int]):
     TITLE = "ctxtop"
     CSS_PATH = "app.tcss"
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (110, "-wide")]
-    VERTICAL_BREAKPOINTS = [(0, "-short"), (32, "-tall")]
+    VERTICAL_BREAKPOINTS = [(0, "-short"), (32, "-tall"), (50, "-roomy")]
     BINDINGS = bindings()  # every action, its keys, footer, help and palette entry: tui/keymap.py
 
     def __init__(
@@ -121,6 +121,7 @@ class CtxtopApp(LiveUpdates, UserActions, App[int]):
         self.bell_on = True
         self.redacting = False  # mask secrets and personal data on screen and in exports
         self.strategy: str | None = None
+        self._audited_once = False
         self.prompt_mode = "search"  # what the prompt's text is: a search, or a message number to go to
         self.search: SearchDone | None = None  # the last search and its matches, stepped with n / N
         self.search_index = -1
@@ -422,6 +423,7 @@ class CtxtopApp(LiveUpdates, UserActions, App[int]):
     def on_audit_ready(self, message: AuditReady) -> None:
         self._apply_audit(message.constraints, message.audit)
         self._announce_alerts()
+        self._audited_once = True
         if self.cursor:
             self.compute_view(self.cursor)
 
@@ -436,6 +438,10 @@ class CtxtopApp(LiveUpdates, UserActions, App[int]):
         known = tracker.alerts(self.available)
         self.query_one(AlertsTable).set_alerts(known, self.redacting)
         fresh = [a for a in (tracker.new_alerts(self.available) if fresh is None else fresh) if a.fails]
+        if not self._audited_once and not self.replay_speed:
+            # A session opened as it is: its alerts are in the banner and the Alerts pane, not news to
+            # toast about. Those that arrive from now on (the log growing, a new pin) are.
+            fresh = []
         if fresh:
             latest = fresh[-1]
             more = f" (+{len(fresh) - 1} more)" if len(fresh) > 1 else ""

@@ -37,6 +37,7 @@ class LiveUpdates:
         self.sub_title = name
         self.session, self.tracker, self.view, self.audit = None, None, None, None
         self.cursor, self.available, self.follow, self.unseen = None, 0, True, 0
+        self._audited_once = False
         self.load_session()
 
     # --- live tailing ---------------------------------------------------------------------------

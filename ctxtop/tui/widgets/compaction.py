@@ -109,7 +109,7 @@ class CompactionView(VerticalScroll):
     CompactionView.-visible { display: block; }
     CompactionView #compaction-sides { height: auto; }
     CompactionView #compaction-before, CompactionView #compaction-after { width: 1fr; padding: 0 1 0 0; }
-    CompactionView #compaction-rules { padding: 1 0 0 0; }
+    CompactionView #compaction-rules { padding: 1 0; }
     """
 
     def __init__(self, **kwargs: Any) -> None:
@@ -117,11 +117,12 @@ class CompactionView(VerticalScroll):
         self.view: dict[str, Any] | None = None
 
     def compose(self) -> ComposeResult:
+        # The rules first: whether this compaction lost one is what the view is opened for.
         yield Static(id="compaction-headline")
+        yield Static(id="compaction-rules")
         with Horizontal(id="compaction-sides"):
             yield Static(id="compaction-before")
             yield Static(id="compaction-after")
-        yield Static(id="compaction-rules")
         yield Static(Text("[ ] previous / next compaction · Esc or c closes", style="dim"))
 
     def show(self, view: dict[str, Any]) -> None:

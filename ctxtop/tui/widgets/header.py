@@ -20,13 +20,14 @@ def header_text(snapshot: dict, *, available: int, mode: str) -> Text:
     text.append(f"  {source['format']}  {one_line(source['model'] or 'model?', 32)}  ", style="dim")
     text.append(mode, style="bold green" if "FOLLOW" in mode or "REPLAY" in mode else "bold yellow")
     text.append("\n")
+    # Most telling first, so that a narrow terminal cuts the least useful: use, position, then the two counts.
     text.append(f"{used:,} / {window['limit']:,} tokens ", style="bold")
     text.append(f"({share:.1f}%)", style="bold red" if share >= 90 else "bold yellow" if share >= 70 else "bold green")
-    text.append(f"  reported {reported:,}" if reported is not None else "  reported —", style="dim")
-    text.append(f"  estimated {window['estimated_tokens']:,}", style="dim")
-    text.append(f"  message {at['message']} / {available}")
+    text.append(f"  message {at['message']} / {available}", style="bold")
     if available < at["messages"]:
         text.append(f" (of {at['messages']})", style="dim")
+    text.append(f"  reported {reported:,}" if reported is not None else "  reported —", style="dim")
+    text.append(f"  est. {window['estimated_tokens']:,}", style="dim")
     subagents = snapshot.get("subagents") or {}
     if subagents.get("messages"):
         text.append(f"  sub-agents {subagents['messages']:,} msgs {subagents['tokens']:,} tok", style="dim")

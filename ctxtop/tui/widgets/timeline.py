@@ -12,6 +12,17 @@ from ctxtop.parsers.model import CATEGORIES
 from ctxtop.tui.theme import CATEGORY_COLORS, COMPACTION_COLOR, CURSOR_STYLE
 
 EIGHTHS = " ▁▂▃▄▅▆▇█"
+GUTTER = 7  # the y-axis: a scale label and its tick
+LIMIT_STYLE = "red"
+
+
+def short_tokens(tokens: float) -> str:
+    """8000 → 8.0k, 1048576 → 1.0M: a scale label in five characters."""
+    if tokens >= 999_500:
+        return f"{tokens / 1e6:.1f}M"
+    if tokens >= 1000:
+        return f"{tokens / 1e3:.1f}k" if tokens < 99_950 else f"{tokens / 1e3:.0f}k"
+    return f"{tokens:.0f}"
 
 
 def bucket(count: int, width: int) -> list[tuple[int, int]]:
@@ -75,7 +86,7 @@ class Timeline(Widget):
             self.refresh()
 
     def _columns(self) -> list[tuple[int, int]]:
-        return bucket(min(self.available, len(self.points or ())), max(1, self.size.width - 1))
+        return bucket(min(self.available, len(self.points or ())), max(1, self.size.width - 1 - GUTTER))
 
     def render(self) -> Text:
         height = max(1, self.size.height - 1)  # the last row holds markers
@@ -86,16 +97,28 @@ class Timeline(Widget):
         # scan of the column's totals: a big session has far more messages than the chart columns).
         tallest = [points[points.tallest(start, end)] for start, end in columns]
         peak = max(point.total for point in tallest)
-        scale = height / max(self.limit, peak, 1)
-        rows = [Text() for _ in range(height)]
-        markers = Text()
+        ceiling = max(self.limit, peak, 1)
+        scale = height / ceiling
+        # The y-axis: the top of the scale, the window limit (a dashed line across the chart) and 0.
+        limit_row = min(height - 1, int(self.limit * scale)) if self.limit <= ceiling else None
+        rows = []
+        for row in range(height - 1, -1, -1):  # top first
+            if row == height - 1:
+                rows.append(Text(f"{short_tokens(ceiling):>5} ┤", style=LIMIT_STYLE if row == limit_row else "dim"))
+            elif row == limit_row:
+                rows.append(Text(f"{short_tokens(self.limit):>5} ┤", style=LIMIT_STYLE))
+            elif row == 0:
+                rows.append(Text(f"{'0':>5} ┤", style="dim"))
+            else:
+                rows.append(Text(f"{'':>5} │", style="dim"))
+        markers = Text(f"{'':>5} └", style="dim")
         for (start, end), point in zip(columns, tallest):
             stack = column_stack(point, scale, height)
             top = point.total * scale
             for row in range(height):
                 cell = stack[row]
                 if cell is None:
-                    rows[height - 1 - row].append(" ")
+                    rows[height - 1 - row].append("╌" if row == limit_row else " ", style=LIMIT_STYLE)
                     continue
                 fill = min(1.0, top - row)
                 char = "█" if fill >= 1 else EIGHTHS[max(1, round(fill * 8))]
@@ -108,14 +131,31 @@ class Timeline(Widget):
                 markers.append("▲", style=COMPACTION_COLOR)
             else:
                 markers.append("─", style="dim")
+        self._label_cursor(markers, columns)
         chart = Text("\n").join(rows)
         chart.append("\n")
         chart.append_text(markers)
         return chart
 
+    def _label_cursor(self, markers: Text, columns: list[tuple[int, int]]) -> None:
+        """Write the cursor's message number on the marker row, beside the ● (after it, or before at the right end)."""
+        at = next((i for i, (start, end) in enumerate(columns) if start < self.cursor <= end), None)
+        if at is None:
+            return
+        label = f" {self.cursor} "
+        begin = GUTTER + at + 1 if at + 1 + len(label) <= len(columns) else GUTTER + at - len(label)
+        if begin >= GUTTER:
+            markers.stylize("bold", begin, begin + len(label))
+            plain = markers.plain
+            styled = Text(plain[:begin] + label + plain[begin + len(label):])
+            for span in markers.spans:
+                styled.stylize(span.style, span.start, span.end)
+            markers.truncate(0)
+            markers.append_text(styled)
+
     def on_click(self, event: events.Click) -> None:
         columns = self._columns()
-        if columns and 0 <= event.x < len(columns):
-            start, end = columns[event.x]
+        if columns and 0 <= event.x - GUTTER < len(columns):
+            start, end = columns[event.x - GUTTER]
             self.post_message(self.Picked(end))
 

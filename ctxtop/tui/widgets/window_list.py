@@ -51,7 +51,7 @@ def rows_of(window: Window, marked_blocks: set[int]) -> list[Row]:
         if item.category == TOOL_RESULT:
             label = "↳ " + (block.tool_name or tool_names.get(block.tool_id) or "result")
         else:
-            label = block.tool_name or item.entry.role
+            label = block.tool_name or item.category  # what the block is (summary, reasoning…), not who sent it
         preview = one_line(item.text[:PREVIEW_CHARS * 2], PREVIEW_CHARS)
         rows.append(Row(item.entry.index, item.category, item.tokens, item.estimated, one_line(label, 14), preview, i in marked_blocks))
     return rows
