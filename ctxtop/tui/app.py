@@ -18,6 +18,7 @@ from textual.app import App, ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Footer, Input, ProgressBar, Static, TabbedContent, TabPane
+from textual.worker import get_current_worker
 
 from ctxtop.context.audit.alerts import Alert, AlertKind
 from ctxtop.context.audit.run import Audit
@@ -51,6 +52,7 @@ from ctxtop.tui.messages import (
     ViewReady,
 )
 from ctxtop.tui.tail import watch_log, watch_new_sessions
+from ctxtop.tui.waiting import not_written_yet, wait_for_log
 from ctxtop.tui.widgets.breakdown import Breakdown
 from ctxtop.tui.widgets.compaction import CompactionView
 from ctxtop.tui.widgets.detail import Detail
@@ -183,6 +185,11 @@ class CtxtopApp(LiveUpdates, UserActions, App[int]):
                 reported[0] = overall
                 self.post_message(LoadProgress(phase, overall))
 
+        log = split_sample(self.path)[0]
+        if not_written_yet(log):
+            self.call_from_thread(self._show_waiting)
+            if not wait_for_log(log, every=self.poll_seconds, cancelled=lambda: get_current_worker().is_cancelled):
+                return
         try:
             self._first_paint()
             tracker = Tracker.open(self.path, self.rule_request, format=self.log_format, encoding=self.encoding,
@@ -197,6 +204,10 @@ class CtxtopApp(LiveUpdates, UserActions, App[int]):
         self.post_message(SessionLoaded(tracker.session, tracker.rules, Audit(tracker.rules, [], []), tracker.timeline()))
         audit = tracker.run_audit()
         self.post_message(AuditReady(tracker.rules, audit))
+
+    def _show_waiting(self) -> None:
+        name = one_line(Path(self.path).name, 60)
+        self.query_one("#header", Static).update(Text(f"waiting for {name} to be written… (q quits)", style="bold yellow"))
 
     def _first_paint(self) -> None:
         """On a big log, show the window after its last compaction before the whole history is read."""

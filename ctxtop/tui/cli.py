@@ -32,6 +32,7 @@ from ctxtop.tui.demo import DEMO_WINDOW, demo_path
 from ctxtop.tui.discover import agent_session_roots, is_session_folder, resolve_session
 from ctxtop.tui.errors import USER_ERRORS, UsageError
 from ctxtop.tui.output import write_output
+from ctxtop.tui.waiting import not_written_yet, wait_for_log
 
 OUTPUT_FORMATS = {"json": "json", "md": "md", "markdown": "md", "html": "html"}
 
@@ -336,6 +337,9 @@ def run_watch(args: argparse.Namespace) -> int:
     resolved, notice = resolve_session(path)
     if notice:
         print(f"ctxtop: {one_line(notice, 300)}", file=sys.stderr)
+    if not_written_yet(split_sample(resolved)[0]):
+        print(f"ctxtop: waiting for {one_line(str(resolved), 200)} to be written (Ctrl-C stops)", file=sys.stderr, flush=True)
+        wait_for_log(split_sample(resolved)[0], every=args.poll)
     tracker = Tracker.open(str(resolved), _rule_request(args), format=log_format, encoding=args.encoding, window=window, live=True)
     return follow_headless(tracker, as_json=args.json, poll_seconds=args.poll, redacted=args.redact)
 
@@ -367,8 +371,8 @@ def run_tui(args: argparse.Namespace) -> int:
         resolved, notice = resolve_session(None)
         session_dirs = [root for root in agent_session_roots() if root.is_dir()]
         path, window, log_format = str(resolved), args.window, args.log_format or args.log_format_alias
-    # Fail before the screen opens on a path that cannot be read at all.
-    if not Path(path).is_dir():
+    # Fail before the screen opens on a path that cannot be read at all; one not written yet is waited for.
+    if not Path(path).is_dir() and not not_written_yet(split_sample(path)[0]):
         check_log(split_sample(path)[0])
     replay = None
     if is_demo and not getattr(args, "no_replay", False) and args.at is None:

@@ -1,0 +1,57 @@
+"""Start before the agent writes: the TUI and `watch` wait for a log that is missing or empty."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+
+from textual.widgets import Static
+
+from ctxtop.tui.app import CtxtopApp
+from ctxtop.tui.cli import main
+from ctxtop.tui.demo import DEMO_WINDOW, demo_path
+
+from .test_app import SIZE, plain, settle, until
+
+DEMO_LINES = demo_path().read_bytes().splitlines(keepends=True)
+
+
+async def test_the_tui_waits_for_a_missing_log_then_shows_it(tmp_path):
+    log = tmp_path / "later" / "session.jsonl"
+    app = CtxtopApp(str(log), window=DEMO_WINDOW, poll_seconds=0.05)
+    async with app.run_test(size=SIZE) as pilot:
+        header = app.query_one("#header", Static)
+        assert await until(pilot, lambda: "waiting for session.jsonl" in plain(header))
+        log.parent.mkdir()
+        log.write_bytes(b"")  # created empty first, as an agent opening its log does
+        await pilot.pause(0.3)
+        assert "waiting for" in plain(header)
+        log.write_bytes(b"".join(DEMO_LINES[:40]))
+        await settle(pilot, app, 40)
+        assert app.session is not None and app.session.message_count == 40
+
+
+def test_watch_waits_for_an_empty_log_then_follows_it(tmp_path):
+    log = tmp_path / "session.jsonl"
+    log.touch()
+    proc = subprocess.Popen([sys.executable, "-m", "ctxtop", "watch", str(log), "--json", "--poll", "0.1", "--window", str(DEMO_WINDOW)],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env={**os.environ, "PYTHONUNBUFFERED": "1"})
+    try:
+        assert "waiting for" in proc.stderr.readline()
+        time.sleep(0.5)
+        assert proc.poll() is None  # still waiting, not "the file is empty" and exit 2
+        log.write_bytes(b"".join(DEMO_LINES[:30]))
+        first = json.loads(proc.stdout.readline())
+        assert first["type"] == "update" and first["messages"] == 30
+    finally:
+        proc.kill()
+
+
+def test_export_and_check_still_refuse_a_missing_or_empty_file(capsys, tmp_path):
+    empty = tmp_path / "empty.jsonl"
+    empty.touch()
+    assert main(["export", str(empty)]) == 2 and "the file is empty" in capsys.readouterr().err
+    assert main(["check", str(tmp_path / "missing.jsonl")]) == 2 and "no such file" in capsys.readouterr().err
