@@ -23,6 +23,8 @@ from collections.abc import Sequence
 from ctxtop.parsers.base import LineParser
 from ctxtop.parsers.model import Block, Entry
 
+from ctxtop.context.store.source import open_regular
+
 # Shorter texts cost about as much to find again as to keep.
 MIN_RELEASE_CHARS = 128
 # Parsed lines kept for reading back: the window on screen and its neighbours, not the whole log.
@@ -106,7 +108,7 @@ class LogTexts:
     def _read_line(self, offset: int) -> bytes:
         """The line starting at ``offset`` (without its newline); empty when the file is gone."""
         try:
-            fd = os.open(self.path, os.O_RDONLY)
+            fd = open_regular(self.path)
         except OSError:
             return b""
         try:

@@ -26,6 +26,7 @@ from typing import Any, BinaryIO
 from ctxtop.context.store.entry_codec import decode_block, decode_entry, encode_block
 from ctxtop.context.store.entry_store import EntryStore
 from ctxtop.context.store.lazy_text import LogTexts
+from ctxtop.context.store.source import open_file
 from ctxtop.context.store.token_cache import cache_dir
 from ctxtop.parsers.base import LineParser
 from ctxtop.parsers.model import Diagnostics, SessionMeta, SidechainTotals
@@ -51,7 +52,7 @@ def prefix_digest(log: str | os.PathLike, size: int) -> Any:
     digest = new_digest()
     remaining = size
     try:
-        with open(log, "rb") as handle:
+        with open_file(log) as handle:
             while remaining:
                 chunk = handle.read(min(remaining, 8 << 20))
                 if not chunk:

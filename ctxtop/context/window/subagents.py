@@ -14,12 +14,11 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from ctxtop.context.store.source import SourceError, read_log
+from ctxtop.context.store.source import SourceError, open_file, read_log
 from ctxtop.context.window.accounting import text_tokens
 from ctxtop.context.window.tokens import TokenCounter
 from ctxtop.parsers.base import LineParser
 from ctxtop.parsers.jsonl import DecodeError, iter_lines, loads
-
 
 @dataclass(slots=True)
 class SubagentTotals:
@@ -43,7 +42,7 @@ def subagent_files(log: Path, session_id: str | None) -> list[Path]:
 
 def _session_id_of(path: Path) -> str | None:
     try:
-        with open(path, "rb") as handle:
+        with open_file(path) as handle:  # a FIFO named agent-x.jsonl must not block the scan
             first = handle.readline(1 << 20)
     except OSError:
         return None
