@@ -112,15 +112,6 @@ def test_no_append_is_lost_in_a_burst_from_another_thread(tmp_path):
     assert follower.session.parser.diagnostics.malformed_lines == 0
 
 
-def test_a_vanished_file_is_a_one_line_error(tmp_path):
-    log = tmp_path / "live.jsonl"
-    write(log, DEMO_LINES[:5])
-    follower = LogFollower(log)
-    log.unlink()
-    with pytest.raises(SourceError, match="disappeared"):
-        follower.poll()
-
-
 def test_sub_agent_transcripts_beside_the_session_count_as_its_sub_agents(tmp_path):
     import json
 
@@ -232,3 +223,79 @@ def test_a_late_change_to_the_history_makes_the_next_audit_read_it_again(tmp_pat
     tracker.poll()
     assert [a.message for a in tracker.audit.alerts if a.kind.key == "violation"] == [2]
     assert audit_state(tracker.audit) == audit_state(run_audit(tracker.session, [cap]))
+
+
+# --- rotation and rewrites (issue 18, items 19–22) ------------------------------------------------
+def test_a_log_truncated_to_empty_is_waited_for_then_read_again_when_written(tmp_path):
+    log = tmp_path / "live.jsonl"
+    write(log, DEMO_LINES[:100])
+    follower = LogFollower(log, window=DEMO_WINDOW)
+    log.write_bytes(b"")
+    update = follower.poll()
+    assert "truncated" in update.reset and update.messages == 0 and len(follower.session.entries) == 0
+    assert follower.window_at(0).estimated_tokens == 0 and follower.session.format == "claude-code"
+    assert follower.poll() is None  # still empty: nothing to say
+    write(log, DEMO_LINES[:7])
+    update = follower.poll()
+    assert update.reset and update.messages == len(Session.open(log).entries) > 0
+    write(log, DEMO_LINES[7:9])
+    update = follower.poll()
+    assert not update.reset and update.messages == len(Session.open(log).entries)
+
+
+def test_copy_and_truncate_rotation_followed_by_more_writes_than_were_read(tmp_path):
+    # logrotate's copytruncate: the log is copied away, truncated, and the agent goes on writing to
+    # it. Before the next poll it may hold more than was read: only its changed bytes tell.
+    log = tmp_path / "live.jsonl"
+    write(log, DEMO_LINES[:20])
+    follower = LogFollower(log, window=DEMO_WINDOW)
+    (tmp_path / "live.jsonl.1").write_bytes(log.read_bytes())
+    with open(log, "r+b") as handle:
+        handle.truncate(0)
+    write(log, DEMO_LINES[100:140])
+    update = follower.poll()
+    assert update.reset
+    fresh = Session.open(log, window=DEMO_WINDOW)
+    assert update.messages == fresh.message_count
+    assert follower.session.accounting.tokens == fresh.accounting.tokens
+
+
+def test_rename_rotation_waits_for_a_new_file_of_the_same_name(tmp_path):
+    log = tmp_path / "live.jsonl"
+    write(log, DEMO_LINES[:50])
+    follower = LogFollower(log, window=DEMO_WINDOW)
+    os.rename(log, tmp_path / "live.jsonl.1")
+    assert follower.poll() is None and follower.waiting_for_file  # gone, for now
+    write(log, DEMO_LINES[:12])
+    update = follower.poll()
+    assert "replaced" in update.reset and update.messages == len(Session.open(log).entries)
+    assert not follower.waiting_for_file
+
+
+def test_a_file_that_stays_gone_past_the_grace_period_is_a_one_line_error(tmp_path):
+    log = tmp_path / "live.jsonl"
+    write(log, DEMO_LINES[:5])
+    follower = LogFollower(log)
+    log.unlink()
+    assert follower.poll() is None
+    follower.missing_since -= follower.grace_seconds  # as if the grace period had passed
+    with pytest.raises(SourceError, match="disappeared"):
+        follower.poll()
+
+
+def test_a_rewrite_in_place_that_keeps_the_size_is_noticed(tmp_path):
+    log = tmp_path / "live.jsonl"
+    original = b"".join(DEMO_LINES[:60])
+    log.write_bytes(original)
+    follower = LogFollower(log, window=DEMO_WINDOW)
+    before = follower.session.accounting.tokens
+    # The same bytes but one user message changed, letter for letter: the size stays.
+    changed = original.replace("预算上限 8000 元".encode(), "预算上限 9000 元".encode(), 1)
+    assert changed != original and len(changed) == len(original)
+    with open(log, "r+b") as handle:
+        handle.write(changed)
+    os.utime(log, ns=(follower.modified + 1_000_000, follower.modified + 1_000_000))  # a coarse clock may not tick
+    update = follower.poll()
+    assert update is not None and "rewritten" in update.reset
+    assert "9000" in follower.session.entries[0].blocks[0].text and follower.session.accounting.tokens == before
+    assert follower.poll() is None  # and read once

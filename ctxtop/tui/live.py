@@ -17,6 +17,8 @@ from ctxtop.tui.widgets.timeline import Timeline
 
 # Live tailing reads at most this often during a burst of writes.
 COALESCE_SECONDS = 0.1
+# While the log is gone and a new file of its name is waited for, it is looked for this often.
+RECHECK_SECONDS = 1.0
 
 
 class LiveUpdates:
@@ -61,7 +63,8 @@ class LiveUpdates:
         with tracker.lock:
             # A view: the follower makes a new timeline each poll, the tracker a new audit each time it audits.
             points, audit, rules = tracker.timeline(), tracker.audit, tracker.rules
-        self.post_message(LogAppended(change, points, audit, rules))
+            waiting = tracker.follower is not None and tracker.follower.waiting_for_file
+        self.post_message(LogAppended(change, points, audit, rules, waiting))
 
     def _log_gone(self, error: str) -> None:
         self._polling = False
@@ -69,9 +72,14 @@ class LiveUpdates:
             self._observer.stop()
             self._observer = None
         self.notify(f"stopped following: {one_line(error, 160)}", severity="error", timeout=10)
+        self._update_header()  # no longer LIVE
 
     def on_log_appended(self, message: LogAppended) -> None:
         change = message.change
+        if message.waiting and self._observer is not None:
+            # Gone, maybe rotated: no event may come if nothing is written; look again until a
+            # new file appears or the follower gives up on it.
+            self.set_timer(RECHECK_SECONDS, lambda: self.post_message(LogChanged()))
         if change is not None:
             update = change.update
             if update.reset:

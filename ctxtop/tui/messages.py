@@ -68,6 +68,7 @@ class LogAppended(Message):
     timeline: TimelineView
     audit: Audit
     rules: list[Constraint]
+    waiting: bool = False  # the log is gone and a new file of its name is waited for: look again later
 
 
 @dataclass

@@ -145,6 +145,11 @@ class Session:
         raise parsers.UnknownFormat(f"{path}: no message could be read as {format} "
                                     f"({d.malformed_lines} malformed line(s), {d.unknown_records} unknown record(s))")
 
+    @classmethod
+    def empty(cls, like: Session, path: str | os.PathLike) -> Session:
+        """A session with no entries yet, in the format of ``like``: its log was emptied while followed."""
+        return cls(type(like.parser)(), path=str(Path(path)), counter=like.counter, window=like.window_override)
+
     def look_for_subagents(self) -> None:
         """Count the sub-agent transcripts kept beside the log (Claude Code), whichever way it was read."""
         if self.path is not None and type(self.parser).subagents_beside:
