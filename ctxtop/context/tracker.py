@@ -115,6 +115,7 @@ class Tracker:
         tracker = cls(session, request, follower=follower, saved=saved, audit=audit)
         store = session.counter.store
         tracker.warnings += [w for w in (warning, store.warning if store is not None else None) if w]
+        tracker.warnings += session.notices  # how the log was read (a damaged index rebuilt)
         return tracker
 
     @property
