@@ -5,7 +5,9 @@ from __future__ import annotations
 import errno
 import mmap
 import os
+import shutil
 import stat
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -222,22 +224,44 @@ def database_format(path: str | os.PathLike) -> str | None:
 
 
 def read_opencode_db(path: str | os.PathLike) -> dict[str, bytes]:
-    """opencode's SQLite database as the JSON tree its older `storage/` folder holds, opened read-only.
+    """opencode's SQLite database as the JSON tree its older `storage/` folder holds, read without writing.
+
+    Nothing is created or written beside the database: SQLite opening a WAL database makes its
+    ``-wal`` and ``-shm`` files (and readers write into ``-shm``). With no ``-wal`` beside it, all
+    its content is in the file, which is opened ``immutable=1`` (no locks, no journal, no
+    companions); with one, the file and its ``-wal`` are read from a private copy in a temporary
+    folder, so that the writes not yet checkpointed are seen too.
 
     Raises SourceError when it cannot be read or is not opencode's.
     """
+    import sqlite3
+
+    wal = Path(f"{path}-wal")
+    try:
+        if wal.is_file() and wal.stat().st_size:
+            with tempfile.TemporaryDirectory(prefix="ctxtop-db-") as private:
+                copy = Path(private, "opencode.db")
+                _copy_regular(path, copy)
+                _copy_regular(wal, Path(f"{copy}-wal"))
+                try:
+                    return _read_opencode_connection(sqlite3.connect(copy), path)
+                except SourceError:
+                    pass  # copied in the middle of a checkpoint: the file alone is still consistent
+        return _read_opencode_connection(sqlite3.connect(f"{Path(path).resolve().as_uri()}?immutable=1", uri=True), path)
+    except (OSError, sqlite3.Error) as exc:
+        raise SourceError(f"{path}: not an opencode database ctxtop can read ({exc})") from None
+
+
+def _copy_regular(source: str | os.PathLike, target: Path) -> None:
+    with open_file(source) as reading, open(target, "wb") as writing:
+        shutil.copyfileobj(reading, writing, 8 << 20)
+
+
+def _read_opencode_connection(connection, path: str | os.PathLike) -> dict[str, bytes]:
     import json
     import sqlite3
 
-    uri = Path(path).resolve().as_uri()
     try:
-        # mode=ro never writes; WAL content is read when its -shm can be. immutable=1 is the fallback
-        # (for a database whose directory we may not touch), at the price of unflushed WAL pages.
-        try:
-            connection = sqlite3.connect(f"{uri}?mode=ro", uri=True)
-            connection.execute("select 1 from session limit 1")
-        except sqlite3.OperationalError:
-            connection = sqlite3.connect(f"{uri}?immutable=1", uri=True)
         connection.row_factory = sqlite3.Row
         tree: dict[str, bytes] = {}
         for row in connection.execute("select * from session"):
@@ -256,7 +280,8 @@ def read_opencode_db(path: str | os.PathLike) -> dict[str, bytes]:
                     data.setdefault("sessionID", fields.get("session_id"))
                 data.setdefault("time", {"created": fields.get("time_created")})
                 tree[f"{table}/{fields[parent_column]}/{fields['id']}.json"] = json.dumps(data, default=str).encode()
-        connection.close()
         return tree
     except (sqlite3.Error, KeyError) as exc:
         raise SourceError(f"{path}: not an opencode database ctxtop can read ({exc})") from None
+    finally:
+        connection.close()
