@@ -72,3 +72,59 @@ def test_a_pins_file_bigger_than_any_pins_file_is_refused_without_reading_it_all
         handle.truncate(MAX_PINS_BYTES * 8)  # sparse: costs no disk
     with pytest.raises(PinsError, match="not a pins file"):
         load_pins(big)
+
+
+def tool_call_line(number: int, name: str, arguments: dict) -> bytes:
+    template = json.loads(next(line for line in DEMO_LINES if b'"tool_use"' in line))
+    template["uuid"] = f"00000000-0000-4000-8000-9{number:011d}"
+    template["message"]["id"] = f"msg_limits{number:06d}"
+    template["message"]["content"] = [{"type": "tool_use", "id": f"toolu_limits{number:06d}", "name": name, "input": arguments}]
+    return json.dumps(template).encode() + b"\n"
+
+
+def test_a_catastrophic_forbid_regex_is_cut_off_and_the_skipped_pin_named(tmp_path):
+    # Issue 18, item 16: `(a+)+$` against a long run of `a` never finished with Python's re.
+    log = tmp_path / "session.jsonl"
+    log.write_bytes(b"".join(DEMO_LINES[:6]) + tool_call_line(1, "query", {"q": "a" * 20_000 + "!"})
+                    + tool_call_line(2, "query", {"q": "a" * 30_000 + "!"}) + tool_call_line(3, "send_email", {"to": "x"}))
+    pins = tmp_path / "pins.toml"
+    pins.write_text('[[pin]]\nid = "slow"\ntext = "keep queries short"\nforbid = ["(a+)+$"]\n\n'
+                    '[[pin]]\nid = "wecom"\ntext = "notify only on WeCom"\nforbid = ["send_email"]\n')
+    result = ctxtop("check", str(log), "--pins", str(pins), "--json")
+    assert result.returncode == 1, result.stderr  # the other pin's violation is still found
+    report = json.loads(result.stdout)
+    skipped = [n for n in report["notes"] if n["kind"] == "forbid_skipped"]
+    assert [(n["constraint"], n["message"]) for n in skipped] == [("slow", 7)]  # once, where it ran out
+    assert "(a+)+$" in skipped[0]["detail"] and "not checked here or after" in skipped[0]["detail"]
+    assert [(f["kind"], f["constraint"], f["message"]) for f in report["findings"]] == [("violation", "wecom", 9)]
+
+
+def test_a_pattern_that_ran_out_of_time_is_not_searched_again_and_keeps_its_note(monkeypatch):
+    from ctxtop.context.audit import violations
+    from ctxtop.context.rules import forbid
+    from ctxtop.context.rules.constraints import make_constraint
+    from ctxtop.parsers.model import TOOL_CALL, Block, Entry
+
+    monkeypatch.setattr(forbid, "SEARCH_SECONDS", 0.01)
+    forbid.forbid_pattern.cache_clear()
+    rule = make_constraint("keep queries short", "pin", id="slow", forbid=["(a|aa)+$"])
+    rule.first_stated = 0
+    calls = [Entry(i, "assistant", [Block(TOOL_CALL, "a" * 3000 + "!", tool_name="query")], 0, 0) for i in (1, 2, 3)]
+    pattern = forbid.forbid_pattern("(a|aa)+$")
+    searched = []
+
+    class Counting:
+        def __init__(self, compiled):
+            self.compiled = compiled
+
+        def search(self, text, **options):
+            searched.append(text[:5])
+            return self.compiled.search(text, **options)
+
+    pattern._compiled = Counting(pattern._compiled)
+    first = violations.violations(calls, [rule])
+    again = violations.violations(calls, [rule])  # a re-audit (a pin added, a live update)
+    assert [(a.kind.key, a.message) for a in first] == [(a.kind.key, a.message) for a in again] == [("forbid_skipped", 1)]
+    assert pattern.timed_out_at == 1
+    assert searched == ["query", "aaaaa"]  # the first call's name and input; nothing after it ran out
+    forbid.forbid_pattern.cache_clear()

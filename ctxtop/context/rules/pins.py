@@ -11,11 +11,11 @@ forbid = ["send_email", "(?i)mail"]  # optional regexes matched against later to
 
 from __future__ import annotations
 
-import re
 import sys
 from pathlib import Path
 
 from ctxtop.context.rules.constraints import Constraint, make_constraint, unique_ids
+from ctxtop.context.rules.forbid import ForbidError, forbid_pattern
 from ctxtop.context.store.source import open_file
 
 if sys.version_info >= (3, 11):
@@ -68,8 +68,8 @@ def load_pins(path: str | Path) -> list[Constraint]:
             raise PinsError(f"{path}: pin {number}: forbid must be a list of regexes")
         for pattern in forbid:
             try:
-                re.compile(pattern)
-            except re.error as exc:
+                forbid_pattern(pattern)
+            except ForbidError as exc:
                 raise PinsError(f"{path}: pin {number}: bad forbid regex {pattern!r} ({exc})") from None
         pin_id = pin.get("id") if isinstance(pin.get("id"), str) else None
         constraints.append(make_constraint(pin["text"], "pin", id=pin_id, facts=facts, forbid=forbid))
