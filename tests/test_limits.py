@@ -16,6 +16,9 @@ import pytest
 
 from ctxtop.tui.demo import DEMO_WINDOW, demo_path
 
+from .conftest import DATA as DATA_DIR
+from .conftest import SHARED_FIXTURES
+
 HANG_CEILING = 180  # seconds; the commands below finish in a few on a loaded machine
 DEMO_LINES = demo_path().read_bytes().splitlines(keepends=True)
 SESSION_ID = json.loads(DEMO_LINES[0])["sessionId"]
@@ -128,3 +131,38 @@ def test_a_pattern_that_ran_out_of_time_is_not_searched_again_and_keeps_its_note
     assert pattern.timed_out_at == 1
     assert searched == ["query", "aaaaa"]  # the first call's name and input; nothing after it ran out
     forbid.forbid_pattern.cache_clear()
+
+
+def eval_archive(path, sample: bytes) -> None:
+    import zipfile
+
+    header = json.loads((DATA_DIR / "inspect_compaction.json").read_text())
+    header.pop("samples", None)
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr("header.json", json.dumps(header))
+        archive.writestr("samples/1_epoch_1.json", sample)
+
+
+def test_an_eval_zip_bomb_is_refused_with_the_limit_it_broke(tmp_path):
+    # Issue 18, item 18: a 1 MB .eval took 2.1 GB; 4 MB ran out of memory.
+    from ctxtop.parsers import inspect_ai
+
+    bomb = tmp_path / "bomb.eval"
+    # 200 MB of one byte deflates to about 200 KB: 1,000 times smaller.
+    eval_archive(bomb, b'{"messages": [], "pad": "' + b" " * (200 << 20) + b'"}')
+    assert bomb.stat().st_size < 1 << 20
+    result = ctxtop("export", str(bomb))
+    assert result.returncode == 2 and result.stderr.count("\n") == 1
+    assert "samples/1_epoch_1.json in the archive decompresses to more than" in result.stderr and "zip bomb" in result.stderr
+    # What a member may inflate to: 100 times its compressed size, within 16 MB and 1 GB.
+    assert inspect_ai.member_limit(1 << 20) == 100 << 20 and inspect_ai.member_limit(1) == inspect_ai.MIN_MEMBER_LIMIT
+    assert inspect_ai.member_limit(1 << 40) == inspect_ai.MAX_MEMBER_BYTES
+
+
+def test_a_real_eval_log_is_far_within_the_limits():
+    from ctxtop.context.window.session import Session
+
+    real = SHARED_FIXTURES / "inspect-ai" / "log_read_sample.eval"
+    if not real.exists():
+        pytest.skip(f"{real} is not here")
+    assert Session.open(real).message_count > 0
