@@ -299,3 +299,85 @@ def test_a_rewrite_in_place_that_keeps_the_size_is_noticed(tmp_path):
     assert update is not None and "rewritten" in update.reset
     assert "9000" in follower.session.entries[0].blocks[0].text and follower.session.accounting.tokens == before
     assert follower.poll() is None  # and read once
+
+
+# --- watching and discovery that cost what changed (issue 18, items 26, 27) --------------------------
+def sub_agent_record(session_id: str, agent: str) -> str:
+    import json
+
+    return json.dumps({"parentUuid": None, "isSidechain": True, "sessionId": session_id, "agentId": agent, "type": "user",
+                       "uuid": f"s-{agent}", "timestamp": "2026-10-11T09:00:00.000Z",
+                       "message": {"role": "user", "content": f"task for {agent}"}}) + "\n"
+
+
+def test_an_update_costs_the_paths_that_changed_not_the_folder_of_other_agents(tmp_path, monkeypatch):
+    from ctxtop.context.window import subagents
+
+    session_id = "d3m0c0de-8000-4e00-9000-5eed00000000"
+    log = tmp_path / f"{session_id}.jsonl"
+    write(log, DEMO_LINES[:20])
+    for n in range(2000):  # other sessions' sub-agents, 2.0.x layout: all beside the log
+        (tmp_path / f"agent-other{n}.jsonl").write_text(sub_agent_record("another-session", f"o{n}"))
+    follower = LogFollower(log, window=DEMO_WINDOW)
+    read_ids, listings = [], []
+    original_id, original_list = subagents._session_id_of, subagents.subagent_candidates
+    monkeypatch.setattr(subagents, "_session_id_of", lambda path: read_ids.append(path.name) or original_id(path))
+    monkeypatch.setattr(subagents, "subagent_candidates", lambda log: listings.append(1) or original_list(log))
+
+    write(log, DEMO_LINES[20:25])
+    assert follower.poll({log.resolve()}).new > 0
+    assert follower.poll(set()) is None  # an idle check: a stat of the log
+    assert read_ids == [] and listings == []
+
+    mine = (tmp_path / "agent-mine.jsonl").resolve()
+    mine.write_text(sub_agent_record(session_id, "m1"))
+    update = follower.poll({mine})
+    assert update.subagents and follower.session.subagents.totals.files == 1
+    with open(mine, "a") as handle:  # it grows: counted again, but whose it is is not read again
+        handle.write(sub_agent_record(session_id, "m2"))
+    assert follower.poll({mine}).subagents and follower.session.subagents.totals.messages == 2
+    other = (tmp_path / "agent-other7.jsonl").resolve()
+    with open(other, "a") as handle:
+        handle.write(sub_agent_record("another-session", "o7b"))
+    assert follower.poll({other}) is None
+    assert read_ids == ["agent-mine.jsonl"] and listings == []
+    mine.unlink()
+    assert follower.poll({mine}).subagents and follower.session.subagents.totals.files == 0
+    # Told nothing (None), everything is looked at again, as at open, and agrees.
+    assert follower.poll(None) is None and listings == [1]
+
+
+def test_the_watcher_watches_the_log_folder_alone_and_the_session_folder_once_it_appears(tmp_path):
+    from ctxtop.tui.tail import watch_log
+
+    log = (tmp_path / "d3m0c0de.jsonl").resolve()
+    write(log, DEMO_LINES[:5])
+    for n in range(300):
+        (tmp_path / f"project-{n}").mkdir()
+    seen, arrived = [], threading.Event()
+
+    def notify(path):
+        seen.append(path)
+        arrived.set()
+
+    observer = watch_log(log, notify)
+    try:
+        assert {(w.path, w.is_recursive) for w in (e.watch for e in observer.emitters)} == {(str(tmp_path.resolve()), False)}
+        (tmp_path / "project-3" / "agent-x.jsonl").write_text("{}\n")  # below the folder: not watched
+        (log.with_suffix("") / "subagents").mkdir(parents=True)  # the session's own folder appears
+        nested = log.with_suffix("") / "subagents" / "agent-a1.jsonl"
+        for _ in range(1500):  # until the new folder is watched (its creation is handled in the watcher's thread)
+            if (str(log.with_suffix("")), True) in {(w.path, w.is_recursive) for w in (e.watch for e in observer.emitters)}:
+                break
+            arrived.wait(0.02)
+        nested.write_text("{}\n")
+        write(log, DEMO_LINES[5:6])
+        for _ in range(1500):
+            if log in seen and nested in seen:
+                break
+            arrived.wait(0.02)
+            arrived.clear()
+        assert log in seen and nested in seen
+        assert not [p for p in seen if "project-" in str(p)]  # events come in order: none came from below
+    finally:
+        observer.stop()

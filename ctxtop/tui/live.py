@@ -44,19 +44,26 @@ class LiveUpdates:
 
     # --- live tailing ---------------------------------------------------------------------------
     def on_log_changed(self, message: LogChanged) -> None:
+        if message.path is not None:
+            self._changed_paths.add(message.path)
         # Bursts coalesce: one read at a time, and one more after it if the log changed meanwhile.
         if self._polling:
             self._poll_again = True
         else:
             self._polling = True
-            self.read_appended()
+            self._read_changes()
+
+    def _read_changes(self) -> None:
+        """Read what changed since the last read (only the paths the watcher reported)."""
+        changed, self._changed_paths = self._changed_paths, set()
+        self.read_appended(changed)
 
     @work(thread=True, exit_on_error=False, group="poll")
-    def read_appended(self) -> None:
+    def read_appended(self, changed: set[Path]) -> None:
         tracker = self.tracker
         assert tracker is not None and tracker.live
         try:
-            change = tracker.poll()
+            change = tracker.poll(changed)
         except USER_ERRORS as exc:
             self.call_from_thread(self._log_gone, str(exc))
             return
@@ -99,7 +106,7 @@ class LiveUpdates:
             self._after_arrival(change.alerts)
         if self._poll_again:
             self._poll_again = False
-            self.set_timer(COALESCE_SECONDS, self.read_appended)
+            self.set_timer(COALESCE_SECONDS, self._read_changes)
         else:
             self._polling = False
 

@@ -52,6 +52,8 @@ class ViewReady(Message):
 class LogChanged(Message):
     """The watcher saw the log change (posted from its thread; the app decides when to read)."""
 
+    path: Path | None = None  # what changed: the log, or a sub-agent transcript beside it
+
 
 @dataclass
 class NewSessionFile(Message):

@@ -13,7 +13,7 @@ from __future__ import annotations
 import os
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -87,10 +87,12 @@ class LogFollower:
         self._advance()
 
     # --- polling ---------------------------------------------------------------------------------
-    def poll(self) -> Update | None:
+    def poll(self, changed: Iterable[str | os.PathLike] | None = None) -> Update | None:
         """Take in what was appended since the last poll; None when nothing was.
 
-        Raises SourceError when the file is gone or cannot be read any more.
+        ``changed``: the paths a file watcher saw change since the last poll, so that only those of
+        the sub-agent transcripts beside the log are looked at (None: all of them are).
+        Raises SourceError when the file is gone (past the grace period) or cannot be read any more.
         """
         with self.lock:
             try:
@@ -113,7 +115,7 @@ class LogFollower:
                 self.modified = info.st_mtime_ns
                 if self._fingerprint() != self.fingerprint:
                     return self._reset("the file was rewritten in place; read again from the start")
-            subagents = self.session.subagents is not None and self.session.subagents.refresh()
+            subagents = self.session.subagents is not None and self.session.subagents.refresh(changed)
             if info.st_size == self.offset:
                 return Update(len(self.session.entries), 0, subagents=True) if subagents else None
             parser = self.session.parser
