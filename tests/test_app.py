@@ -429,13 +429,13 @@ async def test_rename_rotation_is_followed_into_the_new_file_and_a_log_gone_for_
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot, app, 60)
         os.rename(log, tmp_path / "live.jsonl.1")
-        assert await until(pilot, lambda: app.follower.waiting_for_file)
+        assert await until(pilot, lambda: app.tracker.follower.waiting_for_file)
         log.write_bytes(b"".join(lines[:15]))
         expected = Session.open(log, window=DEMO_WINDOW).message_count
         assert await until(pilot, lambda: app.session.message_count == expected and app.shown_message == expected)
         assert not any("stopped following" in n for n in notes)
         # Now gone for good: once the grace period is over the header stops saying LIVE.
-        app.follower.grace_seconds = 0
+        app.tracker.follower.grace_seconds = 0
         log.unlink()
         assert await until(pilot, lambda: any("stopped following" in n for n in notes))
         await pilot.pause()

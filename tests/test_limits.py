@@ -99,7 +99,8 @@ def test_a_catastrophic_forbid_regex_is_cut_off_and_the_skipped_pin_named(tmp_pa
     skipped = [n for n in report["notes"] if n["kind"] == "forbid_skipped"]
     assert [(n["constraint"], n["message"]) for n in skipped] == [("slow", 7)]  # once, where it ran out
     assert "(a+)+$" in skipped[0]["detail"] and "not checked here or after" in skipped[0]["detail"]
-    assert [(f["kind"], f["constraint"], f["message"]) for f in report["findings"]] == [("violation", "wecom", 9)]
+    violations = [(f["constraint"], f["message"]) for f in report["findings"] if f["kind"] == "violation"]
+    assert violations == [("wecom", 9)]
 
 
 def test_a_pattern_that_ran_out_of_time_is_not_searched_again_and_keeps_its_note(monkeypatch):

@@ -20,10 +20,9 @@ import threading
 from collections import OrderedDict
 from collections.abc import Sequence
 
+from ctxtop.context.store.source import open_regular
 from ctxtop.parsers.base import LineParser
 from ctxtop.parsers.model import Block, Entry
-
-from ctxtop.context.store.source import open_regular
 
 # Shorter texts cost about as much to find again as to keep.
 MIN_RELEASE_CHARS = 128

@@ -22,6 +22,7 @@ from ctxtop.context.window.tokens import TokenCounter
 from ctxtop.parsers.base import LineParser
 from ctxtop.parsers.jsonl import DecodeError, iter_lines, loads
 
+
 @dataclass(slots=True)
 class SubagentTotals:
     files: int = 0
