@@ -381,3 +381,27 @@ def test_the_watcher_watches_the_log_folder_alone_and_the_session_folder_once_it
         assert not [p for p in seen if "project-" in str(p)]  # events come in order: none came from below
     finally:
         observer.stop()
+
+
+def test_reading_the_log_is_not_reported_as_a_change(tmp_path):
+    # ctxtop's own reads (texts read back, the fingerprint of what was read) open and close the log:
+    # inotify reports that, and each report would cost a poll.
+    from ctxtop.tui.tail import watch_log
+
+    log = (tmp_path / "live.jsonl").resolve()
+    write(log, DEMO_LINES[:5])
+    sentinel = tmp_path.resolve() / "agent-sentinel.jsonl"
+    seen, arrived = [], threading.Event()
+    observer = watch_log(log, lambda path: (seen.append(path), arrived.set()))
+    try:
+        for _ in range(20):
+            log.read_bytes()
+        sentinel.write_text("{}\n")  # reported after whatever the reads caused: events come in order
+        for _ in range(1500):
+            if sentinel in seen:
+                break
+            arrived.wait(0.02)
+            arrived.clear()
+        assert sentinel in seen and log not in seen[: seen.index(sentinel)]
+    finally:
+        observer.stop()

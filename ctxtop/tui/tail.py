@@ -18,10 +18,13 @@ import threading
 from collections.abc import Callable
 from pathlib import Path
 
-from watchdog.events import FileSystemEvent, FileSystemEventHandler
+from watchdog.events import EVENT_TYPE_CLOSED_NO_WRITE, EVENT_TYPE_OPENED, FileSystemEvent, FileSystemEventHandler
 from watchdog.observers import Observer
 from watchdog.observers.api import BaseObserver
 from watchdog.observers.polling import PollingObserver
+
+# Events that change nothing: reading a file sends them (inotify), ctxtop reading the log included.
+_READS = frozenset({EVENT_TYPE_OPENED, EVENT_TYPE_CLOSED_NO_WRITE})
 
 
 class _LogEvents(FileSystemEventHandler):
@@ -45,6 +48,8 @@ class _LogEvents(FileSystemEventHandler):
         self.observer.schedule(self, str(self.companions), recursive=True)
 
     def on_any_event(self, event: FileSystemEvent) -> None:
+        if event.event_type in _READS:
+            return  # a file opened or closed unchanged (ctxtop's own reads of the log among them)
         for raw in (event.src_path, getattr(event, "dest_path", "") or ""):
             if not raw:
                 continue
