@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 
 import pytest
 from rich.text import Text
@@ -389,6 +390,56 @@ async def test_live_log_moves_the_window_and_flags_a_compaction_in_the_same_upda
         await pilot.press("end")
         await settle(pilot, app, app.available)
         assert app.follow and app.unseen == 0
+
+
+async def test_a_log_truncated_to_empty_then_written_again_is_shown_afresh_and_stays_live(tmp_path):
+    # Issue 18, items 19 and 20: no stale data, no "stopped following", still LIVE.
+    lines = demo_path().read_bytes().splitlines(keepends=True)
+    log = tmp_path / "live.jsonl"
+    log.write_bytes(b"".join(lines[:120]))
+    app = CtxtopApp(str(log), window=DEMO_WINDOW)
+    notes = []
+    original = app.notify
+    app.notify = lambda message, **kw: (notes.append(message), original(message, **kw))[1]
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, app, 120)
+        with open(log, "r+b") as handle:
+            handle.truncate(0)
+        assert await until(pilot, lambda: app.shown_message == 0 and app.session.message_count == 0)
+        with open(log, "ab") as handle:
+            handle.writelines(lines[:9])
+        expected = Session.open(log, window=DEMO_WINDOW).message_count
+        assert await until(pilot, lambda: app.session.message_count == expected and app.shown_message == expected)
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        header = plain(app.query_one("#header", Static))
+        assert "LIVE" in header and f"{expected} / {expected}" in header
+        assert app.view.snapshot["window"]["estimated_tokens"] == Session.open(log, window=DEMO_WINDOW).window_at(None).estimated_tokens
+        assert not any("stopped following" in n for n in notes)
+
+
+async def test_rename_rotation_is_followed_into_the_new_file_and_a_log_gone_for_good_stops_being_live(tmp_path):
+    lines = demo_path().read_bytes().splitlines(keepends=True)
+    log = tmp_path / "live.jsonl"
+    log.write_bytes(b"".join(lines[:60]))
+    app = CtxtopApp(str(log), window=DEMO_WINDOW)
+    notes = []
+    original = app.notify
+    app.notify = lambda message, **kw: (notes.append(message), original(message, **kw))[1]
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, app, 60)
+        os.rename(log, tmp_path / "live.jsonl.1")
+        assert await until(pilot, lambda: app.tracker.follower.waiting_for_file)
+        log.write_bytes(b"".join(lines[:15]))
+        expected = Session.open(log, window=DEMO_WINDOW).message_count
+        assert await until(pilot, lambda: app.session.message_count == expected and app.shown_message == expected)
+        assert not any("stopped following" in n for n in notes)
+        # Now gone for good: once the grace period is over the header stops saying LIVE.
+        app.tracker.follower.grace_seconds = 0
+        log.unlink()
+        assert await until(pilot, lambda: any("stopped following" in n for n in notes))
+        await pilot.pause()
+        assert "LIVE" not in plain(app.query_one("#header", Static))
 
 
 @pytest.mark.parametrize("stay", [False, True])

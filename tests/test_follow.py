@@ -112,15 +112,6 @@ def test_no_append_is_lost_in_a_burst_from_another_thread(tmp_path):
     assert follower.session.parser.diagnostics.malformed_lines == 0
 
 
-def test_a_vanished_file_is_a_one_line_error(tmp_path):
-    log = tmp_path / "live.jsonl"
-    write(log, DEMO_LINES[:5])
-    follower = LogFollower(log)
-    log.unlink()
-    with pytest.raises(SourceError, match="disappeared"):
-        follower.poll()
-
-
 def test_sub_agent_transcripts_beside_the_session_count_as_its_sub_agents(tmp_path):
     import json
 
@@ -232,3 +223,185 @@ def test_a_late_change_to_the_history_makes_the_next_audit_read_it_again(tmp_pat
     tracker.poll()
     assert [a.message for a in tracker.audit.alerts if a.kind.key == "violation"] == [2]
     assert audit_state(tracker.audit) == audit_state(run_audit(tracker.session, [cap]))
+
+
+# --- rotation and rewrites (issue 18, items 19–22) ------------------------------------------------
+def test_a_log_truncated_to_empty_is_waited_for_then_read_again_when_written(tmp_path):
+    log = tmp_path / "live.jsonl"
+    write(log, DEMO_LINES[:100])
+    follower = LogFollower(log, window=DEMO_WINDOW)
+    log.write_bytes(b"")
+    update = follower.poll()
+    assert "truncated" in update.reset and update.messages == 0 and len(follower.session.entries) == 0
+    assert follower.window_at(0).estimated_tokens == 0 and follower.session.format == "claude-code"
+    assert follower.poll() is None  # still empty: nothing to say
+    write(log, DEMO_LINES[:7])
+    update = follower.poll()
+    assert update.reset and update.messages == len(Session.open(log).entries) > 0
+    write(log, DEMO_LINES[7:9])
+    update = follower.poll()
+    assert not update.reset and update.messages == len(Session.open(log).entries)
+
+
+def test_copy_and_truncate_rotation_followed_by_more_writes_than_were_read(tmp_path):
+    # logrotate's copytruncate: the log is copied away, truncated, and the agent goes on writing to
+    # it. Before the next poll it may hold more than was read: only its changed bytes tell.
+    log = tmp_path / "live.jsonl"
+    write(log, DEMO_LINES[:20])
+    follower = LogFollower(log, window=DEMO_WINDOW)
+    (tmp_path / "live.jsonl.1").write_bytes(log.read_bytes())
+    with open(log, "r+b") as handle:
+        handle.truncate(0)
+    write(log, DEMO_LINES[100:140])
+    update = follower.poll()
+    assert update.reset
+    fresh = Session.open(log, window=DEMO_WINDOW)
+    assert update.messages == fresh.message_count
+    assert follower.session.accounting.tokens == fresh.accounting.tokens
+
+
+def test_rename_rotation_waits_for_a_new_file_of_the_same_name(tmp_path):
+    log = tmp_path / "live.jsonl"
+    write(log, DEMO_LINES[:50])
+    follower = LogFollower(log, window=DEMO_WINDOW)
+    os.rename(log, tmp_path / "live.jsonl.1")
+    assert follower.poll() is None and follower.waiting_for_file  # gone, for now
+    write(log, DEMO_LINES[:12])
+    update = follower.poll()
+    assert "replaced" in update.reset and update.messages == len(Session.open(log).entries)
+    assert not follower.waiting_for_file
+
+
+def test_a_file_that_stays_gone_past_the_grace_period_is_a_one_line_error(tmp_path):
+    log = tmp_path / "live.jsonl"
+    write(log, DEMO_LINES[:5])
+    follower = LogFollower(log)
+    log.unlink()
+    assert follower.poll() is None
+    follower.missing_since -= follower.grace_seconds  # as if the grace period had passed
+    with pytest.raises(SourceError, match="disappeared"):
+        follower.poll()
+
+
+def test_a_rewrite_in_place_that_keeps_the_size_is_noticed(tmp_path):
+    log = tmp_path / "live.jsonl"
+    original = b"".join(DEMO_LINES[:60])
+    log.write_bytes(original)
+    follower = LogFollower(log, window=DEMO_WINDOW)
+    before = follower.session.accounting.tokens
+    # The same bytes but one user message changed, letter for letter: the size stays.
+    changed = original.replace("预算上限 8000 元".encode(), "预算上限 9000 元".encode(), 1)
+    assert changed != original and len(changed) == len(original)
+    with open(log, "r+b") as handle:
+        handle.write(changed)
+    os.utime(log, ns=(follower.modified + 1_000_000, follower.modified + 1_000_000))  # a coarse clock may not tick
+    update = follower.poll()
+    assert update is not None and "rewritten" in update.reset
+    assert "9000" in follower.session.entries[0].blocks[0].text and follower.session.accounting.tokens == before
+    assert follower.poll() is None  # and read once
+
+
+# --- watching and discovery that cost what changed (issue 18, items 26, 27) --------------------------
+def sub_agent_record(session_id: str, agent: str) -> str:
+    import json
+
+    return json.dumps({"parentUuid": None, "isSidechain": True, "sessionId": session_id, "agentId": agent, "type": "user",
+                       "uuid": f"s-{agent}", "timestamp": "2026-10-11T09:00:00.000Z",
+                       "message": {"role": "user", "content": f"task for {agent}"}}) + "\n"
+
+
+def test_an_update_costs_the_paths_that_changed_not_the_folder_of_other_agents(tmp_path, monkeypatch):
+    from ctxtop.context.window import subagents
+
+    session_id = "d3m0c0de-8000-4e00-9000-5eed00000000"
+    log = tmp_path / f"{session_id}.jsonl"
+    write(log, DEMO_LINES[:20])
+    for n in range(2000):  # other sessions' sub-agents, 2.0.x layout: all beside the log
+        (tmp_path / f"agent-other{n}.jsonl").write_text(sub_agent_record("another-session", f"o{n}"))
+    follower = LogFollower(log, window=DEMO_WINDOW)
+    read_ids, listings = [], []
+    original_id, original_list = subagents._session_id_of, subagents.subagent_candidates
+    monkeypatch.setattr(subagents, "_session_id_of", lambda path: read_ids.append(path.name) or original_id(path))
+    monkeypatch.setattr(subagents, "subagent_candidates", lambda log: listings.append(1) or original_list(log))
+
+    write(log, DEMO_LINES[20:25])
+    assert follower.poll({log.resolve()}).new > 0
+    assert follower.poll(set()) is None  # an idle check: a stat of the log
+    assert read_ids == [] and listings == []
+
+    mine = (tmp_path / "agent-mine.jsonl").resolve()
+    mine.write_text(sub_agent_record(session_id, "m1"))
+    update = follower.poll({mine})
+    assert update.subagents and follower.session.subagents.totals.files == 1
+    with open(mine, "a") as handle:  # it grows: counted again, but whose it is is not read again
+        handle.write(sub_agent_record(session_id, "m2"))
+    assert follower.poll({mine}).subagents and follower.session.subagents.totals.messages == 2
+    other = (tmp_path / "agent-other7.jsonl").resolve()
+    with open(other, "a") as handle:
+        handle.write(sub_agent_record("another-session", "o7b"))
+    assert follower.poll({other}) is None
+    assert read_ids == ["agent-mine.jsonl"] and listings == []
+    mine.unlink()
+    assert follower.poll({mine}).subagents and follower.session.subagents.totals.files == 0
+    # Told nothing (None), everything is looked at again, as at open, and agrees.
+    assert follower.poll(None) is None and listings == [1]
+
+
+def test_the_watcher_watches_the_log_folder_alone_and_the_session_folder_once_it_appears(tmp_path):
+    from ctxtop.tui.tail import watch_log
+
+    log = (tmp_path / "d3m0c0de.jsonl").resolve()
+    write(log, DEMO_LINES[:5])
+    for n in range(300):
+        (tmp_path / f"project-{n}").mkdir()
+    seen, arrived = [], threading.Event()
+
+    def notify(path):
+        seen.append(path)
+        arrived.set()
+
+    observer = watch_log(log, notify)
+    try:
+        assert {(w.path, w.is_recursive) for w in (e.watch for e in observer.emitters)} == {(str(tmp_path.resolve()), False)}
+        (tmp_path / "project-3" / "agent-x.jsonl").write_text("{}\n")  # below the folder: not watched
+        (log.with_suffix("") / "subagents").mkdir(parents=True)  # the session's own folder appears
+        nested = log.with_suffix("") / "subagents" / "agent-a1.jsonl"
+        for _ in range(1500):  # until the new folder is watched (its creation is handled in the watcher's thread)
+            if (str(log.with_suffix("")), True) in {(w.path, w.is_recursive) for w in (e.watch for e in observer.emitters)}:
+                break
+            arrived.wait(0.02)
+        nested.write_text("{}\n")
+        write(log, DEMO_LINES[5:6])
+        for _ in range(1500):
+            if log in seen and nested in seen:
+                break
+            arrived.wait(0.02)
+            arrived.clear()
+        assert log in seen and nested in seen
+        assert not [p for p in seen if "project-" in str(p)]  # events come in order: none came from below
+    finally:
+        observer.stop()
+
+
+def test_reading_the_log_is_not_reported_as_a_change(tmp_path):
+    # ctxtop's own reads (texts read back, the fingerprint of what was read) open and close the log:
+    # inotify reports that, and each report would cost a poll.
+    from ctxtop.tui.tail import watch_log
+
+    log = (tmp_path / "live.jsonl").resolve()
+    write(log, DEMO_LINES[:5])
+    sentinel = tmp_path.resolve() / "agent-sentinel.jsonl"
+    seen, arrived = [], threading.Event()
+    observer = watch_log(log, lambda path: (seen.append(path), arrived.set()))
+    try:
+        for _ in range(20):
+            log.read_bytes()
+        sentinel.write_text("{}\n")  # reported after whatever the reads caused: events come in order
+        for _ in range(1500):
+            if sentinel in seen:
+                break
+            arrived.wait(0.02)
+            arrived.clear()
+        assert sentinel in seen and log not in seen[: seen.index(sentinel)]
+    finally:
+        observer.stop()

@@ -173,12 +173,14 @@ def test_opencode_storage_shows_the_newest_session_with_its_compaction_and_pruni
     assert categories(session, 6) == {"summary": 1, "user": 1, "assistant": 1}
 
 
-def test_opencode_database_reads_like_its_storage_folder_and_is_never_written(tmp_path):
-    import os
+def opencode_database(database, *, wal: bool = False):
+    """opencode.db built from the storage fixture's records; left open (and returned) in WAL mode."""
     import sqlite3
 
-    database = tmp_path / "opencode.db"
     connection = sqlite3.connect(database)
+    if wal:
+        connection.execute("pragma journal_mode=wal")
+        connection.execute("pragma wal_autocheckpoint=0")  # what is written stays in the -wal
     connection.executescript(
         "create table session (id text, project_id text, title text, time_created int, time_updated int);"
         "create table message (id text, session_id text, time_created int, data text);"
@@ -198,12 +200,53 @@ def test_opencode_database_reads_like_its_storage_folder_and_is_never_written(tm
             data = {k: v for k, v in record.items() if k not in ("id", "messageID")}
             connection.execute("insert into part values (?,?,?,?,?)", (record["id"], record["messageID"], record["sessionID"], 0, json.dumps(data)))
     connection.commit()
+    if wal:
+        return connection
     connection.close()
-    before = (database.read_bytes(), os.stat(database).st_mtime_ns, sorted(os.listdir(tmp_path)))
-    from_db, from_folder = Session.open(database), Session.open(storage)
-    assert [(e.uid, [(b.category, b.text) for b in e.blocks]) for e in from_db.entries] == [
-        (e.uid, [(b.category, b.text) for b in e.blocks]) for e in from_folder.entries]
-    assert (database.read_bytes(), os.stat(database).st_mtime_ns, sorted(os.listdir(tmp_path))) == before
+    return None
+
+
+def entries_of(session):
+    return [(e.uid, [(b.category, b.text) for b in e.blocks]) for e in session.entries]
+
+
+def beside(database) -> tuple:
+    """The database's folder as it is: every name, and each file's bytes and mtime."""
+    import os
+
+    return tuple((name, (database.parent / name).read_bytes(), os.stat(database.parent / name).st_mtime_ns)
+                 for name in sorted(os.listdir(database.parent)))
+
+
+def test_opencode_database_reads_like_its_storage_folder_and_is_never_written(tmp_path):
+    database = tmp_path / "opencode.db"
+    opencode_database(database)
+    before = beside(database)
+    from_db, from_folder = Session.open(database), Session.open(DATA / "opencode_storage")
+    assert entries_of(from_db) == entries_of(from_folder)
+    assert beside(database) == before
+
+
+def test_a_wal_database_closed_by_its_writer_gets_no_wal_or_shm_beside_it(tmp_path):
+    # Issue 18, item 25: opened `mode=ro`, a WAL-mode database got -wal and -shm files created beside it.
+    database = tmp_path / "opencode.db"
+    opencode_database(database, wal=True).close()  # the last connection checkpoints and removes the -wal
+    assert [p.name for p in tmp_path.iterdir()] == ["opencode.db"]
+    before = beside(database)
+    assert entries_of(Session.open(database)) == entries_of(Session.open(DATA / "opencode_storage"))
+    assert beside(database) == before
+
+
+def test_a_live_wal_database_is_read_with_its_uncheckpointed_writes_and_nothing_beside_it_changes(tmp_path):
+    database = tmp_path / "opencode.db"
+    writer = opencode_database(database, wal=True)  # still open: everything is in the -wal
+    try:
+        assert (tmp_path / "opencode.db-wal").stat().st_size > 0
+        before = beside(database)
+        assert entries_of(Session.open(database)) == entries_of(Session.open(DATA / "opencode_storage"))
+        assert beside(database) == before  # the -wal and the -shm too: a reader writes read marks there
+    finally:
+        writer.close()
 
 
 def test_one_sample_of_a_many_sample_log_is_picked_with_a_hash_suffix(tmp_path, capsys):

@@ -42,7 +42,7 @@ def test_a_reopened_log_comes_from_its_index_and_equals_a_fresh_read(log, tmp_pa
     if first.texts is None:
         pytest.skip(f"{first.format} is not JSON Lines: no index")
     again = Session.open(copy)
-    assert again.from_index == copy.stat().st_size
+    assert again.from_index == copy.read_bytes().rfind(b"\n") + 1  # to its last complete line
     same_as_fresh(again, copy)
 
 
@@ -129,3 +129,49 @@ def test_only_the_most_recent_indexes_are_kept(tmp_path, monkeypatch):
         Session.open(log)
         os.utime(session_index.index_path(log, "claude-code", "cl100k_base"), (n, n))
     assert len(list(session_index.index_path(log, "claude-code", "cl100k_base").parent.glob("*.idx"))) == 2
+
+
+def test_a_half_written_last_line_is_never_indexed(tmp_path):
+    # Issue 18, item 23: indexed while its last line was half-written, a log lost that message on
+    # every later run (and gained a phantom malformed line), in `check` too.
+    lines = demo_path().read_bytes().splitlines(keepends=True)
+    log = tmp_path / "session.jsonl"
+    log.write_bytes(b"".join(lines[:-1]) + lines[-1][:30])
+    torn = Session.open(log)  # not live: the torn line is reported as torn, this once
+    assert torn.parser.diagnostics.torn_last_line
+    log.write_bytes(b"".join(lines))  # the writer finishes the line
+    again = Session.open(log)
+    assert again.from_index == len(b"".join(lines[:-1]))
+    assert again.message_count == eager(log).message_count
+    assert again.parser.diagnostics.malformed_lines == 0 and not again.parser.diagnostics.torn_last_line
+    same_as_fresh(again, log)
+
+
+def flip(index, position: int) -> None:
+    data = bytearray(index.read_bytes())
+    data[position] ^= 0xFF
+    index.write_bytes(bytes(data))
+
+
+def test_every_flipped_byte_of_an_index_is_caught_ignored_rebuilt_and_told(tmp_path, capsys):
+    # Issue 18, item 24: random byte flips gave internal errors, or silently wrong totals.
+    from ctxtop.tui.cli import main
+
+    log = tmp_path / "session.jsonl"
+    log.write_bytes(demo_path().read_bytes())
+    Session.open(log)
+    index = session_index.index_path(log, "claude-code", "cl100k_base")
+    pristine = index.read_bytes()
+    size = len(pristine)
+    # Spread over the whole file: the header, the packed entries, the counts and carried state, the checksum.
+    for position in sorted({len(session_index.MAGIC), *range(len(session_index.MAGIC) + 1, size, max(1, size // 29)), size - 1}):
+        index.write_bytes(pristine)
+        flip(index, position)
+        again = Session.open(log)
+        assert again.from_index == 0 and any("damaged" in n for n in again.notices), position
+        same_as_fresh(again, log)
+        assert Session.open(log).from_index == len(demo_path().read_bytes())  # and usable again
+    index.write_bytes(pristine)
+    flip(index, size // 2)
+    assert main(["export", str(log)]) == 0
+    assert capsys.readouterr().err.startswith("ctxtop: note: the saved index of this log was damaged")

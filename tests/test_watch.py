@@ -72,3 +72,34 @@ def test_watch_polls_when_asked_and_ends_cleanly_on_ctrl_c(tmp_path):
         assert "Traceback" not in proc.stderr.read()
     finally:
         proc.kill()
+
+
+def test_watch_goes_on_through_truncation_and_rename_rotation(tmp_path):
+    # Issue 18, items 19–21: emptied, written again, renamed away and replaced 50 ms later.
+    log = tmp_path / "live.jsonl"
+    log.write_bytes(b"".join(DEMO_LINES[:30]))
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "ctxtop", "watch", str(log), "--json", "--window", "8000"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env={**os.environ, "PYTHONUNBUFFERED": "1"},
+    )
+    try:
+        assert read_line(proc)["messages"] == 30
+        with open(log, "r+b") as handle:
+            handle.truncate(0)
+        emptied = read_line(proc)
+        assert emptied["messages"] == 0 and "truncated" in emptied["reset"]
+        with open(log, "ab") as handle:
+            handle.writelines(DEMO_LINES[:10])
+        while read_line(proc)["messages"] != 10:  # the lines may be seen before all of them are written
+            pass
+        os.rename(log, tmp_path / "live.jsonl.1")
+        time.sleep(0.05)
+        log.write_bytes(b"".join(DEMO_LINES[:20]))
+        record = read_line(proc)
+        while record["messages"] != 20:  # the new file may be seen before all of it is written
+            record = read_line(proc)
+        assert proc.poll() is None  # still following
+    finally:
+        proc.kill()
+        stderr = proc.stderr.read()
+    assert "Traceback" not in stderr and "error" not in stderr

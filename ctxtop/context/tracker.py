@@ -14,8 +14,9 @@ never contradicted by the next write.
 
 from __future__ import annotations
 
+import os
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field
 from typing import Any
@@ -115,6 +116,7 @@ class Tracker:
         tracker = cls(session, request, follower=follower, saved=saved, audit=audit)
         store = session.counter.store
         tracker.warnings += [w for w in (warning, store.warning if store is not None else None) if w]
+        tracker.warnings += session.notices  # how the log was read (a damaged index rebuilt)
         return tracker
 
     @property
@@ -237,15 +239,17 @@ class Tracker:
                    for block in entries[position].blocks)
 
     # --- following a live log -------------------------------------------------------------------------
-    def poll(self) -> Change | None:
+    def poll(self, changed: Iterable[str | os.PathLike] | None = None) -> Change | None:
         """Take in what the followed log appended: new rules, the audit of new entries, the alerts they settle.
+
+        ``changed``: the paths a file watcher reported (see ``LogFollower.poll``; None: look at all).
 
         Raises SourceError when the file is gone or cannot be read any more.
         """
         assert self.follower is not None, "poll needs a tracker opened live"
         with self.lock:
             before = len(self.session.entries)
-            update = self.follower.poll()
+            update = self.follower.poll(changed)
             if update is None:
                 return None
             self.session = self.follower.session

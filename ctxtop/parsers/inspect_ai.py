@@ -13,6 +13,7 @@ from __future__ import annotations
 import io
 import json
 import zipfile
+import zlib
 from typing import Any
 
 from ctxtop.parsers.base import DocumentParser, UnknownFormat
@@ -39,21 +40,57 @@ def looks_like(document: Any) -> bool:
         isinstance(document, dict) and document.get("_inspect_eval_zip") is True)
 
 
+# What one member of an `.eval` archive may decompress to: 100 times its compressed size (deflated
+# JSON is 3 to 20 times smaller; deflate's most is about 1,000), at least 16 MB, at most 1 GB. A zip
+# bomb (1 MB that inflates to gigabytes) is refused before it fills memory.
+MAX_INFLATION = 100
+MIN_MEMBER_LIMIT = 16 << 20
+MAX_MEMBER_BYTES = 1 << 30
+
+
+class ArchiveTooLarge(UnknownFormat):
+    """An archive member that would decompress past the limits; the message says which and how far."""
+
+
+def member_limit(compressed: int) -> int:
+    return min(MAX_MEMBER_BYTES, max(MIN_MEMBER_LIMIT, MAX_INFLATION * compressed))
+
+
+def _read_member(archive: zipfile.ZipFile, name: str) -> bytes:
+    """A member's bytes, never more than its limit: its declared size is checked first, and no more
+    than the limit is ever inflated whatever the header says."""
+    info = archive.getinfo(name)
+    limit = member_limit(info.compress_size)
+    refusal = (f"{name} in the archive decompresses to more than {limit >> 20:,} MB ({info.compress_size:,} bytes "
+               f"compressed; at most {MAX_INFLATION}× that, and {MAX_MEMBER_BYTES >> 20:,} MB, are read): refused, a zip bomb?")
+    if info.file_size > limit:
+        raise ArchiveTooLarge(refusal)
+    with archive.open(info) as member:
+        data = member.read(limit + 1)
+    if len(data) > limit:
+        raise ArchiveTooLarge(refusal)
+    return data
+
+
 def read_eval_zip(data: Buffer, sample: int = 1) -> dict | None:
-    """An `.eval` archive as the `.json` log shape (header fields plus the one `sample` asked for), or None."""
+    """An `.eval` archive as the `.json` log shape (header fields plus the one `sample` asked for), or None.
+
+    Raises ArchiveTooLarge when a member it reads would decompress past its limit."""
     if bytes(data[:4]) != ZIP_MAGIC:
         return None
     try:
         archive = zipfile.ZipFile(io.BytesIO(bytes(data)))
-        document = json.loads(archive.read("header.json"))
+        document = json.loads(_read_member(archive, "header.json"))
         names = sorted(n for n in archive.namelist() if n.startswith("samples/") and n.endswith(".json"))
         chosen = names[sample - 1] if 0 < sample <= len(names) else None
-        document["samples"] = [json.loads(archive.read(chosen))] if chosen else []
+        document["samples"] = [json.loads(_read_member(archive, chosen))] if chosen else []
         document["_sample_files"] = len(names)
         document["_sample_offset"] = sample - 1
         document["_inspect_eval_zip"] = True
         return document
-    except (zipfile.BadZipFile, KeyError, ValueError, OSError, RecursionError):
+    except ArchiveTooLarge:
+        raise
+    except (zipfile.BadZipFile, zlib.error, KeyError, TypeError, ValueError, OSError, RecursionError, NotImplementedError, EOFError):
         return None
 
 

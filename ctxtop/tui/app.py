@@ -112,6 +112,7 @@ class CtxtopApp(LiveUpdates, UserActions, App[int]):
         self.tracker: Tracker | None = None  # decides the rules in force, the audit, the alerts and the view
         self._observer = None
         self._polling = self._poll_again = False
+        self._changed_paths: set[Path] = set()  # reported by the watcher since the last read
         self.unseen = 0  # messages that arrived while the cursor was elsewhere
         self.session: Session | None = None
         self.constraints: list[Constraint] = []
@@ -255,7 +256,8 @@ class CtxtopApp(LiveUpdates, UserActions, App[int]):
             self._after_arrival()
             self.compute_view(self.cursor)
         if self.tracker is not None and self.tracker.follower is not None:
-            self._observer = watch_log(self.tracker.follower.file, lambda: self.post_message(LogChanged()), poll_seconds=self.poll_seconds)
+            self._observer = watch_log(self.tracker.follower.file, lambda path: self.post_message(LogChanged(path)),
+                                       poll_seconds=self.poll_seconds)
         if self.session_dirs and self._dir_observer is None:
             self._dir_observer = watch_new_sessions(self.session_dirs, lambda path: self.post_message(NewSessionFile(path)),
                                                     SESSION_SUFFIXES, poll_seconds=self.poll_seconds)

@@ -26,6 +26,7 @@ from ctxtop.context.strategies.report import (
     strategy_rows,
 )
 from ctxtop.context.tracker import Tracker
+from ctxtop.context.window.session import Session
 from ctxtop.context.window.tokens import DEFAULT_ENCODING
 from ctxtop.parsers.registry import PARSERS
 from ctxtop.tui.demo import DEMO_WINDOW, demo_path
@@ -214,6 +215,7 @@ def _open_tracker(args: argparse.Namespace) -> Tracker:
     path, window, log_format = _session_source(args)
     tracker = Tracker.open(path, _rule_request(args), format=log_format, encoding=args.encoding, window=window)
     session = tracker.session
+    _tell(session)
     if session.message_count == 0 and not session.parser.sidechain.messages and _has_bytes(path):
         diagnostics = session.parser.diagnostics
         raise SourceError(f"{path}: no message could be read as {session.format} "
@@ -226,6 +228,12 @@ def _has_bytes(path: str) -> bool:
         return Path(split_sample(path)[0]).stat().st_size > 0
     except OSError:
         return False
+
+
+def _tell(session: Session) -> None:
+    """Notices about how the log was read (a damaged index rebuilt), on stderr: the output stays clean."""
+    for notice in session.notices:
+        print(f"ctxtop: note: {one_line(notice, 200)}", file=sys.stderr)
 
 
 def run_export(args: argparse.Namespace) -> int:
@@ -341,6 +349,7 @@ def run_watch(args: argparse.Namespace) -> int:
         print(f"ctxtop: waiting for {one_line(str(resolved), 200)} to be written (Ctrl-C stops)", file=sys.stderr, flush=True)
         wait_for_log(split_sample(resolved)[0], every=args.poll)
     tracker = Tracker.open(str(resolved), _rule_request(args), format=log_format, encoding=args.encoding, window=window, live=True)
+    _tell(tracker.session)
     return follow_headless(tracker, as_json=args.json, poll_seconds=args.poll, redacted=args.redact)
 
 

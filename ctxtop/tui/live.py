@@ -17,6 +17,8 @@ from ctxtop.tui.widgets.timeline import Timeline
 
 # Live tailing reads at most this often during a burst of writes.
 COALESCE_SECONDS = 0.1
+# While the log is gone and a new file of its name is waited for, it is looked for this often.
+RECHECK_SECONDS = 1.0
 
 
 class LiveUpdates:
@@ -42,26 +44,34 @@ class LiveUpdates:
 
     # --- live tailing ---------------------------------------------------------------------------
     def on_log_changed(self, message: LogChanged) -> None:
+        if message.path is not None:
+            self._changed_paths.add(message.path)
         # Bursts coalesce: one read at a time, and one more after it if the log changed meanwhile.
         if self._polling:
             self._poll_again = True
         else:
             self._polling = True
-            self.read_appended()
+            self._read_changes()
+
+    def _read_changes(self) -> None:
+        """Read what changed since the last read (only the paths the watcher reported)."""
+        changed, self._changed_paths = self._changed_paths, set()
+        self.read_appended(changed)
 
     @work(thread=True, exit_on_error=False, group="poll")
-    def read_appended(self) -> None:
+    def read_appended(self, changed: set[Path]) -> None:
         tracker = self.tracker
         assert tracker is not None and tracker.live
         try:
-            change = tracker.poll()
+            change = tracker.poll(changed)
         except USER_ERRORS as exc:
             self.call_from_thread(self._log_gone, str(exc))
             return
         with tracker.lock:
             # A view: the follower makes a new timeline each poll, the tracker a new audit each time it audits.
             points, audit, rules = tracker.timeline(), tracker.audit, tracker.rules
-        self.post_message(LogAppended(change, points, audit, rules))
+            waiting = tracker.follower is not None and tracker.follower.waiting_for_file
+        self.post_message(LogAppended(change, points, audit, rules, waiting))
 
     def _log_gone(self, error: str) -> None:
         self._polling = False
@@ -69,9 +79,14 @@ class LiveUpdates:
             self._observer.stop()
             self._observer = None
         self.notify(f"stopped following: {one_line(error, 160)}", severity="error", timeout=10)
+        self._update_header()  # no longer LIVE
 
     def on_log_appended(self, message: LogAppended) -> None:
         change = message.change
+        if message.waiting and self._observer is not None:
+            # Gone, maybe rotated: no event may come if nothing is written; look again until a
+            # new file appears or the follower gives up on it.
+            self.set_timer(RECHECK_SECONDS, lambda: self.post_message(LogChanged()))
         if change is not None:
             update = change.update
             if update.reset:
@@ -91,7 +106,7 @@ class LiveUpdates:
             self._after_arrival(change.alerts)
         if self._poll_again:
             self._poll_again = False
-            self.set_timer(COALESCE_SECONDS, self.read_appended)
+            self.set_timer(COALESCE_SECONDS, self._read_changes)
         else:
             self._polling = False
 

@@ -52,6 +52,8 @@ class ViewReady(Message):
 class LogChanged(Message):
     """The watcher saw the log change (posted from its thread; the app decides when to read)."""
 
+    path: Path | None = None  # what changed: the log, or a sub-agent transcript beside it
+
 
 @dataclass
 class NewSessionFile(Message):
@@ -68,6 +70,7 @@ class LogAppended(Message):
     timeline: TimelineView
     audit: Audit
     rules: list[Constraint]
+    waiting: bool = False  # the log is gone and a new file of its name is waited for: look again later
 
 
 @dataclass

@@ -1,51 +1,75 @@
-"""Noticing that a log changed: watchdog on its parent directory, or polling.
+"""Noticing that a log changed: watchdog on its folder, or polling.
 
-Watching the directory (not the file) keeps events across atomic replaces and
-editors' renames. The handler runs in watchdog's thread and only calls the
-given ``notify`` function, which must be thread-safe (the TUI posts a message;
-``ctxtop watch`` sets an event). Reading the file is the follower's job.
+Watching the folder (not the file) keeps events across atomic replaces, editors'
+renames and log rotation. Only what a session can change is watched: the log's
+folder itself, not what is below it (a folder with thousands of subfolders
+would overflow inotify's queue, and cost a watch each), and, recursively, the
+session's own ``<session>/`` folder of sub-agent transcripts (Claude Code),
+from when it appears. The handler runs in watchdog's thread and only calls the
+given ``notify(path)`` with the path that changed, which must be thread-safe
+(the TUI posts a message; ``ctxtop watch`` collects paths and sets an event).
+Reading the file is the follower's job.
 """
 
 from __future__ import annotations
 
 import os
+import threading
 from collections.abc import Callable
 from pathlib import Path
 
-from watchdog.events import FileSystemEvent, FileSystemEventHandler
+from watchdog.events import EVENT_TYPE_CLOSED_NO_WRITE, EVENT_TYPE_OPENED, FileSystemEvent, FileSystemEventHandler
 from watchdog.observers import Observer
 from watchdog.observers.api import BaseObserver
 from watchdog.observers.polling import PollingObserver
 
+# Events that change nothing: reading a file sends them (inotify), ctxtop reading the log included.
+_READS = frozenset({EVENT_TYPE_OPENED, EVENT_TYPE_CLOSED_NO_WRITE})
+
 
 class _LogEvents(FileSystemEventHandler):
-    """Passes on events for the log itself and for its sub-agent transcripts (Claude Code)."""
+    """Passes on events for the log itself and for its sub-agent transcripts (Claude Code); starts
+    watching the session's own folder when it appears."""
 
-    def __init__(self, target: Path, notify: Callable[[], None]) -> None:
-        self.target = str(target)
-        self.companions = str(target.with_suffix("")) + os.sep  # <session>/subagents/...
-        self.parent = target.parent
+    def __init__(self, target: Path, notify: Callable[[Path], None], observer: BaseObserver) -> None:
+        self.target = target
+        self.companions = target.with_suffix("")  # <session>/subagents/...
         self.notify = notify
+        self.observer = observer
+        self._companions_watched = False
+        self._lock = threading.Lock()
+
+    def watch_companions(self) -> None:
+        """Watch ``<session>/`` recursively, once, if it exists (it may appear after the log)."""
+        with self._lock:
+            if self._companions_watched or not self.companions.is_dir():
+                return
+            self._companions_watched = True
+        self.observer.schedule(self, str(self.companions), recursive=True)
 
     def on_any_event(self, event: FileSystemEvent) -> None:
+        if event.event_type in _READS:
+            return  # a file opened or closed unchanged (ctxtop's own reads of the log among them)
         for raw in (event.src_path, getattr(event, "dest_path", "") or ""):
             if not raw:
                 continue
-            path = str(Path(os.fsdecode(raw)).resolve())
-            name = os.path.basename(path)
-            if path == self.target or path.startswith(self.companions) or (
-                name.startswith("agent-") and os.path.dirname(path) == str(self.parent)
+            path = Path(os.fsdecode(raw))
+            if path == self.companions:
+                self.watch_companions()
+            if path == self.target or self.companions in path.parents or path == self.companions or (
+                path.name.startswith("agent-") and path.parent == self.target.parent
             ):
-                self.notify()
-                return
+                self.notify(path)
 
 
-def watch_log(path: str | Path, notify: Callable[[], None], *, poll_seconds: float | None = None) -> BaseObserver:
-    """Start watching ``path``; ``notify()`` is called (from another thread) on every change. Stop it when done."""
+def watch_log(path: str | Path, notify: Callable[[Path], None], *, poll_seconds: float | None = None) -> BaseObserver:
+    """Start watching ``path``; ``notify(changed path)`` is called (from another thread) on every change.
+    Stop it when done."""
     target = Path(path).resolve()
     observer: BaseObserver = PollingObserver(timeout=poll_seconds) if poll_seconds else Observer()
-    # Recursive, so sub-agent transcripts in <session>/subagents/ are seen too.
-    observer.schedule(_LogEvents(target, notify), str(target.parent), recursive=True)
+    handler = _LogEvents(target, notify, observer)
+    observer.schedule(handler, str(target.parent), recursive=False)
+    handler.watch_companions()  # after the folder's watch: a <session>/ made in between is seen by it
     observer.daemon = True
     observer.start()
     return observer

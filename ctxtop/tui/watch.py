@@ -70,8 +70,16 @@ def follow_headless(tracker: Tracker, *, as_json: bool, poll_seconds: float | No
         out.flush()
 
     changed = threading.Event()
+    paths: set = set()
+    paths_lock = threading.Lock()
+
+    def notify(path) -> None:  # in the watcher's thread
+        with paths_lock:
+            paths.add(path)
+        changed.set()
+
     assert tracker.follower is not None, "watch follows a tracker opened live"
-    observer = watch_log(tracker.follower.file, changed.set, poll_seconds=poll_seconds)
+    observer = watch_log(tracker.follower.file, notify, poll_seconds=poll_seconds)
     try:
         emit(status(tracker, None))
         for alert in tracker.new_alerts():
@@ -79,7 +87,12 @@ def follow_headless(tracker: Tracker, *, as_json: bool, poll_seconds: float | No
         while True:
             changed.wait(IDLE_CHECK_SECONDS)
             changed.clear()
-            change = tracker.poll()
+            with paths_lock:
+                seen = set(paths)
+                paths.clear()
+            # Only the paths the watcher reported: an idle check costs a stat of the log, not a
+            # listing of a folder that may hold thousands of other sessions' files.
+            change = tracker.poll(seen)
             if change is None:
                 continue
             emit(status(tracker, change.update))

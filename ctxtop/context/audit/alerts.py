@@ -24,6 +24,7 @@ class AlertKind(Enum):
     MODEL_SWITCH = ("model_switch", False, "model switch", "dim")  # the prompt fell between calls of two models
     RESUMED = ("resumed", False, "session resumed", "dim")  # ...or across a long gap: the harness rebuilt it
     DRIFT = ("drift", False, "drift", "dim")
+    FORBID_SKIPPED = ("forbid_skipped", False, "forbid pattern skipped", "yellow")
 
     def __init__(self, key: str, fails: bool, label: str, style: str) -> None:
         self.key = key

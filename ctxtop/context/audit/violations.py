@@ -10,6 +10,7 @@ from typing import Any
 from ctxtop.context.audit.alerts import Alert, AlertKind
 from ctxtop.context.rules.constraints import Constraint
 from ctxtop.context.rules.facts import NEGATIONS
+from ctxtop.context.rules.forbid import SEARCH_SECONDS, ForbidError, ForbidPattern, forbid_pattern
 from ctxtop.parsers.model import TOOL_CALL, Block, Entry
 
 PHONE = re.compile(r"(?<!\d)(?:\+?86[- ]?)?1[3-9]\d(?:[- ]?\d{4}){2}(?!\d)|\+\d{1,3}[ -]?\(?\d{2,4}\)?[ -]?\d{3,4}[ -]?\d{3,4}")
@@ -22,7 +23,12 @@ def implied_checks(constraint: Constraint) -> list[tuple[str, Any]]:
     text = constraint.text
     lowered = text.casefold()
     negated = any(word in lowered for word in NEGATIONS)
-    checks: list[tuple[str, Any]] = [("pattern", re.compile(p)) for p in constraint.forbid]
+    checks: list[tuple[str, Any]] = []
+    for pattern in constraint.forbid:
+        try:
+            checks.append(("pattern", forbid_pattern(pattern)))
+        except ForbidError:
+            continue  # a pins file's patterns are checked when it is read; one from elsewhere that fails is not used
     if negated and re.search(r"邮件|e-?mail", lowered):
         checks.append(("tool_name", re.compile(r"(?i)e-?mail|邮件|smtp")))
     if negated and re.search(r"手机号|电话|phone", lowered):
@@ -56,9 +62,14 @@ def violations_of(message: int, block: Block, text: str, checks: list[tuple[Cons
     for constraint, implied in checks:
         if constraint.first_stated is not None and message <= constraint.first_stated:
             continue
-        detail = _violation(implied, block.tool_name or "", call)
+        detail = _violation(implied, block.tool_name or "", call, message)
         if detail:
             alerts.append(Alert(AlertKind.VIOLATION, message, None, constraint.id, f"{block.tool_name or 'tool call'}: {detail}"))
+        for kind, check in implied:
+            if kind == "pattern" and check.timed_out_at == message:
+                alerts.append(Alert(AlertKind.FORBID_SKIPPED, message, None, constraint.id,
+                                    f"forbid pattern {check.pattern!r} took longer than {SEARCH_SECONDS:g} s on this "
+                                    f"{block.tool_name or 'tool'} call: not checked here or after"))
     return alerts
 
 
@@ -77,10 +88,10 @@ class _Input:
         return self._amounts
 
 
-def _violation(checks: list[tuple[str, Any]], name: str, call: _Input) -> str | None:
+def _violation(checks: list[tuple[str, Any]], name: str, call: _Input, message: int) -> str | None:
     text = call.text
     for kind, check in checks:
-        if kind == "pattern" and (check.search(name) or check.search(text)):
+        if kind == "pattern" and _found(check, message, name, text):
             return f"matches forbidden pattern {check.pattern!r}"
         if kind == "tool_name" and check.search(name):
             return "uses a forbidden channel"
@@ -93,6 +104,11 @@ def _violation(checks: list[tuple[str, Any]], name: str, call: _Input) -> str | 
                 if value > check:
                     return f"{key} {value:g} exceeds the cap {check:g}"
     return None
+
+
+def _found(pattern: ForbidPattern, message: int, name: str, text: str) -> bool:
+    """Whether a forbid pattern is in the call; one that ran out of time is noted by the caller, not a match."""
+    return bool(pattern.matches(message, name, text))
 
 
 def _numbers_by_key(text: str) -> list[tuple[str, float]]:

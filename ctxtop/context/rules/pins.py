@@ -11,11 +11,12 @@ forbid = ["send_email", "(?i)mail"]  # optional regexes matched against later to
 
 from __future__ import annotations
 
-import re
 import sys
 from pathlib import Path
 
 from ctxtop.context.rules.constraints import Constraint, make_constraint, unique_ids
+from ctxtop.context.rules.forbid import ForbidError, forbid_pattern
+from ctxtop.context.store.source import open_file
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -23,17 +24,34 @@ else:  # pragma: no cover - exercised on 3.10 only
     import tomli as tomllib
 
 
+# Pins files are a few kilobytes; anything this big is not one (and is not read further).
+MAX_PINS_BYTES = 4 << 20
+
+
 class PinsError(ValueError):
     """A pins file that cannot be used; the message is one line."""
 
 
-def load_pins(path: str | Path) -> list[Constraint]:
+def _read_pins_file(path: str | Path) -> str:
+    """The text of a pins file: a regular file (a FIFO would block, /dev/zero never end) of bounded size."""
     try:
-        data = tomllib.loads(Path(path).read_text(encoding="utf-8"))
+        with open_file(path) as handle:
+            data = handle.read(MAX_PINS_BYTES + 1)
     except FileNotFoundError:
         raise PinsError(f"{path}: no such pins file") from None
-    except (OSError, UnicodeDecodeError) as exc:
+    except OSError as exc:
+        raise PinsError(f"{path}: cannot be read ({exc.strerror or exc})") from None
+    if len(data) > MAX_PINS_BYTES:
+        raise PinsError(f"{path}: more than {MAX_PINS_BYTES >> 20} MB; not a pins file")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
         raise PinsError(f"{path}: cannot be read ({exc})") from None
+
+
+def load_pins(path: str | Path) -> list[Constraint]:
+    try:
+        data = tomllib.loads(_read_pins_file(path))
     except tomllib.TOMLDecodeError as exc:
         raise PinsError(f"{path}: not valid TOML ({exc})") from None
     pins = data.get("pin", [])
@@ -50,8 +68,8 @@ def load_pins(path: str | Path) -> list[Constraint]:
             raise PinsError(f"{path}: pin {number}: forbid must be a list of regexes")
         for pattern in forbid:
             try:
-                re.compile(pattern)
-            except re.error as exc:
+                forbid_pattern(pattern)
+            except ForbidError as exc:
                 raise PinsError(f"{path}: pin {number}: bad forbid regex {pattern!r} ({exc})") from None
         pin_id = pin.get("id") if isinstance(pin.get("id"), str) else None
         constraints.append(make_constraint(pin["text"], "pin", id=pin_id, facts=facts, forbid=forbid))

@@ -20,6 +20,7 @@ import threading
 from collections import OrderedDict
 from collections.abc import Sequence
 
+from ctxtop.context.store.source import open_regular
 from ctxtop.parsers.base import LineParser
 from ctxtop.parsers.model import Block, Entry
 
@@ -106,7 +107,7 @@ class LogTexts:
     def _read_line(self, offset: int) -> bytes:
         """The line starting at ``offset`` (without its newline); empty when the file is gone."""
         try:
-            fd = os.open(self.path, os.O_RDONLY)
+            fd = open_regular(self.path)
         except OSError:
             return b""
         try:

@@ -11,7 +11,10 @@ truncated, a damaged or older index) is ignored and the log is read afresh.
 
 The file is written with ``marshal`` (plain data only: loading it runs no
 code), in batches, so neither saving nor loading holds a second copy of a big
-session. At most MAX_INDEXES are kept, the least recently used dropped first.
+session, and ends with a digest of all it holds: an index whose bytes were
+damaged (a bad disk, a crash mid-write, anything else) is found before any of
+it is used, deleted, rebuilt, and the user told. At most MAX_INDEXES are
+kept, the least recently used dropped first.
 """
 
 from __future__ import annotations
@@ -26,12 +29,14 @@ from typing import Any, BinaryIO
 from ctxtop.context.store.entry_codec import decode_block, decode_entry, encode_block
 from ctxtop.context.store.entry_store import EntryStore
 from ctxtop.context.store.lazy_text import LogTexts
+from ctxtop.context.store.source import open_file
 from ctxtop.context.store.token_cache import cache_dir
 from ctxtop.parsers.base import LineParser
 from ctxtop.parsers.model import Diagnostics, SessionMeta, SidechainTotals
 
-INDEX_VERSION = 3
-MAGIC = b"ctxtop-index\n"
+INDEX_VERSION = 4
+MAGIC = b"ctxtop-index v4\n"  # earlier versions (without the checksum) start otherwise: ignored, not "damaged"
+CHECKSUM_BYTES = 32
 INDEX_MIN_BYTES = 8 << 20  # smaller logs read fast enough; their index would only fill the disk
 MAX_INDEXES = 20
 
@@ -51,7 +56,7 @@ def prefix_digest(log: str | os.PathLike, size: int) -> Any:
     digest = new_digest()
     remaining = size
     try:
-        with open(log, "rb") as handle:
+        with open_file(log) as handle:
             while remaining:
                 chunk = handle.read(min(remaining, 8 << 20))
                 if not chunk:
@@ -70,8 +75,9 @@ def save(path: Path, parser: LineParser, accounting_saved: dict, released_to: in
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, temporary = tempfile.mkstemp(dir=path.parent, prefix=".index-")
     try:
-        with os.fdopen(fd, "wb") as out:
-            out.write(MAGIC)
+        with os.fdopen(fd, "wb") as file:
+            file.write(MAGIC)
+            out = _Checksummed(file)
             _write(out, {"version": INDEX_VERSION, "format": parser.name, "encoding": encoding, "indexed": indexed,
                           "digest": digest, "entries": len(parser.entries)})
             for blob in parser.entries.packed_batches():  # (a JSON Lines session's entries are a store)
@@ -84,6 +90,7 @@ def save(path: Path, parser: LineParser, accounting_saved: dict, released_to: in
                 "sidechain": [parser.sidechain.messages, [encode_block(b) for b in parser.sidechain.blocks]],
                 "state": parser.carry_state(),
             })
+            file.write(out.digest.digest())
         os.replace(temporary, path)
     except BaseException:
         Path(temporary).unlink(missing_ok=True)
@@ -91,11 +98,42 @@ def save(path: Path, parser: LineParser, accounting_saved: dict, released_to: in
     _prune(path.parent)
 
 
-def _write(out: BinaryIO, value: Any) -> None:
+class _Checksummed:
+    """A file being written, digesting what goes through it."""
+
+    def __init__(self, file: BinaryIO) -> None:
+        self.file = file
+        self.digest = hashlib.blake2b(digest_size=CHECKSUM_BYTES)
+
+    def write(self, data: bytes) -> None:
+        self.digest.update(data)
+        self.file.write(data)
+
+
+def _intact(handle: BinaryIO) -> bool:
+    """Whether the index's bytes after its magic still digest to the checksum at its end (read in pieces)."""
+    size = os.fstat(handle.fileno()).st_size
+    remaining = size - len(MAGIC) - CHECKSUM_BYTES
+    if remaining < 0:
+        return False
+    digest = hashlib.blake2b(digest_size=CHECKSUM_BYTES)
+    handle.seek(len(MAGIC))
+    while remaining:
+        chunk = handle.read(min(remaining, 8 << 20))
+        if not chunk:
+            return False
+        digest.update(chunk)
+        remaining -= len(chunk)
+    intact = handle.read(CHECKSUM_BYTES) == digest.digest()
+    handle.seek(len(MAGIC))
+    return intact
+
+
+def _write(out: BinaryIO | _Checksummed, value: Any) -> None:
     _write_blob(out, marshal.dumps(value))
 
 
-def _write_blob(out: BinaryIO, blob: bytes) -> None:
+def _write_blob(out: BinaryIO | _Checksummed, blob: bytes) -> None:
     # Length-prefixed records read with marshal.loads: marshal.load on a file reads it in tiny pieces.
     out.write(len(blob).to_bytes(8, "little"))
     out.write(blob)
@@ -133,21 +171,40 @@ class Loaded:
         self.digest = digest  # of the indexed bytes, to go on with the bytes read after them
 
 
-def load(path: Path, log: str | os.PathLike, parser_type: type[LineParser], encoding: str, texts: LogTexts) -> Loaded | None:
-    """The saved index of ``log``, if it is one of this log as it still begins; None otherwise (never raises)."""
+class Damaged(ValueError):
+    """The index's bytes are not those that were written."""
+
+
+def load(path: Path, log: str | os.PathLike, parser_type: type[LineParser], encoding: str,
+         texts: LogTexts) -> tuple[Loaded | None, str | None]:
+    """The saved index of ``log``, if it is one of this log as it still begins, else None; and a notice
+    for the user when the index was damaged (it is then deleted, and rebuilt by the next save). Never raises."""
     try:
         with open(path, "rb") as handle:
             loaded = _read(handle, log, parser_type, encoding, texts)
         if loaded is not None:
             os.utime(path)  # recently used: pruned last
-        return loaded
+        return loaded, None
+    except Damaged:
+        path.unlink(missing_ok=True)
+        return None, f"the saved index of this log was damaged; ignored, and rebuilt ({path.name})"
     except (OSError, EOFError, ValueError, TypeError, KeyError, IndexError):
-        return None  # missing, damaged, or of another version: read the log afresh
+        return None, None  # missing, unreadable, or of another version: read the log afresh
 
 
 def _read(handle: BinaryIO, log: str | os.PathLike, parser_type: type[LineParser], encoding: str, texts: LogTexts) -> Loaded | None:
     if handle.read(len(MAGIC)) != MAGIC:
         return None
+    if not _intact(handle):
+        raise Damaged(handle.name)
+    try:
+        return _read_intact(handle, log, parser_type, encoding, texts)
+    except (EOFError, ValueError, TypeError, KeyError, IndexError, AttributeError) as exc:
+        raise Damaged(f"{handle.name}: {exc}") from None  # written so by a bug, not the disk: still rebuilt
+
+
+def _read_intact(handle: BinaryIO, log: str | os.PathLike, parser_type: type[LineParser], encoding: str,
+                 texts: LogTexts) -> Loaded | None:
     header = _read_record(handle)
     if (header["version"], header["format"], header["encoding"]) != (INDEX_VERSION, parser_type.name, encoding):
         return None

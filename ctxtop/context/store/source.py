@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import errno
 import mmap
 import os
+import shutil
 import stat
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -18,6 +21,33 @@ READ_WHOLE_BYTES = 64 << 20
 
 class SourceError(ValueError):
     """The log cannot be read; the message is one line, fit for the user."""
+
+
+class NotRegularFile(OSError):
+    """A FIFO, socket or device where a file was expected (``strerror`` says so in words)."""
+
+
+def open_regular(path: str | os.PathLike) -> int:
+    """A read-only descriptor of ``path``, which must be a regular file. Raises OSError otherwise.
+
+    Opened non-blocking and checked on the descriptor itself (not by a stat before it): opening a
+    FIFO blocks until a writer comes, and a device such as /dev/zero never ends, so whatever a path
+    names when it is opened, only a regular file is ever read.
+    """
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_CLOEXEC", 0))
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise NotRegularFile(errno.EINVAL, "not a regular file (a FIFO, socket or device cannot be read)", str(path))
+        os.set_blocking(fd, True)
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
+def open_file(path: str | os.PathLike):
+    """``open(path, "rb")`` for regular files only (see ``open_regular``)."""
+    return os.fdopen(open_regular(path), "rb")
 
 
 def check_log(path: str | os.PathLike) -> os.stat_result:
@@ -47,7 +77,7 @@ def read_log(path: str | os.PathLike) -> Buffer:
     path = Path(path)
     info = check_log(path)
     try:
-        with open(path, "rb") as handle:
+        with open_file(path) as handle:
             if info.st_size <= READ_WHOLE_BYTES:
                 # Read, not mapped: a file truncated under a mapping kills the process (SIGBUS).
                 return handle.read()
@@ -62,7 +92,7 @@ def read_head(path: str | os.PathLike, size: int) -> bytes:
     """The first ``size`` bytes of a log (checked as ``read_log`` does)."""
     check_log(path)
     try:
-        with open(path, "rb") as handle:
+        with open_file(path) as handle:
             return handle.read(size)
     except OSError as exc:
         raise SourceError(f"{path}: cannot be read ({exc.strerror or exc})") from None
@@ -73,7 +103,7 @@ def read_chunks(path: str | os.PathLike, size: int, start: int = 0) -> Iterator[
     meanwhile kills the process; a read just comes back short). Each chunk can be dropped once used."""
     check_log(path)
     try:
-        handle = open(path, "rb")
+        handle = open_file(path)
         handle.seek(start)
     except OSError as exc:
         raise SourceError(f"{path}: cannot be read ({exc.strerror or exc})") from None
@@ -91,7 +121,7 @@ def read_chunks(path: str | os.PathLike, size: int, start: int = 0) -> Iterator[
 def read_appended(path: str | os.PathLike, offset: int, size: int) -> bytes:
     """The bytes of ``path`` from ``offset`` up to ``size`` (fewer if it shrank meanwhile), read-only."""
     try:
-        fd = os.open(path, os.O_RDONLY)
+        fd = open_regular(path)
     except FileNotFoundError:
         raise SourceError(f"{path}: the file disappeared") from None
     except OSError as exc:
@@ -127,9 +157,11 @@ def read_tree(path: str | os.PathLike) -> dict[str, bytes]:
                 if not name.endswith(".json"):
                     continue
                 full = Path(directory, name)
-                if not full.is_file():
+                try:
+                    handle = open_file(full)
+                except NotRegularFile:
                     continue
-                with open(full, "rb") as handle:
+                with handle:
                     files[full.relative_to(root).as_posix()] = handle.read()
                 if len(files) > TREE_MAX_FILES:
                     raise SourceError(f"{path}: more than {TREE_MAX_FILES:,} files; open one session folder")
@@ -185,29 +217,51 @@ def database_format(path: str | os.PathLike) -> str | None:
         # Only a regular file: opening a FIFO to peek at it would wait for a writer forever.
         if not stat.S_ISREG(os.stat(path).st_mode):
             return None
-        with open(path, "rb") as handle:
+        with open_file(path) as handle:
             return registry.detect_database(handle.read(64))
     except OSError:
         return None
 
 
 def read_opencode_db(path: str | os.PathLike) -> dict[str, bytes]:
-    """opencode's SQLite database as the JSON tree its older `storage/` folder holds, opened read-only.
+    """opencode's SQLite database as the JSON tree its older `storage/` folder holds, read without writing.
+
+    Nothing is created or written beside the database: SQLite opening a WAL database makes its
+    ``-wal`` and ``-shm`` files (and readers write into ``-shm``). With no ``-wal`` beside it, all
+    its content is in the file, which is opened ``immutable=1`` (no locks, no journal, no
+    companions); with one, the file and its ``-wal`` are read from a private copy in a temporary
+    folder, so that the writes not yet checkpointed are seen too.
 
     Raises SourceError when it cannot be read or is not opencode's.
     """
+    import sqlite3
+
+    wal = Path(f"{path}-wal")
+    try:
+        if wal.is_file() and wal.stat().st_size:
+            with tempfile.TemporaryDirectory(prefix="ctxtop-db-") as private:
+                copy = Path(private, "opencode.db")
+                _copy_regular(path, copy)
+                _copy_regular(wal, Path(f"{copy}-wal"))
+                try:
+                    return _read_opencode_connection(sqlite3.connect(copy), path)
+                except SourceError:
+                    pass  # copied in the middle of a checkpoint: the file alone is still consistent
+        return _read_opencode_connection(sqlite3.connect(f"{Path(path).resolve().as_uri()}?immutable=1", uri=True), path)
+    except (OSError, sqlite3.Error) as exc:
+        raise SourceError(f"{path}: not an opencode database ctxtop can read ({exc})") from None
+
+
+def _copy_regular(source: str | os.PathLike, target: Path) -> None:
+    with open_file(source) as reading, open(target, "wb") as writing:
+        shutil.copyfileobj(reading, writing, 8 << 20)
+
+
+def _read_opencode_connection(connection, path: str | os.PathLike) -> dict[str, bytes]:
     import json
     import sqlite3
 
-    uri = Path(path).resolve().as_uri()
     try:
-        # mode=ro never writes; WAL content is read when its -shm can be. immutable=1 is the fallback
-        # (for a database whose directory we may not touch), at the price of unflushed WAL pages.
-        try:
-            connection = sqlite3.connect(f"{uri}?mode=ro", uri=True)
-            connection.execute("select 1 from session limit 1")
-        except sqlite3.OperationalError:
-            connection = sqlite3.connect(f"{uri}?immutable=1", uri=True)
         connection.row_factory = sqlite3.Row
         tree: dict[str, bytes] = {}
         for row in connection.execute("select * from session"):
@@ -226,7 +280,8 @@ def read_opencode_db(path: str | os.PathLike) -> dict[str, bytes]:
                     data.setdefault("sessionID", fields.get("session_id"))
                 data.setdefault("time", {"created": fields.get("time_created")})
                 tree[f"{table}/{fields[parent_column]}/{fields['id']}.json"] = json.dumps(data, default=str).encode()
-        connection.close()
         return tree
     except (sqlite3.Error, KeyError) as exc:
         raise SourceError(f"{path}: not an opencode database ctxtop can read ({exc})") from None
+    finally:
+        connection.close()

@@ -2,7 +2,8 @@
 
 ``LogFollower.poll`` reads from the last offset to the last complete newline
 (a torn last line waits for its newline), re-reads the file from the start when
-it was truncated or replaced, and keeps the window at the latest message and
+it was truncated, replaced or rewritten in place, waits for a file emptied or
+renamed away (log rotation) to be written again, and keeps the window at the latest message and
 the per-message timeline current by replaying only the new entries. It touches
 no UI: the TUI and ``ctxtop watch`` call it from their own threads.
 """
@@ -11,7 +12,8 @@ from __future__ import annotations
 
 import os
 import threading
-from collections.abc import Callable
+import time
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -32,6 +34,14 @@ class Update:
     reread: bool = False  # the session was read again whole: whatever was known of its entries is stale
 
 
+# A log renamed away (rotation) is usually followed at once by a new file of the same name:
+# it is waited for this long before the log counts as gone.
+ROTATION_GRACE_SECONDS = 5.0
+# What was read is recognized by this many bytes at its start and at its end: a rewrite in place
+# that keeps the size changes them (a change confined to the middle is not seen).
+FINGERPRINT_BYTES = 4096
+
+
 class LogFollower:
     """A session kept current with its growing log; every method is safe to call from any one thread at a time.
 
@@ -44,41 +54,68 @@ class LogFollower:
         self.file = Path(split_sample(path)[0])  # LOG#N names one sample of LOG: the file is LOG
         self.format, self.encoding, self.window_override = format, encoding, window
         self.lock = threading.RLock()
+        self.grace_seconds = ROTATION_GRACE_SECONDS
+        self.missing_since: float | None = None  # when the file was first found gone (waiting for a new one)
         self._open(progress)
 
+    @property
+    def waiting_for_file(self) -> bool:
+        """The file is gone and a new one of the same name is waited for: poll again in a while."""
+        return self.missing_since is not None
+
     def _open(self, progress: Callable[[str, float], None] | None = None) -> None:
-        self.session = Session.open(self.path, format=self.format, encoding=self.encoding, window=self.window_override,
-                                    live=True, progress=progress)
         info = os.stat(self.file)
+        if info.st_size == 0 and hasattr(self, "session") and not self.file.is_dir():
+            # Emptied (truncated, or rotated to a new empty file) after it was followed: the session
+            # starts again, empty, in the format it had, and is read afresh once it is written again.
+            self.session = Session.empty(self.session, self.path)
+            self.emptied = True
+        else:
+            self.session = Session.open(self.path, format=self.format, encoding=self.encoding, window=self.window_override,
+                                        live=True, progress=progress)
+            self.emptied = False
+            info = os.stat(self.file)
         self.identity = (info.st_dev, info.st_ino)
+        self.modified = info.st_mtime_ns
         # Formats that are rewritten whole (folders, JSON documents, databases) are re-read when they change.
         self.signature = None if isinstance(self.session.parser, LineParser) else self._signature()
         self.offset = self.session.parser.resume_offset
         self.line = getattr(self.session.parser, "resume_line", 1)
+        self.fingerprint = self._fingerprint()
         self.points: TimelineView
         self._latest: Window
         self._advance()
 
     # --- polling ---------------------------------------------------------------------------------
-    def poll(self) -> Update | None:
+    def poll(self, changed: Iterable[str | os.PathLike] | None = None) -> Update | None:
         """Take in what was appended since the last poll; None when nothing was.
 
-        Raises SourceError when the file is gone or cannot be read any more.
+        ``changed``: the paths a file watcher saw change since the last poll, so that only those of
+        the sub-agent transcripts beside the log are looked at (None: all of them are).
+        Raises SourceError when the file is gone (past the grace period) or cannot be read any more.
         """
         with self.lock:
             try:
                 info = os.stat(self.file)
             except FileNotFoundError:
-                raise SourceError(f"{self.path}: the file disappeared") from None
+                return self._missing()
             except OSError as exc:
                 raise SourceError(f"{self.path}: {exc.strerror or exc}") from None
+            self.missing_since = None
             if self.signature is not None:
                 return self._poll_whole()
             if (info.st_dev, info.st_ino) != self.identity:
                 return self._reset("the file was replaced; read again from the start")
             if info.st_size < self.offset:
                 return self._reset("the file was truncated; read again from the start")
-            subagents = self.session.subagents is not None and self.session.subagents.refresh()
+            if self.emptied:
+                # Written again after it was emptied: read it as any log is opened (not line by line).
+                return self._reset("the file was written again; read from the start") if info.st_size else None
+            if info.st_mtime_ns != self.modified:
+                self.modified = info.st_mtime_ns
+                if self._fingerprint() != self.fingerprint:
+                    return self._reset("the file was rewritten in place; read again from the start")
+            subagents = self.session.subagents is not None and self.session.subagents.refresh(changed)
             if info.st_size == self.offset:
                 return Update(len(self.session.entries), 0, subagents=True) if subagents else None
             parser = self.session.parser
@@ -88,6 +125,7 @@ class LogFollower:
             before = len(self.session.entries)
             self.offset = parser.feed(data, 0, self.line, final=False, base=self.offset)
             self.line = parser.resume_line
+            self.fingerprint = self._fingerprint()
             if getattr(parser, "history_rewritten", False):
                 return self._reset("the agent rewrote its history; read again from the start")
             entries = self.session.entries
@@ -98,6 +136,26 @@ class LogFollower:
             new_entries = entries[before:]
             return Update(len(entries), len(new_entries), compaction=any(e.compaction for e in new_entries),
                           subagents=subagents)
+
+    def _missing(self) -> Update | None:
+        """The file is gone: wait ``grace_seconds`` for a new one of the same name (rename rotation)."""
+        now = time.monotonic()
+        if self.missing_since is None:
+            self.missing_since = now
+        if now - self.missing_since >= self.grace_seconds:
+            raise SourceError(f"{self.path}: the file disappeared")
+        return None
+
+    def _fingerprint(self) -> tuple[bytes, bytes]:
+        """The first and the last bytes of what was read (up to ``offset``), to notice a rewrite in place."""
+        if self.signature is not None or not self.offset:
+            return b"", b""
+        try:
+            head = read_appended(self.file, 0, min(self.offset, FINGERPRINT_BYTES))
+            tail = read_appended(self.file, max(0, self.offset - FINGERPRINT_BYTES), self.offset)
+        except SourceError:
+            return b"", b""  # gone meanwhile: the next poll says so
+        return head, tail
 
     def _signature(self) -> tuple:
         if self.file.is_dir():

