@@ -103,3 +103,19 @@ def test_watch_goes_on_through_truncation_and_rename_rotation(tmp_path):
         proc.kill()
         stderr = proc.stderr.read()
     assert "Traceback" not in stderr and "error" not in stderr
+
+
+def test_watch_prints_its_first_line_from_the_tail_of_a_big_log_before_reading_the_history(tmp_path, monkeypatch, capsys):
+    # A big log (here: any size, by lowering the threshold) gets a first line at once, from the window
+    # after its last compaction; the full reading follows and speaks for the whole session.
+    from ctxtop.context.window import tail_first
+    from ctxtop.tui.watch import first_line_from_the_tail
+
+    monkeypatch.setattr(tail_first, "TAIL_FIRST_BYTES", 0)
+    log = tmp_path / "big.jsonl"
+    log.write_bytes(b"".join(DEMO_LINES))
+    first_line_from_the_tail(str(log), encoding="cl100k_base", window=8000, as_json=True, redacted=False)
+    record = json.loads(capsys.readouterr().out)
+    last_boundary = max(i for i, line in enumerate(DEMO_LINES) if b"compact_boundary" in line)
+    assert record["from_tail"] and record["messages"] == len(DEMO_LINES) - last_boundary
+    assert record["reported_tokens"] == 1502 and record["limit"] == 8000  # the log's last usage, as the full read finds it

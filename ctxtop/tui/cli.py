@@ -339,7 +339,7 @@ def _aligned(rows: list[list[str]]) -> list[str]:
 
 
 def run_watch(args: argparse.Namespace) -> int:
-    from ctxtop.tui.watch import follow_headless
+    from ctxtop.tui.watch import first_line_from_the_tail, follow_headless
 
     path, window, log_format = _session_source(args)
     resolved, notice = resolve_session(path)
@@ -348,6 +348,8 @@ def run_watch(args: argparse.Namespace) -> int:
     if not_written_yet(split_sample(resolved)[0]):
         print(f"ctxtop: waiting for {one_line(str(resolved), 200)} to be written (Ctrl-C stops)", file=sys.stderr, flush=True)
         wait_for_log(split_sample(resolved)[0], every=args.poll)
+    if not Path(resolved).is_dir():
+        first_line_from_the_tail(str(split_sample(resolved)[0]), encoding=args.encoding, window=window, as_json=args.json, redacted=args.redact)
     tracker = Tracker.open(str(resolved), _rule_request(args), format=log_format, encoding=args.encoding, window=window, live=True)
     _tell(tracker.session)
     return follow_headless(tracker, as_json=args.json, poll_seconds=args.poll, redacted=args.redact)

@@ -14,6 +14,10 @@ from ctxtop.context.output.redact import redact
 from ctxtop.context.output.sanitize import one_line
 from ctxtop.context.tracker import Tracker
 from ctxtop.context.window.follow import Update
+from ctxtop.context.window.replay import Window
+from ctxtop.context.window.session import Session
+from ctxtop.context.window.tail_first import tail_session
+from ctxtop.tui.errors import USER_ERRORS
 from ctxtop.tui.tail import watch_log
 
 # Also look without an event now and then: a deleted file, or a filesystem that drops events.
@@ -22,23 +26,48 @@ IDLE_CHECK_SECONDS = 1.0
 
 def status(tracker: Tracker, update: Update | None) -> dict[str, Any]:
     with tracker.lock:
-        session = tracker.session
-        window = tracker.window_at(None)
-        limit, _ = session.limit()
-        reported = session.reported_at(None)
-        used = reported if reported is not None else window.estimated_tokens
-        return {
-            "type": "update",
-            "time": round(time.time(), 3),
-            "messages": session.message_count,
-            "new": update.new if update else 0,
-            "reset": update.reset if update else None,
-            "reported_tokens": reported,
-            "estimated_tokens": window.estimated_tokens,
-            "limit": limit,
-            "percent": round(100 * used / limit, 1) if limit else None,
-            "categories": {name: t.tokens for name, t in window.totals.items() if t.tokens},
-        }
+        return status_of(tracker.session, tracker.window_at(None), update)
+
+
+def status_of(session: Session, window: Window, update: Update | None, *, from_tail: bool = False) -> dict[str, Any]:
+    """An update record. ``from_tail``: the session holds only what follows the log's last compaction
+    (the first line of a big log, before its history is read): ``messages`` counts those alone."""
+    limit, _ = session.limit()
+    reported = session.reported_at(None)
+    used = reported if reported is not None else window.estimated_tokens
+    record = {
+        "type": "update",
+        "time": round(time.time(), 3),
+        "messages": session.message_count,
+        "new": update.new if update else 0,
+        "reset": update.reset if update else None,
+        "reported_tokens": reported,
+        "estimated_tokens": window.estimated_tokens,
+        "limit": limit,
+        "percent": round(100 * used / limit, 1) if limit else None,
+        "categories": {name: t.tokens for name, t in window.totals.items() if t.tokens},
+    }
+    if from_tail:
+        record["from_tail"] = True
+    return record
+
+
+def print_record(record: dict[str, Any], *, as_json: bool, redacted: bool, out=None) -> None:
+    out = out or sys.stdout
+    if redacted:
+        record = redact(record)
+    out.write((orjson.dumps(record).decode("utf-8") if as_json else _text(record)) + "\n")
+    out.flush()
+
+
+def first_line_from_the_tail(path: str, *, encoding: str, window: int | None, as_json: bool, redacted: bool) -> None:
+    """On a big log, print the window after its last compaction at once, before the whole history is read."""
+    try:
+        quick = tail_session(path, encoding=encoding, window=window)
+    except (OSError, *USER_ERRORS):
+        return  # the full open says what is wrong
+    if quick is not None:
+        print_record(status_of(quick, quick.window_at(None), None, from_tail=True), as_json=as_json, redacted=redacted)
 
 
 def alert_record(alert: Alert) -> dict[str, Any]:
@@ -53,6 +82,8 @@ def _text(record: dict[str, Any]) -> str:
     reported = f"{record['reported_tokens']:,}" if record["reported_tokens"] is not None else "—"
     parts = " ".join(f"{k} {v:,}" for k, v in record["categories"].items())
     reset = f" [{record['reset']}]" if record["reset"] else ""
+    if record.get("from_tail"):
+        reset += " [since the last compaction; reading the history…]"
     used = record["reported_tokens"] if record["reported_tokens"] is not None else record["estimated_tokens"]
     return (f"msg {record['messages']} +{record['new']}: {used:,} / {record['limit']:,}{percent} "
             f"reported {reported} estimated {record['estimated_tokens']:,} | {parts}{reset}")
@@ -61,13 +92,8 @@ def _text(record: dict[str, Any]) -> str:
 def follow_headless(tracker: Tracker, *, as_json: bool, poll_seconds: float | None, out=None,
                     redacted: bool = False) -> int:
     """Print the current state, then every update and alert until Ctrl-C (0) or the file goes away (raises)."""
-    out = out or sys.stdout
-
     def emit(record: dict[str, Any]) -> None:
-        if redacted:
-            record = redact(record)
-        out.write((orjson.dumps(record).decode("utf-8") if as_json else _text(record)) + "\n")
-        out.flush()
+        print_record(record, as_json=as_json, redacted=redacted, out=out)
 
     changed = threading.Event()
     paths: set = set()
