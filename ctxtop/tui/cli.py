@@ -301,8 +301,10 @@ def run_check(args: argparse.Namespace) -> int:
         lines.append(f"{label} {where}: {alert.kind} [{one_line(alert.constraint or '-', 40)}] {one_line(alert.detail, 200)}")
     if findings:
         lines.append(f"{len(findings)} finding(s) over {compactions} compaction(s)")
-    elif constraints:
+    elif constraints and compactions:
         lines.append(f"ok: every rule survived {compactions} compaction(s) and none was broken")
+    elif constraints:
+        lines.append(f"ok: {len(constraints)} rule(s) tracked, none broken; the session has no compaction for them to survive")
     text = "\n".join(lines) + "\n"
     write_output(redact_text(text) if args.redact else text, None)
     return 1 if findings else 0
