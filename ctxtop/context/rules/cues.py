@@ -29,7 +29,7 @@ NEGATION_EN = re.compile(_words(
     r"avoid(?:ing)?", r"no\s+longer\s+allowed", r"under\s+no\s+circumstances?", r"refrain\s+from",
 ), re.IGNORECASE)
 OBLIGATION_EN = re.compile(_words(
-    r"must", r"always", r"required", r"requirement", r"mandatory", r"shall", r"should", r"needs?\s+to", r"has\s+to",
+    r"must", r"always", r"required", r"requirement", r"mandatory", r"shall", r"should", r"needs?\s+to", r"needs\s+(?:a|an|the)", r"has\s+to",
     r"have\s+to", r"ensure", r"make\s+sure", r"be\s+sure", r"only", r"at\s+most", r"at\s+least", r"no\s+more\s+than",
     r"no\s+less\s+than", r"exactly\s+(?:one|two|three|\d+)", r"every\s+time", r"without\s+exception",
 ), re.IGNORECASE)
@@ -75,6 +75,8 @@ _CONTRAST_ZH = re.compile(r"不是.{1,20}而是|代替|替代")
 _NEG_START_ZH = re.compile(r'(?:^|(?<=[。！；;"“]))\s*(?:不|无|非)(?!是|同|少|仅|但|过|会|知|明|管|论|断|满|错|久|止|一样|足)')
 _FORMAT_ZH = re.compile(r"格式为|格式：|格式:")
 
+_CJK_CHAR = re.compile(r"[\u3400-\u9fff]")
+_WORD_EN = re.compile(r"[A-Za-z0-9_]+")
 _STRONGEST = re.compile(r"must|never|always|only|at most|at least|no more than|必须|务必|一律|强制|只|仅|始终|总是|最多|至多|至少|上限|不超过|以内")
 # What is never a rule however it is phrased.
 _PLACEHOLDER = re.compile(r"\{[A-Za-z_][\w ]*\}|<[A-Z][A-Za-z]+>|(?<![\w&])#[A-Z][a-z]+[A-Za-z]*|\[[^\]\w]*\]|\bXXX\b|\bTODO\b|\bTBD\b")
@@ -83,7 +85,7 @@ _CODE_SPAN = re.compile(r"`[^`]*`|\"[^\"]*\"|“[^”]*”|「[^」]*」")
 _PERMISSION = re.compile(_words(r"you\s+(?:can|may|could)(?!\s+only)", r"can\s+be\s+(?:used|done|run)", r"is\s+allowed", r"are\s+allowed",
                                 r"feel\s+free", r"optionally", r"no\s+need\s+to", r"(?:do(?:es)?\s*n[o']?t|don[’']?t)\s+(?:need|have)\s+to",
                                 r"not\s+necessary", r"if\s+you\s+(?:like|want|prefer)", r"use\s+your\s+(?:own\s+)?judge?ment")
-                         + r"|可以|可根据|可按|可与|可自行|允许(?!的)|自行判断|酌情", re.IGNORECASE)
+                         + r"|可以|可根据|可按|可与|可自行|(?<![不只仅])允许(?!的)|自行判断|酌情", re.IGNORECASE)
 _PREFERENCE_START = re.compile(r"^(?:please\s+)?(?:prefer(?:ably)?|favou?r|consider|it\s+is\s+recommended|ideally)" + _E, re.IGNORECASE)
 _PREFERENCE_ZH = re.compile(r"优先|推荐|建议|最好")
 _ROLE = re.compile(r"^(?:you\s+are\s+(?:a|an|the)\b|you\s+are\s+\w+GPT|i\s+want\s+you\s+to\s+(?:act|be|pretend)|act\s+as\b|as\s+an?\s+\w+(?:\s+\w+)?,\s+you\s+can|"
@@ -113,6 +115,8 @@ def rule_cue(text: str, *, is_item: bool, headings: tuple[str, ...] = (), lead_i
     stripped = text.strip().strip("*_ ").strip()
     if len(stripped) < 4 or stripped.endswith((":", "：")):
         return None  # too short to be a rule, or a lead-in
+    if not _CJK_CHAR.search(stripped) and len(_WORD_EN.findall(stripped)) < 2:
+        return None  # "Always." on its own is a fragment cut from a sentence, not a rule
     bare = _BACKTICKS.sub("", stripped)  # code may say "never" without stating a rule
     if _PLACEHOLDER.search(_CODE_SPAN.sub("", stripped)) or _EXAMPLE.match(stripped) or _POINTER.match(stripped) or _META.match(stripped):
         return None
@@ -143,15 +147,16 @@ def rule_cue(text: str, *, is_item: bool, headings: tuple[str, ...] = (), lead_i
         return strong
     if informational:
         return None
-    weak = _weak_cue(body, bare)
-    if weak and origin == INSTRUCTIONS:
-        return weak
     if is_item:
+        # An item's force may live in its heading ("Do Not" → "- push to main"): name that, not the verb.
         for heading in reversed(headings):
             if RULE_HEADING.search(heading):
                 return f"under heading '{heading}'"
         if lead_in and (RULE_HEADING.search(lead_in) or _strong_cue(lead_in)[0] or (origin == INSTRUCTIONS and _weak_cue(lead_in, lead_in))):
             return f"under '{lead_in.strip()[:40]}'"
+    weak = _weak_cue(body, bare)
+    if weak and origin == INSTRUCTIONS:
+        return weak
     return None
 
 

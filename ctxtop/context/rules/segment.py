@@ -49,6 +49,14 @@ def units(text: str) -> list[Unit]:
 
     def flush_paragraph() -> None:
         nonlocal paragraph, lead_in, item_lead_in
+        if len(paragraph) == 1 and looks_like_heading(paragraph[0]):
+            # "FORBIDDEN ACTIONS", "Do Not", "禁止事项": a heading written without '#'
+            while headings and headings[-1][0] >= PSEUDO_HEADING_LEVEL:
+                headings.pop()  # such titles are siblings, below the last '#' heading
+            headings.append((PSEUDO_HEADING_LEVEL, paragraph[0].strip().rstrip(":：").strip("*_ ")))
+            lead_in = item_lead_in = None
+            paragraph = []
+            return
         if paragraph:
             for sentence in sentences(_join(paragraph)):
                 out.append(Unit(sentence, False, heading_path(), None, paragraph_start))
@@ -117,6 +125,21 @@ def units(text: str) -> list[Unit]:
     flush_item()
     flush_paragraph()
     return out
+
+
+PSEUDO_HEADING_LEVEL = 7  # deeper than any Markdown heading
+_HEADING_WORDS_ZH = re.compile(r"(?:事项|规则|约束|规范|要求|原则|准则|须知|说明|示例|流程|步骤|红线|清单)[:：]?$")
+
+
+def looks_like_heading(line: str) -> bool:
+    """A short title-case, upper-case or Chinese title line with no sentence punctuation."""
+    text = line.strip().strip("*_ ").rstrip(":：").strip()
+    if not text or len(text) > 40 or text[-1] in ".!?。！？;；,，":
+        return False
+    if _CJK.search(text):
+        return len(text) <= 10 and bool(_HEADING_WORDS_ZH.search(text))
+    words = re.findall(r"[A-Za-z][\w'&-]*", text)
+    return 1 <= len(words) <= 5 and all(w[0].isupper() or w.lower() in ("and", "or", "of", "the", "to", "for", "not") for w in words)
 
 
 def _continues(previous: str, line: str) -> bool:
