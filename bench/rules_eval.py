@@ -95,7 +95,8 @@ def main(argv: list[str] | None = None) -> int:
     total = scores["all"]
     print(f"{total.texts} texts, {total.labelled} labelled rules, {total.detected} detected, {total.found} found")  # type: ignore[attr-defined]
     for key, score in scores.items():
-        print(f"{key:24} precision {score.precision:.3f}  recall {score.recall:.3f}  ({score.found}/{score.detected} detected, {score.found}/{score.labelled} labelled)")
+        print(f"{key:24} precision {score.precision:.3f}  recall {score.recall:.3f}  "
+              f"({score.found}/{score.detected} detected, {score.found}/{score.labelled} labelled)")
     if args.show:
         for name, label in total.misses:
             print(f"MISS  {name}: {label}")

@@ -39,7 +39,9 @@ _NO_X = re.compile(r"^(?:no|zero)\s+(?!one\b|problem|worries|need\b)[\w:.`*-]")
 _CONTRAST = re.compile(r"[,，]\s*(?:not|never)\s+\S|\binstead\s+of\b|\brather\s+than\b")
 _INVARIANT_EN = re.compile(_words(r"keeps?", r"preserves?", r"stays?", r"remains?", r"retains?", r"prefixed\s+with",
                                   r"(?:starts?|begins?|ends?)\s+with", r"backward[s-]?\s*compatible"))
-_LIMIT_EN = re.compile(r"\b(?:under|below|within|at\s+most|max(?:imum)?|up\s+to|limit(?:ed)?\s+to|capped\s+at|cap(?:\s+of)?|budget(?:\s+of)?|no\s+more\s+than|fewer\s+than|less\s+than|≤|<=)\s*[$€£¥]?\d"
+_LIMIT_EN = re.compile(r"\b(?:under|below|within|at\s+most|max(?:imum)?|up\s+to|limit(?:ed)?\s+to|"
+                       r"capped\s+at|cap(?:\s+of)?|budget(?:\s+of)?|no\s+more\s+than|fewer\s+than|"
+                       r"less\s+than|≤|<=)\s*[$€£¥]?\d"
                        r"|\d[\d,.]*\s*%\+|\b\d+\s*%\+?\s+(?:test\s+)?coverage")
 _IMPERATIVE_EN = re.compile(_W + r"(?:please\s+)?(" + "|".join((
     "use", "run", "write", "keep", "follow", "add", "check", "make", "ensure", "implement", "configure", "handle", "place",
@@ -68,11 +70,17 @@ _IMPERATIVE_EN = re.compile(_W + r"(?:please\s+)?(" + "|".join((
 _OPENER_EN = re.compile(r"^(?:if|when|whenever|before|after|once|for|in|on|during|unless|while|where|until|each\s+time|every\s+time)\b[^,:;]{0,160}[,:]\s*")
 _LABEL = re.compile(r"^(?:\*\*|__)?[^\s:：*][^:：]{0,40}?(?:\*\*|__)?\s*[:：](?:\*\*|__)?\s+|^\*\*[^*]{1,60}\*\*\s*(?:[-—–:：]\s*)?")
 
-NEGATION_ZH = re.compile(r"不要|不许|不准|不允许|不得|不能|不可以|不可|禁止|严禁|切勿|勿|(?:(?<![\u3400-\u9fff])|(?<=[你请千万就也都]))别(?![名人的])|不应|不宜|避免|杜绝|不用|不使用|绝不|决不|从不|而不是|而非")
-OBLIGATION_ZH = re.compile(r"必须|务必|一律|强制|需要|需|务须|应该|应当|应(?=[使用遵保确在按从以提同写列避当尽采])|只允许|只能|只在|只通过|只用|只需|只回|只输出|仅限|仅|始终|总是|一定要|一定|统一|确保|保证|要(?![求点素是么]|紧|不然)|保持|保留|不超过|上限|以内|至多|最多|至少|不少于")
+NEGATION_ZH = re.compile(r"不要|不许|不准|不允许|不得|不能|不可以|不可|禁止|严禁|切勿|勿|(?:(?<![\u3400-\u9fff])|(?<=[你请千万就也都]))别(?![名人的])|"
+                         r"不应|不宜|避免|杜绝|不用|不使用|绝不|决不|从不|而不是|而非")
+OBLIGATION_ZH = re.compile(r"必须|务必|一律|强制|需要|需|务须|应该|应当|应(?=[使用遵保确在按从以提同写列避当尽采])|只允许|只能|只在|只通过|只用|只需|"
+                           r"只回|只输出|仅限|仅|始终|总是|一定要|一定|统一|确保|保证|要(?![求点素是么]|紧|不然)|保持|保留|不超过|上限|以内|至多|"
+                           r"最多|至少|不少于")
 _NOT_OBLIGATION_ZH = re.compile(r"重要|主要|只要|要求是|摘要|概要|纲要|需求|必需品|是否需|如需|若需|不需要|我需|我要|们需|户需")
-_IMPERATIVE_ZH = re.compile(r"^(?:请)?(?:使用|采用|保持|遵循|遵守|确保|避免|描述|移除|删除|添加|编写|运行|执行|检查|提供|回复|回答|输出|记录|提交|按|用|先|尽量|统一|忽略|列出|给出|标注|注明|明确|优化|修改|更新|同步|补充|引用|导入|保留|控制|限制|拒绝|说明|提出|停下|停止|询问|告知|转人工|升级|标记|注意|参考|阅读|复用|拆分|合并|测试|验证|校验)")
-_CONDITIONAL_ZH = re.compile(r"^(?:如果|若|如需|如有|当|在.{0,20}时|每次|每当|凡是|一旦|遇到).{0,80}?[，,：:](?:.{0,6})(?:就|则|那就|请|须|需|应|必须|先|再|直接|停下|提出|用|使用|按|仍|都|也)|[，,](?:就|那就|则)[^，,。]{1,20}[。]?$")
+_IMPERATIVE_ZH = re.compile(r"^(?:请)?(?:使用|采用|保持|遵循|遵守|确保|避免|描述|移除|删除|添加|编写|运行|执行|检查|提供|回复|回答|输出|记录|提交|"
+                            r"按|用|先|尽量|统一|忽略|列出|给出|标注|注明|明确|优化|修改|更新|同步|补充|引用|导入|保留|控制|限制|拒绝|说明|提出|停下|"
+                            r"停止|询问|告知|转人工|升级|标记|注意|参考|阅读|复用|拆分|合并|测试|验证|校验)")
+_CONDITIONAL_ZH = re.compile(r"^(?:如果|若|如需|如有|当|在.{0,20}时|每次|每当|凡是|一旦|遇到).{0,80}?[，,：:](?:.{0,6})(?:就|"
+                             r"则|那就|请|须|需|应|必须|先|再|直接|停下|提出|用|使用|按|仍|都|也)|[，,](?:就|那就|则)[^，,。]{1,20}[。]?$")
 _CONTRAST_ZH = re.compile(r"不是.{1,20}而是|代替|替代")
 _NEG_START_ZH = re.compile(r'(?:^|(?<=[。！；;"“]))\s*(?:不|无|非)(?!是|同|少|仅|但|过|会|知|明|管|论|断|满|错|久|止|一样|足)')
 _FORMAT_ZH = re.compile(r"格式为|格式：|格式:")
@@ -90,12 +98,16 @@ _PERMISSION = re.compile(_words(r"you\s+(?:can|may|could)(?!\s+only)", r"can\s+b
                          + r"|可以|可根据|可按|可与|可自行|(?<![不只仅])允许(?!的)|自行判断|酌情")
 _PREFERENCE_START = re.compile(r"^(?:please\s+)?(?:prefer(?:ably)?|favou?r|consider|it\s+is\s+recommended|ideally)" + _E)
 _PREFERENCE_ZH = re.compile(r"优先|推荐|建议|最好")
-_ROLE = re.compile(r"^(?:you\s+are\s+(?:a|an|the)\b|you\s+are\s+\w+gpt|i\s+want\s+you\s+to\s+(?:act|be|pretend)|act\s+as\b|as\s+an?\s+\w+(?:\s+\w+)?,\s+you\s+can|"
+_ROLE = re.compile(r"^(?:you\s+are\s+(?:a|an|the)\b|you\s+are\s+\w+gpt|i\s+want\s+you\s+to\s+(?:act|"
+                   r"be|pretend)|act\s+as\b|as\s+an?\s+\w+(?:\s+\w+)?,\s+you\s+can|"
                    r"我(?:希望|想让|想要|要)你(?:来)?(?:充当|扮演|担任|作为|表现)|下面我让你来?充当|你是一[名位个]|你是.{0,12}(?:专家|助手|大师|顾问))")
 _SETUP = re.compile(r"^(?:i\s+will|i'll|my\s+first\s+(?:command|request|question|sentence)|我将|我会|我的第一[个句]|第一个问题)")
-_POINTER = re.compile(r"^(?:see|check|refer\s+to|consult|read)\b.{0,120}\b(?:for\s+(?:the\s+)?(?:full|more|details?|complete|further)|for\s+details)\b|^(?:see|参见|详见|参考)\b",
+_POINTER = re.compile(r"^(?:see|check|refer\s+to|consult|read)\b.{0,120}\b(?:for\s+(?:the\s+)?(?:full|"
+                      r"more|details?|complete|further)|for\s+details)\b|^(?:see|参见|详见|参考)\b",
                       re.IGNORECASE)
-_META = re.compile(r"^(?:please\s+)?(?:follow|obey|apply|read|observe)\s+(?:these|the\s+following|all\s+(?:of\s+)?these|the\s+rules|the\s+instructions)\b|^(?:these|the\s+following)\s+(?:rules|instructions|guidelines)\b|"
+_META = re.compile(r"^(?:please\s+)?(?:follow|obey|apply|read|observe)\s+(?:these|the\s+following|"
+                   r"all\s+(?:of\s+)?these|the\s+rules|the\s+instructions)\b|^(?:these|the\s+following)\s+(?:rules|"
+                   r"instructions|guidelines)\b|"
                    r"^(?:以下|下面|下列|如下)(?:是|为)?.{0,6}(?:规则|约束|要求|指令|说明|规范)|(?:遵循|遵守)以下")
 _EXCEPTION = re.compile(r"^(?:except(?:\s+for)?|exception|unless)\b|^(?:例外|除外|除了)")
 _EXAMPLE = re.compile(r"^(?:e\.g\.|for\s+example|example|示例|例如|比如|如：)[:：\s]")

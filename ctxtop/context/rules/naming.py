@@ -34,7 +34,8 @@ _KEEP = re.compile(r"\b(?:keep|keeps|preserve|stay|stays|remain|remains|start wi
 _BUDGET = re.compile(r"\b(?:budget|spend(?:ing)?|cost)\b|预算|花费|金额", re.IGNORECASE)
 _LIMIT = re.compile(r"\b(?:max(?:imum)?|at most|under|below|limit|cap|no more than|up to)\b|上限|不超过|最多|至多|以内", re.IGNORECASE)
 _NUMBER = re.compile(r"\d[\d,]*(?:\.\d+)?")
-_UNIT_AFTER = re.compile(r"\s*(words?|tokens?|lines?|characters?|chars?|files?|calls?|requests?|minutes?|seconds?|hours?|days?|%|字|行|个|次|条|分钟|秒|小时|天)", re.IGNORECASE)
+_UNIT_AFTER = re.compile(r"\s*(words?|tokens?|lines?|characters?|chars?|files?|calls?|requests?|minutes?|"
+                         r"seconds?|hours?|days?|%|字|行|个|次|条|分钟|秒|小时|天)", re.IGNORECASE)
 _PREFIX_TOKEN = re.compile(r"\b([A-Za-z]{2,})_(?=\W|$)")
 _ENGLISH_WORD = re.compile(r"[A-Za-z][A-Za-z0-9'+.-]*[A-Za-z0-9+]|[A-Za-z]")
 _CJK_RUN = re.compile(r"[\u3400-\u9fff]+")
