@@ -40,7 +40,7 @@ _CONTRAST = re.compile(r"[,，]\s*(?:not|never)\s+\S|\binstead\s+of\b|\brather\s
 _INVARIANT_EN = re.compile(_words(r"keeps?", r"preserves?", r"stays?", r"remains?", r"retains?", r"prefixed\s+with",
                                   r"(?:starts?|begins?|ends?)\s+with", r"backward[s-]?\s*compatible"))
 _LIMIT_EN = re.compile(r"\b(?:under|below|within|at\s+most|max(?:imum)?|up\s+to|limit(?:ed)?\s+to|"
-                       r"capped\s+at|cap(?:\s+of)?|budget(?:\s+of)?|no\s+more\s+than|fewer\s+than|"
+                       r"capped\s+at|(?:cap|budget|limit|maximum|max)(?:\s+(?:is|of|=|:))?|no\s+more\s+than|fewer\s+than|"
                        r"less\s+than|≤|<=)\s*[$€£¥]?\d"
                        r"|\d[\d,.]*\s*%\+|\b\d+\s*%\+?\s+(?:test\s+)?coverage")
 _IMPERATIVE_EN = re.compile(_W + r"(?:please\s+)?(" + "|".join((
