@@ -30,7 +30,7 @@ def test_the_demo_first_compaction_view_holds_the_incident():
 def test_export_a_compaction_as_markdown_and_json(capsys):
     assert main(["export", "--demo", "--compaction", "1", "--format", "md"]) == 0
     text = capsys.readouterr().out
-    assert "6,415 → 1,298" in text and "| c-48913177 | kept | lost |" in text and "| 204 | 388 |" in text
+    assert "6,415 → 1,298" in text and "| wecom-only | kept | lost |" in text and "| 204 | 388 |" in text
     assert main(["export", "--demo", "--compaction", "2"]) == 0
     assert json.loads(capsys.readouterr().out)["message"] == 306
     assert main(["export", "--demo", "--compaction", "4"]) == 2

@@ -42,10 +42,11 @@ def render_markdown(snapshot: dict[str, Any]) -> str:
     if snapshot["constraints"]:
         lines += ["", "### Constraints", ""]
         lines += table(
-            ["id", "status", "missing facts", "first stated", "found in", "text"],
+            ["id", "text", "status", "missing facts", "first stated", "found in", "why taken"],
             [
-                [c["id"], c["status"], ", ".join(c["missing_facts"]) or "—", c["first_stated"] or "—",
-                 ", ".join(map(str, c["found_in"])) or "—", c["text"]]
+                [c["id"], c["text"], c["status"], ", ".join(c["missing_facts"]) or "—", c["first_stated"] or "—",
+                 ", ".join(map(str, c["found_in"])) or "—",
+                 " · ".join(p for p in (f"cue: {c['cue']}" if c.get("cue") else "", c.get("origin") or "") if p) or c["source"]]
                 for c in snapshot["constraints"]
             ],
         )
@@ -67,7 +68,8 @@ def render_markdown(snapshot: dict[str, Any]) -> str:
         lines += ["", "### Alerts", ""]
         lines += table(
             ["message", "kind", "constraint", "detail"],
-            [[a["message"], a["kind"], a["constraint"] or "—", a["detail"]] for a in snapshot["alerts"]],
+            [[a["message"], a["kind"], _rule_with_text(a["constraint"], snapshot["constraints"]), a["detail"]]
+             for a in snapshot["alerts"]],
         )
     diagnostics = source["diagnostics"]
     if diagnostics["malformed_lines"] or diagnostics["unknown_records"]:
@@ -79,3 +81,12 @@ def render_markdown(snapshot: dict[str, Any]) -> str:
         if kinds:
             lines += ["", "_Unknown kinds: " + ", ".join(f"{name} ×{count}" for name, count in sorted(kinds.items())) + "._"]
     return "\n".join(lines) + "\n"
+
+
+def _rule_with_text(rule_id: str | None, constraints: list[dict[str, Any]], width: int = 60) -> str:
+    """An alert's rule as its id followed by the start of its text, so the table reads without a lookup."""
+    if not rule_id:
+        return "—"
+    text = next((c["text"] for c in constraints if c["id"] == rule_id), "")
+    short = text if len(text) <= width else text[: width - 1] + "…"
+    return f"{rule_id}: {short}" if short else rule_id

@@ -109,6 +109,8 @@ def _constraints(constraints: list[Constraint], text: WindowText) -> list[dict[s
                 "id": constraint.id,
                 "text": constraint.text,
                 "source": constraint.source,
+                "cue": constraint.cue,
+                "origin": constraint.origin,
                 "status": status.status,
                 "first_stated": constraint.first_stated,
                 "found_in": status.found_in,

@@ -8,13 +8,14 @@ the window holds a summary ctxtop cannot read (an encrypted compaction).
 
 from __future__ import annotations
 
-import hashlib
-import re
-import unicodedata
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
+from ctxtop.context.rules.cues import INSTRUCTIONS, USER_MESSAGE
+from ctxtop.context.rules.detect import detect_rules
 from ctxtop.context.rules.facts import has_negation, key_facts, key_terms, normalize
+from ctxtop.context.rules.naming import readable_id
+from ctxtop.context.rules.sources import USER_ORIGIN, source_texts
 from ctxtop.context.window.replay import Window
 from ctxtop.parsers.model import IMAGE, INJECTED, SUMMARY, SYSTEM, TOOL_CALL, TOOL_RESULT, USER, Entry
 
@@ -33,6 +34,8 @@ class Constraint:
     facts: list[str]
     forbid: list[str] = field(default_factory=list)  # regexes matched against later tool calls
     first_stated: int | None = None  # message where the text first appears in the session
+    cue: str = ""  # why auto-detection took it: the word or pattern that makes it a rule
+    origin: str = ""  # where it was stated: "user message", "system prompt", "instructions: CLAUDE.md"…
     terms: set[str] = field(default_factory=set)
     normalized: str = ""
 
@@ -48,17 +51,10 @@ class Status:
     missing_facts: list[str]
 
 
-def slug(text: str) -> str:
-    ascii_words = re.findall(r"[a-z0-9]+", unicodedata.normalize("NFKC", text).casefold())
-    if ascii_words:
-        return "-".join(ascii_words[:5])[:40]
-    return "c-" + hashlib.blake2b(normalize(text).encode("utf-8", "surrogatepass"), digest_size=4).hexdigest()
-
-
 def make_constraint(text: str, source: str, *, id: str | None = None, facts: list[str] | None = None,
                     forbid: list[str] | None = None) -> Constraint:
-    return Constraint(id=id or slug(text), text=text.strip(), source=source, facts=facts if facts is not None else key_facts(text),
-                      forbid=list(forbid or []))
+    return Constraint(id=id or readable_id(text), text=text.strip(), source=source,
+                      facts=facts if facts is not None else key_facts(text), forbid=list(forbid or []))
 
 
 class WindowText:
@@ -127,34 +123,25 @@ class WindowText:
 
 
 # --- auto-detection --------------------------------------------------------------------
-_RULE_PATTERNS = re.compile(
-    r"\b(?:must|never|do not|don't|only|always|shall not|no more than|at most|forbidden|prohibited|required to)\b"
-    r"|不要|必须|禁止|不能|只允许|不得|务必|严禁|只能|上限|不超过|不可以"
-    r"|\b(?:start|begin)s? with\b|\b(?:limit|cap|budget|maximum|max)\b[^.\n]{0,40}\d",
-    re.IGNORECASE,
-)
-_SENTENCE_SPLIT = re.compile(r"(?<=[。！？!?；;])|\n+|(?<=\.)\s+")
 # Only text that people or instruction files wrote states rules; tool output does not.
 RULE_SOURCES = (SYSTEM, INJECTED, USER)
-MIN_RULE_CHARS, MAX_RULE_CHARS = 6, 240
 
 
-def detect_constraints(entries: Iterable[Entry]) -> list[Constraint]:
-    """Hard-rule sentences stated by the user, the system prompt or instruction files."""
+def detect_constraints(entries: Iterable[Entry], log_format: str | None = None) -> list[Constraint]:
+    """The hard rules stated by the user, a system prompt they wrote, or their instruction files.
+
+    Harness-written text (reminders, listings, caveats, built-in prompts) is not
+    read (``sources``); each rule keeps its cue and where it was first stated.
+    """
     seen: dict[str, Constraint] = {}
-    for entry in entries:
-        for block in entry.blocks:
-            if block.category not in RULE_SOURCES:
-                continue
-            for sentence in _SENTENCE_SPLIT.split(block.text):
-                sentence = sentence.strip(" \t-*•>#")
-                if not (MIN_RULE_CHARS <= len(sentence) <= MAX_RULE_CHARS) or not _RULE_PATTERNS.search(sentence):
-                    continue
-                key = normalize(sentence)
-                if key not in seen:
-                    constraint = make_constraint(sentence, "auto")
-                    constraint.first_stated = entry.index
-                    seen[key] = constraint
+    for source in source_texts(entries, log_format):
+        origin = USER_MESSAGE if source.origin == USER_ORIGIN else INSTRUCTIONS
+        for found in detect_rules(source.text, origin):
+            key = normalize(found.text)
+            if key and key not in seen:
+                constraint = make_constraint(found.text, "auto")
+                constraint.first_stated, constraint.cue, constraint.origin = source.message, found.cue, source.origin
+                seen[key] = constraint
     return unique_ids(list(seen.values()))
 
 

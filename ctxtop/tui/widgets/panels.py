@@ -21,34 +21,51 @@ def status_text(status: str) -> Text:
     return Text(f"{icon} {status}", style=style)
 
 
+def rule_text(constraint: Constraint, redacting: bool = False, row: dict[str, Any] | None = None, width: int = 200) -> Text:
+    """The rule's id, then its text; what a summary lost (yellow), where it is, and why it was taken (dim).
+
+    Built from plain strings, never markup: a rule's text comes from the log.
+    """
+    text = one_line(constraint.text, width)
+    line = Text(("📌 " if constraint.source == "pin" else "") + constraint.id, style="bold")
+    line.append("  " + (redact_text(text) if redacting else text))
+    if row is not None:
+        if row["missing_facts"]:
+            line.append("  missing: " + one_line(", ".join(row["missing_facts"]), 40), style="yellow")
+        where = ", ".join(str(m) for m in row["found_in"][:3])
+        line.append(f"  in {where}" if where else "  in —", style="dim")
+    why = " · ".join(part for part in (f"cue: {constraint.cue}" if constraint.cue else "", constraint.origin) if part)
+    if why:
+        line.append(f"  ({one_line(why, 60)})", style="dim")
+    return line
+
+
 class ConstraintsTable(DataTable):
-    """Each constraint with its status in the window at the cursor, the missing facts and where it lives."""
+    """Each constraint's status in the window at the cursor, then its id and text side by side, the facts a
+    summary lost and where it lives — one wide column, so a narrow pane still shows the id with its text."""
 
     def on_mount(self) -> None:
         self.cursor_type = "row"
         self.add_column("status", key="status", width=14)
-        self.add_column("id", key="id", width=14)
-        self.add_column("missing", key="missing", width=12)
-        self.add_column("where", key="where", width=8)
-        self.add_column("text", key="text")
+        self.add_column("rule", key="rule")
+        self._constraints: dict[str, Constraint] = {}
+        self._redacting = False
 
     def set_constraints(self, constraints: list[Constraint], redacting: bool = False) -> None:
         self.clear()
+        self._constraints = {c.id: c for c in constraints}
+        self._redacting = redacting
         for c in constraints:
-            source = "📌 " if c.source == "pin" else ""
-            text = one_line(c.text, 200)
-            self.add_row(status_text("…"), Text(one_line(c.id, 14)), Text(""), Text(""),
-                         Text(source + (redact_text(text) if redacting else text)), key=c.id)
+            self.add_row(status_text("…"), rule_text(c, redacting), key=c.id)
 
     def show(self, rows: list[dict[str, Any]]) -> None:
         with self.app.batch_update():
             for row in rows:
-                if row["id"] not in self.rows:
+                constraint = self._constraints.get(row["id"])
+                if constraint is None or row["id"] not in self.rows:
                     continue
                 self.update_cell(row["id"], "status", status_text(row["status"]))
-                self.update_cell(row["id"], "missing", Text(one_line(", ".join(row["missing_facts"]), 40), style="yellow"))
-                where = ", ".join(str(m) for m in row["found_in"][:3]) or "—"
-                self.update_cell(row["id"], "where", Text(where, style="dim"))
+                self.update_cell(row["id"], "rule", rule_text(constraint, self._redacting, row))
 
 
 class StrategiesTable(DataTable):
