@@ -127,7 +127,7 @@ class Tracker:
     def _select_rules(self) -> None:
         saved = self.saved or SavedPins()
         with self.lock:
-            self.rules = select_rules(self.session.entries, self.request, saved.texts, frozenset(saved.hidden))
+            self.rules = select_rules(self.session.entries, self.request, saved.texts, frozenset(saved.hidden), self.session.format)
             self._detected_to = len(self.session.entries)
 
     @property
@@ -262,7 +262,7 @@ class Tracker:
                     self._announced.clear()  # a log read again from its start: its alerts are news again
                 return Change(update, self.new_alerts(), rules_changed=True)
             fresh_rules = newly_stated(self.session.entries, self._detected_to, self.rules,
-                                       frozenset(self._saved().hidden)) if self.auto_detects else []
+                                       frozenset(self._saved().hidden), self.session.format) if self.auto_detects else []
             self._detected_to = len(self.session.entries)
             if fresh_rules:
                 self.rules = self.rules + fresh_rules

@@ -35,7 +35,7 @@ class RuleRequest:
 
 
 def select_rules(entries: Sequence[Entry], request: RuleRequest, saved: Sequence[str] = (),
-                 hidden: frozenset[str] = frozenset()) -> list[Constraint]:
+                 hidden: frozenset[str] = frozenset(), log_format: str | None = None) -> list[Constraint]:
     """The rules in force for ``entries``; each knows its source and where the session first states it.
 
     Raises PinsError for a pins file that cannot be used.
@@ -50,19 +50,19 @@ def select_rules(entries: Sequence[Entry], request: RuleRequest, saved: Sequence
             chosen.append(pin)
             known.add(pin.normalized)
     if request.auto_detects:
-        chosen += [c for c in detect_constraints(entries) if c.normalized not in known]
+        chosen += [c for c in detect_constraints(entries, log_format) if c.normalized not in known]
     locate(chosen, entries)
     rules = unique_ids(chosen)
     return [r for r in rules if not (r.source == FROM_AUTO and r.id in hidden)]
 
 
 def newly_stated(entries: Sequence[Entry], start: int, rules: Sequence[Constraint],
-                 hidden: frozenset[str] = frozenset()) -> list[Constraint]:
+                 hidden: frozenset[str] = frozenset(), log_format: str | None = None) -> list[Constraint]:
     """Auto-detected rules first stated in ``entries[start:]`` that are not among ``rules`` yet (a live log)."""
     known = {r.normalized for r in rules}
     used = {r.id for r in rules}
     fresh = []
-    for rule in unique_ids(detect_constraints(entries[start:])):
+    for rule in unique_ids(detect_constraints(entries[start:], log_format)):
         if rule.normalized in known:
             continue
         base, count = rule.id, 1
