@@ -129,4 +129,5 @@ def _compaction(audit) -> dict[str, Any]:
         "constraints": {cid: {"before": b.status, "after": a.status} for cid, (b, a) in audit.constraints.items()},
         "lost_items": audit.lost_items,
         "drift": audit.drift,
+        "forensics": audit.forensics,
     }
