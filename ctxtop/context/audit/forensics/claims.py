@@ -23,7 +23,8 @@ CLAIM_TERM_SHARE = 1 / 3
 _SENTENCES = re.compile(r"(?<=[。！？!?；;])|\n+|(?<=\.)\s+")
 _USER_CLAIM = re.compile(
     r"\b(?:the\s+)?user(?:'s)?\s+(?:has\s+|had\s+)?(?:also\s+|explicitly\s+|already\s+)?"
-    r"(?P<en>asked|requested|approved|confirmed|agreed|decided|said|told|wants|wanted|instructed|authori[sz]ed|allowed|permitted|signed off|okayed|chose|prefers)\b"
+    r"(?P<en>asked|requested|approved|confirmed|agreed|decided|said|told|wants|wanted|instructed"
+    r"|authori[sz]ed|allowed|permitted|signed off|okayed|chose|prefers)\b"
     r"|用户(?:已经|已|明确|也)?(?P<zh>要求|同意|批准|确认|决定|说|表示|希望|授权|允许|指示|让|指定)",
     re.IGNORECASE,
 )
@@ -31,6 +32,7 @@ _APPROVAL_VERB = re.compile(r"approved|confirmed|agreed|authori[sz]ed|allowed|pe
 _APPROVAL_WORD = re.compile(r"\b(?:approve[sd]?|approval|yes|ok(?:ay)?|go ahead|confirm(?:ed)?|agree[sd]?|lgtm|sure|fine|do it|proceed)\b"
                             r"|同意|批准|可以|确认|没问题|行|好的|放行|授权", re.IGNORECASE)
 _NUMBER_UNIT = re.compile(r"(?<![\w.])\d[\d,]*(?:\.\d+)?\s?(?:%|元|美元|USD|KB|MB|GB|ms|秒|分钟|小时|天|days?|hours?|tokens?)", re.IGNORECASE)
+_PASCAL_CASE = re.compile(r"\b[A-Z][a-z]+[A-Z][A-Za-z0-9]+\b")
 _CODE_LIKE = re.compile(r"[\d_]|\w-\w|[a-z][A-Z]")
 _CLAIM_WORDS = frozenset({"user", "users", "asked", "requested", "approved", "confirmed", "agreed", "decided", "said", "told",
                           "wants", "wanted", "instructed", "authorized", "authorised", "allowed", "permitted", "signed",
@@ -88,9 +90,10 @@ def _unsupported_user_claim(sentence: str, claim: re.Match, said: list[tuple[str
 
 
 def _coordinates(text: str) -> list[str]:
-    found = [m.group(0) for m in _PATH.finditer(text)]
+    found = [m.group(0).rstrip(".,;:") for m in _PATH.finditer(text)]
     # Identifiers that look like code (a digit, _ or -, or camelCase), not words in capitals ("API").
     found += [m.group(0) for m in _IDENTIFIER.finditer(text) if _CODE_LIKE.search(m.group(0))]
+    found += _PASCAL_CASE.findall(text)
     found += [m.group(0).strip() for m in _NUMBER_UNIT.finditer(text)]
     # A part of a path already listed says nothing more.
     return [t for t in dict.fromkeys(found) if len(t) >= 3 and not any(t != other and t in other for other in found)]

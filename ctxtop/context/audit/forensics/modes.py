@@ -19,6 +19,7 @@ from typing import Any
 from ctxtop.context.audit.forensics.actions import CHANGE, READ, SEARCH, Action
 from ctxtop.context.audit.forensics.history import History, subject_key
 from ctxtop.context.audit.forensics.pair import REJECTION
+from ctxtop.context.audit.forensics.recovery import is_state_file
 from ctxtop.context.rules.constraints import KEPT, Constraint, Status
 from ctxtop.context.rules.facts import key_terms
 
@@ -68,8 +69,8 @@ def _coordinate_loss(lost_items: dict[str, list[str]], after: list[Action], hist
             continue
         key = subject_key(action.subject)
         first = history.located.get(key)
-        if first is None or key in seen or not _among(key, lost):
-            continue
+        if first is None or key in seen or not _among(key, lost) or (action.kind == READ and is_state_file(action.subject, history)):
+            continue  # (re-reading its own notes is how an agent recovers, not a loss)
         seen.add(key)
         verb = "read" if action.kind == READ else "searched"
         evidence.append({"message": first, "text": f"located before: {action.subject}"})

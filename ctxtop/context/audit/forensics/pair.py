@@ -23,7 +23,8 @@ _SENTENCES = re.compile(r"(?<=[。！？!?；;])|\n+|(?<=\.)\s+")
 _END = r"(?P<option>[^.;,:!?\n。；，！？]{3,60})"
 REJECTION = re.compile(
     r"\b(?:decided|decide|chose|choose|agreed)\s+(?:not\s+to|against)\s+" + _END
-    + r"|\b(?:rejected|ruled out|gave up on|abandoned|dropped the idea of|vetoed)\s+(?:the\s+(?:idea|option|approach)\s+(?:of|to)\s+)?" + _END.replace("option", "option2")
+    + r"|\b(?:rejected|ruled out|gave up on|abandoned|dropped the idea of|vetoed)\s+"
+    + r"(?:the\s+(?:idea|option|approach)\s+(?:of|to)\s+)?" + _END.replace("option", "option2")
     + r"|\b(?:won't|will not|shouldn't|should not|do not|don't)\s+(?:use|add|introduce|adopt|pull in|depend on)\s+" + _END.replace("option", "option3")
     + r"|(?:不用|放弃|否决了?|不再使用|不引入|不采用|弃用)(?P<option4>[^，。；！？,.;!?\n]{2,30})",
     re.IGNORECASE,
@@ -53,7 +54,7 @@ def pair_facts(before: WindowText, after: WindowText, after_window: Window, comp
                 rejections.append([message, _sentence_around(text, match), option_of(match)])
     summary_blocks = [(message, text, item_tokens) for (message, text, _), category, item_tokens
                       in zip(after.blocks, after.categories, _tokens(after, after_window)) if category == SUMMARY and message >= compaction]
-    pending = []
+    pending: list[list[Any]] = []
     for message, text, _ in summary_blocks:
         for sentence in (s.strip() for s in _SENTENCES.split(text)):
             if sentence and PENDING.search(sentence) and len(pending) < MAX_ITEMS:

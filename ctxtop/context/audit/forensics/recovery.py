@@ -26,7 +26,7 @@ def recovery_of(after: list[Action], history: History) -> dict[str, Any]:
         if action.kind == CHANGE:
             actions.append({"message": action.message, "action": f"changed first: {action.label}"})
             break
-        if action.kind == READ and _is_state_file(action.subject, history):
+        if action.kind == READ and is_state_file(action.subject, history):
             reread = True
             actions.append({"message": action.message, "action": f"re-read its state: {action.subject}"})
         elif action.kind == STATE:
@@ -39,5 +39,5 @@ def recovery_of(after: list[Action], history: History) -> dict[str, Any]:
     return {"verdict": verdict, "actions": actions}
 
 
-def _is_state_file(path: str, history: History) -> bool:
+def is_state_file(path: str, history: History) -> bool:
     return subject_key(path) in history.written or bool(STATE_FILE.search(posixpath.basename(path.rstrip("/"))))
