@@ -149,7 +149,7 @@ def cache_cost() -> Transcript:
     t = Transcript()
     t.user("Summarize the incident reports.")
     t.call("Read", {"file_path": "/repo/reports/incidents.md"}, "incident 1\nincident 2\n")
-    t.compact("Summarizing the incident reports.", pre_tokens=50_000)
+    t.compact("Task: Summarize the incident reports. Progress: the reports are read.", pre_tokens=50_000)
     # Known cache figures on the first call after the compaction: 12,000 written (2,000 for 5 minutes,
     # 10,000 for an hour), 3,000 read.
     t.say("Continuing.", usage={"input_tokens": 5, "cache_creation_input_tokens": 12_000, "cache_read_input_tokens": 3_000,
