@@ -33,8 +33,15 @@ _CHANGE_COMMAND = re.compile(
     r"^(?:rm|mv|cp|mkdir|rmdir|touch|chmod|chown|ln|truncate|dd|patch|tee)\b|^sed\s+-i\b"
     r"|^git\s+(?:commit|push|reset|checkout|restore|rebase|merge|apply|am|clean|rm|mv|add|stash(?!\s+list))\b"
     r"|^(?:npm|pnpm|yarn|pip\d?|uv|cargo|go)\s+(?:install|add|remove|uninstall|publish|get)\b"
-    r"|^(?:curl|wget|http)\b.*(?:-X\s*(?:POST|PUT|PATCH|DELETE)|--data|-d\s|--upload)|^(?:mail|sendmail|scp|rsync|kubectl|terraform|docker\s+push)\b"
-    r"|(?<![<>&\d])>{1,2}\s*(?!&|/dev/null)\S")
+    r"|^(?:curl|wget|http)\b.*(?:-X\s*(?:POST|PUT|PATCH|DELETE)|--data|-d\s|--upload)|^(?:mail|sendmail|scp|rsync|kubectl|terraform|docker\s+push)\b")
+_REDIRECT = re.compile(r"(?<![<>&\d])>{1,2}\s*(?!&|/dev/null)\S")  # writing a file with > or >>
+_STEP = re.compile(r"&&|\|\||;")
+_CHANGE_WORDS = frozenset("rm mv cp mkdir rmdir touch chmod chown ln truncate dd patch tee sed git npm pnpm yarn pip pip3 uv cargo go "
+                          "curl wget http mail sendmail scp rsync kubectl terraform docker".split())
+_TEST_WORDS = frozenset("python python3 pytest tox nox unittest npm pnpm yarn bun go cargo dotnet mix deno make mvn gradle ./gradlew "
+                        "ctest jest vitest".split())
+_READ_WORDS = frozenset("cat head tail less more bat nl wc sed".split())
+_SEARCH_WORDS = frozenset("grep egrep rg ag ack find fd ls tree locate git".split())
 _PATCH_FILE = re.compile(r"^\*\*\* (?:Update|Add|Delete) File: (.+)$", re.MULTILINE)
 _ARG_KEYS = ("file_path", "path", "filename", "file", "notebook_path", "target_file", "absolute_path")
 _PATTERN_KEYS = ("pattern", "query", "regex", "glob", "search", "name")
@@ -90,20 +97,28 @@ def action_of(message: int, tool: str | None, text: str, key: int) -> Action | N
 
 def _command_action(message: int, tool: str, command: str, key: int) -> Action | None:
     line = " ".join(command.split())
-    # "cd repo && pytest": the last step says what the command is for.
-    steps = [s.strip() for s in re.split(r"&&|\|\||;", line) if s.strip() and not s.strip().startswith(("cd ", "export ", "source "))]
-    first = steps[0] if steps else line
-    if any(_CHANGE_COMMAND.search(step) for step in steps):
+    # "cd repo && pytest": the steps after cd/export say what the command is for.
+    steps = [s.strip() for s in _STEP.split(line)] if _STEP.search(line) else [line]
+    steps = [s for s in steps if s and not s.startswith(("cd ", "export ", "source "))] or [line]
+    first = steps[0]
+    # Most commands are told apart by their first word; the regexes run only where it is one of theirs.
+    if any(_first_word(step) in _CHANGE_WORDS and _CHANGE_COMMAND.search(step) or (">" in step and _REDIRECT.search(step))
+           for step in steps):
         return Action(message, CHANGE, tool, _cut(line), key)
-    if any(_TEST_COMMAND.search(step) for step in steps):
+    if any(_first_word(step) in _TEST_WORDS and _TEST_COMMAND.search(step) for step in steps):
         return Action(message, VERIFY, tool, _cut(line), key)
-    if _STATE_COMMAND.search(first):
+    word = _first_word(first)
+    if word == "git" and _STATE_COMMAND.search(first):
         return Action(message, STATE, tool, _cut(line), key)
-    if _READ_COMMAND.search(first):
+    if word in _READ_WORDS and _READ_COMMAND.search(first):
         return Action(message, READ, tool, _cut(_last_argument(first) or line), key)
-    if _SEARCH_COMMAND.search(first):
+    if word in _SEARCH_WORDS and _SEARCH_COMMAND.search(first):
         return Action(message, SEARCH, tool, _cut(line), key)
     return None
+
+
+def _first_word(step: str) -> str:
+    return step.split(" ", 1)[0]
 
 
 def _last_argument(command: str) -> str | None:
