@@ -245,3 +245,16 @@ def test_fixtures_are_what_their_script_writes(tmp_path):
     subprocess.run([sys.executable, str(copy)], check=True)
     for name in sorted(p.name for p in FORENSICS.glob("*.jsonl")):
         assert (tmp_path / name).read_text() == (FORENSICS / name).read_text(), name
+
+
+def test_the_compaction_view_shows_the_forensics(capsys):
+    from ctxtop.tui.widgets.compaction import rules_text
+
+    tracker = Tracker.open(str(demo_path()), RuleRequest(), window=DEMO_WINDOW)
+    view = tracker.compaction_view(1)
+    assert view["forensics"]["generation"] == 1 and view["forensics"]["recovery"]["verdict"] == "none"
+    shown = rules_text(view).plain
+    assert "Forensics: generation 1; constraint_evaporation; recovery none" in shown
+    assert "cost: cache write 1,351 (5m 0, 1h 1,351)" in shown
+    code, out, _ = run(capsys, "export", "--demo", "--compaction", "1", "--format", "md")
+    assert code == 0 and "### Forensics" in out and "recovery: **none**" in out

@@ -90,11 +90,11 @@ def cost_line(cost: dict[str, Any]) -> str:
     """The prompt-cache cost of a compaction in one line (the snapshot's ``forensics.cost``)."""
     split = ""
     if cost["cache_write_5m_tokens"] is not None or cost["cache_write_1h_tokens"] is not None:
-        split = f" (5m {_num(cost['cache_write_5m_tokens'])}, 1h {_num(cost['cache_write_1h_tokens'])})"
+        split = f" (5m {num(cost['cache_write_5m_tokens'])}, 1h {num(cost['cache_write_1h_tokens'])})"
     usd = f"${cost['usd']:.4f}" if cost["usd"] is not None else "no price for this model"
     payback = f", pays back in {cost['payback_turns']:g} turns" if cost["payback_turns"] is not None else ""
-    summarizing = _num(cost["summarization_tokens"]) + (" estimated" if cost["estimated"] else "")
-    return (f"cache write {_num(cost['cache_write_tokens'])}{split}, read {_num(cost['cache_read_tokens'])}, "
+    summarizing = num(cost["summarization_tokens"]) + (" estimated" if cost["estimated"] else "")
+    return (f"cache write {num(cost['cache_write_tokens'])}{split}, read {num(cost['cache_read_tokens'])}, "
             f"summarization {summarizing} tokens — {usd}{payback} ({cost['price_table']})")
 
 
@@ -109,8 +109,8 @@ def forensics_lines(message: int, forensics: dict[str, Any]) -> list[str]:
     lines += [f"- Recovery, message {a['message']}: {cell(a['action'])}" for a in forensics["recovery"]["actions"]]
     rows = [[m["mode"], e["message"], e["text"]] for m in forensics["failure_modes"] for e in m["evidence"]]
     if rows:
-        lines += ["", *_table(["failure mode", "message", "evidence"], rows)]
+        lines += ["", *table(["failure mode", "message", "evidence"], rows)]
     if forensics["unsupported_claims"]:
-        lines += ["", *_table(["unsupported claim in the summary", "why"],
+        lines += ["", *table(["unsupported claim in the summary", "why"],
                               [[c["text"], c["why"]] for c in forensics["unsupported_claims"]])]
     return [*lines, ""]
