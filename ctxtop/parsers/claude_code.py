@@ -308,7 +308,13 @@ def _usage(raw: Any) -> Usage | None:
     thinking = _int(details.get("thinking_tokens")) if isinstance(details, dict) else None
     if prompt == 0 and output == 0:
         return None  # synthetic or error responses report zeros; they are not a model call
-    return Usage(prompt_tokens=prompt, output_tokens=output, reasoning_tokens=thinking)
+    split = raw.get("cache_creation")
+    split = split if isinstance(split, dict) else {}
+    return Usage(prompt_tokens=prompt, output_tokens=output, reasoning_tokens=thinking,
+                 cache_write_tokens=_int(raw.get("cache_creation_input_tokens")),
+                 cache_write_5m_tokens=_int(split.get("ephemeral_5m_input_tokens")),
+                 cache_write_1h_tokens=_int(split.get("ephemeral_1h_input_tokens")),
+                 cache_read_tokens=_int(raw.get("cache_read_input_tokens")))
 
 
 def _digest(blocks: list[Block]) -> str:

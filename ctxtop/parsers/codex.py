@@ -63,7 +63,9 @@ class CodexParser(LineParser):
         pending = self._pending_usage
         return {"last_total": self._last_total,
                 "pending_usage": None if pending is None else [pending.prompt_tokens, pending.output_tokens, pending.reasoning_tokens,
-                                                               pending.context_window]}
+                                                               pending.context_window, pending.cache_write_tokens,
+                                                               pending.cache_write_5m_tokens, pending.cache_write_1h_tokens,
+                                                               pending.cache_read_tokens]}
 
     def restore_state(self, state: Any) -> None:
         self._last_total = state["last_total"]
@@ -148,6 +150,8 @@ class CodexParser(LineParser):
             output_tokens=last.get("output_tokens") if isinstance(last.get("output_tokens"), int) else 0,
             reasoning_tokens=last.get("reasoning_output_tokens") if isinstance(last.get("reasoning_output_tokens"), int) else None,
             context_window=window if isinstance(window, int) else None,
+            # OpenAI caches without a write charge: only the tokens read from the cache are reported.
+            cache_read_tokens=last.get("cached_input_tokens") if isinstance(last.get("cached_input_tokens"), int) else None,
         )
         if self.entries:
             self.touch(len(self.entries) - 1)  # counted already, perhaps: its call's estimates change

@@ -124,6 +124,12 @@ class Usage:
     output_tokens: int = 0
     reasoning_tokens: int | None = None
     context_window: int | None = None  # when the log itself states the limit
+    # Prompt-cache figures, when the log reports them (Anthropic: cache_creation_input_tokens, its
+    # 5-minute / 1-hour split, cache_read_input_tokens); None when it does not.
+    cache_write_tokens: int | None = None
+    cache_write_5m_tokens: int | None = None
+    cache_write_1h_tokens: int | None = None
+    cache_read_tokens: int | None = None
 
 
 @dataclass(slots=True)

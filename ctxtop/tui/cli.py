@@ -13,9 +13,10 @@ import orjson
 
 from ctxtop import __version__
 from ctxtop.context.output.compaction import render_compaction_markdown
+from ctxtop.context.output.forensics_text import forensics_summary
 from ctxtop.context.output.markdown import render_markdown
 from ctxtop.context.output.redact import redact, redact_text
-from ctxtop.context.output.sanitize import one_line
+from ctxtop.context.output.sanitize import clean_json, one_line
 from ctxtop.context.rules.selection import RuleRequest
 from ctxtop.context.store.source import SourceError, check_log, split_sample
 from ctxtop.context.strategies import STRATEGIES, preview_all
@@ -29,6 +30,7 @@ from ctxtop.context.tracker import Tracker
 from ctxtop.context.window.session import Session
 from ctxtop.context.window.tokens import DEFAULT_ENCODING
 from ctxtop.parsers.registry import PARSERS
+from ctxtop.tui.commands import replay_compaction
 from ctxtop.tui.demo import DEMO_WINDOW, demo_path
 from ctxtop.tui.discover import agent_session_roots, is_session_folder, resolve_session
 from ctxtop.tui.errors import USER_ERRORS, UsageError
@@ -163,7 +165,9 @@ def build_parser() -> dict[str, argparse.ArgumentParser]:
     )
     _session_options(check)
     check.add_argument("--json", action="store_true", help="print the findings as JSON")
+    replay_compaction.summarizer_options(check, required=False)
     parsers["check"] = check
+    parsers["replay-compaction"] = replay_compaction.build(Parser, _session_options)
 
     watch = Parser(
         prog="ctxtop watch",
@@ -189,6 +193,7 @@ def _commands_epilog() -> str:
         "  ctxtop check PATH        CI gate: did every constraint survive every compaction?\n"
         "  ctxtop preview PATH      what each compaction strategy would drop, side by side\n"
         "  ctxtop watch PATH        follow a running agent's log headless, a line per update\n"
+        "  ctxtop replay-compaction PATH --compaction K --summarizer CMD   audit your summarizer on a real compaction\n"
         "  ctxtop formats           list supported log formats"
     )
 
@@ -275,6 +280,8 @@ def run_check(args: argparse.Namespace) -> int:
     constraints, alerts = tracker.rules, tracker.alerts()
     findings = [a for a in alerts if a.fails]
     compactions = len(tracker.audit.compactions)
+    replayed, replays = replay_compaction.check_lines(tracker, args) if args.summarizer else ([], [])
+    failed = bool(findings or replayed)
     if args.json:
         report = {
             "constraints": [{"id": c.id, "text": c.text, "source": c.source, "first_stated": c.first_stated} for c in constraints],
@@ -282,12 +289,15 @@ def run_check(args: argparse.Namespace) -> int:
             "compactions": compactions,
             "findings": [a.as_dict() for a in findings],
             "notes": [a.as_dict() for a in alerts if not a.fails],
-            "ok": not findings,
+            "forensics": [{"compaction": c.event.message, **c.forensics} for c in tracker.audit.compactions],
+            "ok": not failed,
         }
+        if args.summarizer:
+            report["summarizer"] = replays
         if args.redact:
             report = redact(report)
-        write_output(orjson.dumps(report, option=orjson.OPT_INDENT_2).decode("utf-8") + "\n", None)
-        return 1 if findings else 0
+        write_output(orjson.dumps(clean_json(report), option=orjson.OPT_INDENT_2).decode("utf-8") + "\n", None)
+        return 1 if failed else 0
     lines = []
     if not constraints:
         lines.append("no rule to check: none was pinned and none was found in the session (pin one with --pin/--pins)")
@@ -299,15 +309,17 @@ def run_check(args: argparse.Namespace) -> int:
         where = f"compaction at message {alert.compaction}" if alert.compaction else f"message {alert.message}"
         label = "FAIL" if alert.fails else "note"
         lines.append(f"{label} {where}: {alert.kind} [{one_line(alert.constraint or '-', 40)}] {one_line(alert.detail, 200)}")
-    if findings:
-        lines.append(f"{len(findings)} finding(s) over {compactions} compaction(s)")
+    lines += [line for c in tracker.audit.compactions for line in forensics_summary(c.event.message, c.forensics)]
+    lines += replayed
+    if failed:
+        lines.append(f"{len(findings) + len(replayed)} finding(s) over {compactions} compaction(s)")
     elif constraints and compactions:
         lines.append(f"ok: every rule survived {compactions} compaction(s) and none was broken")
     elif constraints:
         lines.append(f"ok: {len(constraints)} rule(s) tracked, none broken; the session has no compaction for them to survive")
     text = "\n".join(lines) + "\n"
     write_output(redact_text(text) if args.redact else text, None)
-    return 1 if findings else 0
+    return 1 if failed else 0
 
 
 def run_preview(args: argparse.Namespace) -> int:
@@ -418,6 +430,7 @@ COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
     "preview": run_preview,
     "watch": run_watch,
     "formats": run_formats,
+    "replay-compaction": replay_compaction.run,
 }
 
 

@@ -28,7 +28,7 @@ from ctxtop.context.window.replay import Window
 from ctxtop.context.window.tokens import content_key
 
 # Bump when what an audit finds changes (statuses, lost items): older results are then not reused.
-AUDIT_VERSION = 2
+AUDIT_VERSION = 3  # 3: with what the forensics read from the windows
 RECENT_BYTES = 8 << 20  # results kept in memory (a result with hundreds of constraints is ~100 KB)
 
 _BLOCK = struct.Struct("<q??")  # message, cleared, opaque
@@ -46,9 +46,10 @@ def window_key(window: Window, accounting: Accounting) -> bytes:
     return digest.digest()
 
 
-def pair_key(before: bytes, after: bytes, constraints: list[Constraint]) -> bytes:
+def pair_key(before: bytes, after: bytes, constraints: list[Constraint], compaction: int) -> bytes:
     digest = hashlib.blake2b(digest_size=20, person=b"ctxtop-audit")
-    digest.update(AUDIT_VERSION.to_bytes(4, "little") + before + after)
+    # The compaction's message too: the forensics tell its summary from the ones before it by where it is.
+    digest.update(AUDIT_VERSION.to_bytes(4, "little") + compaction.to_bytes(8, "little", signed=True) + before + after)
     digest.update(orjson.dumps([[c.id, c.text, c.facts] for c in constraints]))
     return digest.digest()
 
@@ -64,7 +65,7 @@ class AuditCache:
         self.store = store
         self.hits = 0
 
-    def get(self, key: bytes) -> tuple[dict[str, tuple[Status, Status]], dict[str, list[str]]] | None:
+    def get(self, key: bytes) -> tuple[dict[str, tuple[Status, Status]], dict[str, list[str]], dict[str, Any]] | None:
         with self._lock:
             raw = self._recent.get(key)
             if raw is None and self.store is not None:
@@ -75,15 +76,16 @@ class AuditCache:
         try:
             data = orjson.loads(raw)
             statuses = {cid: (Status(*before), Status(*after)) for cid, (before, after) in data["constraints"].items()}
-            result = statuses, {kind: list(items) for kind, items in data["lost_items"].items()}
+            result = statuses, {kind: list(items) for kind, items in data["lost_items"].items()}, dict(data["forensics"])
         except (orjson.JSONDecodeError, KeyError, TypeError, ValueError):
             return None  # an unreadable entry is audited again
         self.hits += 1
         return result
 
-    def put(self, key: bytes, statuses: dict[str, tuple[Status, Status]], lost_items: dict[str, list[str]]) -> None:
+    def put(self, key: bytes, statuses: dict[str, tuple[Status, Status]], lost_items: dict[str, list[str]],
+            forensics: dict[str, Any]) -> None:
         raw = orjson.dumps({"constraints": {cid: [_status(before), _status(after)] for cid, (before, after) in statuses.items()},
-                            "lost_items": lost_items})
+                            "lost_items": lost_items, "forensics": forensics})
         with self._lock:
             self._remember(key, raw)
             if self.store is not None:

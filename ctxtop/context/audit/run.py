@@ -12,6 +12,7 @@ drift, violations).
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections import Counter
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
@@ -21,12 +22,18 @@ from ctxtop.context.audit.alerts import Alert, AlertKind
 from ctxtop.context.audit.cache import AuditCache, pair_key, window_key
 from ctxtop.context.audit.drift import Call, DriftScan, call_of
 from ctxtop.context.audit.events import EventScan, after_message
+from ctxtop.context.audit.forensics import AFTERMATH_MESSAGES, build_forensics, generation_of
+from ctxtop.context.audit.forensics.actions import Action, action_of
+from ctxtop.context.audit.forensics.history import History
+from ctxtop.context.audit.forensics.pair import pair_facts
 from ctxtop.context.audit.lost import lost_items
 from ctxtop.context.audit.violations import checks_of, violations_of
 from ctxtop.context.rules.constraints import KEPT, Constraint, Status, WindowText
 from ctxtop.context.window.replay import RUN_STEP, Window
 from ctxtop.context.window.session import CompactionEvent, Session
-from ctxtop.parsers.model import TOOL_CALL, Entry
+from ctxtop.parsers.model import ASSISTANT, REASONING, TOOL_CALL, TOOL_RESULT, Entry, Usage
+
+NOTE_CHARS = 600  # of each thing the agent says after a compaction, for the forensics
 
 
 @dataclass(slots=True)
@@ -36,6 +43,7 @@ class CompactionAudit:
     constraints: dict[str, tuple[Status, Status]] = field(default_factory=dict)
     lost_items: dict[str, list[str]] = field(default_factory=dict)
     drift: dict[str, Any] = field(default_factory=dict)
+    forensics: dict[str, Any] = field(default_factory=dict)  # the README's snapshot schema (audit/forensics)
 
 
 @dataclass(slots=True)
@@ -59,10 +67,16 @@ class _Reading:
         self.calls: list[Call] = []
         self.violated: list[Alert] = []
         self.checks = checks
+        # For the forensics: the reads, searches, changes and checks the agent made (with whether
+        # they failed), and what it said in the first messages after each compaction.
+        self.actions: list[Action] = []
+        self.waiting: dict[str, Action] = {}  # tool call id → its action, until its result comes
+        self.notes: list[tuple[int, str]] = []
 
     def copy(self) -> _Reading:
         twin = _Reading(self.checks)
         twin.position, twin.calls, twin.violated, twin.events = self.position, list(self.calls), list(self.violated), self.events.copy()
+        twin.actions, twin.waiting, twin.notes = list(self.actions), dict(self.waiting), list(self.notes)
         return twin
 
     def read(self, entries: Sequence[Entry], stop: int) -> None:
@@ -72,12 +86,27 @@ class _Reading:
             # A slice at a time: a packed store unpacks what is sliced, all of it at once.
             for entry in entries[self.position : min(stop, self.position + RUN_STEP)]:
                 self.events.see(entry)
+                events = self.events.events
+                aftermath = bool(events) and 0 < entry.index - events[-1].message <= AFTERMATH_MESSAGES
                 for block in entry.blocks:
-                    if block.category == TOOL_CALL:
+                    category = block.category
+                    if category == TOOL_CALL:
                         text = block.text  # read once: a released input comes back from the log
-                        self.calls.append(call_of(entry.index, block.tool_name, text))
+                        call = call_of(entry.index, block.tool_name, text)
+                        self.calls.append(call)
+                        action = action_of(entry.index, block.tool_name, text, call.key)
+                        if action is not None:
+                            self.actions.append(action)
+                            if block.tool_id:
+                                self.waiting[block.tool_id] = action
                         if checks:
                             self.violated += violations_of(entry.index, block, text, checks)
+                    elif category == TOOL_RESULT:
+                        waited = self.waiting.pop(block.tool_id, None) if block.tool_id else None
+                        if waited is not None and block.is_error:
+                            waited.failed = True
+                    elif aftermath and category in (ASSISTANT, REASONING):
+                        self.notes.append((entry.index, block.text[:NOTE_CHARS]))
                 self.position += 1
 
 
@@ -90,10 +119,13 @@ class AuditProgress:
     constraints: list[Constraint]
     reading: _Reading
     resets: int  # Session.replay_resets seen
-    pairs: dict[tuple[int, int], tuple[dict[str, tuple[Status, Status]], dict[str, list[str]]]]
+    pairs: dict[tuple[int, int], tuple[dict[str, tuple[Status, Status]], dict[str, list[str]], dict[str, Any]]]
     afters: dict[int, int]  # compaction message → its "after" message, where that is final
     drifts: dict[tuple[int, int], dict[str, Any]]  # (compaction, next compaction) → drift, where both are final
     drift_state: tuple[Counter, set[str], int] | None = None  # the running count of calls before the first drift not final
+    forensics: dict[tuple[int, int], dict[str, Any]] = field(default_factory=dict)  # (compaction, next) → forensics, where final
+    history: History | None = None  # the actions counted before the first compaction whose forensics are not final
+    generations: list[tuple[int, int]] = field(default_factory=list)  # (compaction, generation), where final
 
     def valid_for(self, session: Session, constraints: list[Constraint]) -> bool:
         return (session is self.session and constraints == self.constraints
@@ -108,16 +140,21 @@ def run_audit(session: Session, constraints: list[Constraint], resume: AuditProg
     if resume is not None and resume.valid_for(session, constraints):
         reading, pairs, afters, drift_done = resume.reading.copy(), dict(resume.pairs), dict(resume.afters), dict(resume.drifts)
         drift_state = resume.drift_state
+        forensics_done, history_state = dict(resume.forensics), resume.history
     else:
         reading, pairs, afters, drift_done, drift_state = _Reading(checks_of(constraints)), {}, {}, {}, None
+        forensics_done, history_state = {}, None
     # One pass over the entries for the compactions, the tool calls (drift) and the violations:
     # a packed session unpacks its entries again for every pass.
     reading.read(entries, final)
-    progress = AuditProgress(session, list(constraints), reading.copy(), len(session.replay_resets), pairs, afters, drift_done)
+    progress = AuditProgress(session, list(constraints), reading.copy(), len(session.replay_resets), pairs, afters, drift_done,
+                             forensics=forensics_done)
     reading.read(entries, len(entries))  # the rest, which may still change: not kept for next time
     scan, drifts, violated = reading.events, DriftScan(reading.calls), reading.violated
     if drift_state is not None:
         drifts.restore(drift_state)  # the calls before the first drift still to work out, counted
+    history = history_state.copy(reading.actions) if history_state is not None else History(reading.actions)
+    generations: list[tuple[int, int]] = []
     plans = [(e, afters.get(e.message) or after_message(entries, e.message)) for e in scan.events]
     afters.update((e.message, after) for e, after in plans if after < final)  # (read by position: unpacks)
     marked = [(e, after) for e, after in plans if e.kind != "implicit" and (e.message, after) not in pairs]
@@ -141,17 +178,20 @@ def run_audit(session: Session, constraints: list[Constraint], resume: AuditProg
             while after not in held and (found := next(windows, None)) is not None:
                 held[found[0]] = found[1:]
         before_window, after_window = held.get(event.message - 1), held.get(after)
+        statuses: dict[str, tuple[Status, Status]] = {}
+        facts: dict[str, Any] = {}
         if event.kind == "implicit":
             alerts.append(Alert(AlertKind.IMPLICIT_COMPACTION, event.message, event.message, None,
                                 f"reported context fell from {event.pre_tokens:,} to {event.post_tokens:,} tokens with no compaction marker"))
         elif (event.message, after) in pairs or (before_window is not None and after_window is not None):
             audited = [c for c in constraints if c.first_stated is None or c.first_stated < event.message]
             if (event.message, after) in pairs:
-                statuses, audit.lost_items = pairs[(event.message, after)]
+                statuses, audit.lost_items, facts = pairs[(event.message, after)]
             else:
-                statuses, audit.lost_items = _audit_pair(before_window, after_window, audited, cache)  # type: ignore[arg-type]
+                statuses, audit.lost_items, facts = _audit_pair(before_window, after_window, audited, cache,  # type: ignore[arg-type]
+                                                                event.message)
                 if after < final:  # both windows final: never to be audited again while following
-                    progress.pairs[(event.message, after)] = (statuses, audit.lost_items)
+                    progress.pairs[(event.message, after)] = (statuses, audit.lost_items, facts)
             # The same status recurs at most compactions (a rule lost long ago stays lost): hold it once.
             audit.constraints = {cid: (shared(before), shared(after)) for cid, (before, after) in statuses.items()}
             for constraint in audited:
@@ -161,6 +201,23 @@ def run_audit(session: Session, constraints: list[Constraint], resume: AuditProg
                     alerts.append(Alert(AlertKind.for_status(after_status.status), event.message, event.message, constraint.id,
                                         f"{constraint.text!r}: kept → {after_status.status}{missing}"))
         next_message = plans[index + 1][0].message if index + 1 < len(plans) else len(entries) + 1
+        generation = generation_of(facts.get("summaries_before", []), generations)
+        generations.append((event.message, generation))
+        known_forensics = forensics_done.get((event.message, next_message))
+        if known_forensics is not None:
+            audit.forensics = known_forensics
+        else:
+            if progress.history is None:
+                # The first forensics that may still change: the next audit goes on from the actions before it.
+                history.advance_to(event.message)
+                progress.history = history.copy(history.actions)
+            audit.forensics = build_forensics(
+                constraints=audited if event.kind != "implicit" else [], statuses=statuses, compaction=event.message,
+                next_compaction=next_message, generation=generation, lost_items=audit.lost_items, facts=facts, history=history,
+                notes=_notes_between(reading.notes, event.message, next_message), first_call=_first_call(entries, event, after),
+                model=_model_after(entries, event, after) or session.model, pre_tokens=event.pre_tokens)
+            if next_message <= final and after < final:
+                forensics_done[(event.message, next_message)] = audit.forensics
         known_drift = drift_done.get((event.message, next_message))
         if known_drift is not None:
             audit.drift = dict(known_drift)
@@ -183,6 +240,22 @@ def run_audit(session: Session, constraints: list[Constraint], resume: AuditProg
     return Audit(constraints, audits, alerts, progress)
 
 
+def _first_call(entries: Sequence[Entry], event: CompactionEvent, after: int) -> Usage | None:
+    """The usage of the model's first call after the compaction (an implicit one is that call)."""
+    position = event.message - 1 if event.kind == "implicit" else after
+    return entries[position].usage if position < len(entries) else None  # (by position: a store unpacks only what is read)
+
+
+def _model_after(entries: Sequence[Entry], event: CompactionEvent, after: int) -> str | None:
+    position = event.message - 1 if event.kind == "implicit" else after
+    return entries[position].model if position < len(entries) else None
+
+
+def _notes_between(notes: list[tuple[int, str]], start: int, stop: int) -> list[tuple[int, str]]:
+    first = bisect_right(notes, start, key=lambda note: note[0])
+    return [note for note in notes[first:first + 4 * AFTERMATH_MESSAGES] if note[0] < stop]
+
+
 def _windows(session: Session, messages: set[int]) -> Iterator[tuple[int, bytes, Window]]:
     """The window at each of ``messages``, in order, from one replay: its content key and a copy of it."""
     if not messages:
@@ -203,15 +276,17 @@ def _windows_at(session: Session, messages: set[int]) -> Iterator[tuple[int, byt
         yield message, window_key(window, session.accounting), window
 
 
-def _audit_pair(before: tuple[bytes, Window], after: tuple[bytes, Window], constraints: list[Constraint],
-                cache: AuditCache) -> tuple[dict[str, tuple[Status, Status]], dict[str, list[str]]]:
-    """Each constraint's status before → after, and the facts lost: remembered, or read from the windows' text."""
-    key = pair_key(before[0], after[0], constraints)
+def _audit_pair(before: tuple[bytes, Window], after: tuple[bytes, Window], constraints: list[Constraint], cache: AuditCache,
+                compaction: int) -> tuple[dict[str, tuple[Status, Status]], dict[str, list[str]], dict[str, Any]]:
+    """Each constraint's status before → after, the facts lost and what the forensics read from the
+    two windows: remembered, or read from the windows' text."""
+    key = pair_key(before[0], after[0], constraints, compaction)
     found = cache.get(key)
     if found is not None:
         return found
     before_text, after_text = WindowText(before[1]), WindowText(after[1])
     statuses = {c.id: (before_text.status(c), after_text.status(c)) for c in constraints}
     lost = lost_items(before_text, after_text)
-    cache.put(key, statuses, lost)
-    return statuses, lost
+    facts = pair_facts(before_text, after_text, after[1], compaction)
+    cache.put(key, statuses, lost, facts)
+    return statuses, lost, facts

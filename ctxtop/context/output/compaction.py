@@ -15,8 +15,8 @@ from typing import Any
 
 from ctxtop.context.audit.alerts import Alert, AlertKind
 from ctxtop.context.audit.run import CompactionAudit
-from ctxtop.context.output.markdown import num, table
-from ctxtop.context.output.sanitize import clean_text, markdown_cell, one_line
+from ctxtop.context.output.markdown import forensics_lines, num, table
+from ctxtop.context.output.sanitize import clean_json, clean_text, markdown_cell, one_line
 from ctxtop.context.rules.constraints import KEPT, Constraint
 from ctxtop.context.window.replay import Window
 from ctxtop.parsers.model import SUMMARY
@@ -76,6 +76,7 @@ def compaction_view(number: int, compaction: CompactionAudit, before: Window, af
         ],
         "facts_lost": compaction.lost_items,
         "drift": {k: v for k, v in compaction.drift.items() if not k.startswith("_")},
+        "forensics": clean_json(compaction.forensics),  # (the snapshot's schema; it quotes the log)
         "later_violations": [
             {"rule": alert.constraint, "lost_at": event.message, "broken_at": alert.message, "detail": alert.detail}
             for alert in alerts
@@ -113,6 +114,8 @@ def render_compaction_markdown(view: dict[str, Any]) -> str:
         lines += [f"- **{kind}:** " + ", ".join(markdown_cell(one_line(item, 80)) for item in items) for kind, items in lost.items()]
     if view["drift"]:
         lines += ["", "### Drift after it", "", ", ".join(f"{k.replace('_', ' ')}: {v}" for k, v in view["drift"].items())]
+    if view["forensics"]:
+        lines += ["", "### Forensics", "", *forensics_lines(view["message"], view["forensics"])[:-1]]
     lines += ["", "### Summary", ""]
     if view["opaque"]:
         lines.append("_Encrypted: the summary cannot be read._")

@@ -61,6 +61,11 @@ def render_markdown(snapshot: dict[str, Any]) -> str:
                 for c in snapshot["compactions"]
             ],
         )
+    forensics = [c for c in snapshot["compactions"] if c.get("forensics")]
+    if forensics:
+        lines += ["", "### Compaction forensics", ""]
+        for compaction in forensics:
+            lines += forensics_lines(compaction["message"], compaction["forensics"])
     if snapshot.get("strategies"):
         lines += ["", f"### Strategy previews (budget {num(snapshot['budget'])} tokens)", ""]
         lines += table(STRATEGY_TABLE_HEADER, strategy_rows(snapshot["strategies"]))
@@ -90,3 +95,33 @@ def _rule_with_text(rule_id: str | None, constraints: list[dict[str, Any]], widt
     text = next((c["text"] for c in constraints if c["id"] == rule_id), "")
     short = text if len(text) <= width else text[: width - 1] + "…"
     return f"{rule_id}: {short}" if short else rule_id
+
+
+def cost_line(cost: dict[str, Any]) -> str:
+    """The prompt-cache cost of a compaction in one line (the snapshot's ``forensics.cost``)."""
+    split = ""
+    if cost["cache_write_5m_tokens"] is not None or cost["cache_write_1h_tokens"] is not None:
+        split = f" (5m {num(cost['cache_write_5m_tokens'])}, 1h {num(cost['cache_write_1h_tokens'])})"
+    usd = f"${cost['usd']:.4f}" if cost["usd"] is not None else "no price for this model"
+    payback = f", pays back in {cost['payback_turns']:g} turns" if cost["payback_turns"] is not None else ""
+    summarizing = num(cost["summarization_tokens"]) + (" estimated" if cost["estimated"] else "")
+    return (f"cache write {num(cost['cache_write_tokens'])}{split}, read {num(cost['cache_read_tokens'])}, "
+            f"summarization {summarizing} tokens — {usd}{payback} ({cost['price_table']})")
+
+
+def forensics_lines(message: int, forensics: dict[str, Any]) -> list[str]:
+    modes = ", ".join(m["mode"] for m in forensics["failure_modes"]) or "none found"
+    lines = [
+        f"**Compaction at message {message}** — generation {forensics['generation']}; failure modes: {cell(modes)}; "
+        f"recovery: **{forensics['recovery']['verdict']}**",
+        "",
+        f"- Cost: {cell(cost_line(forensics['cost']))}",
+    ]
+    lines += [f"- Recovery, message {a['message']}: {cell(a['action'])}" for a in forensics["recovery"]["actions"]]
+    rows = [[m["mode"], e["message"], e["text"]] for m in forensics["failure_modes"] for e in m["evidence"]]
+    if rows:
+        lines += ["", *table(["failure mode", "message", "evidence"], rows)]
+    if forensics["unsupported_claims"]:
+        lines += ["", *table(["unsupported claim in the summary", "why"],
+                              [[c["text"], c["why"]] for c in forensics["unsupported_claims"]])]
+    return [*lines, ""]

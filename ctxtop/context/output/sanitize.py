@@ -32,6 +32,17 @@ def clean_text(text: str) -> str:
     return _INVISIBLE.sub("", _ESCAPE_SEQUENCE.sub("", text))
 
 
+def clean_json(value: object) -> object:
+    """``value`` (JSON-ready data) with every string in it cleaned like ``clean_text``."""
+    if isinstance(value, str):
+        return clean_text(value)
+    if isinstance(value, list):
+        return [clean_json(v) for v in value]
+    if isinstance(value, dict):
+        return {k: clean_json(v) for k, v in value.items()}
+    return value
+
+
 def one_line(text: str, width: int | None = None) -> str:
     """A single-line preview: cleaned, whitespace runs folded, cut to ``width`` characters."""
     line = " ".join(clean_text(text).split())

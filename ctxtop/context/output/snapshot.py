@@ -6,6 +6,7 @@ from typing import Any
 
 from ctxtop.context.audit.alerts import Alert
 from ctxtop.context.audit.run import Audit, run_audit
+from ctxtop.context.output.sanitize import clean_json
 from ctxtop.context.rules.constraints import Constraint, WindowText
 from ctxtop.context.strategies import preview_all
 from ctxtop.context.strategies.report import preview_dict, session_frame
@@ -131,4 +132,7 @@ def _compaction(audit) -> dict[str, Any]:
         "constraints": {cid: {"before": b.status, "after": a.status} for cid, (b, a) in audit.constraints.items()},
         "lost_items": audit.lost_items,
         "drift": audit.drift,
+        # Evidence and claims quote the log: no control sequence reaches a terminal through the JSON either.
+        "forensics": clean_json(audit.forensics),
     }
+

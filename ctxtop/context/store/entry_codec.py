@@ -26,7 +26,9 @@ def encode_block(block: Block) -> tuple:
 def encode_entry(entry: Entry) -> tuple:
     usage = entry.usage
     return (entry.index, entry.role, [encode_block(b) for b in entry.blocks], entry.offset, entry.line, entry.timestamp, entry.model,
-            None if usage is None else (usage.prompt_tokens, usage.output_tokens, usage.reasoning_tokens, usage.context_window),
+            None if usage is None else (usage.prompt_tokens, usage.output_tokens, usage.reasoning_tokens, usage.context_window,
+                                        usage.cache_write_tokens, usage.cache_write_5m_tokens, usage.cache_write_1h_tokens,
+                                        usage.cache_read_tokens),
             entry.uid, None if entry.compaction is None else _encode_compaction(entry.compaction))
 
 

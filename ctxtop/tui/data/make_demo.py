@@ -68,6 +68,7 @@ class Writer:
         self.clock = START
         self.counter = 0
         self.context = HIDDEN_PROMPT_TOKENS  # running prompt size, for the usage we report
+        self.compacted = False  # the prompt was rewritten since the last call: its cache must be written again
         self.rng = random.Random(8000)
 
     def _uuid(self) -> str:
@@ -112,11 +113,16 @@ class Writer:
         self.counter += 1
         message_id = f"msg_demo{self.counter:06d}"
         output = sum(approx_tokens(json.dumps(b, ensure_ascii=False)) for b in blocks)
+        # As Claude Code does: the prompt is cached with a 1-hour lifetime; after a compaction the whole
+        # new prompt is written to the cache again, otherwise the prefix is read and the tail written.
+        written = self.context - 6 if self.compacted else 120
+        self.compacted = False
         usage = {
             "input_tokens": 6,
-            "cache_creation_input_tokens": 120,
-            "cache_read_input_tokens": max(0, self.context - 126),
+            "cache_creation_input_tokens": written,
+            "cache_read_input_tokens": max(0, self.context - 6 - written),
             "output_tokens": output,
+            "cache_creation": {"ephemeral_5m_input_tokens": 0, "ephemeral_1h_input_tokens": written},
         }
         # Claude Code writes one line per content block, all with the same message id.
         for block in blocks:
@@ -157,6 +163,7 @@ class Writer:
             },
         )
         self.context = HIDDEN_PROMPT_TOKENS
+        self.compacted = True
         self.user(
             "This session is being continued from a previous conversation that ran out of context. "
             "The summary below covers the earlier portion of the conversation.\n\nSummary:\n" + summary,

@@ -15,6 +15,8 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.widgets import Static
 
 from ctxtop.context.output.compaction import ADDED, FATES, KEPT_BLOCK
+from ctxtop.context.output.forensics_text import forensics_headline
+from ctxtop.context.output.markdown import cost_line
 from ctxtop.context.output.sanitize import clean_text, one_line
 from ctxtop.tui.theme import CATEGORY_COLORS, STATUS_STYLES
 
@@ -98,6 +100,11 @@ def rules_text(view: dict[str, Any]) -> Text:
     if view["drift"]:
         text.append("\nDrift after it: ", style="bold")
         text.append(", ".join(f"{key.replace('_', ' ')} {value}" for key, value in view["drift"].items()))
+    forensics = view.get("forensics")
+    if forensics:
+        text.append("\nForensics: ", style="bold")
+        text.append(one_line(forensics_headline(forensics), 200) + "\n")
+        text.append(one_line(f"cost: {cost_line(forensics['cost'])}", 200) + "\n", style="dim")
     return text
 
 

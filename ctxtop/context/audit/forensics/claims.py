@@ -1,0 +1,99 @@
+"""Statements in a compaction's summary that the transcript before it does not support.
+
+Two kinds, from the summary's own sentences:
+- claims about the user (asked, approved, decided, said…): an approval must be found in a
+  user message holding an approval word and part of what was approved; any other claim in
+  a user message sharing a third of its key terms; and the claim's exact facts (numbers,
+  identifiers, paths) must be in a user message.
+- identifiers, numbers with units and paths appearing nowhere before the boundary.
+"Before the boundary" is the window the summarizer was given (an earlier summary in it
+counts as a source: a claim carried over is not invented by this one).
+"""
+
+from __future__ import annotations
+
+import re
+
+from ctxtop.context.rules.facts import _IDENTIFIER, _PATH, key_facts, key_terms, normalize
+from ctxtop.parsers.model import SUMMARY, USER
+
+MAX_CLAIMS = 20
+CLAIM_TERM_SHARE = 1 / 3
+
+_SENTENCES = re.compile(r"(?<=[。！？!?；;])|\n+|(?<=\.)\s+")
+_USER_CLAIM = re.compile(
+    r"\b(?:the\s+)?user(?:'s)?\s+(?:has\s+|had\s+)?(?:also\s+|explicitly\s+|already\s+)?"
+    r"(?P<en>asked|requested|approved|confirmed|agreed|decided|said|told|wants|wanted|instructed"
+    r"|authori[sz]ed|allowed|permitted|signed off|okayed|chose|prefers)\b"
+    r"|用户(?:已经|已|明确|也)?(?P<zh>要求|同意|批准|确认|决定|说|表示|希望|授权|允许|指示|让|指定)",
+    re.IGNORECASE,
+)
+_APPROVAL_VERB = re.compile(r"approved|confirmed|agreed|authori[sz]ed|allowed|permitted|signed off|okayed|同意|批准|确认|授权|允许", re.IGNORECASE)
+_APPROVAL_WORD = re.compile(r"\b(?:approve[sd]?|approval|yes|ok(?:ay)?|go ahead|confirm(?:ed)?|agree[sd]?|lgtm|sure|fine|do it|proceed)\b"
+                            r"|同意|批准|可以|确认|没问题|行|好的|放行|授权", re.IGNORECASE)
+_NUMBER_UNIT = re.compile(r"(?<![\w.])\d[\d,]*(?:\.\d+)?\s?(?:%|元|美元|USD|KB|MB|GB|ms|秒|分钟|小时|天|days?|hours?|tokens?)", re.IGNORECASE)
+_PASCAL_CASE = re.compile(r"\b[A-Z][a-z]+[A-Z][A-Za-z0-9]+\b")
+_CODE_LIKE = re.compile(r"[\d_]|\w-\w|[a-z][A-Z]")
+_CLAIM_WORDS = frozenset({"user", "users", "asked", "requested", "approved", "confirmed", "agreed", "decided", "said", "told",
+                          "wants", "wanted", "instructed", "authorized", "authorised", "allowed", "permitted", "signed",
+                          "okayed", "chose", "prefers", "用户", "同意", "批准", "确认", "要求", "决定", "表示", "希望"})
+
+
+def unsupported_claims(sources: list[tuple[str, str, str]], summaries: list[str]) -> list[dict[str, str]]:
+    """``sources``: the window before the boundary as (category, text, normalized text) per block;
+    ``summaries``: the texts of the compaction's summary. At most MAX_CLAIMS findings."""
+    said = [(text, normalized) for category, text, normalized in sources if category in (USER, SUMMARY)]
+    said_normalized = "\n".join(normalized for _, normalized in said)
+    everything = [normalized for _, _, normalized in sources]
+    found: list[dict[str, str]] = []
+    seen: set[str] = set()
+
+    def flag(text: str, why: str) -> None:
+        if text not in seen and len(found) < MAX_CLAIMS:
+            seen.add(text)
+            found.append({"text": text, "why": why})
+
+    for summary in summaries:
+        for sentence in (s.strip() for s in _SENTENCES.split(summary)):
+            if not sentence:
+                continue
+            claim = _USER_CLAIM.search(sentence)
+            if claim:
+                why = _unsupported_user_claim(sentence, claim, said, said_normalized)
+                if why:
+                    flag(sentence[:300], why)
+        for token in _coordinates(summary):
+            needle = normalize(token)
+            if needle and not any(needle in text for text in everything):
+                flag(token, "appears nowhere before the boundary")
+    return found
+
+
+def _unsupported_user_claim(sentence: str, claim: re.Match, said: list[tuple[str, str]], said_normalized: str) -> str | None:
+    facts = [f for f in key_facts(sentence) if any(ch.isdigit() for ch in f) or not f.isalpha() or f.isupper()]
+    missing = [f for f in facts if normalize(f) not in said_normalized]
+    if missing:
+        return f"no user message before the boundary mentions {', '.join(missing[:3])}"
+    terms = key_terms(sentence[claim.end():]) - _CLAIM_WORDS or key_terms(sentence) - _CLAIM_WORDS
+    verb = claim.group("en") or claim.group("zh") or ""
+    if _APPROVAL_VERB.fullmatch(verb):
+        for text, _ in said:
+            if _APPROVAL_WORD.search(text) and (not terms or terms & key_terms(text)):
+                return None
+        return "the user approves nothing of the kind before the boundary"
+    if not terms:
+        return None
+    for text, _ in said:
+        if len(terms & key_terms(text)) >= CLAIM_TERM_SHARE * len(terms):
+            return None
+    return "no user message before the boundary says so"
+
+
+def _coordinates(text: str) -> list[str]:
+    found = [m.group(0).rstrip(".,;:") for m in _PATH.finditer(text)]
+    # Identifiers that look like code (a digit, _ or -, or camelCase), not words in capitals ("API").
+    found += [m.group(0) for m in _IDENTIFIER.finditer(text) if _CODE_LIKE.search(m.group(0))]
+    found += _PASCAL_CASE.findall(text)
+    found += [m.group(0).strip() for m in _NUMBER_UNIT.finditer(text)]
+    # A part of a path already listed says nothing more.
+    return [t for t in dict.fromkeys(found) if len(t) >= 3 and not any(t != other and t in other for other in found)]

@@ -1,0 +1,55 @@
+"""The prompt-cache price of a compaction.
+
+A compaction rewrites the prompt's prefix, so the first model call after it writes the
+new prompt to the cache again (``cache_creation_input_tokens``, split into 5-minute and
+1-hour writes when the log has it) instead of reading it. The summarizing call itself is
+not in the logs ctxtop reads, so it is estimated: it reads the window that was compacted
+(``pre_tokens``) and writes the summary. ``payback_turns``: how many later calls the
+smaller prompt needs to save, at the cache-read price, what the compaction cost beyond
+reading the old prefix from the cache (the re-write premium and the summarizing call).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ctxtop.context.audit.forensics.prices import PRICE_TABLE, READ, WRITE_1H, WRITE_5M, price_of
+from ctxtop.parsers.model import Usage
+
+MILLION = 1_000_000
+
+
+def compaction_cost(first_call: Usage | None, model: str | None, pre_tokens: int | None, summary_tokens: int | None) -> dict[str, Any]:
+    """The ``cost`` object of a compaction's forensics (see the README's snapshot schema)."""
+    write = first_call.cache_write_tokens if first_call else None
+    write_5m = first_call.cache_write_5m_tokens if first_call else None
+    write_1h = first_call.cache_write_1h_tokens if first_call else None
+    read = first_call.cache_read_tokens if first_call else None
+    summarization = (pre_tokens or 0) + (summary_tokens or 0) if pre_tokens is not None or summary_tokens is not None else None
+    cost: dict[str, Any] = {
+        "cache_write_tokens": write,
+        "cache_write_5m_tokens": write_5m,
+        "cache_write_1h_tokens": write_1h,
+        "cache_read_tokens": read,
+        "summarization_tokens": summarization,
+        "estimated": summarization is not None,  # the summarizing call is never in the log: always an estimate
+        "usd": None,
+        "payback_turns": None,
+        "price_table": PRICE_TABLE,
+    }
+    price = price_of(model)
+    if price is None or write is None:
+        return cost  # tokens only: no price for this model, or no cache figures in the log
+    per_token = price.input / MILLION
+    # Writes not split by lifetime are priced as 5-minute writes, the API's default.
+    unsplit = max(0, write - (write_5m or 0) - (write_1h or 0))
+    five_minute, one_hour = (write_5m or 0) + unsplit, write_1h or 0
+    summarizing = ((pre_tokens or 0) * price.input + (summary_tokens or 0) * price.output) / MILLION
+    usd = (five_minute * WRITE_5M + one_hour * WRITE_1H + (read or 0) * READ) * per_token + summarizing
+    cost["usd"] = round(usd, 6)
+    prompt_after = (read or 0) + write  # (plus the few uncached input tokens, which both prompts pay)
+    saved_per_turn = (pre_tokens - prompt_after) * READ * per_token if pre_tokens else 0
+    if saved_per_turn > 0:
+        premium = (five_minute * (WRITE_5M - READ) + one_hour * (WRITE_1H - READ)) * per_token + summarizing
+        cost["payback_turns"] = round(premium / saved_per_turn, 1)
+    return cost

@@ -1,0 +1,80 @@
+"""What the forensics read from the two windows of a compaction, kept with the rest of its audit.
+
+Only the windows' text is read here (the actions come from the audit's pass over the
+entries), so the result is remembered with the compaction's audit under the same key:
+the rejected options before, the summary's "still to do" sentences, its unsupported claims,
+which summaries the summarizer was given (the generation), and the summary's size.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from ctxtop.context.audit.forensics.claims import unsupported_claims
+from ctxtop.context.rules.constraints import WindowText
+from ctxtop.context.window.replay import Window
+from ctxtop.parsers.model import ASSISTANT, INJECTED, REASONING, SUMMARY, SYSTEM, USER
+
+MAX_ITEMS = 30
+SCAN_CHARS = 4000  # of each block: a multi-MB output is not where decisions are written
+_WRITERS = frozenset({SYSTEM, INJECTED, USER, ASSISTANT, REASONING, SUMMARY})
+_SENTENCES = re.compile(r"(?<=[。！？!?；;])|\n+|(?<=\.)\s+")
+_END = r"(?P<option>[^.;,:!?\n。；，！？]{3,60})"
+REJECTION = re.compile(
+    r"\b(?:decided|decide|chose|choose|agreed)\s+(?:not\s+to|against)\s+" + _END
+    + r"|\b(?:rejected|ruled out|gave up on|abandoned|dropped the idea of|vetoed)\s+"
+    + r"(?:the\s+(?:idea|option|approach)\s+(?:of|to)\s+)?" + _END.replace("option", "option2")
+    + r"|\b(?:won't|will not|shouldn't|should not|do not|don't)\s+(?:use|add|introduce|adopt|pull in|depend on)\s+" + _END.replace("option", "option3")
+    + r"|(?:不用|放弃|否决了?|不再使用|不引入|不采用|弃用)(?P<option4>[^，。；！？,.;!?\n]{2,30})",
+    re.IGNORECASE,
+)
+PENDING = re.compile(
+    r"\b(?:pending|todo|to-do|next steps?|still (?:need|needs|has|have) to|not yet|remaining|remains? to|yet to|need to|needs to)\b"
+    r"|待办|未完成|下一步|还需|尚未|待处理|接下来",
+    re.IGNORECASE,
+)
+
+
+def option_of(match: re.Match) -> str:
+    return next(group for group in match.groups() if group).strip()
+
+
+def pair_facts(before: WindowText, after: WindowText, after_window: Window, compaction: int) -> dict[str, Any]:
+    """The window-only part of a compaction's forensics (JSON-ready: it is cached)."""
+    rejections: list[list[Any]] = []
+    summaries_before: list[int] = []
+    sources = []
+    for (message, text, normalized), category in zip(before.blocks, before.categories):
+        sources.append((category, text, normalized))
+        if category == SUMMARY:
+            summaries_before.append(message)
+        if category in _WRITERS and len(rejections) < MAX_ITEMS:
+            for match in REJECTION.finditer(text[:SCAN_CHARS]):
+                rejections.append([message, _sentence_around(text, match), option_of(match)])
+    summary_blocks = [(message, text, item_tokens) for (message, text, _), category, item_tokens
+                      in zip(after.blocks, after.categories, _tokens(after, after_window)) if category == SUMMARY and message >= compaction]
+    pending: list[list[Any]] = []
+    for message, text, _ in summary_blocks:
+        for sentence in (s.strip() for s in _SENTENCES.split(text)):
+            if sentence and PENDING.search(sentence) and len(pending) < MAX_ITEMS:
+                pending.append([message, sentence[:300]])
+    summaries = [text for _, text, _ in summary_blocks]
+    return {
+        "rejections": rejections[:MAX_ITEMS],
+        "pending": pending,
+        "claims": unsupported_claims(sources, summaries) if summaries else [],
+        "summaries_before": sorted(set(summaries_before)),
+        "summary_tokens": sum(tokens for _, _, tokens in summary_blocks) if summary_blocks else None,
+    }
+
+
+def _tokens(text: WindowText, window: Window) -> list[int]:
+    blocks = window.blocks
+    return [blocks[index].tokens for index in text.window_index]
+
+
+def _sentence_around(text: str, match: re.Match) -> str:
+    start = max(text.rfind(mark, 0, match.start()) for mark in ("\n", "。", ". ", "；", ";")) + 1
+    ends = [e for e in (text.find(mark, match.end()) for mark in ("\n", "。", ". ", "；", ";")) if e >= 0]
+    return text[start:min(ends) if ends else len(text)].strip()[:300]

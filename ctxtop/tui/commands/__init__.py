@@ -1,0 +1,1 @@
+"""Commands that live in their own module: each has ``build(Parser, session_options)`` and ``run(args)``."""
