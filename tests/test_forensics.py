@@ -176,20 +176,20 @@ def test_replay_with_a_local_summarizer_that_keeps_one_rule_and_drops_others(cap
     assert code == 0
     result = json.loads(out)
     assert (result["compaction"], result["message"]) == (1, 204)
-    assert result["real"]["constraints"] == {"8000": "paraphrased", "c-48913177": "lost", "c-807d3e15": "lost"}
-    assert result["candidate"]["constraints"] == {"8000": "kept", "c-48913177": "lost", "c-807d3e15": "lost"}
-    assert result["candidate_loses"] == ["c-48913177", "c-807d3e15"]
+    assert result["real"]["constraints"] == {"budget-8000": "paraphrased", "wecom-only": "lost", "no-phone-numbers": "lost"}
+    assert result["candidate"]["constraints"] == {"budget-8000": "kept", "wecom-only": "lost", "no-phone-numbers": "lost"}
+    assert result["candidate_loses"] == ["wecom-only", "no-phone-numbers"]
     assert result["candidate"]["tokens"] < result["real"]["tokens"]
     assert result["candidate"]["summary"].startswith("Summary of the conversation so far.")
     code, out, _ = run(capsys, "replay-compaction", "--demo", "--compaction", "1", "--summarizer", SUMMARIZER)
     assert code == 0
-    assert "8000                kept    paraphrased  kept" in out
+    assert "budget-8000         kept    paraphrased  kept" in out
 
 
 def test_check_with_a_summarizer_fails_when_the_candidate_loses_a_rule(capsys, tmp_path):
     code, out, _ = run(capsys, "check", "--demo", "--summarizer", SUMMARIZER)
     assert code == 1
-    assert "FAIL compaction at message 204: the candidate summary lost [c-48913177]" in out
+    assert "FAIL compaction at message 204: the candidate summary lost [wecom-only]" in out
     # A session whose compaction keeps its rule, and a summarizer that keeps it too: check passes.
     code, out, _ = run(capsys, "check", str(FORENSICS / "cache_cost.jsonl"), "--pin", "Summarize the incident reports.",
                        "--summarizer", f"{sys.executable} -c \"print('Summarize the incident reports.')\"")
