@@ -18,6 +18,15 @@ def num(value: Any) -> str:
     return f"{value:,}" if isinstance(value, int) else "—"
 
 
+def _inferred_note(categories: dict[str, Any]) -> str:
+    inferred = next((c for c in categories.values() if c.get("inferred_from")), None)
+    if inferred is None:
+        return "No system prompt or tools were inferred: all of it is unattributed."
+    source = inferred["inferred_from"]
+    return (f"The system prompt and tools the log does not show are inferred from the model call at message "
+            f"{source['message']} ({num(source['tokens'])} tokens, {cell(source['reason'])}); the rest is unattributed.")
+
+
 def render_markdown(snapshot: dict[str, Any]) -> str:
     source, at, window = snapshot["source"], snapshot["at"], snapshot["window"]
     limit = window["limit"]
@@ -37,8 +46,11 @@ def render_markdown(snapshot: dict[str, Any]) -> str:
     rows = []
     for name, total in window["categories"].items():
         share = 100 * total["tokens"] / limit if limit else 0
-        rows.append([name, num(total["tokens"]), f"{share:.1f}%", total["blocks"]])
+        estimate = "≈ " if total.get("estimated") else ""
+        rows.append([total.get("label", name), estimate + num(total["tokens"]), f"{share:.1f}%", total["blocks"]])
     lines += table(["category", "tokens", "% of window", "blocks"], rows)
+    lines += ["", "_≈ estimated: what the log reports beyond the counted text. "
+              + _inferred_note(window["categories"]) + "_"]
     if snapshot["constraints"]:
         lines += ["", "### Constraints", ""]
         lines += table(

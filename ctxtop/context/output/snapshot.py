@@ -13,9 +13,14 @@ from ctxtop.context.strategies.report import preview_dict, session_frame
 from ctxtop.context.window.accounting import text_tokens
 from ctxtop.context.window.replay import Window
 from ctxtop.context.window.session import Session
-from ctxtop.parsers.model import UNATTRIBUTED
+from ctxtop.parsers.model import CATEGORIES, UNATTRIBUTED
 
 SCHEMA = "ctxtop.snapshot/1"
+# The system prompt and tools the log does not show, inferred from a model call (window/harness.py).
+INFERRED = "inferred_system_tools"
+# The breakdown's rows, in order: the counted categories, then the two parts of what the log
+# reports beyond them (inferred, and the rest).
+BREAKDOWN_ROWS: tuple[str, ...] = (*CATEGORIES[:-1], INFERRED, UNATTRIBUTED)
 
 
 def build_snapshot(
@@ -44,10 +49,7 @@ def build_snapshot(
     message = session.clamp(at)
     window = window if window is not None else session.window_at(message)
     reported = session.reported_at(message)
-    categories = window.categories()
     estimated = window.estimated_tokens
-    # What the log reports beyond what we can see: system prompt and tool schemas it does not record.
-    categories[UNATTRIBUTED].tokens = max(0, reported - estimated) if reported is not None else 0
     limit, limit_source = session.limit()
     diagnostics = session.parser.diagnostics
     entry = session.entries[message - 1] if message else None
@@ -74,7 +76,7 @@ def build_snapshot(
             "limit": limit,
             "limit_source": limit_source,
             "encoding": session.counter.encoding_name,
-            "categories": {name: {"tokens": t.tokens, "blocks": t.blocks} for name, t in categories.items()},
+            "categories": _categories(window, reported),
         },
         "subagents": _subagents(session),
         # Normalizing every block's text is not free: only when there are constraints to look for.
@@ -87,6 +89,21 @@ def build_snapshot(
         snapshot["budget"] = frame.budget
         snapshot["strategies"] = [preview_dict(frame, p) for p in preview_all(frame, strategies)]
     return snapshot
+
+
+def _categories(window: Window, reported: int | None) -> dict[str, dict[str, Any]]:
+    """Tokens and blocks of each category; what the log reports beyond the counted text is split
+    into the harness prefix inferred from a model call and the rest, both marked as estimates."""
+    rows: dict[str, dict[str, Any]] = {name: {"tokens": t.tokens, "blocks": t.blocks} for name, t in window.totals.items()}
+    unexplained = max(0, reported - window.estimated_tokens) if reported is not None else 0
+    prefix = window.harness
+    inferred = min(prefix.tokens, unexplained) if prefix is not None else 0
+    rows[UNATTRIBUTED] = {"tokens": unexplained - inferred, "blocks": 0, "estimated": True}
+    rows[INFERRED] = {"tokens": inferred, "blocks": 0, "estimated": True,
+                      "label": prefix.label if prefix is not None else "system + tools (inferred)",
+                      "inferred_from": {"message": prefix.message, "model": prefix.model, "reason": prefix.reason,
+                                        "tokens": prefix.tokens} if prefix is not None else None}
+    return {name: rows[name] for name in BREAKDOWN_ROWS}
 
 
 def _subagents(session: Session) -> dict[str, int]:
