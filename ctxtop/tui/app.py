@@ -59,6 +59,7 @@ from ctxtop.tui.widgets.detail import Detail
 from ctxtop.tui.widgets.header import header_text
 from ctxtop.tui.widgets.panels import AlertsTable, ConstraintsTable, StrategiesTable
 from ctxtop.tui.widgets.timeline import Timeline
+from ctxtop.tui.widgets.tools import ToolsTable
 from ctxtop.tui.widgets.window_list import WindowList, redacted, rows_of
 
 # The demo replay shows the whole session in about this long at speed 1.
@@ -162,6 +163,8 @@ class CtxtopApp(LiveUpdates, UserActions, App[int]):
                     yield StrategiesTable(id="strategies")
                 with TabPane("Alerts", id="tab-alerts"):
                     yield AlertsTable(id="alerts")
+                with TabPane("Tools", id="tab-tools"):
+                    yield ToolsTable(id="tools")
         yield CompactionView(id="compaction")
         yield Input(id="prompt")  # search and go-to type here
         yield Footer()
@@ -294,6 +297,7 @@ class CtxtopApp(LiveUpdates, UserActions, App[int]):
             self.query_one(Breakdown).show(message.snapshot)
             self.query_one(ConstraintsTable).show(message.snapshot["constraints"])
             self.query_one(StrategiesTable).show(message.previews)
+            self.query_one(ToolsTable).show(message.snapshot["tool_usage"]["window"])
             window_list = self.query_one(WindowList)
             window_list.set_rows(redacted(message.rows) if self.redacting else message.rows, keep_selection=same_message)
             if self.select_after_view is not None and self.select_after_view[0] == message.at:

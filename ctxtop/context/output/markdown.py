@@ -27,6 +27,26 @@ def _inferred_note(categories: dict[str, Any]) -> str:
             f"{source['message']} ({num(source['tokens'])} tokens, {cell(source['reason'])}); the rest is unattributed.")
 
 
+def _tool_tables(usage: dict[str, Any], message: int) -> list[str]:
+    """Per-tool (and per-MCP-server) calls and tokens: in the window, then over the session."""
+    lines: list[str] = []
+    scopes = (("window", "in the window"), ("session", f"over the session up to message {message}, compacted away or not"))
+    for scope, where in scopes:
+        rows = usage.get(scope)
+        if not rows or not rows["tools"]:
+            continue
+        lines += ["", f"### Tools ({where})", ""]
+        lines += _table(["tool", "calls", "call tokens", "results", "result tokens", "tokens"],
+                        [[r["tool"], r["calls"], _num(r["call_tokens"]), r["results"], _num(r["result_tokens"]), _num(r["tokens"])]
+                         for r in rows["tools"]])
+        if rows["mcp_servers"]:
+            lines += ["", f"MCP servers ({where}):", ""]
+            lines += _table(["server", "tools", "calls", "call tokens", "results", "result tokens", "tokens"],
+                            [[r["server"], r["tools"], r["calls"], _num(r["call_tokens"]), r["results"], _num(r["result_tokens"]),
+                              _num(r["tokens"])] for r in rows["mcp_servers"]])
+    return lines
+
+
 def render_markdown(snapshot: dict[str, Any]) -> str:
     source, at, window = snapshot["source"], snapshot["at"], snapshot["window"]
     limit = window["limit"]
@@ -51,6 +71,7 @@ def render_markdown(snapshot: dict[str, Any]) -> str:
     lines += table(["category", "tokens", "% of window", "blocks"], rows)
     lines += ["", "_≈ estimated: what the log reports beyond the counted text. "
               + _inferred_note(window["categories"]) + "_"]
+    lines += _tool_tables(snapshot.get("tool_usage") or {}, at["message"])
     if snapshot["constraints"]:
         lines += ["", "### Constraints", ""]
         lines += table(

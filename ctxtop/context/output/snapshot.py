@@ -13,6 +13,7 @@ from ctxtop.context.strategies.report import preview_dict, session_frame
 from ctxtop.context.window.accounting import text_tokens
 from ctxtop.context.window.replay import Window
 from ctxtop.context.window.session import Session
+from ctxtop.context.window.tool_totals import as_rows, logged_tool_totals, window_tool_totals
 from ctxtop.parsers.model import CATEGORIES, UNATTRIBUTED
 
 SCHEMA = "ctxtop.snapshot/1"
@@ -34,6 +35,7 @@ def build_snapshot(
     window: Window | None = None,
     window_text: WindowText | None = None,
     alerts: list[Alert] | None = None,
+    session_tools: bool = False,
 ) -> dict[str, Any]:
     """The snapshot of ``session`` after message ``at`` (the latest when None).
 
@@ -43,6 +45,8 @@ def build_snapshot(
     defaults), the snapshot also holds what each would do to this window.
     Pass the ``window`` at ``at`` (and its ``window_text``) when they are already built, and the
     ``alerts`` to show when a Tracker has settled them (else every alert of the audit up to ``at``).
+    ``session_tools``: also the per-tool totals of everything logged up to ``at`` (a pass over the
+    history, so not for every cursor move).
     """
     constraints = constraints or []
     audit = audit or run_audit(session, constraints)
@@ -78,12 +82,15 @@ def build_snapshot(
             "encoding": session.counter.encoding_name,
             "categories": _categories(window, reported),
         },
+        "tool_usage": {"window": as_rows(window_tool_totals(window))},
         "subagents": _subagents(session),
         # Normalizing every block's text is not free: only when there are constraints to look for.
         "constraints": _constraints(constraints, window_text or WindowText(window)) if constraints else [],
         "compactions": [_compaction(c) for c in audit.compactions],
         "alerts": [a.as_dict() for a in (alerts if alerts is not None else audit.alerts) if a.message <= message],
     }
+    if session_tools:
+        snapshot["tool_usage"]["session"] = as_rows(logged_tool_totals(session.entries, session.accounting, message))
     if strategies is not None:
         frame = session_frame(session, message, constraints, budget, window, window_text)
         snapshot["budget"] = frame.budget
