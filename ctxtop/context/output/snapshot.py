@@ -6,7 +6,7 @@ from typing import Any
 
 from ctxtop.context.audit.alerts import Alert
 from ctxtop.context.audit.run import Audit, run_audit
-from ctxtop.context.output.sanitize import clean_json
+from ctxtop.context.output.sanitize import clean_json, one_line
 from ctxtop.context.rules.constraints import Constraint, WindowText
 from ctxtop.context.strategies import preview_all
 from ctxtop.context.strategies.report import preview_dict, session_frame
@@ -98,6 +98,10 @@ def build_snapshot(
     return snapshot
 
 
+def _model(name: str | None) -> str | None:
+    return one_line(name, 120) if name is not None else None  # from the log: no control characters
+
+
 def _categories(window: Window, reported: int | None) -> dict[str, dict[str, Any]]:
     """Tokens and blocks of each category; what the log reports beyond the counted text is split
     into the harness prefix inferred from a model call and the rest, both marked as estimates."""
@@ -107,8 +111,8 @@ def _categories(window: Window, reported: int | None) -> dict[str, dict[str, Any
     inferred = min(prefix.tokens, unexplained) if prefix is not None else 0
     rows[UNATTRIBUTED] = {"tokens": unexplained - inferred, "blocks": 0, "estimated": True}
     rows[INFERRED] = {"tokens": inferred, "blocks": 0, "estimated": True,
-                      "label": prefix.label if prefix is not None else "system + tools (inferred)",
-                      "inferred_from": {"message": prefix.message, "model": prefix.model, "reason": prefix.reason,
+                      "label": one_line(prefix.label, 120) if prefix is not None else "system + tools (inferred)",
+                      "inferred_from": {"message": prefix.message, "model": _model(prefix.model), "reason": prefix.reason,
                                         "tokens": prefix.tokens} if prefix is not None else None}
     return {name: rows[name] for name in BREAKDOWN_ROWS}
 

@@ -157,7 +157,8 @@ class Session:
 
     def look_for_subagents(self) -> None:
         """Count the sub-agent transcripts kept beside the log (Claude Code), whichever way it was read."""
-        if self.path is not None and type(self.parser).subagents_beside:
+        # A sub-agent's own transcript has none: its siblings beside it (2.0.x) are the session's.
+        if self.path is not None and type(self.parser).subagents_beside and not Path(self.path).name.startswith("agent-"):
             self.subagents = SubagentScan(self.path, self.parser.meta.session_id, self.counter, type(self.parser))
 
     @staticmethod

@@ -16,11 +16,14 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from ctxtop.context.store.source import SourceError, open_file, read_log
+import orjson
+
+from ctxtop.context.store.source import open_file
 from ctxtop.context.window.accounting import text_tokens
 from ctxtop.context.window.tokens import TokenCounter
 from ctxtop.parsers.base import LineParser
 from ctxtop.parsers.jsonl import DecodeError, iter_lines, loads
+from ctxtop.parsers.model import USER
 
 
 @dataclass(slots=True)
@@ -29,6 +32,28 @@ class SubagentTotals:
     messages: int = 0
     blocks: int = 0
     tokens: int = 0
+
+
+COMPACTION_PREFIX = "acompact-"  # agent-acompact-*.jsonl: the summarization call of a compaction
+
+
+@dataclass(slots=True)
+class Subagent:
+    """One sub-agent transcript: who it is, and its own window now."""
+
+    id: str  # the file's agent id: agent-<id>.jsonl
+    path: Path
+    kind: str  # the agent type (.meta.json), "compaction", or "agent" when nothing says
+    description: str | None  # what it was asked to do (.meta.json, else the first line of its prompt)
+    totals: SubagentTotals
+    model: str | None = None
+    reported_tokens: int | None = None  # the prompt of its last model call
+    estimated_tokens: int = 0  # what its window's text counts
+    limit: int = 0
+
+    @property
+    def window_tokens(self) -> int:
+        return self.reported_tokens if self.reported_tokens is not None else self.estimated_tokens
 
 
 def subagent_candidates(log: Path) -> list[Path]:
@@ -71,7 +96,7 @@ class SubagentScan:
         self.nested = self.log.with_suffix("").joinpath("subagents")
         self.session_id = session_id
         self.counter = counter
-        self._files: dict[Path, tuple[tuple[int, int], SubagentTotals]] = {}
+        self._files: dict[Path, tuple[tuple[int, int], Subagent]] = {}
         self._owners: dict[Path, tuple[int, bool]] = {}  # beside the log: (inode, whether it is this session's)
         self.refresh()
 
@@ -112,7 +137,7 @@ class SubagentScan:
         stamp = (info.st_size, info.st_mtime_ns)
         if path in self._files and self._files[path][0] == stamp:
             return False
-        self._files[path] = (stamp, self._count(path))
+        self._files[path] = (stamp, self._read(path))
         return True
 
     def _belongs(self, path: Path, inode: int) -> bool:
@@ -126,27 +151,68 @@ class SubagentScan:
             self._owners[path] = known
         return known[1]
 
-    def _count(self, path: Path) -> SubagentTotals:
+    def _read(self, path: Path) -> Subagent:
+        """The transcript opened as a session of its own (its main chain, when the parser gives it
+        one; its side chain records counted either way)."""
+        from ctxtop.context.window.session import Session  # (session.py imports this module)
+
+        agent_id = path.name.removeprefix("agent-").removesuffix(".jsonl")
+        kind, description = _meta(path)
+        if agent_id.startswith(COMPACTION_PREFIX):
+            kind = kind or "compaction"
         try:
-            data = read_log(path)
-        except SourceError:
-            return SubagentTotals()
-        try:
-            parser = self.parser_type()
-            parser.feed(data, final=False)
-        finally:
-            if hasattr(data, "close"):
-                data.close()
-        blocks = parser.sidechain.blocks + [b for e in parser.entries for b in e.blocks]
-        messages = parser.sidechain.messages + len(parser.entries)
-        return SubagentTotals(1, messages, len(blocks), sum(text_tokens(self.counter, b) for b in blocks))
+            session = Session.open(path, format=self.parser_type.name, encoding=self.counter.encoding_name)
+        except ValueError:  # unreadable, not a transcript (SourceError, UnknownFormat are ValueErrors)
+            return Subagent(agent_id, path, kind or "agent", description, SubagentTotals(1))
+        entries, sidechain = session.entries, session.parser.sidechain
+        accounting = session.accounting
+        tokens = sum(accounting.entry_tokens(i) for i in range(accounting.counted))
+        tokens += sum(text_tokens(self.counter, b) for b in sidechain.blocks)
+        blocks = sum(len(e.blocks) for e in entries) + len(sidechain.blocks)
+        totals = SubagentTotals(1, len(entries) + sidechain.messages, blocks, tokens)
+        if description is None:
+            description = _first_prompt(entries) or _first_prompt_of(sidechain.blocks)
+        return Subagent(agent_id, path, kind or "agent", description, totals, session.model, session.reported_at(None),
+                        session.window_at(None).estimated_tokens, session.limit()[0])
+
+    @property
+    def agents(self) -> list[Subagent]:
+        """Every sub-agent transcript, in file order."""
+        return [agent for _stamp, agent in self._files.values()]
+
+    def find(self, agent_id: str) -> Subagent | None:
+        return next((a for a in self.agents if a.id == agent_id or a.id.endswith(agent_id)), None)
 
     @property
     def totals(self) -> SubagentTotals:
         total = SubagentTotals()
-        for _stamp, part in self._files.values():
+        for _stamp, agent in self._files.values():
+            part = agent.totals
             total.files += part.files
             total.messages += part.messages
             total.blocks += part.blocks
             total.tokens += part.tokens
         return total
+
+
+def _meta(path: Path) -> tuple[str | None, str | None]:
+    """``agent-<id>.meta.json`` (Claude Code 2.1.x): the agent type and its task's description."""
+    try:
+        meta = orjson.loads(path.with_suffix(".meta.json").read_bytes())
+    except (OSError, orjson.JSONDecodeError):
+        return None, None
+    if not isinstance(meta, dict):
+        return None, None
+    kind, description = meta.get("agentType"), meta.get("description")
+    return (kind if isinstance(kind, str) and kind else None), (description if isinstance(description, str) and description else None)
+
+
+def _first_prompt(entries) -> str | None:
+    for entry in entries[:4]:
+        if entry.role == "user":
+            return _first_prompt_of(entry.blocks)
+    return None
+
+
+def _first_prompt_of(blocks) -> str | None:
+    return next((b.text for b in blocks if b.category == USER and b.text.strip()), None)
