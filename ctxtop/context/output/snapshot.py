@@ -13,6 +13,7 @@ from ctxtop.context.strategies.report import preview_dict, session_frame
 from ctxtop.context.window.accounting import text_tokens
 from ctxtop.context.window.replay import Window
 from ctxtop.context.window.session import Session
+from ctxtop.context.window.subagents import Subagent
 from ctxtop.context.window.tool_totals import as_rows, logged_tool_totals, window_tool_totals
 from ctxtop.parsers.model import CATEGORIES, UNATTRIBUTED
 
@@ -117,15 +118,33 @@ def _categories(window: Window, reported: int | None) -> dict[str, dict[str, Any
     return {name: rows[name] for name in BREAKDOWN_ROWS}
 
 
-def _subagents(session: Session) -> dict[str, int]:
-    """Sidechain records in the log itself plus the sub-agent transcripts kept beside it."""
+def _subagents(session: Session) -> dict[str, Any]:
+    """Sidechain records in the log itself plus the sub-agent transcripts kept beside it, and each
+    of those with its own window."""
     sidechain = session.parser.sidechain
-    files = session.subagents.totals if session.subagents is not None else None
+    scan = session.subagents
+    files = scan.totals if scan is not None else None
     return {
         "messages": sidechain.messages + (files.messages if files else 0),
         "blocks": len(sidechain.blocks) + (files.blocks if files else 0),
         "tokens": sum(text_tokens(session.counter, b) for b in sidechain.blocks) + (files.tokens if files else 0),
         "files": files.files if files else 0,
+        "agents": [subagent_row(agent) for agent in scan.agents] if scan is not None else [],
+    }
+
+
+def subagent_row(agent: Subagent) -> dict[str, Any]:
+    """One sub-agent as the snapshot lists it (log text cleaned: it reaches terminals)."""
+    return {
+        "id": one_line(agent.id, 80),
+        "kind": one_line(agent.kind, 60),
+        "description": one_line(agent.description, 200) if agent.description else None,
+        "path": str(agent.path),
+        "model": _model(agent.model),
+        "messages": agent.totals.messages,
+        "tokens": agent.totals.tokens,
+        "window": {"reported_tokens": agent.reported_tokens, "estimated_tokens": agent.estimated_tokens,
+                   "limit": agent.limit, "percent": round(100 * agent.window_tokens / agent.limit, 1) if agent.limit else None},
     }
 
 

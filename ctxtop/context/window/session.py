@@ -159,7 +159,7 @@ class Session:
         """Count the sub-agent transcripts kept beside the log (Claude Code), whichever way it was read."""
         # A sub-agent's own transcript has none: its siblings beside it (2.0.x) are the session's.
         if self.path is not None and type(self.parser).subagents_beside and not Path(self.path).name.startswith("agent-"):
-            self.subagents = SubagentScan(self.path, self.parser.meta.session_id, self.counter, type(self.parser))
+            self.subagents = SubagentScan(self.path, self.parser.meta.session_id, self.counter, type(self.parser), self.entries)
 
     @staticmethod
     def _line_format(path: str | os.PathLike, format: str | None) -> type[LineParser] | None:

@@ -18,12 +18,12 @@ from pathlib import Path
 
 import orjson
 
-from ctxtop.context.store.source import open_file
+from ctxtop.context.store.source import SourceError, open_file
 from ctxtop.context.window.accounting import text_tokens
 from ctxtop.context.window.tokens import TokenCounter
 from ctxtop.parsers.base import LineParser
 from ctxtop.parsers.jsonl import DecodeError, iter_lines, loads
-from ctxtop.parsers.model import USER
+from ctxtop.parsers.model import TOOL_CALL, USER
 
 
 @dataclass(slots=True)
@@ -34,6 +34,8 @@ class SubagentTotals:
     tokens: int = 0
 
 
+# The tool that starts a sub-agent: its input names the agent type and the task.
+TASK_TOOLS = frozenset({"Task", "Agent"})
 COMPACTION_PREFIX = "acompact-"  # agent-acompact-*.jsonl: the summarization call of a compaction
 
 
@@ -43,8 +45,8 @@ class Subagent:
 
     id: str  # the file's agent id: agent-<id>.jsonl
     path: Path
-    kind: str  # the agent type (.meta.json), "compaction", or "agent" when nothing says
-    description: str | None  # what it was asked to do (.meta.json, else the first line of its prompt)
+    kind: str  # the agent type (.meta.json, else the Task call's subagent_type), "compaction", or "agent"
+    description: str | None  # its task (.meta.json, else the Task call's description, else its prompt)
     totals: SubagentTotals
     model: str | None = None
     reported_tokens: int | None = None  # the prompt of its last model call
@@ -90,12 +92,16 @@ class SubagentScan:
     """
 
     def __init__(self, log: str | os.PathLike, session_id: str | None, counter: TokenCounter,
-                 parser_type: type[LineParser]) -> None:
+                 parser_type: type[LineParser], entries=None) -> None:
+        """``entries``: the session's, where the Task calls that started the sub-agents name them."""
         self.log = Path(log).resolve()
         self.parser_type = parser_type  # the log's own format: its sub-agents write the same records
         self.nested = self.log.with_suffix("").joinpath("subagents")
         self.session_id = session_id
         self.counter = counter
+        self.entries = entries if entries is not None else []
+        self._tasks: dict[str, tuple[str | None, str | None]] = {}  # a Task call's prompt → (agent type, description)
+        self._tasks_read = 0  # entries looked at for Task calls so far
         self._files: dict[Path, tuple[tuple[int, int], Subagent]] = {}
         self._owners: dict[Path, tuple[int, bool]] = {}  # beside the log: (inode, whether it is this session's)
         self.refresh()
@@ -170,10 +176,34 @@ class SubagentScan:
         tokens += sum(text_tokens(self.counter, b) for b in sidechain.blocks)
         blocks = sum(len(e.blocks) for e in entries) + len(sidechain.blocks)
         totals = SubagentTotals(1, len(entries) + sidechain.messages, blocks, tokens)
-        if description is None:
-            description = _first_prompt(entries) or _first_prompt_of(sidechain.blocks)
+        prompt = _first_prompt(entries) or _first_prompt_of(sidechain.blocks)
+        if kind is None and prompt is not None:
+            kind, description = self._task_for(prompt) or (None, description)
+        description = description or prompt
         return Subagent(agent_id, path, kind or "agent", description, totals, session.model, session.reported_at(None),
                         session.window_at(None).estimated_tokens, session.limit()[0])
+
+    def _task_for(self, prompt: str) -> tuple[str | None, str | None] | None:
+        """The agent type and description of the Task call that gave this prompt (read on demand:
+        only the entries not looked at yet)."""
+        entries = self.entries
+        if self._tasks_read < len(entries):
+            for entry in entries[self._tasks_read :]:
+                for block in entry.blocks:
+                    if block.category == TOOL_CALL and block.tool_name in TASK_TOOLS:
+                        self._remember_task(block.text)
+            self._tasks_read = len(entries)
+        return self._tasks.get(prompt.strip())
+
+    def _remember_task(self, text: str) -> None:
+        try:
+            call = orjson.loads(text)
+        except orjson.JSONDecodeError:
+            return
+        if isinstance(call, dict) and isinstance(call.get("prompt"), str):
+            kind, description = call.get("subagent_type"), call.get("description")
+            self._tasks[call["prompt"].strip()] = (kind if isinstance(kind, str) else None,
+                                                    description if isinstance(description, str) else None)
 
     @property
     def agents(self) -> list[Subagent]:
@@ -181,7 +211,9 @@ class SubagentScan:
         return [agent for _stamp, agent in self._files.values()]
 
     def find(self, agent_id: str) -> Subagent | None:
-        return next((a for a in self.agents if a.id == agent_id or a.id.endswith(agent_id)), None)
+        """By id; ``agent-<id>`` and the file name are taken too."""
+        wanted = agent_id.removesuffix(".jsonl").removeprefix("agent-")
+        return next((a for a in self.agents if a.id == wanted), None)
 
     @property
     def totals(self) -> SubagentTotals:
@@ -216,3 +248,14 @@ def _first_prompt(entries) -> str | None:
 
 def _first_prompt_of(blocks) -> str | None:
     return next((b.text for b in blocks if b.category == USER and b.text.strip()), None)
+
+
+def find_subagent(session, agent_id: str) -> Subagent:
+    """``session``'s sub-agent ``agent_id``. Raises SourceError naming the sub-agents there are when
+    there is no such one."""
+    scan = session.subagents
+    agent = scan.find(agent_id) if scan is not None else None
+    if agent is None:
+        known = ", ".join(a.id for a in scan.agents) if scan is not None and scan.agents else "none"
+        raise SourceError(f"{session.path}: no sub-agent {agent_id!r} (sub-agents: {known})")
+    return agent
