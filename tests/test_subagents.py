@@ -23,7 +23,7 @@ pytestmark = pytest.mark.skipif(not SESSION.is_file(), reason=f"shared fixtures 
 
 def _own_conversation() -> bool:
     """Whether a sidechain-only transcript parses as its own conversation (issue 16 item 1, another branch)."""
-    return Session.open(AGENTS / "agent-a881341.jsonl").message_count > 0
+    return SESSION.is_file() and Session.open(AGENTS / "agent-a881341.jsonl").message_count > 0
 
 
 def _last_prompt(path) -> int:
