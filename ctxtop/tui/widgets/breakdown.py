@@ -9,12 +9,13 @@ from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.widgets import DataTable, Static
 
-from ctxtop.context.output.sanitize import one_line
 from ctxtop.context.output.snapshot import BREAKDOWN_ROWS, INFERRED
 from ctxtop.tui.theme import CATEGORY_COLORS, FREE_COLOR
 
 # Row names on screen, where the snapshot's key is not one; ≈ marks an estimate, not a count.
-ROW_NAMES = {INFERRED: "system+tools ≈inferred", "unattributed": "unattributed ≈"}
+ROW_NAMES = {INFERRED: "inferred sys+tools"}
+# Where the inferred row's figure comes from, by the reason the harness module gives.
+INFERRED_FROM = {"first call": "the first call", "model switch": "a model switch"}
 
 
 def stacked_bar(categories: dict[str, dict[str, int]], limit: int, width: int) -> Text:
@@ -38,8 +39,8 @@ def inference_note(categories: dict[str, dict[str, Any]]) -> Text:
     source = categories[INFERRED].get("inferred_from")
     if source is None or not categories[INFERRED]["tokens"]:
         return Text("")
-    label = one_line(categories[INFERRED]["label"], 80)  # holds a model name from the log
-    return Text(f"≈ estimates · {label}, message {source['message']}", no_wrap=True, overflow="ellipsis")
+    where = INFERRED_FROM.get(source["reason"], "the first call after a compaction")
+    return Text(f"≈ estimates · inferred from {where} (message {source['message']})", no_wrap=True, overflow="ellipsis")
 
 
 class Breakdown(Vertical):
@@ -61,7 +62,7 @@ class Breakdown(Vertical):
         table: DataTable = DataTable(cursor_type="none", zebra_stripes=False, id="categories")
         # Fixed widths: rows come and go with the cursor, and the columns must not jump.
         table.add_column("category", key="category", width=22)
-        table.add_column(Text("tokens", justify="right"), key="tokens", width=9)
+        table.add_column(Text("tokens", justify="right"), key="tokens", width=10)
         table.add_column(Text("% window", justify="right"), key="share", width=8)
         table.add_column(Text("blocks", justify="right"), key="blocks", width=7)
         yield table
@@ -85,7 +86,8 @@ class Breakdown(Vertical):
                 table.add_row(Text("■ ", style=CATEGORY_COLORS[name]) + Text(ROW_NAMES.get(name, name)), Text(""), Text(""), Text(""),
                               key=name)
                 added = True
-            table.update_cell(name, "tokens", Text(f"{total['tokens']:,}", justify="right"))
+            estimate = "≈" if total.get("estimated") else ""  # not a count: what the log reports beyond the counted text
+            table.update_cell(name, "tokens", Text(f"{estimate}{total['tokens']:,}", justify="right"))
             table.update_cell(name, "share", Text(f"{100 * total['tokens'] / limit:.1f}%", justify="right"))
             table.update_cell(name, "blocks", Text(f"{total['blocks']:,}", justify="right"))
         self.query_one("#note", Static).update(inference_note(window["categories"]))
