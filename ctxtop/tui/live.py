@@ -13,6 +13,7 @@ from textual import work
 from ctxtop.context.output.sanitize import one_line
 from ctxtop.tui.errors import USER_ERRORS
 from ctxtop.tui.messages import LogAppended, LogChanged, NewSessionFile
+from ctxtop.tui.widgets.subagents import SubagentsTable
 from ctxtop.tui.widgets.timeline import Timeline
 
 # Live tailing reads at most this often during a burst of writes.
@@ -49,7 +50,7 @@ class LiveUpdates:
         self.load_session()
 
     # --- sub-agents -------------------------------------------------------------------------------
-    def on_subagents_table_open(self, message) -> None:
+    def on_subagents_table_open(self, message: SubagentsTable.Open) -> None:
         agent = message.agent
         if self.parent_session is None:
             self.parent_session = (self.path, self.cursor, self.follow)
