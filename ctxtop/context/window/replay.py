@@ -201,15 +201,13 @@ class Replay:
             self._add_entry(window, entry, position, cleared)
             if preserved and is_summary:
                 self._flush(window, preserved, cleared)
-        self._follow_calls(entry, position)
+        self._follow_calls(entry)
 
-    def _follow_calls(self, entry: Entry, position: int) -> None:
-        """Keep the inferred harness prefix current: each model call's output, and the call itself."""
+    def _follow_calls(self, entry: Entry) -> None:
+        """Keep the inferred harness prefix current at each model call (its output was added up by _add_entry)."""
         harness = self._harness
-        if entry.compaction is not None and entry.compaction.kind != "microcompact":
+        if self.compacted:
             harness.compacted()
-        tokens = self.accounting.of(position)
-        harness.call_output += sum(t for b, t in zip(entry.blocks, tokens) if b.category in OUTPUT_CATEGORIES)
         usage = entry.usage
         if usage is not None:
             window = self.window
@@ -244,17 +242,23 @@ class Replay:
             # A system prompt or tool list never left the window: re-attaching it would count it twice.
             if entry.blocks and all(is_resident(b.category, entry.role) for b in entry.blocks):
                 continue
-            self._add_entry(window, entry, entry.index - 1, cleared)
+            self._add_entry(window, entry, entry.index - 1, cleared, re_attached=True)
         preserved.clear()
 
-    def _add_entry(self, window: Window, entry: Entry, position: int, cleared: set[str]) -> None:
+    def _add_entry(self, window: Window, entry: Entry, position: int, cleared: set[str], re_attached: bool = False) -> None:
+        """``re_attached``: a message a compaction kept, back in the window (not written by the call now open)."""
         accounting = self.accounting
         tokens = accounting.of(position)
+        output = 0
         for j, block in enumerate(entry.blocks):
             item = WindowBlock(entry, j, block, tokens[j], accounting.estimated(position, j))
             window.append(item)
-            if block.category == TOOL_RESULT and block.tool_id in cleared:
+            if block.category in OUTPUT_CATEGORIES:
+                output += tokens[j]
+            elif block.category == TOOL_RESULT and block.tool_id in cleared:
                 window.clear(len(window.blocks) - 1, self._placeholder_tokens())
+        if not re_attached:
+            self._harness.call_output += output
 
     def _replace_snapshot(self, window: Window, entry: Entry, position: int, cleared: set[str]) -> None:
         """A snapshot of the system prompt and tool list as sent: it stands in for what the snapshots
