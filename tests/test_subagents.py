@@ -110,3 +110,13 @@ async def test_the_agents_pane_lists_them_opens_one_in_the_same_screen_and_goes_
         await settle(pilot, app, 345)
         assert app.path == str(log) and app.subagent is None
         assert "⌫ back" not in str(app.query_one("#header").render())
+
+
+def test_markdown_lists_the_sub_agents():
+    from ctxtop.context.output.markdown import render_markdown
+
+    markdown = render_markdown(build_snapshot(Session.open(SESSION)))
+    assert "### Sub-agents" in markdown
+    assert "| a881341 | claude-code-guide | 6 | " in markdown and "| Research Claude hook output |" in markdown
+    if _own_conversation():
+        assert "| a881341 | claude-code-guide | 6 | 42,182 | 21.1% |" in markdown

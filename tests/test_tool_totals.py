@@ -96,3 +96,25 @@ def test_mcp_tools_add_up_per_server_in_json_and_markdown(tmp_path, capsys):
     markdown = render_markdown(snapshot)
     assert "### Tools (in the window)" in markdown and "MCP servers (in the window):" in markdown
     assert f"| github | 2 | 2 | {github['call_tokens']:,} |" in markdown
+
+
+async def test_the_tools_pane_shows_each_tool_and_each_mcp_server(tmp_path):
+    from textual.widgets import DataTable, TabbedContent
+
+    from ctxtop.tui.app import CtxtopApp
+
+    from .test_app import SIZE, settle
+
+    log = _mcp_log(tmp_path)
+    expected = build_snapshot(Session.open(log))["tool_usage"]["window"]
+    app = CtxtopApp(str(log))
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, app, 9)
+        app.query_one(TabbedContent).active = "tab-tools"
+        await pilot.pause()
+        table = app.query_one("#tools", DataTable)
+        rows = [[str(cell) for cell in table.get_row_at(i)] for i in range(table.row_count)]
+    servers = {"github": "MCP github (2 tools)", "fs": "MCP fs (1 tool)"}
+    assert [r[0] for r in rows] == [r["tool"] for r in expected["tools"]] + [servers[r["server"]] for r in expected["mcp_servers"]]
+    for shown, server in zip(rows[-2:], expected["mcp_servers"]):
+        assert shown[1:] == [f"{server[k]:,}" for k in ("calls", "call_tokens", "results", "result_tokens", "tokens")]

@@ -47,6 +47,13 @@ def _tool_tables(usage: dict[str, Any], message: int) -> list[str]:
     return lines
 
 
+def _agent_window(window: dict[str, Any]) -> str:
+    """Its last call's prompt; ≈ our count of its text when it reports none."""
+    if window["reported_tokens"] is not None:
+        return _num(window["reported_tokens"])
+    return "≈ " + _num(window["estimated_tokens"])
+
+
 def render_markdown(snapshot: dict[str, Any]) -> str:
     source, at, window = snapshot["source"], snapshot["at"], snapshot["window"]
     limit = window["limit"]
@@ -72,6 +79,15 @@ def render_markdown(snapshot: dict[str, Any]) -> str:
     lines += ["", "_≈ estimated: what the log reports beyond the counted text. "
               + _inferred_note(window["categories"]) + "_"]
     lines += _tool_tables(snapshot.get("tool_usage") or {}, at["message"])
+    agents = (snapshot.get("subagents") or {}).get("agents") or []
+    if agents:
+        lines += ["", "### Sub-agents", ""]
+        lines += _table(
+            ["agent", "type", "messages", "window", "% of limit", "task"],
+            [[a["id"], a["kind"], a["messages"], _agent_window(a["window"]),
+              f"{a['window']['percent']:.1f}%" if a["window"]["percent"] is not None else "—", a["description"] or "—"]
+             for a in agents],
+        )
     if snapshot["constraints"]:
         lines += ["", "### Constraints", ""]
         lines += table(

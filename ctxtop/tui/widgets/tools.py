@@ -33,7 +33,7 @@ class ToolsTable(DataTable):
             for row in usage["tools"]:
                 self._add(Text(one_line(row["tool"], 26)), row)
             for row in usage["mcp_servers"]:
-                label = Text("MCP ", style="bold") + Text(one_line(row["server"], 14)) + Text(f" ({row['tools']} tools)", style="dim")
+                label = Text("MCP ", style="bold") + Text(one_line(row["server"], 14)) + Text(f" ({row['tools']} tool{'s' if row['tools'] != 1 else ''})", style="dim")
                 self._add(label, row)
             if not usage["tools"]:
                 self.add_row(Text("no tool calls in the window", style="dim"), *(Text("") for _ in range(5)))
