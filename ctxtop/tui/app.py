@@ -304,7 +304,7 @@ class CtxtopApp(LiveUpdates, UserActions, App[int]):
             self.query_one(ConstraintsTable).show(message.snapshot["constraints"])
             self.query_one(StrategiesTable).show(message.previews)
             self.query_one(ToolsTable).show(message.snapshot["tool_usage"]["window"])
-            self.query_one(SubagentsTable).show(message.snapshot["subagents"]["agents"])
+            self.query_one(SubagentsTable).show(message.snapshot["subagents"]["agents"], self.redacting)
             window_list = self.query_one(WindowList)
             window_list.set_rows(redacted(message.rows) if self.redacting else message.rows, keep_selection=same_message)
             if self.select_after_view is not None and self.select_after_view[0] == message.at:

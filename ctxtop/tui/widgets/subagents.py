@@ -9,6 +9,7 @@ from textual import on
 from textual.message import Message
 from textual.widgets import DataTable
 
+from ctxtop.context.output.redact import redact_text
 from ctxtop.context.output.sanitize import one_line
 
 
@@ -35,7 +36,7 @@ class SubagentsTable(DataTable):
         self.add_column(Text("% limit", justify="right"), key="percent", width=7)
         self.add_column("task", key="task")
 
-    def show(self, agents: list[dict[str, Any]]) -> None:
+    def show(self, agents: list[dict[str, Any]], redacting: bool = False) -> None:
         with self.app.batch_update():
             for agent in agents:
                 key = agent["path"]
@@ -53,7 +54,8 @@ class SubagentsTable(DataTable):
                 self.update_cell(key, "messages", Text(f"{agent['messages']:,}", justify="right"))
                 self.update_cell(key, "window", Text(size, justify="right"))
                 self.update_cell(key, "percent", Text(f"{percent:.1f}%" if percent is not None else "—", justify="right", style=style))
-                self.update_cell(key, "task", Text(one_line(agent["description"] or "", 120), style="dim"))
+                task = one_line(agent["description"] or "", 120)
+                self.update_cell(key, "task", Text(redact_text(task) if redacting else task, style="dim"))
             for gone in set(self._agents) - {a["path"] for a in agents}:
                 self.remove_row(gone)
                 del self._agents[gone]
