@@ -13,9 +13,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from ctxtop.parsers.model import TOOL_CALL, TOOL_RESULT, Block
-
 from ctxtop.context.window.replay import Window
+from ctxtop.parsers.model import TOOL_CALL, TOOL_RESULT, Block
 
 UNKNOWN_TOOL = "(unknown tool)"  # a result whose call is neither named in it nor in view
 MCP_PREFIX = "mcp__"
@@ -79,16 +78,16 @@ def as_rows(totals: dict[str, ToolTotal]) -> dict[str, list[dict[str, Any]]]:
     for name, total in totals.items():
         server = mcp_server(name)
         if server is not None:
-            tools, server_total = servers.setdefault(server, (set(), ToolTotal()))
-            tools.add(name)
+            server_tools, server_total = servers.setdefault(server, (set(), ToolTotal()))
+            server_tools.add(name)
             server_total.add(total)
 
     def row(total: ToolTotal) -> dict[str, int]:
         return {"calls": total.calls, "call_tokens": total.call_tokens, "results": total.results,
                 "result_tokens": total.result_tokens, "tokens": total.tokens}
 
-    tools = [{"tool": name, "mcp_server": mcp_server(name), **row(total)} for name, total in totals.items()]
-    mcp = [{"server": server, "tools": len(names), **row(total)} for server, (names, total) in servers.items()]
+    tools: list[dict[str, Any]] = [{"tool": name, "mcp_server": mcp_server(name), **row(total)} for name, total in totals.items()]
+    mcp: list[dict[str, Any]] = [{"server": server, "tools": len(names), **row(total)} for server, (names, total) in servers.items()]
     tools.sort(key=lambda r: (-r["tokens"], r["tool"]))
     mcp.sort(key=lambda r: (-r["tokens"], r["server"]))
     return {"tools": tools, "mcp_servers": mcp}

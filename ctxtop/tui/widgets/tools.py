@@ -33,7 +33,8 @@ class ToolsTable(DataTable):
             for row in usage["tools"]:
                 self._add(Text(one_line(row["tool"], 26)), row)
             for row in usage["mcp_servers"]:
-                label = Text("MCP ", style="bold") + Text(one_line(row["server"], 14)) + Text(f" ({row['tools']} tool{'s' if row['tools'] != 1 else ''})", style="dim")
+                count = f" ({row['tools']} tool{'s' if row['tools'] != 1 else ''})"
+                label = Text("MCP ", style="bold") + Text(one_line(row["server"], 14)) + Text(count, style="dim")
                 self._add(label, row)
             if not usage["tools"]:
                 self.add_row(Text("no tool calls in the window", style="dim"), *(Text("") for _ in range(5)))
