@@ -26,8 +26,10 @@ from ctxtop.parsers.registry import PARSERS
 
 # Below this size a full open is quick enough that a first paint is not worth it.
 TAIL_FIRST_BYTES = 32 << 20
-# The head of the log is read this much at a time until its first model call.
+# The head of the log is read this much at a time until its first model call, and no further than
+# the limit: past it the first paint goes without the inference (the full open brings it).
 HEAD_STEP_BYTES = 256 << 10
+HEAD_LIMIT_BYTES = 8 << 20
 
 
 def tail_session(path: str | os.PathLike, *, encoding: str = "cl100k_base", window: int | None = None,
@@ -62,11 +64,13 @@ def _first_call_prefix(data, name: str, end: int, counter: TokenCounter) -> Harn
     """The harness prefix inferred from the log's first model call, as the full open infers it:
     the head of the log is read until that call (the rest of the history is not)."""
     parser = PARSERS[name]()
-    position = 0
+    position, end = 0, min(end, HEAD_LIMIT_BYTES)
     while position < end:
         stop = data.find(b"\n", min(end, position + HEAD_STEP_BYTES) - 1)
         stop = end if stop == -1 or stop >= end else stop + 1
-        position = parser.feed(data, position, parser.resume_line, final=False, stop=stop)
+        position, before = parser.feed(data, position, parser.resume_line, final=False, stop=stop), position
+        if position == before:
+            return None  # a line running past the limit
         call = next((e for e in parser.entries if e.usage is not None), None)
         if call is not None:
             entries = parser.entries[: call.index]
