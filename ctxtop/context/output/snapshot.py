@@ -103,14 +103,21 @@ def _model(name: str | None) -> str | None:
     return one_line(name, 120) if name is not None else None  # from the log: no control characters
 
 
+def split_unexplained(window: Window, reported: int | None) -> tuple[int, int]:
+    """What the log reports beyond the counted text, as (inferred system + tools, unattributed rest).
+    The inferred prefix never takes more than there is to explain."""
+    unexplained = max(0, reported - window.estimated_tokens) if reported is not None else 0
+    inferred = min(window.harness.tokens, unexplained) if window.harness is not None else 0
+    return inferred, unexplained - inferred
+
+
 def _categories(window: Window, reported: int | None) -> dict[str, dict[str, Any]]:
     """Tokens and blocks of each category; what the log reports beyond the counted text is split
     into the harness prefix inferred from a model call and the rest, both marked as estimates."""
     rows: dict[str, dict[str, Any]] = {name: {"tokens": t.tokens, "blocks": t.blocks} for name, t in window.totals.items()}
-    unexplained = max(0, reported - window.estimated_tokens) if reported is not None else 0
+    inferred, rest = split_unexplained(window, reported)
     prefix = window.harness
-    inferred = min(prefix.tokens, unexplained) if prefix is not None else 0
-    rows[UNATTRIBUTED] = {"tokens": unexplained - inferred, "blocks": 0, "estimated": True}
+    rows[UNATTRIBUTED] = {"tokens": rest, "blocks": 0, "estimated": True}
     rows[INFERRED] = {"tokens": inferred, "blocks": 0, "estimated": True,
                       "label": one_line(prefix.label, 120) if prefix is not None else "system + tools (inferred)",
                       "inferred_from": {"message": prefix.message, "model": _model(prefix.model), "reason": prefix.reason,
