@@ -117,4 +117,4 @@ async def test_the_tools_pane_shows_each_tool_and_each_mcp_server(tmp_path):
     servers = {"github": "MCP github (2 tools)", "fs": "MCP fs (1 tool)"}
     assert [r[0] for r in rows] == [r["tool"] for r in expected["tools"]] + [servers[r["server"]] for r in expected["mcp_servers"]]
     for shown, server in zip(rows[-2:], expected["mcp_servers"]):
-        assert shown[1:] == [f"{server[k]:,}" for k in ("calls", "call_tokens", "results", "result_tokens", "tokens")]
+        assert shown[1:] == [f"{server[k]:,}" for k in ("tokens", "calls", "call_tokens", "results", "result_tokens")]

@@ -29,11 +29,12 @@ class SubagentsTable(DataTable):
 
     def on_mount(self) -> None:
         self.cursor_type = "row"
-        self.add_column("agent", key="id", width=24)
-        self.add_column("type", key="kind", width=20)
+        # The numbers before the names: the pane is narrow, and they are what changes.
+        self.add_column("agent", key="id", width=18)
         self.add_column(Text("msgs", justify="right"), key="messages", width=5)
         self.add_column(Text("window", justify="right"), key="window", width=9)
         self.add_column(Text("% limit", justify="right"), key="percent", width=7)
+        self.add_column("type", key="kind", width=20)
         self.add_column("task", key="task")
 
     def show(self, agents: list[dict[str, Any]], redacting: bool = False) -> None:
@@ -49,7 +50,7 @@ class SubagentsTable(DataTable):
                 size = f"{reported:,}" if reported is not None else f"≈{window['estimated_tokens']:,}"
                 percent = window["percent"]
                 style = "bold red" if percent and percent >= 90 else "yellow" if percent and percent >= 70 else ""
-                self.update_cell(key, "id", Text(one_line(agent["id"], 24)))
+                self.update_cell(key, "id", Text(one_line(agent["id"], 18)))
                 self.update_cell(key, "kind", Text(one_line(agent["kind"], 20), style="dim" if agent["kind"] == "agent" else ""))
                 self.update_cell(key, "messages", Text(f"{agent['messages']:,}", justify="right"))
                 self.update_cell(key, "window", Text(size, justify="right"))
