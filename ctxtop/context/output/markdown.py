@@ -36,22 +36,22 @@ def _tool_tables(usage: dict[str, Any], message: int) -> list[str]:
         if not rows or not rows["tools"]:
             continue
         lines += ["", f"### Tools ({where})", ""]
-        lines += _table(["tool", "calls", "call tokens", "results", "result tokens", "tokens"],
-                        [[r["tool"], r["calls"], _num(r["call_tokens"]), r["results"], _num(r["result_tokens"]), _num(r["tokens"])]
+        lines += table(["tool", "calls", "call tokens", "results", "result tokens", "tokens"],
+                        [[r["tool"], r["calls"], num(r["call_tokens"]), r["results"], num(r["result_tokens"]), num(r["tokens"])]
                          for r in rows["tools"]])
         if rows["mcp_servers"]:
             lines += ["", f"MCP servers ({where}):", ""]
-            lines += _table(["server", "tools", "calls", "call tokens", "results", "result tokens", "tokens"],
-                            [[r["server"], r["tools"], r["calls"], _num(r["call_tokens"]), r["results"], _num(r["result_tokens"]),
-                              _num(r["tokens"])] for r in rows["mcp_servers"]])
+            lines += table(["server", "tools", "calls", "call tokens", "results", "result tokens", "tokens"],
+                            [[r["server"], r["tools"], r["calls"], num(r["call_tokens"]), r["results"], num(r["result_tokens"]),
+                              num(r["tokens"])] for r in rows["mcp_servers"]])
     return lines
 
 
 def _agent_window(window: dict[str, Any]) -> str:
     """Its last call's prompt; ≈ our count of its text when it reports none."""
     if window["reported_tokens"] is not None:
-        return _num(window["reported_tokens"])
-    return "≈ " + _num(window["estimated_tokens"])
+        return num(window["reported_tokens"])
+    return "≈ " + num(window["estimated_tokens"])
 
 
 def render_markdown(snapshot: dict[str, Any]) -> str:
@@ -82,7 +82,7 @@ def render_markdown(snapshot: dict[str, Any]) -> str:
     agents = (snapshot.get("subagents") or {}).get("agents") or []
     if agents:
         lines += ["", "### Sub-agents", ""]
-        lines += _table(
+        lines += table(
             ["agent", "type", "messages", "window", "% of limit", "task"],
             [[a["id"], a["kind"], a["messages"], _agent_window(a["window"]),
               f"{a['window']['percent']:.1f}%" if a["window"]["percent"] is not None else "—", a["description"] or "—"]
