@@ -130,3 +130,12 @@ def test_a_log_without_usage_has_nothing_inferred():
     assert snapshot["window"]["reported_tokens"] is None
     assert snapshot["window"]["categories"][INFERRED] == {
         "tokens": 0, "blocks": 0, "estimated": True, "label": "system + tools (inferred)", "inferred_from": None}
+
+
+def test_the_html_report_labels_the_inferred_row_and_marks_both_estimates():
+    from ctxtop.context.tracker import Tracker
+    from ctxtop.tui.demo import DEMO_WINDOW, demo_path
+
+    page = Tracker.open(str(demo_path()), window=DEMO_WINDOW).report_html(203)
+    assert "system + tools (inferred from the first call)" in page
+    assert '<td class="n">≈ 1,175</td>' in page and '<td class="n">≈ 399</td>' in page
