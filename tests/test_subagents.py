@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import shutil
+from pathlib import Path
 
 import pytest
 from textual.widgets import DataTable, TabbedContent
@@ -61,7 +62,7 @@ def test_each_sub_agent_window_is_its_last_reported_prompt():
 def test_export_subagent_gives_that_transcript_and_a_wrong_id_is_one_line(capsys):
     assert main(["export", str(SESSION), "--subagent", "agent-a881341"]) == 0
     snapshot = json.loads(capsys.readouterr().out)
-    assert snapshot["source"]["path"] == str(AGENTS / "agent-a881341.jsonl")
+    assert Path(snapshot["source"]["path"]).resolve() == (AGENTS / "agent-a881341.jsonl").resolve()
     assert snapshot["subagents"]["agents"] == []  # a sub-agent's siblings are not its own
     if _own_conversation():
         assert snapshot["window"]["reported_tokens"] == 42_182 and snapshot["source"]["messages"] == 6
