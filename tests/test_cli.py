@@ -27,7 +27,7 @@ def test_export_json_follows_the_documented_schema(capsys):
     assert set(snapshot) >= {"schema", "source", "at", "window", "compactions"}
     assert set(snapshot["source"]) >= {"path", "format", "session_id", "model", "messages", "diagnostics"}
     assert snapshot["at"] == {"message": 5, "messages": 9, "timestamp": "2026-01-01T00:00:00Z"}
-    assert list(snapshot["window"]["categories"]) == list(CATEGORIES)
+    assert list(snapshot["window"]["categories"]) == [*CATEGORIES[:-1], "inferred_system_tools", "unattributed"]
     assert snapshot["window"]["reported_tokens"] == 165
     [compaction] = snapshot["compactions"]
     assert {k: compaction[k] for k in ("message", "kind", "trigger", "pre_tokens", "post_tokens")} == {

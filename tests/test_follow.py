@@ -120,7 +120,7 @@ def test_sub_agent_transcripts_beside_the_session_count_as_its_sub_agents(tmp_pa
     log = tmp_path / "d3m0c0de-8000-4e00-9000-5eed00000000.jsonl"
     write(log, DEMO_LINES[:20])
     follower = LogFollower(log, window=DEMO_WINDOW)
-    assert build_snapshot(follower.session)["subagents"] == {"messages": 0, "blocks": 0, "tokens": 0, "files": 0}
+    assert build_snapshot(follower.session)["subagents"] == {"messages": 0, "blocks": 0, "tokens": 0, "files": 0, "agents": []}
     assert follower.poll() is None
     record = {"parentUuid": None, "isSidechain": True, "sessionId": "d3m0c0de-8000-4e00-9000-5eed00000000",
               "agentId": "a1", "type": "user", "uuid": "s1", "timestamp": "2026-10-11T09:00:00.000Z",
@@ -137,7 +137,8 @@ def test_sub_agent_transcripts_beside_the_session_count_as_its_sub_agents(tmp_pa
     (tmp_path / "agent-b2.jsonl").write_text(json.dumps({**record, "agentId": "b2", "uuid": "s2"}) + "\n")
     (tmp_path / "agent-other.jsonl").write_text(json.dumps({**record, "sessionId": "another", "uuid": "s3"}) + "\n")
     assert follower.poll().subagents
-    assert build_snapshot(follower.session)["subagents"]["files"] == 2
+    listed = build_snapshot(follower.session)["subagents"]
+    assert listed["files"] == 2 and sorted(a["id"] for a in listed["agents"]) == ["a1", "b2"]
     assert follower.poll() is None  # nothing changed: nothing re-read
 
 

@@ -33,6 +33,9 @@ def test_watch_prints_updates_and_the_live_compaction_alert_then_exits_2_when_th
     try:
         first = read_line(proc)
         assert first["type"] == "update" and first["messages"] == 203 and first["limit"] == 8000
+        # The estimates beyond the counted text, as the snapshot splits them (the demo's first call: 1,175).
+        assert first["inferred_system_tools"] == 1175
+        assert first["inferred_system_tools"] + first["unattributed"] == first["reported_tokens"] - first["estimated_tokens"]
         with open(log, "ab") as handle:
             handle.writelines(DEMO_LINES[cut : cut + 4])
         records = [read_line(proc)]

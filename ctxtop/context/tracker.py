@@ -313,7 +313,7 @@ class Tracker:
             message = self.session.clamp(at)
             return build_snapshot(self.session, message, self.rules, self.audit, alerts=self.alerts(message),
                                   strategies=list(strategies) if strategies is not None else None, budget=budget,
-                                  window=self.window_at(message))
+                                  window=self.window_at(message), session_tools=True)
 
     def compaction_view(self, number: int) -> dict[str, Any]:
         """What compaction ``number`` (1-based, in message order) did: see ``output.compaction``.

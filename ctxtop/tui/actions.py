@@ -21,6 +21,7 @@ from ctxtop.tui.keymap import COMMANDS
 from ctxtop.tui.messages import Exported, SearchDone
 from ctxtop.tui.screens import HelpScreen
 from ctxtop.tui.widgets.panels import ConstraintsTable, StrategiesTable
+from ctxtop.tui.widgets.subagents import SubagentsTable
 from ctxtop.tui.widgets.timeline import Timeline
 from ctxtop.tui.widgets.window_list import WindowList, redacted
 
@@ -90,6 +91,7 @@ class UserActions:
             self.query_one(WindowList).set_rows(redacted(self.view.rows) if self.redacting else self.view.rows)
             self._mark_strategy()
             self.query_one(ConstraintsTable).show(self.view.snapshot["constraints"])
+            self.query_one(SubagentsTable).show(self.view.snapshot["subagents"]["agents"], self.redacting)
         self._update_header()
         self.notify(f"redaction {'on' if self.redacting else 'off'}", timeout=2)
 

@@ -58,7 +58,9 @@ from ctxtop.tui.widgets.compaction import CompactionView
 from ctxtop.tui.widgets.detail import Detail
 from ctxtop.tui.widgets.header import header_text
 from ctxtop.tui.widgets.panels import AlertsTable, ConstraintsTable, StrategiesTable
+from ctxtop.tui.widgets.subagents import SubagentsTable
 from ctxtop.tui.widgets.timeline import Timeline
+from ctxtop.tui.widgets.tools import ToolsTable
 from ctxtop.tui.widgets.window_list import WindowList, redacted, rows_of
 
 # The demo replay shows the whole session in about this long at speed 1.
@@ -132,6 +134,9 @@ class CtxtopApp(LiveUpdates, UserActions, App[int]):
         self.view: ViewReady | None = None
         self.shown_message: int | None = None  # the message whose breakdown is on screen (for tests)
         self.last_export: list[Path] = []
+        # While a sub-agent is open in the view: the session it belongs to, and where its cursor was.
+        self.parent_session: tuple[str, int | None, bool] | None = None
+        self.subagent: dict | None = None  # the sub-agent open (its snapshot row)
         self.sub_title = one_line(title or Path(path).name, 60)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
@@ -162,6 +167,10 @@ class CtxtopApp(LiveUpdates, UserActions, App[int]):
                     yield StrategiesTable(id="strategies")
                 with TabPane("Alerts", id="tab-alerts"):
                     yield AlertsTable(id="alerts")
+                with TabPane("Tools", id="tab-tools"):
+                    yield ToolsTable(id="tools")
+                with TabPane("Agents", id="tab-agents"):
+                    yield SubagentsTable(id="agents")
         yield CompactionView(id="compaction")
         yield Input(id="prompt")  # search and go-to type here
         yield Footer()
@@ -294,6 +303,8 @@ class CtxtopApp(LiveUpdates, UserActions, App[int]):
             self.query_one(Breakdown).show(message.snapshot)
             self.query_one(ConstraintsTable).show(message.snapshot["constraints"])
             self.query_one(StrategiesTable).show(message.previews)
+            self.query_one(ToolsTable).show(message.snapshot["tool_usage"]["window"])
+            self.query_one(SubagentsTable).show(message.snapshot["subagents"]["agents"], self.redacting)
             window_list = self.query_one(WindowList)
             window_list.set_rows(redacted(message.rows) if self.redacting else message.rows, keep_selection=same_message)
             if self.select_after_view is not None and self.select_after_view[0] == message.at:
@@ -318,6 +329,8 @@ class CtxtopApp(LiveUpdates, UserActions, App[int]):
             mode += "  (bell off)"
         if self.redacting:
             mode += "  [redacted]"
+        if self.subagent is not None:
+            mode += f"  sub-agent {one_line(self.subagent['id'], 24)} ({one_line(self.subagent['kind'], 24)}) · ⌫ back"
         self.query_one("#header", Static).update(header_text(self.view.snapshot, available=self.available, mode=mode))
 
     def _preview(self, name: str | None) -> Preview | None:

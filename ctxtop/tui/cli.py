@@ -28,6 +28,7 @@ from ctxtop.context.strategies.report import (
 )
 from ctxtop.context.tracker import Tracker
 from ctxtop.context.window.session import Session
+from ctxtop.context.window.subagents import find_subagent
 from ctxtop.context.window.tokens import DEFAULT_ENCODING
 from ctxtop.parsers.registry import PARSERS
 from ctxtop.tui.commands import replay_compaction
@@ -145,6 +146,7 @@ def build_parser() -> dict[str, argparse.ArgumentParser]:
     export.add_argument("--strategies", action="store_true", help="include strategy previews (all, or those given with --strategy)")
     export.add_argument("--compaction", type=_positive_int, metavar="K",
                         help="export what the K-th compaction did instead: before and after, rules, facts lost, later violations")
+    export.add_argument("--subagent", metavar="ID", help="export the sub-agent ID of the session (its agent-ID.jsonl) instead")
     _strategy_options(export)
     parsers["export"] = export
 
@@ -228,6 +230,13 @@ def _open_tracker(args: argparse.Namespace) -> Tracker:
     return tracker
 
 
+def _open_subagent_tracker(args: argparse.Namespace) -> Tracker:
+    """The sub-agent ``--subagent`` names, of the session the options name, with the rules asked for."""
+    path, window, log_format = _session_source(args)
+    agent = find_subagent(Session.open(path, format=log_format, encoding=args.encoding, window=window), args.subagent)
+    return Tracker.open(str(agent.path), _rule_request(args), format="claude-code", encoding=args.encoding, window=window)
+
+
 def _has_bytes(path: str) -> bool:
     try:
         return Path(split_sample(path)[0]).stat().st_size > 0
@@ -250,7 +259,7 @@ def run_export(args: argparse.Namespace) -> int:
             args.log_format = args.log_format or args.format
         else:
             raise UsageError(f"--format must be json, md, html or a log format ({', '.join(sorted(PARSERS))}), not {args.format!r}")
-    tracker = _open_tracker(args)
+    tracker = _open_subagent_tracker(args) if args.subagent else _open_tracker(args)
     if output_format == "html":
         if args.compaction is not None:
             raise UsageError("--format html is the whole report, every compaction included: leave out --compaction")

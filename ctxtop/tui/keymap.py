@@ -42,6 +42,11 @@ COMMANDS: tuple[Command, ...] = (
     Command("2", "show_pane('tab-constraints')", "1 2 3 4", "", "Show constraints", "Each rule: its text, status and missing facts"),
     Command("3", "show_pane('tab-strategies')", "1 2 3 4", "", "Show strategies", "What each compaction strategy would do here"),
     Command("4", "show_pane('tab-alerts')", "1 2 3 4", "", "Show alerts", "Every rule lost, weakened or broken; Enter jumps there"),
+    Command("5", "show_pane('tab-tools')", "5 6", "show the Tools or Agents (sub-agents) pane", "Show tools",
+            "Calls and tokens per tool and per MCP server in the window"),
+    Command("6", "show_pane('tab-agents')", "5 6", "", "Show sub-agents", "The session's sub-agents, each with its own window; Enter opens one"),
+    Command("backspace", "back_to_session", "⌫", "from a sub-agent back to its session", "Back to the session",
+            "Leave the sub-agent for the session it belongs to", display="⌫"),
     Command("f", "toggle_follow", "f", "follow the latest message on / off", "Follow on/off", "Keep the cursor on the latest message", "Follow"),
     Command("p", "pin", "p", "pin the selected block, or the text selected in the detail pane", "Pin",
             "Pin the selected block or the selected text as a rule", "Pin"),
@@ -71,6 +76,7 @@ PRIORITY_ACTIONS = frozenset(c.action.split("(")[0] for c in COMMANDS if c.prior
 WIDGET_KEYS: tuple[tuple[str, str], ...] = (
     ("↑ / ↓", "select a block in the window list"),
     ("a", "in the detail pane: show all of a long block"),
+    ("Enter", "in the Agents pane: open the highlighted sub-agent in this screen, with its own window"),
     ("Tab", "move between the window list, the panes and their tabs; Enter on an alert jumps to its compaction"),
     ("ctrl+p", "command palette: every action by name"),
 )

@@ -13,6 +13,7 @@ from textual import work
 from ctxtop.context.output.sanitize import one_line
 from ctxtop.tui.errors import USER_ERRORS
 from ctxtop.tui.messages import LogAppended, LogChanged, NewSessionFile
+from ctxtop.tui.widgets.subagents import SubagentsTable
 from ctxtop.tui.widgets.timeline import Timeline
 
 # Live tailing reads at most this often during a burst of writes.
@@ -25,22 +26,44 @@ class LiveUpdates:
     """What happens when new messages arrive."""
 
     def on_new_session_file(self, message: NewSessionFile) -> None:
-        if message.path.resolve() == Path(self.path).resolve():
+        main_path = self.parent_session[0] if self.parent_session is not None else self.path
+        if message.path.resolve() == Path(main_path).resolve():
             return
         name = one_line(message.path.name, 60)
-        if self.stay:
-            self.notify(f"a newer session appeared: {name} (staying, as --stay asks)", timeout=6)
+        if self.stay or self.parent_session is not None:
+            why = "as --stay asks" if self.stay else "a sub-agent is open"
+            self.notify(f"a newer session appeared: {name} (staying, {why})", timeout=6)
             return
         self.notify(f"switched to the newer session {name}", title="new session", timeout=6)
+        self._switch_to(str(message.path))
+
+    def _switch_to(self, path: str, cursor: int | None = None, follow: bool = True) -> None:
+        """Show another log in the same screen: the newer session, a sub-agent, or back."""
         if self._observer is not None:
             self._observer.stop()
             self._observer = None
-        self.path = str(message.path)
-        self.sub_title = name
+        self.path = path
+        self.sub_title = one_line(Path(path).name, 60)
         self.session, self.tracker, self.view, self.audit = None, None, None, None
-        self.cursor, self.available, self.follow, self.unseen = None, 0, True, 0
+        self.cursor, self.available, self.follow, self.unseen = cursor, 0, follow, 0
         self._audited_once = False
         self.load_session()
+
+    # --- sub-agents -------------------------------------------------------------------------------
+    def on_subagents_table_open(self, message: SubagentsTable.Open) -> None:
+        agent = message.agent
+        if self.parent_session is None:
+            self.parent_session = (self.path, self.cursor, self.follow)
+        self.subagent = agent
+        self.notify(f"sub-agent {one_line(agent['id'], 40)} — ⌫ goes back to the session", timeout=4)
+        self._switch_to(agent["path"])
+
+    def action_back_to_session(self) -> None:
+        if self.parent_session is None:
+            return
+        path, cursor, follow = self.parent_session
+        self.parent_session, self.subagent = None, None
+        self._switch_to(path, None if follow else cursor, follow)
 
     # --- live tailing ---------------------------------------------------------------------------
     def on_log_changed(self, message: LogChanged) -> None:

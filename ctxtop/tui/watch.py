@@ -12,6 +12,7 @@ import orjson
 from ctxtop.context.audit.alerts import Alert
 from ctxtop.context.output.redact import redact
 from ctxtop.context.output.sanitize import one_line
+from ctxtop.context.output.snapshot import split_unexplained
 from ctxtop.context.tracker import Tracker
 from ctxtop.context.window.follow import Update
 from ctxtop.context.window.replay import Window
@@ -35,6 +36,7 @@ def status_of(session: Session, window: Window, update: Update | None, *, from_t
     limit, _ = session.limit()
     reported = session.reported_at(None)
     used = reported if reported is not None else window.estimated_tokens
+    inferred, unattributed = split_unexplained(window, reported)
     record = {
         "type": "update",
         "time": round(time.time(), 3),
@@ -46,6 +48,9 @@ def status_of(session: Session, window: Window, update: Update | None, *, from_t
         "limit": limit,
         "percent": round(100 * used / limit, 1) if limit else None,
         "categories": {name: t.tokens for name, t in window.totals.items() if t.tokens},
+        # Estimates, not counts: the system prompt and tools inferred from a model call, and the rest.
+        "inferred_system_tools": inferred,
+        "unattributed": unattributed,
     }
     if from_tail:
         record["from_tail"] = True
@@ -81,6 +86,10 @@ def _text(record: dict[str, Any]) -> str:
     percent = f" ({record['percent']}%)" if record["percent"] is not None else ""
     reported = f"{record['reported_tokens']:,}" if record["reported_tokens"] is not None else "—"
     parts = " ".join(f"{k} {v:,}" for k, v in record["categories"].items())
+    if record["inferred_system_tools"]:
+        parts += f" ≈inferred-sys+tools {record['inferred_system_tools']:,}"
+    if record["unattributed"]:
+        parts += f" ≈unattributed {record['unattributed']:,}"
     reset = f" [{record['reset']}]" if record["reset"] else ""
     if record.get("from_tail"):
         reset += " [since the last compaction; reading the history…]"

@@ -104,8 +104,10 @@ def timeline_chart(columns: list[tuple[int, tuple[int, ...], bool]], limit: int)
 def _breakdown(snapshot: dict[str, Any]) -> str:
     window = snapshot["window"]
     limit = window["limit"] or 1
-    rows = [[f'<span class="swatch" style="background:{CATEGORY_COLORS.get(name, "#999")}"></span>{_e(name)}',
-             f'<td class="n">{_n(t["tokens"])}</td>', f'<td class="n">{100 * t["tokens"] / limit:.1f}%</td>', f'<td class="n">{t["blocks"]}</td>']
+    # ≈: an estimate (the inferred system + tools, the unattributed rest), not a count of logged text.
+    rows = [[f'<span class="swatch" style="background:{CATEGORY_COLORS.get(name, "#999")}"></span>{_e(t.get("label", name))}',
+             f'<td class="n">{"≈ " if t.get("estimated") else ""}{_n(t["tokens"])}</td>',
+             f'<td class="n">{100 * t["tokens"] / limit:.1f}%</td>', f'<td class="n">{t["blocks"]}</td>']
             for name, t in window["categories"].items() if t["tokens"] or t["blocks"]]
     return _table(["category", "tokens", "% of window", "blocks"], rows)
 

@@ -18,6 +18,42 @@ def num(value: Any) -> str:
     return f"{value:,}" if isinstance(value, int) else "—"
 
 
+def _inferred_note(categories: dict[str, Any]) -> str:
+    inferred = next((c for c in categories.values() if c.get("inferred_from")), None)
+    if inferred is None:
+        return "No system prompt or tools were inferred: all of it is unattributed."
+    source = inferred["inferred_from"]
+    return (f"The system prompt and tools the log does not show are inferred from the model call at message "
+            f"{source['message']} ({num(source['tokens'])} tokens, {cell(source['reason'])}); the rest is unattributed.")
+
+
+def _tool_tables(usage: dict[str, Any], message: int) -> list[str]:
+    """Per-tool (and per-MCP-server) calls and tokens: in the window, then over the session."""
+    lines: list[str] = []
+    scopes = (("window", "in the window"), ("session", f"over the session up to message {message}, compacted away or not"))
+    for scope, where in scopes:
+        rows = usage.get(scope)
+        if not rows or not rows["tools"]:
+            continue
+        lines += ["", f"### Tools ({where})", ""]
+        lines += table(["tool", "calls", "call tokens", "results", "result tokens", "tokens"],
+                        [[r["tool"], r["calls"], num(r["call_tokens"]), r["results"], num(r["result_tokens"]), num(r["tokens"])]
+                         for r in rows["tools"]])
+        if rows["mcp_servers"]:
+            lines += ["", f"MCP servers ({where}):", ""]
+            lines += table(["server", "tools", "calls", "call tokens", "results", "result tokens", "tokens"],
+                            [[r["server"], r["tools"], r["calls"], num(r["call_tokens"]), r["results"], num(r["result_tokens"]),
+                              num(r["tokens"])] for r in rows["mcp_servers"]])
+    return lines
+
+
+def _agent_window(window: dict[str, Any]) -> str:
+    """Its last call's prompt; ≈ our count of its text when it reports none."""
+    if window["reported_tokens"] is not None:
+        return num(window["reported_tokens"])
+    return "≈ " + num(window["estimated_tokens"])
+
+
 def render_markdown(snapshot: dict[str, Any]) -> str:
     source, at, window = snapshot["source"], snapshot["at"], snapshot["window"]
     limit = window["limit"]
@@ -37,8 +73,21 @@ def render_markdown(snapshot: dict[str, Any]) -> str:
     rows = []
     for name, total in window["categories"].items():
         share = 100 * total["tokens"] / limit if limit else 0
-        rows.append([name, num(total["tokens"]), f"{share:.1f}%", total["blocks"]])
+        estimate = "≈ " if total.get("estimated") else ""
+        rows.append([total.get("label", name), estimate + num(total["tokens"]), f"{share:.1f}%", total["blocks"]])
     lines += table(["category", "tokens", "% of window", "blocks"], rows)
+    lines += ["", "_≈ estimated: what the log reports beyond the counted text. "
+              + _inferred_note(window["categories"]) + "_"]
+    lines += _tool_tables(snapshot.get("tool_usage") or {}, at["message"])
+    agents = (snapshot.get("subagents") or {}).get("agents") or []
+    if agents:
+        lines += ["", "### Sub-agents", ""]
+        lines += table(
+            ["agent", "type", "messages", "window", "% of limit", "task"],
+            [[a["id"], a["kind"], a["messages"], _agent_window(a["window"]),
+              f"{a['window']['percent']:.1f}%" if a["window"]["percent"] is not None else "—", a["description"] or "—"]
+             for a in agents],
+        )
     if snapshot["constraints"]:
         lines += ["", "### Constraints", ""]
         lines += table(

@@ -13,6 +13,7 @@ CATEGORY_COLORS = {
     "tool_result": "#5f87d7",
     "summary": "#ffaf00",
     "image": "#d75f5f",
+    "inferred_system_tools": "#5f5f87",  # an inference: the system prompt and tools the log does not show
     "unattributed": "#6c6c6c",
 }
 COMPACTION_COLOR = "#ffaf00"

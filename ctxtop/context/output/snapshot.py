@@ -6,16 +6,23 @@ from typing import Any
 
 from ctxtop.context.audit.alerts import Alert
 from ctxtop.context.audit.run import Audit, run_audit
-from ctxtop.context.output.sanitize import clean_json
+from ctxtop.context.output.sanitize import clean_json, one_line
 from ctxtop.context.rules.constraints import Constraint, WindowText
 from ctxtop.context.strategies import preview_all
 from ctxtop.context.strategies.report import preview_dict, session_frame
 from ctxtop.context.window.accounting import text_tokens
 from ctxtop.context.window.replay import Window
 from ctxtop.context.window.session import Session
-from ctxtop.parsers.model import UNATTRIBUTED
+from ctxtop.context.window.subagents import Subagent
+from ctxtop.context.window.tool_totals import as_rows, logged_tool_totals, window_tool_totals
+from ctxtop.parsers.model import CATEGORIES, UNATTRIBUTED
 
 SCHEMA = "ctxtop.snapshot/1"
+# The system prompt and tools the log does not show, inferred from a model call (window/harness.py).
+INFERRED = "inferred_system_tools"
+# The breakdown's rows, in order: the counted categories, then the two parts of what the log
+# reports beyond them (inferred, and the rest).
+BREAKDOWN_ROWS: tuple[str, ...] = (*CATEGORIES[:-1], INFERRED, UNATTRIBUTED)
 
 
 def build_snapshot(
@@ -29,6 +36,7 @@ def build_snapshot(
     window: Window | None = None,
     window_text: WindowText | None = None,
     alerts: list[Alert] | None = None,
+    session_tools: bool = False,
 ) -> dict[str, Any]:
     """The snapshot of ``session`` after message ``at`` (the latest when None).
 
@@ -38,16 +46,15 @@ def build_snapshot(
     defaults), the snapshot also holds what each would do to this window.
     Pass the ``window`` at ``at`` (and its ``window_text``) when they are already built, and the
     ``alerts`` to show when a Tracker has settled them (else every alert of the audit up to ``at``).
+    ``session_tools``: also the per-tool totals of everything logged up to ``at`` (a pass over the
+    history, so not for every cursor move).
     """
     constraints = constraints or []
     audit = audit or run_audit(session, constraints)
     message = session.clamp(at)
     window = window if window is not None else session.window_at(message)
     reported = session.reported_at(message)
-    categories = window.categories()
     estimated = window.estimated_tokens
-    # What the log reports beyond what we can see: system prompt and tool schemas it does not record.
-    categories[UNATTRIBUTED].tokens = max(0, reported - estimated) if reported is not None else 0
     limit, limit_source = session.limit()
     diagnostics = session.parser.diagnostics
     entry = session.entries[message - 1] if message else None
@@ -74,14 +81,17 @@ def build_snapshot(
             "limit": limit,
             "limit_source": limit_source,
             "encoding": session.counter.encoding_name,
-            "categories": {name: {"tokens": t.tokens, "blocks": t.blocks} for name, t in categories.items()},
+            "categories": _categories(window, reported),
         },
+        "tool_usage": {"window": as_rows(window_tool_totals(window))},
         "subagents": _subagents(session),
         # Normalizing every block's text is not free: only when there are constraints to look for.
         "constraints": _constraints(constraints, window_text or WindowText(window)) if constraints else [],
         "compactions": [_compaction(c) for c in audit.compactions],
         "alerts": [a.as_dict() for a in (alerts if alerts is not None else audit.alerts) if a.message <= message],
     }
+    if session_tools:
+        snapshot["tool_usage"]["session"] = as_rows(logged_tool_totals(session.entries, session.accounting, message))
     if strategies is not None:
         frame = session_frame(session, message, constraints, budget, window, window_text)
         snapshot["budget"] = frame.budget
@@ -89,15 +99,59 @@ def build_snapshot(
     return snapshot
 
 
-def _subagents(session: Session) -> dict[str, int]:
-    """Sidechain records in the log itself plus the sub-agent transcripts kept beside it."""
+def _model(name: str | None) -> str | None:
+    return one_line(name, 120) if name is not None else None  # from the log: no control characters
+
+
+def split_unexplained(window: Window, reported: int | None) -> tuple[int, int]:
+    """What the log reports beyond the counted text, as (inferred system + tools, unattributed rest).
+    The inferred prefix never takes more than there is to explain."""
+    unexplained = max(0, reported - window.estimated_tokens) if reported is not None else 0
+    inferred = min(window.harness.tokens, unexplained) if window.harness is not None else 0
+    return inferred, unexplained - inferred
+
+
+def _categories(window: Window, reported: int | None) -> dict[str, dict[str, Any]]:
+    """Tokens and blocks of each category; what the log reports beyond the counted text is split
+    into the harness prefix inferred from a model call and the rest, both marked as estimates."""
+    rows: dict[str, dict[str, Any]] = {name: {"tokens": t.tokens, "blocks": t.blocks} for name, t in window.totals.items()}
+    inferred, rest = split_unexplained(window, reported)
+    prefix = window.harness
+    rows[UNATTRIBUTED] = {"tokens": rest, "blocks": 0, "estimated": True}
+    rows[INFERRED] = {"tokens": inferred, "blocks": 0, "estimated": True,
+                      "label": one_line(prefix.label, 120) if prefix is not None else "system + tools (inferred)",
+                      "inferred_from": {"message": prefix.message, "model": _model(prefix.model), "reason": prefix.reason,
+                                        "tokens": prefix.tokens} if prefix is not None else None}
+    return {name: rows[name] for name in BREAKDOWN_ROWS}
+
+
+def _subagents(session: Session) -> dict[str, Any]:
+    """Sidechain records in the log itself plus the sub-agent transcripts kept beside it, and each
+    of those with its own window."""
     sidechain = session.parser.sidechain
-    files = session.subagents.totals if session.subagents is not None else None
+    scan = session.subagents
+    files = scan.totals if scan is not None else None
     return {
         "messages": sidechain.messages + (files.messages if files else 0),
         "blocks": len(sidechain.blocks) + (files.blocks if files else 0),
         "tokens": sum(text_tokens(session.counter, b) for b in sidechain.blocks) + (files.tokens if files else 0),
         "files": files.files if files else 0,
+        "agents": [subagent_row(agent) for agent in scan.agents] if scan is not None else [],
+    }
+
+
+def subagent_row(agent: Subagent) -> dict[str, Any]:
+    """One sub-agent as the snapshot lists it (log text cleaned: it reaches terminals)."""
+    return {
+        "id": one_line(agent.id, 80),
+        "kind": one_line(agent.kind, 60),
+        "description": one_line(agent.description, 200) if agent.description else None,
+        "path": str(agent.path),
+        "model": _model(agent.model),
+        "messages": agent.totals.messages,
+        "tokens": agent.totals.tokens,
+        "window": {"reported_tokens": agent.reported_tokens, "estimated_tokens": agent.estimated_tokens,
+                   "limit": agent.limit, "percent": round(100 * agent.window_tokens / agent.limit, 1) if agent.limit else None},
     }
 
 

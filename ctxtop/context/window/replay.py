@@ -11,7 +11,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 
-from ctxtop.context.window.accounting import Accounting, text_tokens
+from ctxtop.context.window.accounting import OUTPUT_CATEGORIES, Accounting, text_tokens
+from ctxtop.context.window.harness import HarnessPrefix, HarnessTracker
 from ctxtop.parsers.model import (
     CATEGORIES,
     REASONING,
@@ -74,6 +75,8 @@ class Window:
     blocks: list[WindowBlock] = field(default_factory=list)
     last_compaction: Compaction | None = None
     totals: dict[str, CategoryTotal] = field(default_factory=lambda: {name: CategoryTotal() for name in CATEGORIES})
+    # The system prompt and tools the harness sends unlogged, as inferred from a model call (harness.py).
+    harness: HarnessPrefix | None = None
 
     def append(self, item: WindowBlock) -> None:
         self.blocks.append(item)
@@ -119,19 +122,22 @@ class Replay:
     log may still gain blocks).
     """
 
-    def __init__(self, entries: list[Entry], accounting: Accounting, *, earlier_reasoning_kept: bool = True) -> None:
+    def __init__(self, entries: list[Entry], accounting: Accounting, harness: HarnessPrefix | None = None, *,
+                 earlier_reasoning_kept: bool = True) -> None:
+        """``harness``: the prefix already inferred from an earlier call these entries do not hold."""
         self.entries = entries
         self.accounting = accounting
         # False (Codex): a user message drops the reasoning before it from the window.
         self.earlier_reasoning_kept = earlier_reasoning_kept
         self._by_uid: dict[str, int] | None = None  # uid → index, built when a partial compaction first needs it
         self._by_uid_of = 0  # how many entries it was built from
-        self.window = Window(at=0)
+        self.window = Window(at=0, harness=harness)
         self.position = 0  # entries replayed so far
         self.last_entry: Entry | None = None  # the entry replayed last
         self.compacted = False  # ...and whether it was a compaction that emptied the window
         self._cleared: set[str] = set()
         self._preserved: list[Entry] = []
+        self._harness = HarnessTracker(harness, {harness.model: harness} if harness is not None else None)
 
     def fork(self) -> Replay:
         twin = Replay.__new__(Replay)
@@ -139,9 +145,10 @@ class Replay:
         twin._by_uid, twin._by_uid_of = self._by_uid, self._by_uid_of
         twin.compacted, twin.last_entry = self.compacted, self.last_entry
         twin.position, twin._cleared, twin._preserved = self.position, set(self._cleared), list(self._preserved)
+        twin._harness = self._harness.fork()
         # Blocks are never changed in place (see Window.clear), so sharing them is safe: O(1) per block.
         totals = {name: CategoryTotal(t.tokens, t.blocks) for name, t in self.window.totals.items()}
-        twin.window = Window(self.window.at, list(self.window.blocks), self.window.last_compaction, totals)
+        twin.window = Window(self.window.at, list(self.window.blocks), self.window.last_compaction, totals, self.window.harness)
         return twin
 
     def run(self, until: int | None = None) -> Iterator[Window]:
@@ -194,6 +201,18 @@ class Replay:
             self._add_entry(window, entry, position, cleared)
             if preserved and is_summary:
                 self._flush(window, preserved, cleared)
+        self._follow_calls(entry)
+
+    def _follow_calls(self, entry: Entry) -> None:
+        """Keep the inferred harness prefix current at each model call (its output was added up by _add_entry)."""
+        harness = self._harness
+        if self.compacted:
+            harness.compacted()
+        usage = entry.usage
+        if usage is not None:
+            window = self.window
+            harness.call(entry.index, entry.model, usage.prompt_tokens, window.estimated_tokens, window.totals)
+            window.harness = harness.prefix
 
     def _preserved_by(self, compaction: Compaction) -> list[Entry]:
         """The messages a partial compaction keeps verbatim, in file order."""
@@ -223,17 +242,23 @@ class Replay:
             # A system prompt or tool list never left the window: re-attaching it would count it twice.
             if entry.blocks and all(is_resident(b.category, entry.role) for b in entry.blocks):
                 continue
-            self._add_entry(window, entry, entry.index - 1, cleared)
+            self._add_entry(window, entry, entry.index - 1, cleared, re_attached=True)
         preserved.clear()
 
-    def _add_entry(self, window: Window, entry: Entry, position: int, cleared: set[str]) -> None:
+    def _add_entry(self, window: Window, entry: Entry, position: int, cleared: set[str], re_attached: bool = False) -> None:
+        """``re_attached``: a message a compaction kept, back in the window (not written by the call now open)."""
         accounting = self.accounting
         tokens = accounting.of(position)
+        output = 0
         for j, block in enumerate(entry.blocks):
             item = WindowBlock(entry, j, block, tokens[j], accounting.estimated(position, j))
             window.append(item)
-            if block.category == TOOL_RESULT and block.tool_id in cleared:
+            if block.category in OUTPUT_CATEGORIES:
+                output += tokens[j]
+            elif block.category == TOOL_RESULT and block.tool_id in cleared:
                 window.clear(len(window.blocks) - 1, self._placeholder_tokens())
+        if not re_attached:
+            self._harness.call_output += output
 
     def _replace_snapshot(self, window: Window, entry: Entry, position: int, cleared: set[str]) -> None:
         """A snapshot of the system prompt and tool list as sent: it stands in for what the snapshots

@@ -27,6 +27,7 @@ from ctxtop.context.store.source import (
 )
 from ctxtop.context.store.token_cache import TokenCache
 from ctxtop.context.window.accounting import Accounting
+from ctxtop.context.window.harness import HarnessPrefix
 from ctxtop.context.window.limits import window_limit
 from ctxtop.context.window.replay import Replay, Window
 from ctxtop.context.window.subagents import SubagentScan
@@ -68,8 +69,10 @@ class Session:
         window: int | None = None,
         progress: Callable[[float], None] | None = None,
         count: bool = True,
+        harness: HarnessPrefix | None = None,
     ) -> None:
-        """``count=False``: the caller fills the accounting (from a saved index)."""
+        """``count=False``: the caller fills the accounting (from a saved index). ``harness``: the
+        prefix inferred from a first call these entries do not hold (a log read from its last compaction)."""
         self.parser = parser
         self.path = path
         self.counter = counter or TokenCounter(DEFAULT_ENCODING)
@@ -87,6 +90,7 @@ class Session:
         self.history = Timeline()  # a point for each message _ahead has replayed
         self.replay_resets: list[int] = []  # where _ahead was sent back to, in order (a change before it)
         self._checkpoint_lock = threading.Lock()
+        self._harness_seed = harness
         entries = parser.entries if count else []
         step = max(COUNT_STEP, len(entries) // 50) if progress else len(entries)
         for stop in range(step, len(entries) + step, step or 1):
@@ -153,8 +157,9 @@ class Session:
 
     def look_for_subagents(self) -> None:
         """Count the sub-agent transcripts kept beside the log (Claude Code), whichever way it was read."""
-        if self.path is not None and type(self.parser).subagents_beside:
-            self.subagents = SubagentScan(self.path, self.parser.meta.session_id, self.counter, type(self.parser))
+        # A sub-agent's own transcript has none: its siblings beside it (2.0.x) are the session's.
+        if self.path is not None and type(self.parser).subagents_beside and not Path(self.path).name.startswith("agent-"):
+            self.subagents = SubagentScan(self.path, self.parser.meta.session_id, self.counter, type(self.parser), self.entries)
 
     @staticmethod
     def _line_format(path: str | os.PathLike, format: str | None) -> type[LineParser] | None:
@@ -342,7 +347,7 @@ class Session:
 
     def new_replay(self) -> Replay:
         """A replay from the first entry, with this format's rules."""
-        return Replay(self.entries, self.accounting, earlier_reasoning_kept=self.parser.earlier_reasoning_kept)
+        return Replay(self.entries, self.accounting, self._harness_seed, earlier_reasoning_kept=self.parser.earlier_reasoning_kept)
 
     def _replay_settled(self, stop: int) -> None:
         with self._checkpoint_lock:

@@ -16,11 +16,14 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from ctxtop.context.store.source import SourceError, open_file, read_log
+import orjson
+
+from ctxtop.context.store.source import SourceError, open_file
 from ctxtop.context.window.accounting import text_tokens
 from ctxtop.context.window.tokens import TokenCounter
 from ctxtop.parsers.base import LineParser
 from ctxtop.parsers.jsonl import DecodeError, iter_lines, loads
+from ctxtop.parsers.model import TOOL_CALL, USER
 
 
 @dataclass(slots=True)
@@ -29,6 +32,30 @@ class SubagentTotals:
     messages: int = 0
     blocks: int = 0
     tokens: int = 0
+
+
+# The tool that starts a sub-agent: its input names the agent type and the task.
+TASK_TOOLS = frozenset({"Task", "Agent"})
+COMPACTION_PREFIX = "acompact-"  # agent-acompact-*.jsonl: the summarization call of a compaction
+
+
+@dataclass(slots=True)
+class Subagent:
+    """One sub-agent transcript: who it is, and its own window now."""
+
+    id: str  # the file's agent id: agent-<id>.jsonl
+    path: Path
+    kind: str  # the agent type (.meta.json, else the Task call's subagent_type), "compaction", or "agent"
+    description: str | None  # its task (.meta.json, else the Task call's description, else its prompt)
+    totals: SubagentTotals
+    model: str | None = None
+    reported_tokens: int | None = None  # the prompt of its last model call
+    estimated_tokens: int = 0  # what its window's text counts
+    limit: int = 0
+
+    @property
+    def window_tokens(self) -> int:
+        return self.reported_tokens if self.reported_tokens is not None else self.estimated_tokens
 
 
 def subagent_candidates(log: Path) -> list[Path]:
@@ -65,13 +92,17 @@ class SubagentScan:
     """
 
     def __init__(self, log: str | os.PathLike, session_id: str | None, counter: TokenCounter,
-                 parser_type: type[LineParser]) -> None:
+                 parser_type: type[LineParser], entries=None) -> None:
+        """``entries``: the session's, where the Task calls that started the sub-agents name them."""
         self.log = Path(log).resolve()
         self.parser_type = parser_type  # the log's own format: its sub-agents write the same records
         self.nested = self.log.with_suffix("").joinpath("subagents")
         self.session_id = session_id
         self.counter = counter
-        self._files: dict[Path, tuple[tuple[int, int], SubagentTotals]] = {}
+        self.entries = entries if entries is not None else []
+        self._tasks: dict[str, tuple[str | None, str | None]] = {}  # a Task call's prompt → (agent type, description)
+        self._tasks_read = 0  # entries looked at for Task calls so far
+        self._files: dict[Path, tuple[tuple[int, int], Subagent]] = {}
         self._owners: dict[Path, tuple[int, bool]] = {}  # beside the log: (inode, whether it is this session's)
         self.refresh()
 
@@ -112,7 +143,7 @@ class SubagentScan:
         stamp = (info.st_size, info.st_mtime_ns)
         if path in self._files and self._files[path][0] == stamp:
             return False
-        self._files[path] = (stamp, self._count(path))
+        self._files[path] = (stamp, self._read(path))
         return True
 
     def _belongs(self, path: Path, inode: int) -> bool:
@@ -126,27 +157,105 @@ class SubagentScan:
             self._owners[path] = known
         return known[1]
 
-    def _count(self, path: Path) -> SubagentTotals:
+    def _read(self, path: Path) -> Subagent:
+        """The transcript opened as a session of its own (its main chain, when the parser gives it
+        one; its side chain records counted either way)."""
+        from ctxtop.context.window.session import Session  # (session.py imports this module)
+
+        agent_id = path.name.removeprefix("agent-").removesuffix(".jsonl")
+        kind, description = _meta(path)
+        if agent_id.startswith(COMPACTION_PREFIX):
+            kind = kind or "compaction"
         try:
-            data = read_log(path)
-        except SourceError:
-            return SubagentTotals()
+            session = Session.open(path, format=self.parser_type.name, encoding=self.counter.encoding_name)
+        except ValueError:  # unreadable, not a transcript (SourceError, UnknownFormat are ValueErrors)
+            return Subagent(agent_id, path, kind or "agent", description, SubagentTotals(1))
+        entries, sidechain = session.entries, session.parser.sidechain
+        accounting = session.accounting
+        tokens = sum(accounting.entry_tokens(i) for i in range(accounting.counted))
+        tokens += sum(text_tokens(self.counter, b) for b in sidechain.blocks)
+        blocks = sum(len(e.blocks) for e in entries) + len(sidechain.blocks)
+        totals = SubagentTotals(1, len(entries) + sidechain.messages, blocks, tokens)
+        prompt = _first_prompt(entries) or _first_prompt_of(sidechain.blocks)
+        if kind is None and prompt is not None:
+            kind, description = self._task_for(prompt) or (None, description)
+        description = description or prompt
+        return Subagent(agent_id, path, kind or "agent", description, totals, session.model, session.reported_at(None),
+                        session.window_at(None).estimated_tokens, session.limit()[0])
+
+    def _task_for(self, prompt: str) -> tuple[str | None, str | None] | None:
+        """The agent type and description of the Task call that gave this prompt (read on demand:
+        only the entries not looked at yet)."""
+        entries = self.entries
+        if self._tasks_read < len(entries):
+            for entry in entries[self._tasks_read :]:
+                for block in entry.blocks:
+                    if block.category == TOOL_CALL and block.tool_name in TASK_TOOLS:
+                        self._remember_task(block.text)
+            self._tasks_read = len(entries)
+        return self._tasks.get(prompt.strip())
+
+    def _remember_task(self, text: str) -> None:
         try:
-            parser = self.parser_type()
-            parser.feed(data, final=False)
-        finally:
-            if hasattr(data, "close"):
-                data.close()
-        blocks = parser.sidechain.blocks + [b for e in parser.entries for b in e.blocks]
-        messages = parser.sidechain.messages + len(parser.entries)
-        return SubagentTotals(1, messages, len(blocks), sum(text_tokens(self.counter, b) for b in blocks))
+            call = orjson.loads(text)
+        except orjson.JSONDecodeError:
+            return
+        if isinstance(call, dict) and isinstance(call.get("prompt"), str):
+            kind, description = call.get("subagent_type"), call.get("description")
+            self._tasks[call["prompt"].strip()] = (kind if isinstance(kind, str) else None,
+                                                    description if isinstance(description, str) else None)
+
+    @property
+    def agents(self) -> list[Subagent]:
+        """Every sub-agent transcript, in file order."""
+        return [agent for _stamp, agent in self._files.values()]
+
+    def find(self, agent_id: str) -> Subagent | None:
+        """By id; ``agent-<id>`` and the file name are taken too."""
+        wanted = agent_id.removesuffix(".jsonl").removeprefix("agent-")
+        return next((a for a in self.agents if a.id == wanted), None)
 
     @property
     def totals(self) -> SubagentTotals:
         total = SubagentTotals()
-        for _stamp, part in self._files.values():
+        for _stamp, agent in self._files.values():
+            part = agent.totals
             total.files += part.files
             total.messages += part.messages
             total.blocks += part.blocks
             total.tokens += part.tokens
         return total
+
+
+def _meta(path: Path) -> tuple[str | None, str | None]:
+    """``agent-<id>.meta.json`` (Claude Code 2.1.x): the agent type and its task's description."""
+    try:
+        meta = orjson.loads(path.with_suffix(".meta.json").read_bytes())
+    except (OSError, orjson.JSONDecodeError):
+        return None, None
+    if not isinstance(meta, dict):
+        return None, None
+    kind, description = meta.get("agentType"), meta.get("description")
+    return (kind if isinstance(kind, str) and kind else None), (description if isinstance(description, str) and description else None)
+
+
+def _first_prompt(entries) -> str | None:
+    for entry in entries[:4]:
+        if entry.role == "user":
+            return _first_prompt_of(entry.blocks)
+    return None
+
+
+def _first_prompt_of(blocks) -> str | None:
+    return next((b.text for b in blocks if b.category == USER and b.text.strip()), None)
+
+
+def find_subagent(session, agent_id: str) -> Subagent:
+    """``session``'s sub-agent ``agent_id``. Raises SourceError naming the sub-agents there are when
+    there is no such one."""
+    scan = session.subagents
+    agent = scan.find(agent_id) if scan is not None else None
+    if agent is None:
+        known = ", ".join(a.id for a in scan.agents) if scan is not None and scan.agents else "none"
+        raise SourceError(f"{session.path}: no sub-agent {agent_id!r} (sub-agents: {known})")
+    return agent

@@ -16,6 +16,9 @@ from pathlib import Path
 from ctxtop import parsers
 from ctxtop.context.store.source import read_log
 from ctxtop.context.store.token_cache import TokenCache
+from ctxtop.context.window.accounting import Accounting
+from ctxtop.context.window.harness import HarnessPrefix
+from ctxtop.context.window.replay import Replay
 from ctxtop.context.window.session import Session
 from ctxtop.context.window.tokens import TokenCounter
 from ctxtop.parsers.jsonl import DecodeError, loads
@@ -23,6 +26,10 @@ from ctxtop.parsers.registry import PARSERS
 
 # Below this size a full open is quick enough that a first paint is not worth it.
 TAIL_FIRST_BYTES = 32 << 20
+# The head of the log is read this much at a time until its first model call, and no further than
+# the limit: past it the first paint goes without the inference (the full open brings it).
+HEAD_STEP_BYTES = 256 << 10
+HEAD_LIMIT_BYTES = 8 << 20
 
 
 def tail_session(path: str | os.PathLike, *, encoding: str = "cl100k_base", window: int | None = None,
@@ -45,11 +52,32 @@ def tail_session(path: str | os.PathLike, *, encoding: str = "cl100k_base", wind
             return None
         parser = parser_type()
         parser.feed(data, start, final=False)
+        counter = TokenCounter(encoding, store=TokenCache.default(encoding), parallel=True)  # first paint: every core
+        prefix = _first_call_prefix(data, name, start, counter)
     finally:
         if hasattr(data, "close"):
             data.close()
-    counter = TokenCounter(encoding, store=TokenCache.default(encoding), parallel=True)  # first paint: every core
-    return Session(parser, path=str(Path(path)), counter=counter, window=window)
+    return Session(parser, path=str(Path(path)), counter=counter, window=window, harness=prefix)
+
+
+def _first_call_prefix(data, name: str, end: int, counter: TokenCounter) -> HarnessPrefix | None:
+    """The harness prefix inferred from the log's first model call, as the full open infers it:
+    the head of the log is read until that call (the rest of the history is not)."""
+    parser = PARSERS[name]()
+    position, end = 0, min(end, HEAD_LIMIT_BYTES)
+    while position < end:
+        stop = data.find(b"\n", min(end, position + HEAD_STEP_BYTES) - 1)
+        stop = end if stop == -1 or stop >= end else stop + 1
+        position, before = parser.feed(data, position, parser.resume_line, final=False, stop=stop), position
+        if position == before:
+            return None  # a line running past the limit
+        call = next((e for e in parser.entries if e.usage is not None), None)
+        if call is not None:
+            entries = parser.entries[: call.index]
+            accounting = Accounting(counter)
+            accounting.update(entries)
+            return Replay(entries, accounting, earlier_reasoning_kept=parser.earlier_reasoning_kept).window_at(call.index).harness
+    return None
 
 
 def _last_boundary(data, marker: bytes, is_boundary) -> int | None:

@@ -9,15 +9,20 @@ from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.widgets import DataTable, Static
 
-from ctxtop.parsers.model import CATEGORIES
+from ctxtop.context.output.snapshot import BREAKDOWN_ROWS, INFERRED
 from ctxtop.tui.theme import CATEGORY_COLORS, FREE_COLOR
+
+# Row names on screen, where the snapshot's key is not one; ≈ marks an estimate, not a count.
+ROW_NAMES = {INFERRED: "inferred sys+tools"}
+# Where the inferred row's figure comes from, by the reason the harness module gives.
+INFERRED_FROM = {"first call": "the first call", "model switch": "a model switch"}
 
 
 def stacked_bar(categories: dict[str, dict[str, int]], limit: int, width: int) -> Text:
     """One row of blocks, each category's share of the window in its colour, the rest free."""
     bar = Text()
     used_cells = 0
-    for name in CATEGORIES:
+    for name in BREAKDOWN_ROWS:
         tokens = categories[name]["tokens"]
         cells = round(width * tokens / limit) if limit else 0
         cells = min(cells, width - used_cells)
@@ -29,6 +34,15 @@ def stacked_bar(categories: dict[str, dict[str, int]], limit: int, width: int) -
     return bar
 
 
+def inference_note(categories: dict[str, dict[str, Any]]) -> Text:
+    """Where the inferred row comes from, in one line (≈ rows are estimates, not counts)."""
+    source = categories[INFERRED].get("inferred_from")
+    if source is None or not categories[INFERRED]["tokens"]:
+        return Text("")
+    where = INFERRED_FROM.get(source["reason"], "the first call after a compaction")
+    return Text(f"≈ estimates · inferred from {where} (message {source['message']})", no_wrap=True, overflow="ellipsis")
+
+
 class Breakdown(Vertical):
     """Bar and per-category table; rows are keyed by category and updated in place."""
 
@@ -36,6 +50,7 @@ class Breakdown(Vertical):
     Breakdown { height: auto; }
     Breakdown > #bar { height: 1; margin: 0 1; }
     Breakdown > DataTable { height: auto; }
+    Breakdown > #note { height: 1; margin: 0 1; color: $text-muted; }
     """
 
     def __init__(self) -> None:
@@ -46,11 +61,12 @@ class Breakdown(Vertical):
         yield Static(id="bar")
         table: DataTable = DataTable(cursor_type="none", zebra_stripes=False, id="categories")
         # Fixed widths: rows come and go with the cursor, and the columns must not jump.
-        table.add_column("category", key="category", width=14)
-        table.add_column(Text("tokens", justify="right"), key="tokens", width=9)
+        table.add_column("category", key="category", width=22)
+        table.add_column(Text("tokens", justify="right"), key="tokens", width=10)
         table.add_column(Text("% window", justify="right"), key="share", width=8)
         table.add_column(Text("blocks", justify="right"), key="blocks", width=7)
         yield table
+        yield Static(id="note")
 
     @property
     def has_snapshot(self) -> bool:
@@ -67,13 +83,17 @@ class Breakdown(Vertical):
             if name not in table.rows:
                 if not total["tokens"]:
                     continue
-                table.add_row(Text("■ ", style=CATEGORY_COLORS[name]) + Text(name), Text(""), Text(""), Text(""), key=name)
+                table.add_row(Text("■ ", style=CATEGORY_COLORS[name]) + Text(ROW_NAMES.get(name, name)), Text(""), Text(""), Text(""),
+                              key=name)
                 added = True
-            table.update_cell(name, "tokens", Text(f"{total['tokens']:,}", justify="right"))
+            estimate = "≈" if total.get("estimated") else ""  # not a count: what the log reports beyond the counted text
+            table.update_cell(name, "tokens", Text(f"{estimate}{total['tokens']:,}", justify="right"))
             table.update_cell(name, "share", Text(f"{100 * total['tokens'] / limit:.1f}%", justify="right"))
             table.update_cell(name, "blocks", Text(f"{total['blocks']:,}", justify="right"))
+        self.query_one("#note", Static).update(inference_note(window["categories"]))
         if added:
-            table.sort("category", key=lambda cell: CATEGORIES.index(cell.plain[2:]))
+            order = {ROW_NAMES.get(name, name): i for i, name in enumerate(BREAKDOWN_ROWS)}
+            table.sort("category", key=lambda cell: order[cell.plain[2:]])
         self._draw_bar()
 
     def on_resize(self) -> None:

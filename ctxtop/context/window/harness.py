@@ -1,0 +1,91 @@
+"""What the harness sends and the log does not show: inferred from the first model call.
+
+Most agents log the conversation but not the system prompt and tool schemas
+(MCP tools included) they send before it with every request. The first model
+call tells how big that prefix is: its reported prompt, minus everything the
+log shows before that call, is text the log never recorded. That figure is an
+inference, not a count: it also holds the difference between our tokenizer and
+the model's on the little text of the first turn, and anything else the harness
+adds unlogged (a CLAUDE.md sent as a reminder, for one).
+
+The prefix changes when the model does (another system prompt, other tools):
+at the first call of a model not seen before, it is inferred again from the
+step in unexplained tokens since the previous call (what changed with the
+switch), or from that call alone when a compaction came in between (the window
+is then small, so the call is almost all prefix). Switching back to a model
+seen before takes its earlier figure again. A log that records its system
+prompt and tools (an Anthropic request body, a Claude Code ``prompt_snapshot``)
+needs no inference.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ctxtop.parsers.model import SYSTEM, TOOLS
+
+FIRST_CALL = "first call"
+MODEL_SWITCH = "model switch"
+AFTER_COMPACTION = "first call of the model, after a compaction"
+
+
+@dataclass(slots=True, frozen=True)
+class HarnessPrefix:
+    """The unlogged prefix the harness sends with every request, as inferred at one call."""
+
+    tokens: int
+    message: int  # the call it was inferred from
+    model: str | None
+    reason: str  # FIRST_CALL, MODEL_SWITCH or AFTER_COMPACTION
+    logged_system: bool  # the log shows a system prompt: only the tools (and the rest) are inferred
+
+    @property
+    def label(self) -> str:
+        what = "tools" if self.logged_system else "system + tools"
+        return f"{what} (inferred from the {'first call' if self.reason == FIRST_CALL else 'first call of ' + (self.model or 'the model')})"
+
+
+@dataclass(slots=True)
+class HarnessTracker:
+    """Follows the model calls of a replay and keeps the prefix in force (copied when a replay forks)."""
+
+    prefix: HarnessPrefix | None = None
+    by_model: dict[str | None, HarnessPrefix] | None = None  # the prefix inferred for each model seen
+    last_unexplained: int | None = None  # at the previous call, since the last compaction
+    call_output: int = 0  # output tokens of the call still open (its entries so far)
+
+    def fork(self) -> HarnessTracker:
+        return HarnessTracker(self.prefix, dict(self.by_model) if self.by_model else None, self.last_unexplained, self.call_output)
+
+    def compacted(self) -> None:
+        self.last_unexplained = None
+
+    def call(self, message: int, model: str | None, prompt_tokens: int, window_tokens: int, totals) -> None:
+        """A model call at ``message`` reported ``prompt_tokens``; the window after it counts
+        ``window_tokens``, of which ``call_output`` was written by the call itself."""
+        before_call = window_tokens - self.call_output
+        self.call_output = 0
+        if prompt_tokens <= 0:
+            return
+        unexplained = prompt_tokens - before_call
+        previous, last = self.prefix, self.last_unexplained
+        self.last_unexplained = unexplained
+        if previous is not None and (model is None or model == previous.model):
+            return
+        known = (self.by_model or {}).get(model)
+        if known is not None:
+            self.prefix = known
+            return
+        logged_system, logged_tools = totals[SYSTEM].blocks > 0, totals[TOOLS].blocks > 0
+        if logged_system and logged_tools:
+            return  # the log carries both: what it does not explain is a counting difference
+        if previous is None:
+            tokens, reason = unexplained, FIRST_CALL
+        elif last is not None:
+            tokens, reason = previous.tokens + unexplained - last, MODEL_SWITCH
+        else:
+            tokens, reason = unexplained, AFTER_COMPACTION
+        if tokens <= 0:
+            return
+        self.prefix = HarnessPrefix(tokens, message, model, reason, logged_system)
+        self.by_model = {**(self.by_model or {}), model: self.prefix}

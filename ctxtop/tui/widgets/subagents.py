@@ -1,0 +1,69 @@
+"""The Agents pane: the session's sub-agents, each with its own window now; Enter opens one."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.text import Text
+from textual import on
+from textual.message import Message
+from textual.widgets import DataTable
+
+from ctxtop.context.output.redact import redact_text
+from ctxtop.context.output.sanitize import one_line
+
+
+class SubagentsTable(DataTable):
+    """One row per sub-agent transcript, updated in place as the files grow."""
+
+    class Open(Message):
+        """The user asked to open a sub-agent in the main view."""
+
+        def __init__(self, agent: dict[str, Any]) -> None:
+            super().__init__()
+            self.agent = agent
+
+    def __init__(self, **kwargs) -> None:
+        super().__init__(**kwargs)
+        self._agents: dict[str, dict[str, Any]] = {}
+
+    def on_mount(self) -> None:
+        self.cursor_type = "row"
+        # The numbers before the names: the pane is narrow, and they are what changes.
+        self.add_column("agent", key="id", width=18)
+        self.add_column(Text("msgs", justify="right"), key="messages", width=5)
+        self.add_column(Text("window", justify="right"), key="window", width=9)
+        self.add_column(Text("% limit", justify="right"), key="percent", width=7)
+        self.add_column("type", key="kind", width=20)
+        self.add_column("task", key="task")
+
+    def show(self, agents: list[dict[str, Any]], redacting: bool = False) -> None:
+        with self.app.batch_update():
+            for agent in agents:
+                key = agent["path"]
+                if key not in self.rows:
+                    self.add_row(*(Text("") for _ in range(6)), key=key)
+                self._agents[key] = agent
+                window = agent["window"]
+                reported = window["reported_tokens"]
+                # ≈: no model call reported yet, so the window is our own count of its text.
+                size = f"{reported:,}" if reported is not None else f"≈{window['estimated_tokens']:,}"
+                percent = window["percent"]
+                style = "bold red" if percent and percent >= 90 else "yellow" if percent and percent >= 70 else ""
+                self.update_cell(key, "id", Text(one_line(agent["id"], 18)))
+                self.update_cell(key, "kind", Text(one_line(agent["kind"], 20), style="dim" if agent["kind"] == "agent" else ""))
+                self.update_cell(key, "messages", Text(f"{agent['messages']:,}", justify="right"))
+                self.update_cell(key, "window", Text(size, justify="right"))
+                self.update_cell(key, "percent", Text(f"{percent:.1f}%" if percent is not None else "—", justify="right", style=style))
+                task = one_line(agent["description"] or "", 120)
+                self.update_cell(key, "task", Text(redact_text(task) if redacting else task, style="dim"))
+            for gone in set(self._agents) - {a["path"] for a in agents}:
+                self.remove_row(gone)
+                del self._agents[gone]
+
+    @on(DataTable.RowSelected)
+    def open_selected(self, event: DataTable.RowSelected) -> None:
+        event.stop()
+        agent = self._agents.get(event.row_key.value)
+        if agent is not None:
+            self.post_message(self.Open(agent))

@@ -1,0 +1,141 @@
+"""The system prompt and tools a log does not show, inferred from its first model call (issue 16, item 7)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from ctxtop.context.output.markdown import render_markdown
+from ctxtop.context.output.snapshot import INFERRED, build_snapshot
+from ctxtop.context.window.harness import AFTER_COMPACTION, FIRST_CALL, MODEL_SWITCH, HarnessTracker
+from ctxtop.context.window.replay import Window
+from ctxtop.context.window.session import Session
+from ctxtop.parsers.model import SYSTEM, TOOLS
+
+from .conftest import DATA, SHARED_FIXTURES
+
+CLAUDE_CODE = SHARED_FIXTURES / "claude-code"
+# The real Claude Code sessions whose main chain has model calls (the sub-agent files have none of their own).
+SESSIONS = sorted(p for p in CLAUDE_CODE.glob("*.jsonl") if "sidechain" not in p.name) if CLAUDE_CODE.is_dir() else []
+
+
+def _first_prompt(path) -> int:
+    """The first main-chain model call's prompt, read from the raw log (not through ctxtop's parser)."""
+    for line in path.read_text(encoding="utf-8").splitlines():
+        record = json.loads(line)
+        usage = (record.get("message") or {}).get("usage") if record.get("type") == "assistant" else None
+        if usage and not record.get("isSidechain"):
+            prompt = usage["input_tokens"] + usage.get("cache_read_input_tokens", 0) + usage.get("cache_creation_input_tokens", 0)
+            if prompt:
+                return prompt
+    raise AssertionError(f"{path.name}: no model call")
+
+
+@pytest.mark.skipif(not SESSIONS, reason=f"shared fixtures not found at {SHARED_FIXTURES}")
+@pytest.mark.parametrize("path", SESSIONS, ids=lambda p: p.name[:40])
+def test_real_claude_code_sessions_leave_at_most_a_quarter_unattributed(path):
+    session = Session.open(path)
+    snapshot = build_snapshot(session)
+    window = snapshot["window"]
+    rows = window["categories"]
+    inferred, unattributed = rows[INFERRED], rows["unattributed"]
+    reported = window["reported_tokens"]
+    assert reported
+    assert unattributed["tokens"] <= 0.25 * reported, f"{unattributed['tokens']:,} of {reported:,} still unattributed"
+    assert inferred["tokens"] > 0.5 * (reported - window["estimated_tokens"])
+    # Both say they are estimates, and where the inference comes from.
+    assert inferred["estimated"] and unattributed["estimated"]
+    assert inferred["label"] == "system + tools (inferred from the first call)"
+    source = inferred["inferred_from"]
+    assert source["reason"] == FIRST_CALL
+    # The first call's prompt minus what the log shows before it, the prompt read independently.
+    before = session.window_at(source["message"] - 1).estimated_tokens
+    assert source["tokens"] == _first_prompt(path) - before
+    assert inferred["tokens"] + unattributed["tokens"] == reported - window["estimated_tokens"]
+
+
+@pytest.mark.skipif(not SESSIONS, reason=f"shared fixtures not found at {SHARED_FIXTURES}")
+def test_the_inference_holds_across_a_compaction_and_reads_the_same_in_markdown():
+    path = CLAUDE_CODE / "marot_258c7280-ae70-4798-800f-63464d01a85d.jsonl"
+    session = Session.open(path)
+    compaction = session.compactions()[0].message
+    before, after = build_snapshot(session, compaction - 1), build_snapshot(session, None)
+    assert before["window"]["categories"][INFERRED]["inferred_from"] == after["window"]["categories"][INFERRED]["inferred_from"]
+    assert after["window"]["categories"][INFERRED]["tokens"] == 25_877  # 25,882 reported at message 2, 5 of it logged
+    markdown = render_markdown(after)
+    assert "| system + tools (inferred from the first call) | ≈ 25,877 |" in markdown
+    assert "inferred from the model call at message 2" in markdown
+
+
+def _claude_log(tmp_path, calls):
+    """A Claude Code log of user turns each answered by a model call: (model, prompt tokens) per call."""
+    lines = []
+    for n, (model, prompt) in enumerate(calls):
+        lines.append({"type": "user", "sessionId": "s", "uuid": f"u{n}", "message": {"role": "user", "content": f"question {n}"}})
+        lines.append({"type": "assistant", "sessionId": "s", "uuid": f"a{n}", "message": {
+            "id": f"m{n}", "role": "assistant", "model": model, "content": [{"type": "text", "text": f"answer {n}"}],
+            "usage": {"input_tokens": prompt, "output_tokens": 3}}})
+    log = tmp_path / "switch.jsonl"
+    log.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    return log
+
+
+def test_a_model_switch_infers_again_from_the_step_and_a_known_model_takes_its_figure_back(tmp_path):
+    log = _claude_log(tmp_path, [("claude-a", 1000), ("claude-a", 1010), ("claude-b", 1600), ("claude-b", 1620), ("claude-a", 1050)])
+    session = Session.open(log)
+
+    def inferred(at):
+        return build_snapshot(session, at)["window"]["categories"][INFERRED]
+
+    first = inferred(2)
+    unexplained_first = 1000 - session.window_at(1).estimated_tokens
+    assert first["inferred_from"] == {"message": 2, "model": "claude-a", "reason": FIRST_CALL, "tokens": unexplained_first}
+    switch = inferred(6)["inferred_from"]
+    step = (1600 - session.window_at(5).estimated_tokens) - (1010 - session.window_at(3).estimated_tokens)
+    assert switch == {"message": 6, "model": "claude-b", "reason": MODEL_SWITCH, "tokens": unexplained_first + step}
+    assert inferred(6)["label"] == "system + tools (inferred from the first call of claude-b)"
+    assert inferred(8)["inferred_from"] == switch  # same model: unchanged
+    assert inferred(10)["inferred_from"] == first["inferred_from"]  # back to claude-a
+
+
+def _totals(*categories):
+    window = Window(at=0)
+    for name in categories:
+        window.totals[name].blocks = 1
+    return window.totals
+
+
+def test_a_log_that_carries_system_and_tools_needs_no_inference_and_one_with_system_only_infers_tools():
+    both = HarnessTracker()
+    both.call(2, "m", 5000, 4000, _totals(SYSTEM, TOOLS))
+    assert both.prefix is None
+    system_only = HarnessTracker()
+    system_only.call(2, "m", 5000, 4000, _totals(SYSTEM))
+    assert system_only.prefix.tokens == 1000 and system_only.prefix.label == "tools (inferred from the first call)"
+
+
+def test_a_model_switch_right_after_a_compaction_infers_from_that_call_alone():
+    tracker = HarnessTracker()
+    tracker.call(2, "a", 20_000, 100, _totals())
+    tracker.call(4, "a", 90_000, 50_000, _totals())
+    tracker.compacted()
+    tracker.call_output = 300
+    tracker.call(7, "b", 24_000, 3_300, _totals())  # 3,000 of it logged before the call
+    assert (tracker.prefix.tokens, tracker.prefix.reason, tracker.prefix.message) == (21_000, AFTER_COMPACTION, 7)
+
+
+def test_a_log_without_usage_has_nothing_inferred():
+    snapshot = build_snapshot(Session.open(DATA / "anthropic_request.json"))
+    assert snapshot["window"]["reported_tokens"] is None
+    assert snapshot["window"]["categories"][INFERRED] == {
+        "tokens": 0, "blocks": 0, "estimated": True, "label": "system + tools (inferred)", "inferred_from": None}
+
+
+def test_the_html_report_labels_the_inferred_row_and_marks_both_estimates():
+    from ctxtop.context.tracker import Tracker
+    from ctxtop.tui.demo import DEMO_WINDOW, demo_path
+
+    page = Tracker.open(str(demo_path()), window=DEMO_WINDOW).report_html(203)
+    assert "system + tools (inferred from the first call)" in page
+    assert '<td class="n">≈ 1,175</td>' in page and '<td class="n">≈ 399</td>' in page

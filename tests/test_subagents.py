@@ -1,0 +1,123 @@
+"""Sub-agents with a window of their own: listed, exported, opened in the TUI and back (issue 16, item 2)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from textual.widgets import DataTable, TabbedContent
+
+from ctxtop.context.output.snapshot import build_snapshot
+from ctxtop.context.window.session import Session
+from ctxtop.tui.app import CtxtopApp
+from ctxtop.tui.cli import main
+
+from .conftest import SHARED_FIXTURES
+from .test_app import SIZE, settle, until
+
+SESSION = SHARED_FIXTURES / "claude-code" / "marot_258c7280-ae70-4798-800f-63464d01a85d.jsonl"
+AGENTS = SESSION.with_suffix("") / "subagents"
+pytestmark = pytest.mark.skipif(not SESSION.is_file(), reason=f"shared fixtures not found at {SHARED_FIXTURES}")
+
+
+def _own_conversation() -> bool:
+    """Whether a sidechain-only transcript parses as its own conversation (issue 16 item 1, another branch)."""
+    return SESSION.is_file() and Session.open(AGENTS / "agent-a881341.jsonl").message_count > 0
+
+
+def _last_prompt(path) -> int:
+    """The last model call's prompt in a transcript, read from the raw records."""
+    prompt = None
+    for line in path.read_text(encoding="utf-8").splitlines():
+        usage = (json.loads(line).get("message") or {}).get("usage")
+        if usage:
+            prompt = usage["input_tokens"] + usage.get("cache_read_input_tokens", 0) + usage.get("cache_creation_input_tokens", 0)
+    return prompt
+
+
+def test_the_sub_agents_are_listed_with_their_type_task_and_totals():
+    agents = build_snapshot(Session.open(SESSION))["subagents"]["agents"]
+    by_id = {a["id"]: a for a in agents}
+    assert set(by_id) == {"a881341", "acompact-fffbd0"}
+    task = by_id["a881341"]
+    # Named by the Task call that started it (its input's subagent_type and description).
+    assert (task["kind"], task["description"]) == ("claude-code-guide", "Research Claude hook output")
+    assert by_id["acompact-fffbd0"]["kind"] == "compaction"
+    # Each file's records: 6 and 4 messages (user/assistant records, one response merged by message id).
+    assert (task["messages"], by_id["acompact-fffbd0"]["messages"]) == (6, 4)
+    assert all(a["window"]["limit"] == 200_000 for a in agents)
+
+
+@pytest.mark.skipif(not _own_conversation(), reason="a sub-agent file does not parse as its own conversation yet (issue 16 item 1)")
+def test_each_sub_agent_window_is_its_last_reported_prompt():
+    agents = {a["id"]: a for a in build_snapshot(Session.open(SESSION))["subagents"]["agents"]}
+    for agent_id, expected in (("a881341", 42_182), ("acompact-fffbd0", 169_248)):
+        window = agents[agent_id]["window"]
+        assert window["reported_tokens"] == expected == _last_prompt(AGENTS / f"agent-{agent_id}.jsonl")
+        assert window["percent"] == round(100 * expected / 200_000, 1)
+
+
+def test_export_subagent_gives_that_transcript_and_a_wrong_id_is_one_line(capsys):
+    assert main(["export", str(SESSION), "--subagent", "agent-a881341"]) == 0
+    snapshot = json.loads(capsys.readouterr().out)
+    assert Path(snapshot["source"]["path"]).resolve() == (AGENTS / "agent-a881341.jsonl").resolve()
+    assert snapshot["subagents"]["agents"] == []  # a sub-agent's siblings are not its own
+    if _own_conversation():
+        assert snapshot["window"]["reported_tokens"] == 42_182 and snapshot["source"]["messages"] == 6
+    assert main(["export", str(SESSION), "--subagent", "nope"]) == 2
+    error = capsys.readouterr().err
+    assert error.count("\n") == 1 and "no sub-agent 'nope' (sub-agents: a881341, acompact-fffbd0)" in error
+
+
+def _agents_table(app) -> DataTable:
+    return app.query_one("#agents", DataTable)
+
+
+async def test_the_agents_pane_lists_them_opens_one_in_the_same_screen_and_goes_back(tmp_path):
+    log = tmp_path / SESSION.name
+    shutil.copy(SESSION, log)
+    agents = tmp_path / SESSION.stem / "subagents"
+    agents.mkdir(parents=True)
+    task_lines = (AGENTS / "agent-a881341.jsonl").read_bytes().splitlines(keepends=True)
+    (agents / "agent-a881341.jsonl").write_bytes(b"".join(task_lines[:3]))
+    app = CtxtopApp(str(log))
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, app, 345)
+        app.query_one(TabbedContent).active = "tab-agents"
+        table = _agents_table(app)
+        assert await until(pilot, lambda: table.row_count == 1)
+        row = str(agents / "agent-a881341.jsonl")
+        assert str(table.get_cell(row, "kind")) == "claude-code-guide"
+        before = str(table.get_cell(row, "messages"))
+        # Live: the sub-agent writes on, and a compaction sub-agent appears.
+        with open(agents / "agent-a881341.jsonl", "ab") as handle:
+            handle.writelines(task_lines[3:])
+        shutil.copy(AGENTS / "agent-acompact-fffbd0.jsonl", agents / "agent-acompact-fffbd0.jsonl")
+        assert await until(pilot, lambda: table.row_count == 2 and str(table.get_cell(row, "messages")) != before)
+        assert str(table.get_cell(row, "messages")) == "6"
+        # Enter opens it in the main view; the header says which, and how to go back.
+        table.focus()
+        table.move_cursor(row=table.get_row_index(row))
+        await pilot.press("enter")
+        assert await until(pilot, lambda: app.path == row and app.view is not None)
+        await settle(pilot, app)
+        header = str(app.query_one("#header").render())
+        assert "sub-agent a881341 (claude-code-guide) · ⌫ back" in header
+        if _own_conversation():
+            assert app.view.snapshot["window"]["reported_tokens"] == 42_182 and app.session.message_count == 6
+        await pilot.press("backspace")
+        await settle(pilot, app, 345)
+        assert app.path == str(log) and app.subagent is None
+        assert "⌫ back" not in str(app.query_one("#header").render())
+
+
+def test_markdown_lists_the_sub_agents():
+    from ctxtop.context.output.markdown import render_markdown
+
+    markdown = render_markdown(build_snapshot(Session.open(SESSION)))
+    assert "### Sub-agents" in markdown
+    assert "| a881341 | claude-code-guide | 6 | " in markdown and "| Research Claude hook output |" in markdown
+    if _own_conversation():
+        assert "| a881341 | claude-code-guide | 6 | 42,182 | 21.1% |" in markdown
