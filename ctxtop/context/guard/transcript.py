@@ -1,0 +1,182 @@
+"""What the hooks know of a transcript, fast: the rules it states and its compactions, kept between calls.
+
+A hook runs once per tool call, so reading a 100 MB transcript each time is
+out of the question. After a first full read (the session index makes it
+quick), what the hooks need — the auto-detected rules, the number of
+compaction records, how far the file was read and a digest of the bytes just
+before that — is kept as a small JSON file in ctxtop's cache directory (never
+beside the transcript). The next call checks that the file still holds those
+bytes and reads only what was appended; anything else (a rewritten, truncated
+or replaced file, a damaged cache file) is a full read again.
+
+The window the model sees now comes from the transcript's tail: the part after
+its last compaction boundary (``window.tail_first``), or the whole log when it
+has none.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from ctxtop.context.rules.constraints import Constraint, detect_constraints
+from ctxtop.context.store.source import open_file, read_log
+from ctxtop.context.store.token_cache import cache_dir
+from ctxtop.context.window.session import Session
+from ctxtop.context.window.tail_first import tail_session
+from ctxtop.parsers.base import LineParser
+from ctxtop.parsers.registry import PARSERS
+
+KNOWN_VERSION = 1
+CHECK_BYTES = 4096  # the bytes before the offset read, digested: a rewrite of the file changes them
+
+
+@dataclass(slots=True)
+class Known:
+    """What the hooks keep of one transcript."""
+
+    path: str  # resolved
+    format: str
+    offset: int  # bytes read: whole lines (the whole file, for a document format)
+    check: str  # digest of the CHECK_BYTES before ``offset``
+    messages: int  # entries read
+    compactions: int  # compaction records read
+    rules: list[Constraint]  # the auto-detected rules, in the order they are stated
+
+    def as_dict(self) -> dict:
+        return {"version": KNOWN_VERSION, "path": self.path, "format": self.format, "offset": self.offset, "check": self.check,
+                "messages": self.messages, "compactions": self.compactions, "rules": [_rule_dict(r) for r in self.rules]}
+
+
+def guard_dir() -> Path:
+    """Where the hooks keep what they know and record (ctxtop's cache directory, never beside a log)."""
+    return cache_dir() / "guard"
+
+
+def known_path(transcript: str | os.PathLike, suffix: str = "known") -> Path:
+    resolved = os.path.realpath(transcript)
+    digest = hashlib.blake2b(resolved.encode("utf-8", "surrogatepass"), digest_size=12).hexdigest()
+    return guard_dir() / f"{digest}.{suffix}.json"
+
+
+def known_transcript(transcript: str | os.PathLike) -> Known:
+    """What is known of ``transcript``, brought up to date (and saved for the next call).
+
+    Raises what ``Session.open`` raises for a log that cannot be read.
+    """
+    path = os.path.realpath(transcript)
+    known = _load(path)
+    if known is not None:
+        caught_up = _catch_up(known)
+        if caught_up is not None:
+            if caught_up is not known or caught_up.offset != known.offset:
+                _save(caught_up)
+            return caught_up
+    known = _read_whole(path)
+    _save(known)
+    return known
+
+
+def current_session(transcript: str | os.PathLike, *, window: int | None = None) -> Session:
+    """The session as far as the model sees it now: from the last compaction boundary on (a Claude Code or
+    Codex log that has one), else the whole log."""
+    session = tail_session(transcript, min_bytes=0, window=window)
+    return session if session is not None else Session.open(transcript, window=window)
+
+
+def _read_whole(path: str) -> Known:
+    session = Session.open(path)
+    entries = session.entries
+    parser = session.parser
+    offset = parser.resume_offset if isinstance(parser, LineParser) else os.stat(path).st_size
+    return Known(path, session.format, offset, _digest_before(path, offset), len(entries),
+                 sum(1 for e in entries if e.compaction is not None), detect_constraints(entries, session.format))
+
+
+def _catch_up(known: Known) -> Known | None:
+    """``known`` with what the file appended since; None when the file is not the one read (a full read then)."""
+    try:
+        size = os.stat(known.path).st_size
+    except OSError:
+        return None
+    if size < known.offset or _digest_before(known.path, known.offset) != known.check:
+        return None
+    if size == known.offset:
+        return known
+    parser_type = PARSERS.get(known.format)
+    if parser_type is None or not issubclass(parser_type, LineParser):
+        return None  # a document format: read whole again
+    parser = parser_type()
+    data = read_log(known.path)
+    try:
+        offset = parser.feed(data, known.offset, final=False)  # type: ignore[arg-type]  # an mmap reads as bytes (as in tail_first)
+    finally:
+        if hasattr(data, "close"):
+            data.close()
+    seen = {r.normalized for r in known.rules}
+    fresh = []
+    for rule in detect_constraints(parser.entries, known.format):
+        if rule.normalized not in seen:
+            if rule.first_stated is not None:
+                rule.first_stated += known.messages
+            fresh.append(rule)
+    return Known(known.path, known.format, offset, _digest_before(known.path, offset), known.messages + len(parser.entries),
+                 known.compactions + sum(1 for e in parser.entries if e.compaction is not None), known.rules + fresh)
+
+
+def _digest_before(path: str, offset: int) -> str:
+    start = max(0, offset - CHECK_BYTES)
+    try:
+        with open_file(path) as handle:
+            handle.seek(start)
+            data = handle.read(offset - start)
+    except OSError:
+        return ""
+    return hashlib.blake2b(data, digest_size=16).hexdigest() if len(data) == offset - start else ""
+
+
+def _load(path: str) -> Known | None:
+    try:
+        raw = json.loads(known_path(path).read_text(encoding="utf-8"))
+        if raw.get("version") != KNOWN_VERSION or raw.get("path") != path:
+            return None
+        return Known(path, str(raw["format"]), int(raw["offset"]), str(raw["check"]), int(raw["messages"]), int(raw["compactions"]),
+                     [_rule_from(r) for r in raw["rules"]])
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return None  # none yet, or damaged: read the transcript again
+
+
+def _save(known: Known) -> None:
+    write_json(known_path(known.path), known.as_dict())
+
+
+def write_json(path: Path, data: object) -> None:
+    """Write ``data`` atomically (a private temporary file renamed): concurrent hooks never mix their writes.
+    A cache that cannot be written is not an error: the next call reads the transcript again."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as handle:
+                json.dump(data, handle, ensure_ascii=False)
+            os.replace(temporary, path)
+        except OSError:
+            os.unlink(temporary)
+            raise
+    except OSError:
+        pass
+
+
+def _rule_dict(rule: Constraint) -> dict:
+    return {"id": rule.id, "text": rule.text, "source": rule.source, "facts": rule.facts, "forbid": rule.forbid,
+            "first_stated": rule.first_stated, "cue": rule.cue, "origin": rule.origin}
+
+
+def _rule_from(raw: dict) -> Constraint:
+    return Constraint(id=str(raw["id"]), text=str(raw["text"]), source=str(raw["source"]), facts=[str(f) for f in raw["facts"]],
+                      forbid=[str(f) for f in raw["forbid"]], first_stated=raw["first_stated"], cue=str(raw["cue"]),
+                      origin=str(raw["origin"]))

@@ -1,0 +1,232 @@
+"""`ctxtop hook` and `ctxtop statusline`, driven with the documented payloads on the demo and real transcripts."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from ctxtop.context.guard.reinject import REINJECTED_MARK
+from ctxtop.context.guard.transcript import known_path, known_transcript
+from ctxtop.tui import entry
+from ctxtop.tui.demo import demo_path
+
+from .conftest import SHARED_FIXTURES
+
+DEMO_RULES = ["预算上限 8000 元，超过必须停下来问我", "只允许用企业微信发通知，不要发邮件", "客户名单里的手机号不能出现在任何对外文本里"]
+REAL = SHARED_FIXTURES / "claude-code" / "marot_258c7280-ae70-4798-800f-63464d01a85d.jsonl"
+
+
+def run(command: str, payload, monkeypatch, capsys, *options: str) -> tuple[int, str, str]:
+    data = payload if isinstance(payload, bytes) else json.dumps(payload, ensure_ascii=False).encode()
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(data)))
+    code = entry.main([command, *options])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def demo_until(tmp_path: Path, line: int) -> Path:
+    """The demo transcript as Claude Code had written it at ``line`` (205: just after its first compaction)."""
+    path = tmp_path / "session.jsonl"
+    path.write_bytes(b"".join(demo_path().read_bytes().splitlines(keepends=True)[:line]))
+    return path
+
+
+def event(name: str, transcript, **fields) -> dict:
+    return {"session_id": "d3m0c0de-8000-4e00-9000-5eed00000000", "transcript_path": str(transcript), "cwd": "/srv/ops-agent",
+            "permission_mode": "default", "hook_event_name": name, **fields}
+
+
+def tool_call(transcript, name: str, tool_input: dict) -> dict:
+    return event("PreToolUse", transcript, tool_name=name, tool_input=tool_input, tool_use_id="toolu_01")
+
+
+# --- SessionStart after a compaction ------------------------------------------------------------------
+def test_session_start_after_the_first_compaction_reinjects_the_lost_rules_verbatim(tmp_path, monkeypatch, capsys):
+    code, out, err = run("hook", event("SessionStart", demo_until(tmp_path, 205), source="compact", model="claude-sonnet-4-5"), monkeypatch, capsys)
+    assert code == 0 and err == ""
+    answer = json.loads(out)["hookSpecificOutput"]
+    assert answer["hookEventName"] == "SessionStart"
+    context = answer["additionalContext"]
+    assert REINJECTED_MARK in context
+    for rule in DEMO_RULES:
+        assert f"- {rule}\n" in context + "\n"  # each rule verbatim, on its own line
+    assert "8000 元" in context.split("dropped:")[1]  # and the cap among the facts the summary lost
+
+
+def test_session_start_says_nothing_when_nothing_was_lost(tmp_path, monkeypatch, capsys):
+    # Before any compaction every rule is in the window: nothing to put back.
+    code, out, err = run("hook", event("SessionStart", demo_until(tmp_path, 150), source="compact"), monkeypatch, capsys)
+    assert (code, out, err) == (0, "", "")
+
+
+def test_session_start_other_than_after_a_compaction_is_left_alone(tmp_path, monkeypatch, capsys):
+    code, out, _ = run("hook", event("SessionStart", demo_until(tmp_path, 205), source="startup"), monkeypatch, capsys)
+    assert (code, out) == (0, "")
+
+
+def test_pre_compact_record_is_what_the_session_start_compares_against(tmp_path, monkeypatch, capsys):
+    before = demo_until(tmp_path, 203)
+    code, out, _ = run("hook", event("PreCompact", before, trigger="auto", custom_instructions=""), monkeypatch, capsys)
+    assert (code, out) == (0, "")  # never blocks
+    record = json.loads(known_path(before, "precompact").read_text(encoding="utf-8"))
+    assert {r["id"]: r["status"] for r in record["rules"]} == {"budget-8000": "kept", "wecom-only": "kept", "no-phone-numbers": "kept"}
+    assert "8000 元" in record["facts"]["numbers"]
+    assert not (tmp_path / "session.jsonl.precompact.json").exists() and sorted(p.name for p in tmp_path.iterdir()) == ["session.jsonl"]
+    # The compaction is written; the record (not a second read of the whole log) says what the window held.
+    before.write_bytes(b"".join(demo_path().read_bytes().splitlines(keepends=True)[:205]))
+    monkeypatch.setattr("ctxtop.context.guard.hooks._facts_before_last_compaction", lambda known: pytest.fail("the record was not used"))
+    code, out, _ = run("hook", event("SessionStart", before, source="compact"), monkeypatch, capsys)
+    context = json.loads(out)["hookSpecificOutput"]["additionalContext"]
+    assert code == 0 and all(rule in context for rule in DEMO_RULES) and "8000 元" in context
+
+
+def test_session_start_on_a_real_compacted_transcript(monkeypatch, capsys):
+    if not REAL.is_file():
+        pytest.skip(f"shared fixture missing: {REAL}")
+    code, out, err = run("hook", event("SessionStart", REAL, source="compact"), monkeypatch, capsys)
+    assert code == 0 and "internal error" not in err
+    if out:
+        answer = json.loads(out)["hookSpecificOutput"]
+        assert answer["hookEventName"] == "SessionStart" and REINJECTED_MARK in answer["additionalContext"]
+
+
+# --- PreToolUse ---------------------------------------------------------------------------------------
+def deny_reason(out: str) -> str:
+    answer = json.loads(out)["hookSpecificOutput"]
+    assert answer["hookEventName"] == "PreToolUse" and answer["permissionDecision"] == "deny"
+    return answer["permissionDecisionReason"]
+
+
+def test_pre_tool_use_denies_the_demo_email_with_a_phone_number(monkeypatch, capsys):
+    call = tool_call(demo_path(), "send_email", {"to": "purchasing@example.com", "subject": "本周采购汇总",
+                                                 "body": "本周共 90 张订单，PO-1503 已放行。如有疑问请联系客户张先生 13800138000。"})
+    code, out, _ = run("hook", call, monkeypatch, capsys)
+    reason = deny_reason(out)
+    assert code == 0 and "blocked by ctxtop" in reason
+    assert "[wecom-only] 只允许用企业微信发通知，不要发邮件" in reason and "forbidden channel" in reason
+    assert "[no-phone-numbers]" in reason and "phone number" in reason
+
+
+def test_pre_tool_use_denies_an_approval_over_the_cap(monkeypatch, capsys):
+    code, out, _ = run("hook", tool_call(demo_path(), "approve_order", {"order_id": "PO-1503", "amount": 12600, "note": "按汇总直接放行"}),
+                       monkeypatch, capsys)
+    reason = deny_reason(out)
+    assert "[budget-8000] 预算上限 8000 元，超过必须停下来问我" in reason and "12600 exceeds the cap 8000" in reason
+
+
+def test_pre_tool_use_allows_an_ordinary_call(monkeypatch, capsys):
+    assert run("hook", tool_call(demo_path(), "query_order", {"id": "PO-1506"}), monkeypatch, capsys) == (0, "", "")
+    assert run("hook", tool_call(demo_path(), "approve_order", {"order_id": "PO-1501", "amount": 7999}), monkeypatch, capsys) == (0, "", "")
+
+
+def test_ask_instead_of_deny(monkeypatch, capsys):
+    _, out, _ = run("hook", tool_call(demo_path(), "approve_order", {"amount": 12600}), monkeypatch, capsys, "--ask")
+    assert json.loads(out)["hookSpecificOutput"]["permissionDecision"] == "ask"
+
+
+def test_project_pins_and_forbid_patterns_apply_without_auto(tmp_path, monkeypatch, capsys):
+    project = tmp_path / "repo"
+    (project / ".ctxtop").mkdir(parents=True)
+    (project / "src").mkdir()
+    (project / ".ctxtop" / "pins.toml").write_text('[[pin]]\nid = "no-push"\ntext = "Never push to main"\nforbid = ["git push.*main"]\n')
+    call = {**tool_call(demo_path(), "Bash", {"command": "git push origin main"}), "cwd": str(project / "src")}
+    _, out, _ = run("hook", call, monkeypatch, capsys, "--no-auto")
+    assert "[no-push] Never push to main" in deny_reason(out)
+    # --no-auto: the demo's own rules are not in force.
+    assert run("hook", {**call, "tool_name": "approve_order", "tool_input": {"amount": 12600}}, monkeypatch, capsys, "--no-auto")[1] == ""
+
+
+def test_the_saved_pins_of_the_session_are_in_force(tmp_path, monkeypatch, capsys):
+    from ctxtop.context.rules.pin_store import SavedPins, save_session_pins
+
+    transcript = demo_until(tmp_path, 205)
+    save_session_pins(transcript, SavedPins(["Never call delete_customer"]))
+    _, out, _ = run("hook", tool_call(transcript, "delete_customer", {"id": 7}), monkeypatch, capsys, "--no-auto")
+    assert out == ""  # a saved pin without a forbid pattern or a channel forbids nothing a call shows
+    save_session_pins(transcript, SavedPins(["不要发邮件给客户"]))
+    _, out, _ = run("hook", tool_call(transcript, "send_email", {"to": "a@example.com"}), monkeypatch, capsys, "--no-auto")
+    assert "不要发邮件给客户" in deny_reason(out)
+
+
+# --- bad input: exit 0, a note, nothing on stdout ----------------------------------------------------------
+@pytest.mark.parametrize("payload", [b"garbage", b"", b"[1, 2]", b'{"hook_event_name": 3}', b'{"tool_name": "x"}', "\udcff".encode("utf-8", "surrogatepass")])
+def test_a_garbage_payload_exits_0_with_a_note(payload, monkeypatch, capsys):
+    code, out, err = run("hook", payload, monkeypatch, capsys)
+    assert (code, out) == (0, "") and err.startswith("ctxtop: ") and err.count("\n") == 1
+
+
+def test_a_missing_transcript_exits_0_with_a_note(tmp_path, monkeypatch, capsys):
+    for name in ("PreToolUse", "SessionStart", "PreCompact"):
+        code, out, err = run("hook", event(name, tmp_path / "gone.jsonl", source="compact", tool_name="send_email", tool_input={}),
+                             monkeypatch, capsys)
+        assert (code, out) == (0, "") and "no such file" in err and err.count("\n") == 1
+
+
+def test_an_internal_error_lets_the_agent_go_on(monkeypatch, capsys):
+    def broken(*args, **kwargs):
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr("ctxtop.context.guard.hooks.known_transcript", broken)
+    code, out, err = run("hook", tool_call(demo_path(), "send_email", {}), monkeypatch, capsys)
+    assert (code, out) == (0, "") and "internal error: RuntimeError: boom" in err and err.count("\n") == 1
+
+
+def test_the_console_script_answers_in_a_separate_process(tmp_path):
+    payload = json.dumps(tool_call(demo_path(), "approve_order", {"amount": 12600})).encode()
+    env = {**os.environ, "PYTHONIOENCODING": "utf-8"}
+    result = subprocess.run([sys.executable, "-m", "ctxtop", "hook"], input=payload, capture_output=True, env=env, timeout=60)
+    assert result.returncode == 0 and "budget-8000" in deny_reason(result.stdout.decode())
+    result = subprocess.run([sys.executable, "-m", "ctxtop", "hook"], input=b"{", capture_output=True, env=env, timeout=60)
+    assert (result.returncode, result.stdout) == (0, b"") and b"not JSON" in result.stderr
+
+
+def test_the_fast_commands_do_not_load_the_terminal_ui():
+    code = ("import sys, io; from ctxtop.tui import entry; sys.stdin = io.TextIOWrapper(io.BytesIO(b'{}')); entry.main(['hook']); "
+            "print(','.join(m for m in ('textual', 'rich', 'ctxtop.tui.cli', 'ctxtop.context.tracker', 'ctxtop.context.strategies') if m in sys.modules))")
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert result.stdout.strip() == ""
+
+
+# --- what is kept between calls ------------------------------------------------------------------------------
+def test_appended_rules_are_read_from_the_appended_bytes_only(tmp_path):
+    transcript = demo_until(tmp_path, 205)
+    first = known_transcript(transcript)
+    assert [r.id for r in first.rules] == ["budget-8000", "wecom-only", "no-phone-numbers"] and first.compactions == 1
+    with open(transcript, "ab") as handle:
+        handle.write(json.dumps({"type": "user", "uuid": "u-new", "sessionId": "s", "timestamp": "2026-12-03T10:00:00.000Z",
+                                 "message": {"role": "user", "content": "Never push to main."}}).encode() + b"\n")
+    later = known_transcript(transcript)
+    assert later.offset == transcript.stat().st_size and later.messages == first.messages + 1
+    assert [r.text for r in later.rules][-1] == "Never push to main."
+    # A rewritten file is read whole again, not patched.
+    transcript.write_bytes(b"".join(demo_path().read_bytes().splitlines(keepends=True)[:150]))
+    again = known_transcript(transcript)
+    assert again.compactions == 0 and "Never push to main." not in [r.text for r in again.rules]
+
+
+# --- the status line --------------------------------------------------------------------------------------------
+def test_statusline_after_the_first_compaction(tmp_path, monkeypatch, capsys):
+    status = {"session_id": "s", "transcript_path": str(demo_until(tmp_path, 205)), "cwd": "/srv/ops-agent",
+              "model": {"id": "claude-sonnet-4-5-20250929", "display_name": "Sonnet 4.5"},
+              "workspace": {"current_dir": "/srv/ops-agent", "project_dir": "/srv/ops-agent"}, "version": "2.1.30"}
+    code, out, err = run("statusline", status, monkeypatch, capsys)
+    assert code == 0 and err == "" and out.count("\n") == 1
+    assert " · 1 compaction · rules: 2 lost (wecom-only, no-phone-numbers); 1 weakened (budget-8000)" in out
+    assert out.startswith("ctx ") and "%" in out
+    assert run("statusline", status, monkeypatch, capsys)[1] == out  # remembered while the file is unchanged
+
+
+def test_statusline_with_every_rule_kept(tmp_path, monkeypatch, capsys):
+    _, out, _ = run("statusline", {"transcript_path": str(demo_until(tmp_path, 150))}, monkeypatch, capsys)
+    assert out.endswith(" · 0 compactions · rules 3 ✔\n")
+
+
+def test_statusline_on_bad_input_still_prints_a_line(tmp_path, monkeypatch, capsys):
+    code, out, err = run("statusline", {"transcript_path": str(tmp_path / "gone.jsonl")}, monkeypatch, capsys)
+    assert (code, out) == (0, "ctx ?\n") and "no such file" in err
