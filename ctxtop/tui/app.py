@@ -463,6 +463,7 @@ class CtxtopApp(LiveUpdates, UserActions, App[int]):
             return
         known = tracker.alerts(self.available)
         self.query_one(AlertsTable).set_alerts(known, self.redacting)
+        self.query_one(Timeline).set_guard_marks([a.message for a in known if a.kind.by_guard])
         fresh = [a for a in (tracker.new_alerts(self.available) if fresh is None else fresh) if a.fails]
         if not self._audited_once and not self.replay_speed:
             # A session opened as it is: its alerts are in the banner and the Alerts pane, not news to

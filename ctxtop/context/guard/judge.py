@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ctxtop.context.audit.alerts import AlertKind
+from ctxtop.context.audit.guard_marks import BLOCKED_MARK  # how the transcript shows the denial afterwards
 from ctxtop.context.audit.violations import checks_of, violations_of
 from ctxtop.context.output.sanitize import one_line
 from ctxtop.context.rules.constraints import Constraint
@@ -16,7 +17,6 @@ from ctxtop.parsers.model import TOOL_CALL, Block
 
 # The call is judged as a message after every one in the log, so every rule in force applies to it.
 AFTER_THE_LOG = 1 << 62
-BLOCKED_MARK = "blocked by ctxtop"  # how a denied call is recognized in the transcript afterwards (audit.guard_marks)
 
 
 @dataclass(slots=True)

@@ -9,11 +9,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from ctxtop.context.audit.guard_marks import REINJECTED_MARK  # how the transcript shows it afterwards
 from ctxtop.context.audit.lost import missing_facts
 from ctxtop.context.output.sanitize import clean_text, one_line
 from ctxtop.context.rules.constraints import KEPT, Constraint, WindowText
 
-REINJECTED_MARK = "re-injected by ctxtop"  # how the text is recognized in the transcript afterwards
 FACT_KINDS = ("paths", "identifiers", "numbers")
 MAX_FACTS_PER_KIND = 8
 MAX_FACT_CHARS = 120
