@@ -230,3 +230,22 @@ def test_statusline_with_every_rule_kept(tmp_path, monkeypatch, capsys):
 def test_statusline_on_bad_input_still_prints_a_line(tmp_path, monkeypatch, capsys):
     code, out, err = run("statusline", {"transcript_path": str(tmp_path / "gone.jsonl")}, monkeypatch, capsys)
     assert (code, out) == (0, "ctx ?\n") and "no such file" in err
+
+
+def test_statusline_reads_only_what_was_appended_and_agrees_with_a_fresh_read(tmp_path, monkeypatch, capsys):
+    transcript = demo_until(tmp_path, 205)
+    status = {"transcript_path": str(transcript)}
+    assert "rules: 2 lost (wecom-only, no-phone-numbers); 1 weakened (budget-8000)" in run("statusline", status, monkeypatch, capsys)[1]
+    with open(transcript, "ab") as handle:  # the user restates one rule
+        handle.write(json.dumps({"type": "user", "uuid": "u-again", "sessionId": "s", "timestamp": "2026-12-03T10:00:00.000Z",
+                                 "message": {"role": "user", "content": "只允许用企业微信发通知，不要发邮件"}}, ensure_ascii=False).encode() + b"\n")
+    monkeypatch.setattr("ctxtop.context.guard.status.window_state", lambda *a: pytest.fail("the whole window was read again"))
+    assert run("statusline", status, monkeypatch, capsys)[1].endswith("rules: 1 lost (no-phone-numbers); 1 weakened (budget-8000)\n")
+    monkeypatch.undo()
+    # Two more compactions arrive: the window after the last one is read again, as a first call would.
+    lines = demo_path().read_bytes().splitlines(keepends=True)
+    with open(transcript, "ab") as handle:
+        handle.write(b"".join(lines[205:]))
+    _, incremental, _ = run("statusline", status, monkeypatch, capsys)
+    known_path(transcript, "status").unlink()
+    assert run("statusline", status, monkeypatch, capsys)[1] == incremental and " · 3 compactions · " in incremental

@@ -12,8 +12,6 @@ still comes, with a note.
 
 from __future__ import annotations
 
-import json
-import os
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -24,7 +22,7 @@ from ctxtop.context.guard.record import load_record, record_window
 from ctxtop.context.guard.reinject import Reinjection, reinjection
 from ctxtop.context.guard.rules import GuardOptions, rules_in_force
 from ctxtop.context.guard.status import status_line
-from ctxtop.context.guard.transcript import Known, current_session, known_path, known_transcript, write_json
+from ctxtop.context.guard.transcript import Known, current_session, known_transcript
 from ctxtop.context.output.sanitize import clean_json, one_line
 from ctxtop.context.rules.constraints import Constraint, WindowText
 from ctxtop.context.store.source import SourceError
@@ -85,7 +83,7 @@ def _lost(payload: Payload, options: GuardOptions, notes: list[str]) -> Reinject
     if known is None:
         return None
     rules = _rules(payload, options, known, notes)
-    after = WindowText(current_session(known.path).window_at(None))
+    after = WindowText(current_session(known.path, known).window_at(None))
     record = load_record(known, payload.session_id)
     facts_before = record["facts"] if record is not None else _facts_before_last_compaction(known)
     return reinjection(rules, after, facts_before)
@@ -115,7 +113,7 @@ def _pre_compact(payload: Payload, options: GuardOptions) -> Answer:
     known = _known(payload, notes)
     if known is not None:
         rules = _rules(payload, options, known, notes)
-        record_window(known, payload.session_id, rules, WindowText(current_session(known.path).window_at(None)))
+        record_window(known, payload.session_id, rules, WindowText(current_session(known.path, known).window_at(None)))
     return Answer(None, notes)  # never blocks: an automatic compaction that fails fails the request
 
 
@@ -136,7 +134,7 @@ _HANDLERS = {"PreToolUse": _pre_tool_use, "SessionStart": _session_start, "PreCo
 
 
 def status(payload: Payload, options: GuardOptions = GuardOptions()) -> str:
-    """The status line for the transcript the payload names (remembered while the file is unchanged).
+    """The status line for the transcript the payload names.
 
     Raises what ``Session.open`` raises for a transcript that cannot be read.
     """
@@ -144,17 +142,4 @@ def status(payload: Payload, options: GuardOptions = GuardOptions()) -> str:
         raise SourceError("the status line's input names no transcript")
     notes: list[str] = []
     known = known_transcript(payload.transcript_path)
-    info = os.stat(known.path)
-    rules = _rules(payload, options, known, notes)
-    key = [known.path, info.st_size, info.st_mtime_ns, [[r.id, r.text] for r in rules]]
-    remembered = known_path(known.path, "status")
-    try:
-        saved = json.loads(remembered.read_text(encoding="utf-8"))
-        if saved.get("key") == key:
-            return str(saved["line"])
-    except (OSError, ValueError, AttributeError, KeyError):
-        pass
-    session = current_session(known.path)
-    line = status_line(known, rules, session, WindowText(session.window_at(None)) if rules else None)
-    write_json(remembered, {"key": key, "line": line})
-    return line
+    return status_line(known, _rules(payload, options, known, notes))

@@ -28,7 +28,9 @@ from ctxtop.context.store.source import open_file, read_log
 from ctxtop.context.store.token_cache import cache_dir
 from ctxtop.context.window.session import Session
 from ctxtop.context.window.tail_first import tail_session
+from ctxtop.context.window.tokens import DEFAULT_ENCODING, TokenCounter
 from ctxtop.parsers.base import LineParser
+from ctxtop.parsers.model import Entry
 from ctxtop.parsers.registry import PARSERS
 
 KNOWN_VERSION = 1
@@ -81,11 +83,36 @@ def known_transcript(transcript: str | os.PathLike) -> Known:
     return known
 
 
-def current_session(transcript: str | os.PathLike, *, window: int | None = None) -> Session:
-    """The session as far as the model sees it now: from the last compaction boundary on (a Claude Code or
-    Codex log that has one), else the whole log."""
-    session = tail_session(transcript, min_bytes=0, window=window)
-    return session if session is not None else Session.open(transcript, window=window)
+class TextOnlyCounter(TokenCounter):
+    """Token counts the hooks never show: what they read of a window is its text (which rules and facts it
+    holds), and the tokens they report are the log's own. Each count is a rough estimate (4 characters a
+    token), so a hook never loads the tokenizer (about 0.2 s) nor writes to the token cache."""
+
+    def __init__(self) -> None:
+        super().__init__(DEFAULT_ENCODING, store=None)
+
+    def _token_length(self, text: str) -> int:
+        return len(text) // 4 + 1
+
+
+def current_session(transcript: str | os.PathLike, known: Known) -> Session:
+    """The session as far as the model sees it now (its texts; token counts estimated, see TextOnlyCounter):
+    from the last compaction boundary on (a Claude Code or Codex log that has one), else the whole log."""
+    counter = TextOnlyCounter()
+    session = tail_session(transcript, min_bytes=0, counter=counter)
+    if session is not None:
+        return session
+    parser_type = PARSERS.get(known.format)
+    if parser_type is None or not issubclass(parser_type, LineParser):
+        return Session.open(transcript)
+    parser = parser_type()
+    data = read_log(transcript)
+    try:
+        parser.feed(data, 0, final=False)  # type: ignore[arg-type]  # an mmap reads as bytes (as in tail_first)
+    finally:
+        if hasattr(data, "close"):
+            data.close()
+    return Session(parser, path=str(transcript), counter=counter)
 
 
 def _read_whole(path: str) -> Known:
@@ -93,7 +120,7 @@ def _read_whole(path: str) -> Known:
     entries = session.entries
     parser = session.parser
     offset = parser.resume_offset if isinstance(parser, LineParser) else os.stat(path).st_size
-    return Known(path, session.format, offset, _digest_before(path, offset), len(entries),
+    return Known(path, session.format, offset, digest_before(path, offset), len(entries),
                  sum(1 for e in entries if e.compaction is not None), detect_constraints(entries, session.format))
 
 
@@ -103,32 +130,43 @@ def _catch_up(known: Known) -> Known | None:
         size = os.stat(known.path).st_size
     except OSError:
         return None
-    if size < known.offset or _digest_before(known.path, known.offset) != known.check:
+    if size < known.offset or digest_before(known.path, known.offset) != known.check:
         return None
     if size == known.offset:
         return known
-    parser_type = PARSERS.get(known.format)
-    if parser_type is None or not issubclass(parser_type, LineParser):
+    appended = read_appended(known.path, known.format, known.offset)
+    if appended is None:
         return None  # a document format: read whole again
-    parser = parser_type()
-    data = read_log(known.path)
-    try:
-        offset = parser.feed(data, known.offset, final=False)  # type: ignore[arg-type]  # an mmap reads as bytes (as in tail_first)
-    finally:
-        if hasattr(data, "close"):
-            data.close()
+    entries, offset = appended
     seen = {r.normalized for r in known.rules}
     fresh = []
-    for rule in detect_constraints(parser.entries, known.format):
+    for rule in detect_constraints(entries, known.format):
         if rule.normalized not in seen:
             if rule.first_stated is not None:
                 rule.first_stated += known.messages
             fresh.append(rule)
-    return Known(known.path, known.format, offset, _digest_before(known.path, offset), known.messages + len(parser.entries),
-                 known.compactions + sum(1 for e in parser.entries if e.compaction is not None), known.rules + fresh)
+    return Known(known.path, known.format, offset, digest_before(known.path, offset), known.messages + len(entries),
+                 known.compactions + sum(1 for e in entries if e.compaction is not None), known.rules + fresh)
 
 
-def _digest_before(path: str, offset: int) -> str:
+def read_appended(path: str, log_format: str, offset: int) -> tuple[list[Entry], int] | None:
+    """The entries of the whole lines after byte ``offset`` (read by a parser of their own), and where they
+    end; None for a format that is not read line by line."""
+    parser_type = PARSERS.get(log_format)
+    if parser_type is None or not issubclass(parser_type, LineParser):
+        return None
+    parser = parser_type()
+    data = read_log(path)
+    try:
+        end = parser.feed(data, offset, final=False)  # type: ignore[arg-type]  # an mmap reads as bytes (as in tail_first)
+    finally:
+        if hasattr(data, "close"):
+            data.close()
+    return parser.entries, end
+
+
+def digest_before(path: str, offset: int) -> str:
+    """A digest of the CHECK_BYTES before ``offset``: the same while the file keeps what was read."""
     start = max(0, offset - CHECK_BYTES)
     try:
         with open_file(path) as handle:
