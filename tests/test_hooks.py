@@ -249,3 +249,25 @@ def test_statusline_reads_only_what_was_appended_and_agrees_with_a_fresh_read(tm
     _, incremental, _ = run("statusline", status, monkeypatch, capsys)
     known_path(transcript, "status").unlink()
     assert run("statusline", status, monkeypatch, capsys)[1] == incremental and " · 3 compactions · " in incremental
+
+
+# --- Codex: PreCompact and PostCompact can observe and stop, not add context ----------------------------------
+def test_post_compact_says_what_was_lost_and_stops_only_when_asked(tmp_path, monkeypatch, capsys):
+    payload = {"session_id": "s", "turn_id": "t", "transcript_path": str(demo_until(tmp_path, 205)), "cwd": "/srv/ops-agent",
+               "hook_event_name": "PostCompact", "model": "gpt-5-codex", "trigger": "auto"}
+    code, out, err = run("hook", payload, monkeypatch, capsys)
+    assert (code, out) == (0, "") and "lost or weakened 3 rule(s): budget-8000, wecom-only, no-phone-numbers" in err
+    code, out, _ = run("hook", payload, monkeypatch, capsys, "--stop-on-loss")
+    answer = json.loads(out)
+    assert code == 0 and answer["continue"] is False and all(f"- {rule}" in answer["stopReason"] for rule in DEMO_RULES)
+
+
+def test_codex_compaction_hooks_on_a_codex_rollout(tmp_path, monkeypatch, capsys):
+    from .conftest import DATA
+
+    rollout = tmp_path / "rollout-2026-12-03T10-00-00-abc.jsonl"
+    rollout.write_bytes((DATA / "codex_local_compaction.jsonl").read_bytes())
+    common = {"session_id": "abc", "turn_id": "t1", "transcript_path": str(rollout), "cwd": str(tmp_path), "model": "gpt-5-codex", "trigger": "auto"}
+    for name in ("PreCompact", "PostCompact"):
+        code, out, err = run("hook", {**common, "hook_event_name": name}, monkeypatch, capsys)
+        assert code == 0 and out == "" and "internal error" not in err and "not read" not in err

@@ -40,7 +40,7 @@ def judge_call(tool_name: str, tool_input: Any, rules: list[Constraint]) -> list
 
 def denial_reason(breaches: list[Breach]) -> str:
     """The reason shown to the model (and recognized later in the transcript): each rule, verbatim, and why."""
-    lines = [f"{BLOCKED_MARK}: this call breaks a rule given earlier in the session."]
+    lines = [f"{BLOCKED_MARK}: this call breaks a rule in force for this session."]
     for breach in breaches:
         lines.append(f"- rule [{one_line(breach.rule.id, 60)}] {one_line(breach.rule.text)} — {one_line(breach.detail, 300)}")
     lines.append("Do not retry it another way; ask the user.")
