@@ -271,3 +271,44 @@ def test_codex_compaction_hooks_on_a_codex_rollout(tmp_path, monkeypatch, capsys
     for name in ("PreCompact", "PostCompact"):
         code, out, err = run("hook", {**common, "hook_event_name": name}, monkeypatch, capsys)
         assert code == 0 and out == "" and "internal error" not in err and "not read" not in err
+
+
+# --- any payload: exit 0, and stdout is nothing or one JSON answer ---------------------------------------------------
+def _field_values():
+    from hypothesis import strategies as st
+
+    scalars = st.none() | st.booleans() | st.integers() | st.floats(allow_nan=True) | st.text(max_size=40)
+    return st.recursive(scalars, lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=10), inner, max_size=4),
+                        max_leaves=12)
+
+
+def test_any_payload_exits_0_with_at_most_one_answer(tmp_path):
+    import contextlib
+    from unittest import mock
+
+    from hypothesis import HealthCheck, given, settings
+    from hypothesis import strategies as st
+
+    from .test_fuzz import EXAMPLES
+
+    transcript = str(demo_until(tmp_path, 205))
+    keys = st.sampled_from(["hook_event_name", "transcript_path", "cwd", "session_id", "source", "tool_name", "tool_input", "trigger", "model"])
+    events = st.sampled_from(["PreToolUse", "SessionStart", "PreCompact", "PostCompact", "Stop", ""])
+    paths = st.sampled_from([transcript, str(tmp_path), str(tmp_path / "gone.jsonl"), "/dev/null", "a\x00b", ""])
+
+    @settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+    @given(st.fixed_dictionaries({"hook_event_name": events, "transcript_path": paths, "cwd": paths, "source": st.just("compact")},
+                                 optional={"tool_name": st.text(max_size=20), "tool_input": _field_values()})
+           | st.dictionaries(keys, _field_values(), max_size=6), st.sampled_from(["hook", "statusline"]))
+    def check(payload, command):
+        out, err = io.StringIO(), io.StringIO()
+        stdin = io.TextIOWrapper(io.BytesIO(json.dumps(payload).encode()))
+        with mock.patch.object(sys, "stdin", stdin), contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            code = entry.main([command])
+        assert code == 0 and "internal error" not in err.getvalue(), err.getvalue()
+        if command == "hook" and out.getvalue():
+            assert isinstance(json.loads(out.getvalue()), dict)
+        if command == "statusline":
+            assert out.getvalue().count("\n") == 1
+
+    check()

@@ -41,6 +41,9 @@ def parse_payload(data: bytes, *, event_required: bool = True) -> Payload:
     event = _text(raw, "hook_event_name")
     if event_required and not event:
         raise PayloadError("payload has no hook_event_name")
+    for key in ("transcript_path", "cwd"):
+        if "\x00" in _text(raw, key):
+            raise PayloadError(f"payload field {key!r} is not a path (a NUL byte)")
     model = raw.get("model")
     if isinstance(model, dict):
         model = model.get("id") or model.get("display_name")
@@ -71,4 +74,4 @@ def _workspace(raw: dict) -> str:
     """The status line sends its directory as ``workspace.current_dir``."""
     workspace = raw.get("workspace")
     current = workspace.get("current_dir") if isinstance(workspace, dict) else None
-    return current if isinstance(current, str) else ""
+    return current if isinstance(current, str) and "\x00" not in current else ""
