@@ -312,3 +312,23 @@ def test_any_payload_exits_0_with_at_most_one_answer(tmp_path):
             assert out.getvalue().count("\n") == 1
 
     check()
+
+
+def test_a_bad_option_is_one_line_and_exit_0(monkeypatch, capsys):
+    code, out, err = run("hook", b"{}", monkeypatch, capsys, "--nope")
+    assert (code, out) == (0, "") and err.count("\n") == 1 and "unrecognized arguments: --nope" in err
+
+
+def test_the_guard_directory_stays_bounded(tmp_path, monkeypatch):
+    from ctxtop.context.guard import transcript
+
+    monkeypatch.setattr(transcript, "MAX_KEPT_FILES", 8)
+    for number in range(12):
+        path = tmp_path / f"s{number}.jsonl"
+        path.write_bytes(b"".join(demo_path().read_bytes().splitlines(keepends=True)[:20]))
+        known_transcript(path)
+        written = known_path(path)
+        if written.exists():  # an age of its own (timestamps can be coarser than these writes are apart)
+            os.utime(written, (1_000_000 + number, 1_000_000 + number))
+    assert len(list(transcript.guard_dir().iterdir())) <= 8
+    assert known_path(tmp_path / "s11.jsonl").exists()  # the latest stays

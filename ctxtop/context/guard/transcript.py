@@ -35,6 +35,7 @@ from ctxtop.parsers.registry import PARSERS
 
 KNOWN_VERSION = 1
 CHECK_BYTES = 4096  # the bytes before the offset read, digested: a rewrite of the file changes them
+MAX_KEPT_FILES = 600  # in the guard directory: three (known, status, PreCompact record) for each of 200 transcripts
 
 
 @dataclass(slots=True)
@@ -189,7 +190,28 @@ def _load(path: str) -> Known | None:
 
 
 def _save(known: Known) -> None:
-    write_json(known_path(known.path), known.as_dict())
+    path = known_path(known.path)
+    new = not path.exists()
+    write_json(path, known.as_dict())
+    if new:
+        prune()
+
+
+def prune(keep: int | None = None) -> None:
+    """Keep the guard directory bounded: past ``keep`` files, the least recently written go (a transcript
+    whose files went is read whole again at its next hook)."""
+    keep = MAX_KEPT_FILES if keep is None else keep
+    try:
+        files = [(entry.stat().st_mtime, entry.path) for entry in os.scandir(guard_dir()) if entry.is_file()]
+    except OSError:
+        return
+    if len(files) <= keep:
+        return
+    for _mtime, path in sorted(files)[: len(files) - keep * 3 // 4]:
+        try:
+            os.unlink(path)
+        except OSError:
+            pass
 
 
 def write_json(path: Path, data: object) -> None:

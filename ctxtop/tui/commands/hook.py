@@ -14,8 +14,19 @@ import traceback
 from collections.abc import Sequence
 
 
+class _BadOption(Exception):
+    pass
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse whose errors come back as one line (a hook's stderr is one note), not usage and exit 2."""
+
+    def error(self, message: str) -> None:  # type: ignore[override]
+        raise _BadOption(message)
+
+
 def _parser(prog: str, description: str) -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog=prog, description=description)
+    parser = _Parser(prog=prog, description=description)
     parser.add_argument("--pins", metavar="FILE", help="also the rules of this TOML pins file")
     parser.add_argument("--no-auto", action="store_true", help="leave out the rules auto-detected in the transcript")
     parser.add_argument("--debug", action="store_true", help="a traceback on stderr for an internal error")
@@ -39,8 +50,10 @@ def build_statusline_parser() -> argparse.ArgumentParser:
 def _arguments(parser: argparse.ArgumentParser, argv: Sequence[str]) -> argparse.Namespace | int:
     try:
         return parser.parse_args(list(argv))
-    except SystemExit as exc:  # --help (0), or a bad option, already said in one line
-        return exc.code if isinstance(exc.code, int) and exc.code == 0 else _fail("bad option (see --help)")
+    except _BadOption as exc:
+        return _fail(f"{parser.prog}: {exc} (see --help)")
+    except SystemExit:  # --help, printed
+        return 0
 
 
 def _fail(note: str, consequence: str = "the agent goes on unguarded") -> int:
@@ -57,6 +70,12 @@ def _internal(exc: BaseException, debug: bool) -> int:
     return _fail(f"internal error: {type(exc).__name__}: {one_line(str(exc), 200)}")
 
 
+def _read_payload() -> bytes:
+    from ctxtop.context.guard.payload import MAX_PAYLOAD_BYTES
+
+    return sys.stdin.buffer.read(MAX_PAYLOAD_BYTES + 1)  # no more than that is held: parse_payload refuses it
+
+
 def run_hook(argv: Sequence[str]) -> int:
     args = _arguments(build_hook_parser(), argv)
     if isinstance(args, int):
@@ -69,7 +88,7 @@ def run_hook(argv: Sequence[str]) -> int:
         from ctxtop.context.rules.pins import PinsError
 
         try:
-            payload = parse_payload(sys.stdin.buffer.read())
+            payload = parse_payload(_read_payload())
             result = answer(payload, GuardOptions(args.pins, not args.no_auto, args.ask, args.stop_on_loss))
         except (PayloadError, PinsError) as exc:
             return _fail(one_line(str(exc), 300))
@@ -95,7 +114,7 @@ def run_statusline(argv: Sequence[str]) -> int:
         from ctxtop.context.rules.pins import PinsError
 
         try:
-            payload = parse_payload(sys.stdin.buffer.read(), event_required=False)
+            payload = parse_payload(_read_payload(), event_required=False)
             line = status(payload, GuardOptions(args.pins, not args.no_auto))
         except (PayloadError, PinsError, *UNREADABLE) as exc:
             print("ctx ?")  # the status line stays, saying it knows nothing
