@@ -56,7 +56,7 @@ def test_session_start_after_the_first_compaction_reinjects_the_lost_rules_verba
     assert REINJECTED_MARK in context
     for rule in DEMO_RULES:
         assert f"- {rule}\n" in context + "\n"  # each rule verbatim, on its own line
-    assert "8000 元" in context.split("dropped:")[1]  # and the cap among the facts the summary lost
+    assert "8000 元" in context.split("the summary dropped")[1]  # and the cap among the facts the summary lost
 
 
 def test_session_start_says_nothing_when_nothing_was_lost(tmp_path, monkeypatch, capsys):
@@ -91,9 +91,10 @@ def test_session_start_on_a_real_compacted_transcript(monkeypatch, capsys):
         pytest.skip(f"shared fixture missing: {REAL}")
     code, out, err = run("hook", event("SessionStart", REAL, source="compact"), monkeypatch, capsys)
     assert code == 0 and "internal error" not in err
-    if out:
-        answer = json.loads(out)["hookSpecificOutput"]
-        assert answer["hookEventName"] == "SessionStart" and REINJECTED_MARK in answer["additionalContext"]
+    # The session states no rule; its compaction dropped paths and identifiers the window held: those come back, briefly.
+    context = json.loads(out)["hookSpecificOutput"]["additionalContext"]
+    assert context.startswith(f"[{REINJECTED_MARK} after the compaction]") and "Rules in force" not in context
+    assert "- paths: " in context and "lib/spotter/transcripts/message.ex" in context and len(context) < 1500
 
 
 # --- PreToolUse ---------------------------------------------------------------------------------------
@@ -332,3 +333,14 @@ def test_the_guard_directory_stays_bounded(tmp_path, monkeypatch):
             os.utime(written, (1_000_000 + number, 1_000_000 + number))
     assert len(list(transcript.guard_dir().iterdir())) <= 8
     assert known_path(tmp_path / "s11.jsonl").exists()  # the latest stays
+
+
+def test_pre_tool_use_on_a_real_transcript(tmp_path, monkeypatch, capsys):
+    if not REAL.is_file():
+        pytest.skip(f"shared fixture missing: {REAL}")
+    call = {**tool_call(REAL, "Bash", {"command": "mix test test/spotter/transcripts/resources_test.exs"}), "cwd": str(tmp_path)}
+    assert run("hook", call, monkeypatch, capsys) == (0, "", "")  # the session states no rule: an ordinary call goes on
+    (tmp_path / ".ctxtop").mkdir()
+    (tmp_path / ".ctxtop" / "pins.toml").write_text('[[pin]]\ntext = "Never drop the dev database"\nforbid = ["mix ecto\\\\.drop"]\n')
+    _, out, _ = run("hook", {**call, "tool_input": {"command": "mix ecto.drop && mix ecto.setup"}}, monkeypatch, capsys)
+    assert "Never drop the dev database" in deny_reason(out)

@@ -33,7 +33,7 @@ def guard_alert(message: int, block: Block) -> Alert | None:
         text = block.text
         head = text[:MARK_WITHIN_CHARS]
         if REINJECTED_MARK in head:
-            rules = _RULE_LINE.findall(text.split("Facts from before", 1)[0])
+            rules = _RULE_LINE.findall(text.split("Facts from before", 1)[0])  # (the lines guard.reinject writes)
             return Alert(AlertKind.GUARD_REINJECTED, message, None, None,
                          f"{REINJECTED_MARK}: {len(rules)} rule(s) the compaction lost, put back by its SessionStart hook")
     elif block.category == TOOL_RESULT and block.is_error:

@@ -15,8 +15,9 @@ from ctxtop.context.output.sanitize import clean_text, one_line
 from ctxtop.context.rules.constraints import KEPT, Constraint, WindowText
 
 FACT_KINDS = ("paths", "identifiers", "numbers")
-MAX_FACTS_PER_KIND = 8
+MAX_FACTS_PER_KIND = 6
 MAX_FACT_CHARS = 120
+MAX_FACT_LINE_CHARS = 400  # each kind's line: the text stays short beside the rules
 
 
 @dataclass(slots=True)
@@ -29,13 +30,14 @@ class Reinjection:
         return not self.rules and not any(self.facts.values())
 
     def text(self) -> str:
-        lines = [f"[{REINJECTED_MARK} after the compaction] The summary lost or weakened what follows; it still holds."]
+        lines = [f"[{REINJECTED_MARK} after the compaction] The compaction summary lost or weakened what follows."]
         if self.rules:
-            lines.append("Rules given earlier in this session, word for word:")
+            lines.append("Rules in force for this session, word for word (they still apply):")
             lines += [f"- {clean_text(rule.text)}" for rule, _status in self.rules]
-        facts = [f"{kind}: " + ", ".join(one_line(f, MAX_FACT_CHARS) for f in found) for kind, found in self.facts.items() if found]
+        facts = [one_line(f"{kind}: " + ", ".join(one_line(f, MAX_FACT_CHARS) for f in found), MAX_FACT_LINE_CHARS)
+                 for kind, found in self.facts.items() if found]
         if facts:
-            lines.append("Facts from before the compaction that the summary dropped:")
+            lines.append("Facts from before the compaction that the summary dropped (for reference):")
             lines += [f"- {line}" for line in facts]
         return "\n".join(lines)
 
