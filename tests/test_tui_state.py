@@ -75,7 +75,7 @@ async def test_a_change_that_leaves_the_cursor_asks_for_no_new_view(monkeypatch)
 async def test_the_state_is_read_only_from_outside():
     app = demo_app(at=10)
     with pytest.raises(AttributeError, match="_change"):
-        app.cursor = 20  # type: ignore[misc]
+        app.cursor = 20
     assert app.cursor == 10 and isinstance(app.state, SessionState)
 
 
