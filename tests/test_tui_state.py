@@ -11,6 +11,7 @@ from ctxtop.tui.app import CtxtopApp
 from ctxtop.tui.demo import DEMO_WINDOW, demo_path
 from ctxtop.tui.messages import AuditReady
 from ctxtop.tui.state import SessionState
+from ctxtop.tui.widgets.compaction import CompactionView
 from ctxtop.tui.widgets.window_list import WindowList
 
 from .conftest import DATA
@@ -108,3 +109,16 @@ async def test_switching_sessions_replaces_the_state_and_drops_what_the_old_sess
         await pilot.pause()
         await app.workers.wait_for_complete()
         assert app.state.constraints is loaded.constraints and app.state.audit is loaded.audit
+
+
+async def test_a_compaction_view_open_when_the_session_is_left_closes_with_its_state():
+    app = demo_app(at=203)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, app, 203)
+        pane = app.query_one(CompactionView)
+        await pilot.press("right_square_bracket")
+        assert await until(pilot, lambda: pane.is_open and app.state.compaction is not None)
+        app._switch_to(str(DATA / "claude_compact.jsonl"))
+        assert not pane.is_open and not app.screen.has_class("-compaction")
+        await settle(pilot, app)
+        assert not pane.is_open and app.query_one("#main").display

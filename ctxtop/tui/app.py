@@ -303,6 +303,8 @@ class CtxtopApp(LiveUpdates, UserActions, AppParts):
                 self._update_banner(new)
             if new.view is not None and (view or new.available != old.available or self._header_mode(new) != self._header_mode(old)):
                 self._update_header(new)
+            if new.compaction is not old.compaction or (redacting and new.compaction is not None):
+                self._show_compaction(new)
 
     def _show_view(self, old: SessionState, new: SessionState, view: bool, rules: bool, redacting: bool) -> None:
         """The panes that show the view at the cursor: those whose view, rules or redaction changed."""
@@ -414,13 +416,20 @@ class CtxtopApp(LiveUpdates, UserActions, AppParts):
             self.post_message(CompactionReady(tracker.compaction_view(number)))
 
     def on_compaction_ready(self, message: CompactionReady) -> None:
-        view = message.view
-        self.query_one(CompactionView).show(redact(view) if self.redacting else view)
-        self.screen.add_class("-compaction")
+        self._change(compaction=message.view)
+
+    def _show_compaction(self, state: SessionState) -> None:
+        pane, view = self.query_one(CompactionView), state.compaction
+        if view is None:
+            pane.close()
+            self.screen.remove_class("-compaction")
+        else:
+            pane.show(redact(view) if state.redacting else view)
+            self.screen.add_class("-compaction")
 
     def action_toggle_compaction(self) -> None:
         """Open the view of the compaction at or before the cursor, or close it."""
-        if self.query_one(CompactionView).is_open:
+        if self.state.compaction is not None:
             self.action_close_compaction()
         elif self.cursor is not None and self.tracker is not None and self.tracker.compaction_at(self.cursor) is not None:
             self.open_compaction(self.cursor)
@@ -428,8 +437,7 @@ class CtxtopApp(LiveUpdates, UserActions, AppParts):
             self.notify("no compaction at or before this message", timeout=2)
 
     def action_close_compaction(self) -> None:
-        self.query_one(CompactionView).close()
-        self.screen.remove_class("-compaction")
+        self._change(compaction=None)
 
     # --- constraints and alerts -----------------------------------------------------------------
     @work(thread=True, exclusive=True, exit_on_error=False, group="audit")

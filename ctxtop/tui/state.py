@@ -51,6 +51,7 @@ class SessionState:
     view: ViewReady | None = None  # everything shown for the cursor's message, once computed
     search: SearchDone | None = None  # the last search and its matches, stepped with n / N
     search_index: int = -1
+    compaction: dict[str, Any] | None = None  # the compaction view open over the panes (Tracker.compaction_view)
     subagent: dict[str, Any] | None = None  # the sub-agent open (its snapshot row)
     return_to: ReturnTo | None = None  # while a sub-agent is open: its session
     # The user's display choices: they carry over to the next session.
