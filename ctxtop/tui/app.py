@@ -129,7 +129,7 @@ class CtxtopApp(LiveUpdates, UserActions, AppParts):
 
     # --- layout ---------------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
-        yield Static(Text(f"loading {one_line(Path(self.path).name, 60)}…", style="bold"), id="header")
+        yield Static(self._header(self.state), id="header")
         yield ProgressBar(total=100, show_eta=False, id="loading")
         yield Static(id="banner")
         with Horizontal(id="top"):
@@ -179,7 +179,7 @@ class CtxtopApp(LiveUpdates, UserActions, AppParts):
         path = self.path
         log = split_sample(path)[0]
         if not_written_yet(log):
-            self.call_from_thread(self._show_waiting)
+            self.call_from_thread(self._change, waiting=True)
             if not wait_for_log(log, every=self.poll_seconds, cancelled=lambda: get_current_worker().is_cancelled):
                 return
         try:
@@ -196,10 +196,6 @@ class CtxtopApp(LiveUpdates, UserActions, AppParts):
         audit = tracker.run_audit()
         self.post_message(AuditReady(tracker, tracker.rules, audit))
 
-    def _show_waiting(self) -> None:
-        name = one_line(Path(self.path).name, 60)
-        self.query_one("#header", Static).update(Text(f"waiting for {name} to be written… (q quits)", style="bold yellow"))
-
     def _first_paint(self, path: str) -> None:
         """On a big log, show the window after its last compaction before the whole history is read."""
         if self.replay_speed:
@@ -212,25 +208,15 @@ class CtxtopApp(LiveUpdates, UserActions, AppParts):
             self.post_message(FirstPaint(build_snapshot(quick, None, [], Audit([], [], []))))
 
     def on_first_paint(self, message: FirstPaint) -> None:
-        if self.view is not None:
-            return  # the full load was quicker
-        self.query_one(Breakdown).show(message.snapshot)
-        text = header_text(message.snapshot, available=message.snapshot["at"]["messages"], mode="indexing the history…")
-        self.query_one("#header", Static).update(text)
-        self.query_one("#window-title", Static).update(Text("the window after the last compaction; the rest follows", style="dim"))
+        if self.view is None:  # (else the full load was quicker)
+            self._change(first_paint=message.snapshot)
 
     def on_load_progress(self, message: LoadProgress) -> None:
-        bar = self.query_one("#loading", ProgressBar)
-        bar.add_class("-visible")
-        bar.update(progress=round(100 * message.fraction))
-        verb = {"read": "reading", "parse": "parsing"}.get(message.phase, "counting tokens in")
-        if self.view is None and not self.query_one(Breakdown).has_snapshot:
-            self.query_one("#header", Static).update(Text(f"{verb} {one_line(Path(self.path).name, 60)}… {100 * message.fraction:.0f}%", style="bold"))
+        self._change(progress=(message.phase, message.fraction))
 
     def on_session_loaded(self, message: SessionLoaded) -> None:
         if message.path != self.path or self.tracker is not None:
             return  # loaded for a log since left
-        self.query_one("#loading", ProgressBar).remove_class("-visible")
         session, tracker = message.session, message.tracker
         loaded = replace(self.state, tracker=tracker, session=session, timeline=message.timeline,
                          constraints=message.constraints, audit=message.audit)
@@ -286,6 +272,11 @@ class CtxtopApp(LiveUpdates, UserActions, AppParts):
         rules = new.constraints is not old.constraints or redacting
         view = new.view is not old.view
         with self.batch_update():
+            if new.progress != old.progress or new.tracker is not old.tracker:
+                self._show_progress(new)
+            if new.first_paint is not old.first_paint and new.first_paint is not None and new.view is None:
+                self.query_one(Breakdown).show(new.first_paint)
+                self.query_one("#window-title", Static).update(Text("the window after the last compaction; the rest follows", style="dim"))
             if new.timeline is not None and new.session is not None and (
                     new.timeline is not old.timeline or new.session is not old.session):
                 self.query_one(Timeline).set_data(new.timeline, new.session.limit()[0])
@@ -301,8 +292,9 @@ class CtxtopApp(LiveUpdates, UserActions, AppParts):
                 self.query_one(AlertsTable).set_alerts(tracker.alerts(new.available), new.redacting)
             if known or new.cursor != old.cursor:
                 self._update_banner(new)
-            if new.view is not None and (view or new.available != old.available or self._header_mode(new) != self._header_mode(old)):
-                self._update_header(new)
+            if (view or new.available != old.available or self._header_mode(new) != self._header_mode(old)
+                    or new.waiting != old.waiting or new.progress != old.progress or new.first_paint is not old.first_paint):
+                self.query_one("#header", Static).update(self._header(new))
             if new.compaction is not old.compaction or (redacting and new.compaction is not None):
                 self._show_compaction(new)
 
@@ -344,9 +336,27 @@ class CtxtopApp(LiveUpdates, UserActions, AppParts):
             mode += f"  sub-agent {one_line(state.subagent['id'], 24)} ({one_line(state.subagent['kind'], 24)}) · ⌫ back"
         return mode
 
-    def _update_header(self, state: SessionState) -> None:
-        assert state.view is not None
-        self.query_one("#header", Static).update(header_text(state.view.snapshot, available=state.available, mode=self._header_mode(state)))
+    def _header(self, state: SessionState) -> Text:
+        """The header: the view's (session, window use, position, mode); until there is one, how loading goes."""
+        if state.view is not None:
+            return header_text(state.view.snapshot, available=state.available, mode=self._header_mode(state))
+        if state.first_paint is not None:
+            return header_text(state.first_paint, available=state.first_paint["at"]["messages"], mode="indexing the history…")
+        name = one_line(Path(state.path).name, 60)
+        if state.progress is not None:
+            phase, fraction = state.progress
+            verb = {"read": "reading", "parse": "parsing"}.get(phase, "counting tokens in")
+            return Text(f"{verb} {name}… {100 * fraction:.0f}%", style="bold")
+        if state.waiting:
+            return Text(f"waiting for {name} to be written… (q quits)", style="bold yellow")
+        return Text(f"loading {name}…", style="bold")
+
+    def _show_progress(self, state: SessionState) -> None:
+        """The progress bar, while the log is read (it goes once the session is loaded)."""
+        bar = self.query_one("#loading", ProgressBar)
+        bar.set_class(state.progress is not None and state.tracker is None, "-visible")
+        if state.progress is not None:
+            bar.update(progress=round(100 * state.progress[1]))
 
     def _preview(self, state: SessionState) -> Preview | None:
         if state.view is None or state.strategy is None:

@@ -34,6 +34,11 @@ class ReturnTo:
 @dataclass(frozen=True, slots=True, eq=False)
 class SessionState:
     path: str  # the log shown
+    # Until it is loaded: waiting for the log to be written, how far reading it is (phase, 0..1), and the
+    # window after its last compaction, shown while a big log's history is indexed.
+    waiting: bool = False
+    progress: tuple[str, float] | None = None
+    first_paint: dict[str, Any] | None = None
     # The loaded session (None while loading): the tracker decides its rules, audit and alerts.
     tracker: Tracker | None = None
     session: Session | None = None
