@@ -242,7 +242,8 @@ class UserActions(AppParts):
         self.push_screen(HelpScreen())
 
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
-        yield from super().get_system_commands(screen)
+        # Textual's own "Keys" panel would stand beside our "Help: every key", which lists the same keys and more.
+        yield from (command for command in super().get_system_commands(screen) if command.title != "Keys")
         for command in COMMANDS:
             if command.palette:
                 yield SystemCommand(command.palette, command.palette_help, partial(self.run_action, command.action))
