@@ -22,7 +22,7 @@ from ctxtop.parsers.model import SUMMARY, Usage
 from ctxtop.tui.cli import main
 from ctxtop.tui.demo import DEMO_WINDOW, demo_path
 
-from .conftest import DATA
+from .conftest import DATA, SHARED_FIXTURES
 
 FORENSICS = DATA / "forensics"
 SUMMARIZER = f"{sys.executable} {FORENSICS / 'first_rule_summarizer.py'}"
@@ -159,6 +159,34 @@ def test_cost_from_known_cache_fields():
     assert cost["usd"] == pytest.approx((2_000 * 1.25 + 10_000 * 2 + 3_000 * 0.1) * 3e-6 + summarizing, abs=1e-6)
     premium = (2_000 * 1.15 + 10_000 * 1.9) * 3e-6 + summarizing
     assert cost["payback_turns"] == pytest.approx(premium / ((50_000 - 15_000) * 0.1 * 3e-6), abs=0.05)
+
+
+MAROT = SHARED_FIXTURES / "claude-code" / "marot_258c7280-ae70-4798-800f-63464d01a85d.jsonl"
+
+
+@pytest.mark.skipif(not MAROT.is_file(), reason="the shared fixtures are absent (../shared/fixtures)")
+def test_a_logged_summarizing_call_is_priced_as_logged():
+    """Claude Code 2.1 runs the summarization as a sub-agent (agent-acompact-*): its call is in the
+    log, so the cost is no longer an estimate. Expected figures come from the transcript's raw JSON."""
+    transcript = MAROT.with_suffix("") / "subagents" / "agent-acompact-fffbd0.jsonl"
+    logged = [json.loads(line) for line in transcript.read_text().splitlines()]
+    [usage] = [r["message"]["usage"] for r in logged if isinstance(r.get("message"), dict) and r["message"].get("usage")]
+    tracker = Tracker.open(str(MAROT), RuleRequest())
+    [compaction] = tracker.snapshot()["compactions"]
+    cost = compaction["forensics"]["cost"]
+    prompt = usage["input_tokens"] + usage["cache_creation_input_tokens"] + usage["cache_read_input_tokens"]
+    assert prompt == 169_248
+    assert cost["summarization_call"] == {"source": "agent-acompact-fffbd0", "prompt_tokens": prompt,
+                                          "cache_read_tokens": 166_758, "cache_write_tokens": 2_487}
+    assert not cost["estimated"]
+    summary_tokens = cost["summarization_tokens"] - prompt
+    assert 0 < summary_tokens < 10_000  # the summary, counted: not the mid-stream output_tokens the transcript logs
+    # claude-opus-4-6: $5 input, $25 output; its prompt written to the 1-hour cache (×2) and read (×0.1).
+    one_hour = usage["cache_creation"]["ephemeral_1h_input_tokens"]
+    summarizing = (usage["input_tokens"] + one_hour * 2 + usage["cache_read_input_tokens"] * 0.1) * 5e-6 + summary_tokens * 25e-6
+    rewrite = cost["cache_write_1h_tokens"] * 2 * 5e-6 + cost["cache_read_tokens"] * 0.1 * 5e-6
+    assert cost["cache_write_5m_tokens"] == 0
+    assert cost["usd"] == pytest.approx(rewrite + summarizing, abs=1e-6)
 
 
 def test_unknown_models_get_tokens_only():

@@ -8,7 +8,7 @@ import pytest
 
 from ctxtop.context.output.markdown import render_markdown
 from ctxtop.context.output.snapshot import INFERRED, build_snapshot
-from ctxtop.context.window.harness import AFTER_COMPACTION, FIRST_CALL, MODEL_SWITCH, HarnessTracker
+from ctxtop.context.window.harness import AFTER_COMPACTION, FIRST_CALL, MODEL_SWITCH, TOOLS_CHANGED, HarnessTracker
 from ctxtop.context.window.replay import Window
 from ctxtop.context.window.session import Session
 from ctxtop.parsers.model import SYSTEM, TOOLS
@@ -97,6 +97,39 @@ def test_a_model_switch_infers_again_from_the_step_and_a_known_model_takes_its_f
     assert inferred(6)["label"] == "system + tools (inferred from the first call of claude-b)"
     assert inferred(8)["inferred_from"] == switch  # same model: unchanged
     assert inferred(10)["inferred_from"] == first["inferred_from"]  # back to claude-a
+
+
+def test_tools_listed_mid_session_infer_the_prefix_again_for_the_same_model(tmp_path):
+    """An MCP server joins: Claude Code 2.1.8x+ logs its tools as a deferred_tools_delta attachment
+    (the names are counted as logged); the schemas the harness now sends are the step at the next call."""
+    log = _claude_log(tmp_path, [("claude-a", 1000), ("claude-a", 1010), ("claude-a", 4000), ("claude-a", 4010)])
+    lines = log.read_text().splitlines()
+    joined = {"type": "attachment", "sessionId": "s", "uuid": "t1", "attachment": {
+        "type": "deferred_tools_delta", "addedNames": ["mcp__github__create_issue"], "addedLines": ["mcp__github__create_issue"],
+        "removedNames": []}}
+    log.write_text("\n".join([*lines[:4], json.dumps(joined), *lines[4:]]) + "\n")
+    session = Session.open(log)
+
+    def inferred(at):
+        return build_snapshot(session, at)["window"]["categories"][INFERRED]
+
+    first = inferred(4)["inferred_from"]
+    assert first["reason"] == FIRST_CALL
+    # Message 5 is the tool listing; the next call (7) has 2,990 more tokens no logged text explains.
+    step = (4000 - session.window_at(6).estimated_tokens) - (1010 - session.window_at(3).estimated_tokens)
+    assert step > 2_900
+    again = inferred(7)
+    assert again["inferred_from"] == {"message": 7, "model": "claude-a", "reason": TOOLS_CHANGED, "tokens": first["tokens"] + step}
+    assert again["label"] == "system + tools (inferred again after the tools changed)"
+    assert inferred(9)["inferred_from"] == again["inferred_from"]  # no change since: kept
+    assert inferred(4)["inferred_from"] == first  # the window before the change keeps the first figure
+
+
+def test_tools_listed_before_the_first_call_change_nothing():
+    tracker = HarnessTracker()
+    tracker.tools_listed()
+    tracker.call(2, "a", 20_000, 100, _totals(TOOLS))
+    assert (tracker.prefix.tokens, tracker.prefix.reason) == (19_900, FIRST_CALL)
 
 
 def _totals(*categories):

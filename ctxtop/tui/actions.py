@@ -1,6 +1,7 @@
 """The user's actions: moving through the session, pins, strategies, redaction, export, search, help.
 
-Mixed into CtxtopApp; every action is also in the command palette.
+Mixed into CtxtopApp; every action is also in the command palette. Actions change the
+app's state (``_change``); the panes follow it.
 """
 
 from __future__ import annotations
@@ -19,44 +20,35 @@ from ctxtop.tui.errors import USER_ERRORS
 from ctxtop.tui.export import export_snapshot
 from ctxtop.tui.keymap import COMMANDS
 from ctxtop.tui.messages import Exported, SearchDone
+from ctxtop.tui.parts import AppParts
 from ctxtop.tui.screens import HelpScreen
 from ctxtop.tui.widgets.panels import ConstraintsTable, StrategiesTable
-from ctxtop.tui.widgets.subagents import SubagentsTable
-from ctxtop.tui.widgets.timeline import Timeline
-from ctxtop.tui.widgets.window_list import WindowList, redacted
+from ctxtop.tui.widgets.window_list import WindowList
 
 # A pin is a rule, not a document: longer blocks must be pinned by selecting the rule's words.
 MAX_PIN_CHARS = 240
 
 
-class UserActions:
+class UserActions(AppParts):
     """Key bindings' actions and their command-palette entries."""
 
-    def _go(self, message: int) -> None:
+    def _go(self, message: int, *, follow: bool | None = None) -> None:
+        """Move the cursor to ``message`` (the view there follows); ``follow``: turn following on or off too."""
         if self.session is None or self.available == 0:
             return
         target = max(1, min(self.available, message))
-        self.follow = target == self.available and self.follow
-        if target == self.available:
-            self.unseen = 0
-        if target != self.cursor:
-            self.cursor = target
-            self.query_one(Timeline).set_position(self.available, target)
-            self.compute_view(target)
-        self._update_header()
+        following = self.follow if follow is None else follow
+        latest = target == self.available
+        self._change(cursor=target, follow=latest and following, unseen=0 if latest else self.unseen)
 
     def action_move(self, step: int) -> None:
-        if step < 0:
-            self.follow = False
-        self._go((self.cursor or 0) + step)
+        self._go((self.cursor or 0) + step, follow=False if step < 0 else None)
 
     def action_jump(self, where: str) -> None:
         if where == "start":
-            self.follow = False
-            self._go(1)
+            self._go(1, follow=False)
         else:
-            self.follow, self.unseen = True, 0
-            self._go(self.available)
+            self._go(self.available, follow=True)
 
     def action_compaction(self, step: int) -> None:
         if self.audit is None or self.cursor is None:
@@ -66,17 +58,14 @@ class UserActions:
         if not ahead:
             self.notify("no compaction " + ("after" if step > 0 else "before") + " this message", timeout=2)
             return
-        self.follow = False
         target = ahead[0] if step > 0 else ahead[-1]
-        self._go(target)
+        self._go(target, follow=False)
         self.open_compaction(target)
 
     def action_toggle_follow(self) -> None:
-        self.follow = not self.follow
-        self.unseen = 0
+        self._change(follow=not self.follow, unseen=0)
         if self.follow:
             self._go(self.available)
-        self._update_header()
 
     def _shown(self, text: str) -> str:
         """Log-derived text as it may appear on screen (masked while redacting)."""
@@ -84,21 +73,12 @@ class UserActions:
 
     def action_toggle_redact(self) -> None:
         """Mask secrets and personal data everywhere on screen and in exports (for screenshots)."""
-        self.redacting = not self.redacting
-        self.query_one(ConstraintsTable).set_constraints(self.constraints, self.redacting)
-        self._announce_alerts()
-        if self.view is not None:
-            self.query_one(WindowList).set_rows(redacted(self.view.rows) if self.redacting else self.view.rows)
-            self._mark_strategy()
-            self.query_one(ConstraintsTable).show(self.view.snapshot["constraints"])
-            self.query_one(SubagentsTable).show(self.view.snapshot["subagents"]["agents"], self.redacting)
-        self._update_header()
+        self._change(redacting=not self.redacting)
         self.notify(f"redaction {'on' if self.redacting else 'off'}", timeout=2)
 
     def action_toggle_bell(self) -> None:
-        self.bell_on = not self.bell_on
+        self._change(bell_on=not self.bell_on)
         self.notify(f"bell {'on' if self.bell_on else 'off'}", timeout=2)
-        self._update_header()
 
     def action_cycle_strategy(self) -> None:
         table = self.query_one(StrategiesTable)
@@ -195,8 +175,7 @@ class UserActions:
             except ValueError:
                 self.notify(f"not a message number: {one_line(value, 40)}", severity="warning", timeout=3, markup=False)
                 return
-            self.follow = False
-            self._go(number if number > 0 else self.available + 1 + number)
+            self._go(number if number > 0 else self.available + 1 + number, follow=False)
         else:
             self.notify(f"searching {self.available:,} messages…", timeout=2, markup=False)
             self.run_search(value)
@@ -208,12 +187,10 @@ class UserActions:
             self.post_message(SearchDone(query, tracker.search(query, until=self.available)))
 
     def on_search_done(self, message: SearchDone) -> None:
-        self.search = message
-        self.search_index = -1
+        self._change(search=message, search_index=-1)
         if not message.matches:
             self.notify(f"no match for {one_line(message.query, 60)!r} in {self.available:,} messages", severity="warning",
                         timeout=4, markup=False)
-            self._mark_strategy()
             return
         self.action_search_step(1)
 
@@ -234,15 +211,13 @@ class UserActions:
         else:
             preceding = [i for i, match in enumerate(matches) if match < here]
             index = preceding[-1] if preceding else len(matches) - 1
-        self.search_index = index
         message, position = matches[index]
         self.select_after_view = (message, position)
-        self.follow = False
+        self._change(search_index=index, follow=False)
         if message == self.cursor and self.view is not None:
             self._select_block(message, position)
         else:
             self._go(message)
-        self._mark_strategy()
 
     def _select_block(self, message: int, position: int) -> None:
         """Select, in the window on screen, block ``position`` of message ``message`` (a search match)."""
@@ -267,7 +242,8 @@ class UserActions:
         self.push_screen(HelpScreen())
 
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
-        yield from super().get_system_commands(screen)
+        # Textual's own "Keys" panel would stand beside our "Help: every key", which lists the same keys and more.
+        yield from (command for command in super().get_system_commands(screen) if command.title != "Keys")
         for command in COMMANDS:
             if command.palette:
                 yield SystemCommand(command.palette, command.palette_help, partial(self.run_action, command.action))

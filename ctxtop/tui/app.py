@@ -1,7 +1,7 @@
 """The ctxtop Textual app: one calm, dense screen over a session's context window.
 
-State flows down from the app (session, cursor, selected strategy) to the
-widgets; intent flows up as messages. Everything slow — parsing, counting,
+State flows down from the app to the widgets: one immutable value (tui/state.py) in one reactive, each
+pane updated from what changed (``watch_state``); intent flows up as messages. Everything slow — parsing, counting,
 auditing, replaying the window, previewing strategies, writing exports — runs
 in thread workers that post their results back; widgets are only touched here,
 on the main thread.
@@ -10,11 +10,12 @@ on the main thread.
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 from pathlib import Path
 
 from rich.text import Text
 from textual import on, work
-from textual.app import App, ComposeResult
+from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Footer, Input, ProgressBar, Static, TabbedContent, TabPane
@@ -25,15 +26,12 @@ from ctxtop.context.audit.run import Audit
 from ctxtop.context.output.redact import redact
 from ctxtop.context.output.sanitize import one_line
 from ctxtop.context.output.snapshot import build_snapshot
-from ctxtop.context.rules.constraints import Constraint
 from ctxtop.context.rules.selection import RuleRequest
 from ctxtop.context.store.source import split_sample
 from ctxtop.context.strategies import STRATEGIES, Preview
 from ctxtop.context.tracker import Tracker
 from ctxtop.context.window.replay import Window
-from ctxtop.context.window.session import Session
 from ctxtop.context.window.tail_first import tail_session
-from ctxtop.context.window.timeline import TimelineView
 from ctxtop.tui.actions import UserActions
 from ctxtop.tui.discover import SESSION_SUFFIXES
 from ctxtop.tui.errors import USER_ERRORS
@@ -47,10 +45,11 @@ from ctxtop.tui.messages import (
     LoadProgress,
     LogChanged,
     NewSessionFile,
-    SearchDone,
     SessionLoaded,
     ViewReady,
 )
+from ctxtop.tui.parts import AppParts
+from ctxtop.tui.state import SessionState
 from ctxtop.tui.tail import watch_log, watch_new_sessions
 from ctxtop.tui.waiting import not_written_yet, wait_for_log
 from ctxtop.tui.widgets.breakdown import Breakdown
@@ -68,7 +67,7 @@ REPLAY_SECONDS = 30.0
 REPLAY_TICK = 0.1
 
 
-class CtxtopApp(LiveUpdates, UserActions, App[int]):
+class CtxtopApp(LiveUpdates, UserActions, AppParts):
     TITLE = "ctxtop"
     CSS_PATH = "app.tcss"
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (110, "-wide")]
@@ -96,7 +95,8 @@ class CtxtopApp(LiveUpdates, UserActions, App[int]):
         stay: bool = False,
     ) -> None:
         super().__init__()
-        self.path = path
+        # What is shown: no session yet; the cursor where asked (None: the latest message, followed).
+        self.set_reactive(CtxtopApp.state, SessionState(path, cursor=at, follow=at is None))
         self.log_format = log_format
         self.encoding = encoding
         self.window_override = window
@@ -111,32 +111,13 @@ class CtxtopApp(LiveUpdates, UserActions, App[int]):
         self.session_dirs = list(session_dirs or [])
         self.stay = stay
         self._dir_observer = None
-        self.tracker: Tracker | None = None  # decides the rules in force, the audit, the alerts and the view
         self._observer = None
+        self._replay_timer = None
         self._polling = self._poll_again = False
-        self._changed_paths: set[Path] = set()  # reported by the watcher since the last read
-        self.unseen = 0  # messages that arrived while the cursor was elsewhere
-        self.session: Session | None = None
-        self.constraints: list[Constraint] = []
-        self.audit: Audit | None = None  # the tracker's latest audit, as shown
-        self.points: TimelineView | None = None
-        self.cursor = at
-        self.available = 0  # messages that have arrived (all of them, unless replaying)
-        self.follow = at is None
-        self.bell_on = True
-        self.redacting = False  # mask secrets and personal data on screen and in exports
-        self.strategy: str | None = None
-        self._audited_once = False
-        self.prompt_mode = "search"  # what the prompt's text is: a search, or a message number to go to
-        self.search: SearchDone | None = None  # the last search and its matches, stepped with n / N
-        self.search_index = -1
-        self.select_after_view: tuple[int, int] | None = None  # (message, block) to select once its view is shown
-        self.view: ViewReady | None = None
-        self.shown_message: int | None = None  # the message whose breakdown is on screen (for tests)
-        self.last_export: list[Path] = []
-        # While a sub-agent is open in the view: the session it belongs to, and where its cursor was.
-        self.parent_session: tuple[str, int | None, bool] | None = None
-        self.subagent: dict | None = None  # the sub-agent open (its snapshot row)
+        self._changed_paths = set()
+        self.prompt_mode = "search"
+        self.select_after_view = None
+        self.last_export = []
         self.sub_title = one_line(title or Path(path).name, 60)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
@@ -148,7 +129,7 @@ class CtxtopApp(LiveUpdates, UserActions, App[int]):
 
     # --- layout ---------------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
-        yield Static(Text(f"loading {one_line(Path(self.path).name, 60)}…", style="bold"), id="header")
+        yield Static(self._header(self.state), id="header")
         yield ProgressBar(total=100, show_eta=False, id="loading")
         yield Static(id="banner")
         with Horizontal(id="top"):
@@ -195,78 +176,63 @@ class CtxtopApp(LiveUpdates, UserActions, App[int]):
                 reported[0] = overall
                 self.post_message(LoadProgress(phase, overall))
 
-        log = split_sample(self.path)[0]
+        path = self.path
+        log = split_sample(path)[0]
         if not_written_yet(log):
-            self.call_from_thread(self._show_waiting)
+            self.call_from_thread(self._change, waiting=True)
             if not wait_for_log(log, every=self.poll_seconds, cancelled=lambda: get_current_worker().is_cancelled):
                 return
         try:
-            self._first_paint()
-            tracker = Tracker.open(self.path, self.rule_request, format=self.log_format, encoding=self.encoding,
+            self._first_paint(path)
+            tracker = Tracker.open(path, self.rule_request, format=self.log_format, encoding=self.encoding,
                                    window=self.window_override, live=self.live, saved_pins=True, progress=progress, audit=False)
         except USER_ERRORS as exc:
             self.post_message(LoadFailed(str(exc)))
             return
         for warning in tracker.warnings:
             self.call_from_thread(self.notify, one_line(warning, 200), severity="warning", timeout=8)
-        self.tracker = tracker
         # Paint the window first; the audit (every compaction compared before and after) follows.
-        self.post_message(SessionLoaded(tracker.session, tracker.rules, Audit(tracker.rules, [], []), tracker.timeline()))
+        self.post_message(SessionLoaded(path, tracker, tracker.session, tracker.rules, Audit(tracker.rules, [], []), tracker.timeline()))
         audit = tracker.run_audit()
-        self.post_message(AuditReady(tracker.rules, audit))
+        self.post_message(AuditReady(tracker, tracker.rules, audit))
 
-    def _show_waiting(self) -> None:
-        name = one_line(Path(self.path).name, 60)
-        self.query_one("#header", Static).update(Text(f"waiting for {name} to be written… (q quits)", style="bold yellow"))
-
-    def _first_paint(self) -> None:
+    def _first_paint(self, path: str) -> None:
         """On a big log, show the window after its last compaction before the whole history is read."""
         if self.replay_speed:
             return
         try:
-            quick = tail_session(split_sample(self.path)[0], encoding=self.encoding, window=self.window_override)
+            quick = tail_session(split_sample(path)[0], encoding=self.encoding, window=self.window_override)
         except (OSError, *USER_ERRORS):
             return  # the full load says what is wrong
         if quick is not None:
             self.post_message(FirstPaint(build_snapshot(quick, None, [], Audit([], [], []))))
 
     def on_first_paint(self, message: FirstPaint) -> None:
-        if self.view is not None:
-            return  # the full load was quicker
-        self.query_one(Breakdown).show(message.snapshot)
-        text = header_text(message.snapshot, available=message.snapshot["at"]["messages"], mode="indexing the history…")
-        self.query_one("#header", Static).update(text)
-        self.query_one("#window-title", Static).update(Text("the window after the last compaction; the rest follows", style="dim"))
+        if self.view is None:  # (else the full load was quicker)
+            self._change(first_paint=message.snapshot)
 
     def on_load_progress(self, message: LoadProgress) -> None:
-        bar = self.query_one("#loading", ProgressBar)
-        bar.add_class("-visible")
-        bar.update(progress=round(100 * message.fraction))
-        verb = {"read": "reading", "parse": "parsing"}.get(message.phase, "counting tokens in")
-        if self.view is None and not self.query_one(Breakdown).has_snapshot:
-            self.query_one("#header", Static).update(Text(f"{verb} {one_line(Path(self.path).name, 60)}… {100 * message.fraction:.0f}%", style="bold"))
+        self._change(progress=(message.phase, message.fraction))
 
     def on_session_loaded(self, message: SessionLoaded) -> None:
-        self.query_one("#loading", ProgressBar).remove_class("-visible")
-        self.session = message.session
-        self.points = message.timeline
-        self.query_one(Timeline).set_data(self.points, self.session.limit()[0])
-        self._apply_audit(message.constraints, message.audit)
-        total = self.session.message_count
+        if message.path != self.path or self.tracker is not None:
+            return  # loaded for a log since left
+        session, tracker = message.session, message.tracker
+        loaded = replace(self.state, tracker=tracker, session=session, timeline=message.timeline,
+                         constraints=message.constraints, audit=message.audit)
+        total = session.message_count
         if self.replay_speed:
-            self.available = 0
-            self.follow = True
+            self.state = replace(loaded, available=0, follow=True)
             step = max(1, math.ceil(total * REPLAY_TICK * self.replay_speed / REPLAY_SECONDS))
             self._replay_timer = self.set_interval(REPLAY_TICK, lambda: self.arrive(step))
             self.arrive(step)
         else:
-            self.available = total
-            self.cursor = self.session.clamp(self.cursor)
-            self._after_arrival()
-            self.compute_view(self.cursor)
-        if self.tracker is not None and self.tracker.follower is not None:
-            self._observer = watch_log(self.tracker.follower.file, lambda path: self.post_message(LogChanged(path)),
+            self.state = replace(loaded, available=total, cursor=session.clamp(self.cursor))
+            self._announce_alerts()
+        if tracker.follower is not None:
+            self._observer = watch_log(tracker.follower.file, lambda path: self.post_message(LogChanged(path)),
                                        poll_seconds=self.poll_seconds)
+            self._change(watching=True)
         if self.session_dirs and self._dir_observer is None:
             self._dir_observer = watch_new_sessions(self.session_dirs, lambda path: self.post_message(NewSessionFile(path)),
                                                     SESSION_SUFFIXES, poll_seconds=self.poll_seconds)
@@ -278,11 +244,6 @@ class CtxtopApp(LiveUpdates, UserActions, App[int]):
 
     def on_load_failed(self, message: LoadFailed) -> None:
         self.exit(return_code=2, message=Text(f"ctxtop: error: {one_line(message.error)}"))
-
-    def _after_arrival(self, fresh: list[Alert] | None = None) -> None:
-        self.query_one(Timeline).set_position(self.available, self.cursor or 0)
-        self._announce_alerts(fresh)
-        self._update_header()
 
     # --- the view at the cursor -----------------------------------------------------------------
     @work(thread=True, exclusive=True, exit_on_error=False, group="view")
@@ -296,65 +257,132 @@ class CtxtopApp(LiveUpdates, UserActions, App[int]):
     def on_view_ready(self, message: ViewReady) -> None:
         if message.at != self.cursor or not self.screen.is_mounted:
             return  # a stale result (the cursor has moved on), or the app is closing
-        same_message = self.view is not None and self.view.at == message.at
-        self.view = message
-        self.shown_message = message.at
-        with self.batch_update():
-            self.query_one(Breakdown).show(message.snapshot)
-            self.query_one(ConstraintsTable).show(message.snapshot["constraints"])
-            self.query_one(StrategiesTable).show(message.previews)
-            self.query_one(ToolsTable).show(message.snapshot["tool_usage"]["window"])
-            self.query_one(SubagentsTable).show(message.snapshot["subagents"]["agents"], self.redacting)
-            window_list = self.query_one(WindowList)
-            window_list.set_rows(redacted(message.rows) if self.redacting else message.rows, keep_selection=same_message)
-            if self.select_after_view is not None and self.select_after_view[0] == message.at:
-                self._select_block(*self.select_after_view)
-            self._mark_strategy()
-            self._update_header()
-            self._update_banner()
-            self.query_one(Timeline).set_position(self.available, message.at)
+        self._change(view=message)
 
-    def _update_header(self) -> None:
-        if self.view is None:
-            return
-        if self.replay_speed and self.session and self.available < self.session.message_count:
+    # --- the panes follow the state -------------------------------------------------------------
+    def watch_state(self, old: SessionState, new: SessionState) -> None:
+        """Bring the screen in line with ``new``: each pane is updated when what it shows changed since ``old``."""
+        if not self.screen_stack or not self.screen.is_mounted:
+            return  # the app is closing
+        tracker = new.tracker
+        if tracker is not None and new.cursor is not None and (
+                new.tracker is not old.tracker or new.cursor != old.cursor or new.revision != old.revision):
+            self.compute_view(new.cursor)  # the view at the cursor is asked for again; it comes back as ViewReady
+        redacting = new.redacting != old.redacting
+        rules = new.constraints is not old.constraints or redacting
+        view = new.view is not old.view
+        with self.batch_update():
+            if new.progress != old.progress or new.tracker is not old.tracker:
+                self._show_progress(new)
+            if new.first_paint is not old.first_paint and new.first_paint is not None and new.view is None:
+                self.query_one(Breakdown).show(new.first_paint)
+                self.query_one("#window-title", Static).update(Text("the window after the last compaction; the rest follows", style="dim"))
+            if new.timeline is not None and new.session is not None and (
+                    new.timeline is not old.timeline or new.session is not old.session):
+                self.query_one(Timeline).set_data(new.timeline, new.session.limit()[0])
+            if rules:
+                self.query_one(ConstraintsTable).set_constraints(list(new.constraints), new.redacting)
+            if new.view is not None:
+                self._show_view(old, new, view, rules, redacting)
+            if (new.available, new.cursor) != (old.available, old.cursor):
+                self.query_one(Timeline).set_position(new.available, new.cursor or 0)
+            known = (new.tracker is not old.tracker or new.audit is not old.audit or new.available != old.available
+                     or new.constraints is not old.constraints or redacting)
+            if tracker is not None and known:
+                alerts = tracker.alerts(new.available)
+                self.query_one(AlertsTable).set_alerts(alerts, new.redacting)
+                self.query_one(Timeline).set_guard_marks([a.message for a in alerts if a.kind.by_guard])
+            if known or new.cursor != old.cursor:
+                self._update_banner(new)
+            if (view or new.available != old.available or self._header_mode(new) != self._header_mode(old)
+                    or new.waiting != old.waiting or new.progress != old.progress or new.first_paint is not old.first_paint):
+                self.query_one("#header", Static).update(self._header(new))
+            if new.compaction is not old.compaction or (redacting and new.compaction is not None):
+                self._show_compaction(new)
+
+    def _show_view(self, old: SessionState, new: SessionState, view: bool, rules: bool, redacting: bool) -> None:
+        """The panes that show the view at the cursor: those whose view, rules or redaction changed."""
+        shown = new.view
+        assert shown is not None
+        if view:
+            self.query_one(Breakdown).show(shown.snapshot)
+            self.query_one(StrategiesTable).show(shown.previews)
+            self.query_one(ToolsTable).show(shown.snapshot["tool_usage"]["window"])
+        if view or rules:
+            self.query_one(ConstraintsTable).show(shown.snapshot["constraints"])
+        if view or redacting:
+            self.query_one(SubagentsTable).show(shown.snapshot["subagents"]["agents"], new.redacting)
+            same_message = not view or (old.view is not None and old.view.at == shown.at)
+            self.query_one(WindowList).set_rows(redacted(shown.rows) if new.redacting else shown.rows, keep_selection=same_message)
+            if self.select_after_view is not None and self.select_after_view[0] == shown.at:
+                self._select_block(*self.select_after_view)
+        if (view or redacting or new.strategy != old.strategy or new.search is not old.search
+                or new.search_index != old.search_index):
+            self._mark_strategy(new)
+
+    def _header_mode(self, state: SessionState) -> str:
+        """The header's mode: replaying, following, live or paused, and the switches that are on."""
+        if self.replay_speed and state.session and state.available < state.session.message_count:
             mode = f"▶ REPLAY ×{self.replay_speed:g}"
         else:
-            mode = "● FOLLOW" if self.follow else "❚❚ PAUSED"
-            if self.tracker is not None and self.tracker.live and self._observer is not None:
-                mode = ("● LIVE" if self.follow else "❚❚ PAUSED (live)")
-            if self.unseen and not self.follow:
-                mode += f"  +{self.unseen} new (f: follow)"
-        if not self.bell_on:
+            mode = "● FOLLOW" if state.follow else "❚❚ PAUSED"
+            if state.tracker is not None and state.tracker.live and state.watching:
+                mode = ("● LIVE" if state.follow else "❚❚ PAUSED (live)")
+            if state.unseen and not state.follow:
+                mode += f"  +{state.unseen} new (f: follow)"
+        if not state.bell_on:
             mode += "  (bell off)"
-        if self.redacting:
+        if state.redacting:
             mode += "  [redacted]"
-        if self.subagent is not None:
-            mode += f"  sub-agent {one_line(self.subagent['id'], 24)} ({one_line(self.subagent['kind'], 24)}) · ⌫ back"
-        self.query_one("#header", Static).update(header_text(self.view.snapshot, available=self.available, mode=mode))
+        if state.subagent is not None:
+            mode += f"  sub-agent {one_line(state.subagent['id'], 24)} ({one_line(state.subagent['kind'], 24)}) · ⌫ back"
+        return mode
 
-    def _preview(self, name: str | None) -> Preview | None:
-        if self.view is None or name is None:
+    def _header(self, state: SessionState) -> Text:
+        """The header: the view's (session, window use, position, mode); until there is one, how loading goes."""
+        if state.view is not None:
+            return header_text(state.view.snapshot, available=state.available, mode=self._header_mode(state))
+        if state.first_paint is not None:
+            return header_text(state.first_paint, available=state.first_paint["at"]["messages"], mode="indexing the history…")
+        name = one_line(Path(state.path).name, 60)
+        if state.progress is not None:
+            phase, fraction = state.progress
+            verb = {"read": "reading", "parse": "parsing"}.get(phase, "counting tokens in")
+            return Text(f"{verb} {name}… {100 * fraction:.0f}%", style="bold")
+        if state.waiting:
+            return Text(f"waiting for {name} to be written… (q quits)", style="bold yellow")
+        return Text(f"loading {name}…", style="bold")
+
+    def _show_progress(self, state: SessionState) -> None:
+        """The progress bar, while the log is read (it goes once the session is loaded)."""
+        bar = self.query_one("#loading", ProgressBar)
+        bar.set_class(state.progress is not None and state.tracker is None, "-visible")
+        if state.progress is not None:
+            bar.update(progress=round(100 * state.progress[1]))
+
+    def _preview(self, state: SessionState) -> Preview | None:
+        if state.view is None or state.strategy is None:
             return None
-        return next((p for p in self.view.previews if p.strategy == name), None)
+        return next((p for p in state.view.previews if p.strategy == state.strategy), None)
 
-    def _mark_strategy(self) -> None:
-        preview = self._preview(self.strategy)
+    def _mark_strategy(self, state: SessionState) -> None:
+        """The window list's marks and title: the strategy's effect, the search and where it stands."""
+        preview = self._preview(state)
         self.query_one(WindowList).set_fates(preview.fates if preview else None)
         title = Text()
-        if self.view is not None:
-            title.append(f"message {self.view.at} · {len(self.view.window.blocks):,} blocks", style="bold")
+        if state.view is not None:
+            title.append(f"message {state.view.at} · {len(state.view.window.blocks):,} blocks", style="bold")
         if preview is not None:
             counts = preview.outcome_counts()
             title.append(f" · {preview.strategy}", style="bold")
             title.append(f" → {preview.tokens_after:,} tokens, rules kept/risk/lost {counts['kept']}/{counts['at_risk']}/{counts['lost']}")
             title.append("  (✘ dropped ⌀ placeholder Σ summarized … cut)", style="dim")
-        elif self.view is not None:
+        elif state.view is not None:
             title.append("  (s: mark a strategy's effect)", style="dim")
-        if self.search is not None:
-            found = len(self.search.matches)
-            at = f"{self.search_index + 1} / {found:,}" if found and self.search_index >= 0 else f"{found} matches"
-            title.append(f"  · {one_line(self.search.query, 30)!r}: {at}", style="bold" if found else "yellow")
+        if state.search is not None:
+            found = len(state.search.matches)
+            at = f"{state.search_index + 1} / {found:,}" if found and state.search_index >= 0 else f"{found} matches"
+            title.append(f"  · {one_line(state.search.query, 30)!r}: {at}", style="bold" if found else "yellow")
         self.query_one("#window-title", Static).update(title)
 
     def _selected_block(self) -> tuple[Window, int] | None:
@@ -374,8 +402,7 @@ class CtxtopApp(LiveUpdates, UserActions, App[int]):
 
     @on(StrategiesTable.Chosen)
     def choose_strategy(self, message: StrategiesTable.Chosen) -> None:
-        self.strategy = message.strategy
-        self._mark_strategy()
+        self._change(strategy=message.strategy)
 
     @on(Timeline.Picked)
     def pick_from_timeline(self, message: Timeline.Picked) -> None:
@@ -397,17 +424,24 @@ class CtxtopApp(LiveUpdates, UserActions, App[int]):
     def open_compaction(self, message: int) -> None:
         tracker = self.tracker
         number = tracker.compaction_at(message) if tracker is not None else None
-        if number is not None:
+        if tracker is not None and number is not None:
             self.post_message(CompactionReady(tracker.compaction_view(number)))
 
     def on_compaction_ready(self, message: CompactionReady) -> None:
-        view = message.view
-        self.query_one(CompactionView).show(redact(view) if self.redacting else view)
-        self.screen.add_class("-compaction")
+        self._change(compaction=message.view)
+
+    def _show_compaction(self, state: SessionState) -> None:
+        pane, view = self.query_one(CompactionView), state.compaction
+        if view is None:
+            pane.close()
+            self.screen.remove_class("-compaction")
+        else:
+            pane.show(redact(view) if state.redacting else view)
+            self.screen.add_class("-compaction")
 
     def action_toggle_compaction(self) -> None:
         """Open the view of the compaction at or before the cursor, or close it."""
-        if self.query_one(CompactionView).is_open:
+        if self.state.compaction is not None:
             self.action_close_compaction()
         elif self.cursor is not None and self.tracker is not None and self.tracker.compaction_at(self.cursor) is not None:
             self.open_compaction(self.cursor)
@@ -415,14 +449,9 @@ class CtxtopApp(LiveUpdates, UserActions, App[int]):
             self.notify("no compaction at or before this message", timeout=2)
 
     def action_close_compaction(self) -> None:
-        self.query_one(CompactionView).close()
-        self.screen.remove_class("-compaction")
+        self._change(compaction=None)
 
     # --- constraints and alerts -----------------------------------------------------------------
-    def _apply_audit(self, constraints: list[Constraint], audit: Audit) -> None:
-        self.constraints, self.audit = constraints, audit
-        self.query_one(ConstraintsTable).set_constraints(constraints, self.redacting)
-
     @work(thread=True, exclusive=True, exit_on_error=False, group="audit")
     def change_rules(self, how: str, target: str | None) -> None:
         """Pin a text, unpin a rule (by id; an auto-detected one is hidden for the session) or bring back the
@@ -444,28 +473,26 @@ class CtxtopApp(LiveUpdates, UserActions, App[int]):
         except USER_ERRORS as exc:
             note = one_line(str(exc), 200)
         self.call_from_thread(self.notify, note, timeout=3, markup=False)
-        self.post_message(AuditReady(tracker.rules, tracker.audit))
+        self.post_message(AuditReady(tracker, tracker.rules, tracker.audit))
 
     def on_audit_ready(self, message: AuditReady) -> None:
-        self._apply_audit(message.constraints, message.audit)
+        if message.tracker is not self.tracker:
+            return  # the audit of a session since left
+        # The view at the cursor is asked for again (its rules' status changed).
+        self._change(constraints=message.constraints, audit=message.audit, revision=self.state.revision + 1)
         self._announce_alerts()
-        self._audited_once = True
-        if self.cursor:
-            self.compute_view(self.cursor)
+        self._change(audited=True)
 
     def _announce_alerts(self, fresh: list[Alert] | None = None) -> None:
-        """New losses and violations: a notification, the bell, and the persistent banner.
+        """New losses and violations: a notification and the bell (the banner and the Alerts pane follow the state).
 
         ``fresh``: the alerts a poll of the live log settled; else the tracker says which are new.
         """
         tracker = self.tracker
         if tracker is None:
             return
-        known = tracker.alerts(self.available)
-        self.query_one(AlertsTable).set_alerts(known, self.redacting)
-        self.query_one(Timeline).set_guard_marks([a.message for a in known if a.kind.by_guard])
         fresh = [a for a in (tracker.new_alerts(self.available) if fresh is None else fresh) if a.fails]
-        if not self._audited_once and not self.replay_speed:
+        if not self.state.audited and not self.replay_speed:
             # A session opened as it is: its alerts are in the banner and the Alerts pane, not news to
             # toast about. Those that arrive from now on (the log growing, a new pin) are.
             fresh = []
@@ -476,14 +503,13 @@ class CtxtopApp(LiveUpdates, UserActions, App[int]):
                         title="constraint alert", severity="error", timeout=8)
             if self.bell_on:
                 self.bell()
-        self._update_banner()
 
-    def _update_banner(self) -> None:
+    def _update_banner(self, state: SessionState) -> None:
         """The banner speaks of the cursor: what is lost or broken at the message shown; what happens
         later in the session only as a count (calmer, when nothing is lost yet here)."""
-        tracker, at = self.tracker, self.cursor
+        tracker, at = state.tracker, state.cursor
         banner = self.query_one("#banner", Static)
-        seen = tracker.cursor_alerts(at, self.available) if tracker is not None and at is not None else None
+        seen = tracker.cursor_alerts(at, state.available) if tracker is not None and at is not None else None
         banner.set_class(bool(seen and (seen.here or seen.later)), "-visible")
         banner.set_class(bool(seen and not seen.here and seen.later), "-ahead")
         if seen is None or not (seen.here or seen.later):

@@ -8,6 +8,7 @@ import sys
 import traceback
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 
 import orjson
 
@@ -216,7 +217,7 @@ def _session_source(args: argparse.Namespace) -> tuple[str, int | None, str | No
         raise UsageError("no session given: pass a PATH, or --demo for the bundled demo session")
     window = args.window or (DEMO_WINDOW if use_demo else None)
     log_format = args.log_format or getattr(args, "log_format_alias", None)
-    return str(demo_path()) if use_demo else path, window, log_format
+    return str(demo_path()) if use_demo else str(path), window, log_format
 
 
 def _rule_request(args: argparse.Namespace) -> RuleRequest:
@@ -276,7 +277,7 @@ def run_export(args: argparse.Namespace) -> int:
             document = tracker.compaction_view(args.compaction)
         except IndexError as exc:
             raise UsageError(str(exc)) from None
-        render = render_compaction_markdown
+        render: Callable[[dict[str, Any]], str] = render_compaction_markdown
     else:
         strategies = args.strategy if (args.strategies or args.strategy) else None
         document, render = tracker.snapshot(args.at, strategies=strategies, budget=args.budget), render_markdown

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from textual.binding import Binding
+from textual.binding import Binding, BindingType
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,7 +82,7 @@ WIDGET_KEYS: tuple[tuple[str, str], ...] = (
 )
 
 
-def bindings() -> list[Binding]:
+def bindings() -> list[BindingType]:
     return [Binding(c.key, c.action, c.footer or c.help, show=bool(c.footer), priority=c.priority, key_display=c.display)
             for c in COMMANDS]
 

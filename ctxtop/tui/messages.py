@@ -11,7 +11,7 @@ from textual.message import Message
 from ctxtop.context.audit.run import Audit
 from ctxtop.context.rules.constraints import Constraint
 from ctxtop.context.strategies import Preview
-from ctxtop.context.tracker import Change
+from ctxtop.context.tracker import Change, Tracker
 from ctxtop.context.window.replay import Window
 from ctxtop.context.window.session import Session
 from ctxtop.context.window.timeline import TimelineView
@@ -20,8 +20,10 @@ from ctxtop.tui.widgets.window_list import Row
 
 @dataclass
 class SessionLoaded(Message):
-    """A session was parsed, counted and audited, and its timeline computed."""
+    """A session was parsed and counted, and its timeline computed (its audit follows: AuditReady)."""
 
+    path: str  # the log asked for (a result for a log since left is dropped)
+    tracker: Tracker
     session: Session
     constraints: list[Constraint]
     audit: Audit
@@ -30,8 +32,9 @@ class SessionLoaded(Message):
 
 @dataclass
 class AuditReady(Message):
-    """The constraints changed (a pin was made or removed) and the session was audited again."""
+    """The session was audited: first after loading, then again when the constraints changed (a pin made or removed)."""
 
+    tracker: Tracker  # whose audit (a result for a session since left is dropped)
     constraints: list[Constraint]
     audit: Audit
 
@@ -66,6 +69,7 @@ class NewSessionFile(Message):
 class LogAppended(Message):
     """New messages were read from the growing log."""
 
+    tracker: Tracker  # who read them (a result for a session since left is dropped)
     change: Change | None  # None: nothing new was read
     timeline: TimelineView
     audit: Audit

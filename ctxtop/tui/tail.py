@@ -31,7 +31,7 @@ class _LogEvents(FileSystemEventHandler):
     """Passes on events for the log itself and for its sub-agent transcripts (Claude Code); starts
     watching the session's own folder when it appears."""
 
-    def __init__(self, target: Path, notify: Callable[[Path], None], observer: BaseObserver) -> None:
+    def __init__(self, target: Path, notify: Callable[[Path], object], observer: BaseObserver) -> None:
         self.target = target
         self.companions = target.with_suffix("")  # <session>/subagents/...
         self.notify = notify
@@ -62,7 +62,7 @@ class _LogEvents(FileSystemEventHandler):
                 self.notify(path)
 
 
-def watch_log(path: str | Path, notify: Callable[[Path], None], *, poll_seconds: float | None = None) -> BaseObserver:
+def watch_log(path: str | Path, notify: Callable[[Path], object], *, poll_seconds: float | None = None) -> BaseObserver:
     """Start watching ``path``; ``notify(changed path)`` is called (from another thread) on every change.
     Stop it when done."""
     target = Path(path).resolve()
@@ -76,7 +76,7 @@ def watch_log(path: str | Path, notify: Callable[[Path], None], *, poll_seconds:
 
 
 class _NewSessions(FileSystemEventHandler):
-    def __init__(self, suffixes: tuple[str, ...], notify: Callable[[Path], None]) -> None:
+    def __init__(self, suffixes: tuple[str, ...], notify: Callable[[Path], object]) -> None:
         self.suffixes = suffixes
         self.notify = notify
 
@@ -87,12 +87,12 @@ class _NewSessions(FileSystemEventHandler):
         self._maybe(getattr(event, "dest_path", "") or "", event.is_directory)
 
     def _maybe(self, path: str | bytes, is_directory: bool) -> None:
-        path = Path(path.decode() if isinstance(path, bytes) else path)
-        if not is_directory and path.suffix in self.suffixes:
-            self.notify(path)
+        created = Path(path.decode() if isinstance(path, bytes) else path)
+        if not is_directory and created.suffix in self.suffixes:
+            self.notify(created)
 
 
-def watch_new_sessions(directories: list[Path], notify: Callable[[Path], None], suffixes: tuple[str, ...],
+def watch_new_sessions(directories: list[Path], notify: Callable[[Path], object], suffixes: tuple[str, ...],
                        *, poll_seconds: float | None = None) -> BaseObserver:
     """Call ``notify(path)`` (from another thread) when a session file appears under any of ``directories``."""
     observer: BaseObserver = PollingObserver(timeout=poll_seconds) if poll_seconds else Observer()

@@ -172,6 +172,7 @@ def run_audit(session: Session, constraints: list[Constraint], resume: AuditProg
         drifts.restore(drift_state)  # the calls before the first drift still to work out, counted
     history = history_state.copy(reading.actions) if history_state is not None else History(reading.actions)
     generations: list[tuple[int, int]] = []
+    summarizing_calls = session.subagents.summarizing_calls() if session.subagents is not None else []
     plans = [(e, afters.get(e.message) or after_message(entries, e.message)) for e in scan.events]
     afters.update((e.message, after) for e, after in plans if after < final)  # (read by position: unpacks)
     marked = [(e, after) for e, after in plans if e.kind != "implicit" and (e.message, after) not in pairs]
@@ -232,7 +233,8 @@ def run_audit(session: Session, constraints: list[Constraint], resume: AuditProg
                 constraints=audited if event.kind != "implicit" else [], statuses=statuses, compaction=event.message,
                 next_compaction=next_message, generation=generation, lost_items=audit.lost_items, facts=facts, history=history,
                 notes=_notes_between(reading.notes, event.message, next_message), first_call=_first_call(entries, event, after),
-                model=_model_after(entries, event, after) or session.model, pre_tokens=event.pre_tokens)
+                model=_model_after(entries, event, after) or session.model, pre_tokens=event.pre_tokens,
+                summarizing_call=_summarizing_call(summarizing_calls, entries, plans, index))
             if next_message <= final and after < final:
                 forensics_done[(event.message, next_message)] = audit.forensics
         known_drift = drift_done.get((event.message, next_message))
@@ -261,6 +263,21 @@ def _first_call(entries: Sequence[Entry], event: CompactionEvent, after: int) ->
     """The usage of the model's first call after the compaction (an implicit one is that call)."""
     position = event.message - 1 if event.kind == "implicit" else after
     return entries[position].usage if position < len(entries) else None  # (by position: a store unpacks only what is read)
+
+
+def _summarizing_call(calls: list[tuple[str, str, Usage]], entries: Sequence[Entry],
+                      plans: list[tuple[CompactionEvent, int]], index: int) -> tuple[str, Usage] | None:
+    """The logged call that wrote compaction ``index``'s summary: the last compaction sub-agent's call
+    made after the compaction before it was recorded and no later than this one."""
+    event = plans[index][0]
+    if not calls or event.kind == "implicit":
+        return None
+    recorded = entries[event.message - 1].timestamp
+    previous = entries[plans[index - 1][0].message - 1].timestamp if index > 0 else None
+    if not recorded:
+        return None
+    found = [(f"agent-{agent}", usage) for at, agent, usage in calls if at <= recorded and (previous is None or at > previous)]
+    return found[-1] if found else None
 
 
 def _model_after(entries: Sequence[Entry], event: CompactionEvent, after: int) -> str | None:

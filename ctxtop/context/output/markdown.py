@@ -153,7 +153,8 @@ def cost_line(cost: dict[str, Any]) -> str:
         split = f" (5m {num(cost['cache_write_5m_tokens'])}, 1h {num(cost['cache_write_1h_tokens'])})"
     usd = f"${cost['usd']:.4f}" if cost["usd"] is not None else "no price for this model"
     payback = f", pays back in {cost['payback_turns']:g} turns" if cost["payback_turns"] is not None else ""
-    summarizing = num(cost["summarization_tokens"]) + (" estimated" if cost["estimated"] else "")
+    logged = cost.get("summarization_call") is not None
+    summarizing = num(cost["summarization_tokens"]) + (" estimated" if cost["estimated"] else " logged" if logged else "")
     return (f"cache write {num(cost['cache_write_tokens'])}{split}, read {num(cost['cache_read_tokens'])}, "
             f"summarization {summarizing} tokens — {usd}{payback} ({cost['price_table']})")
 

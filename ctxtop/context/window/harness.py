@@ -13,7 +13,10 @@ at the first call of a model not seen before, it is inferred again from the
 step in unexplained tokens since the previous call (what changed with the
 switch), or from that call alone when a compaction came in between (the window
 is then small, so the call is almost all prefix). Switching back to a model
-seen before takes its earlier figure again. A log that records its system
+seen before takes its earlier figure again. It changes with the tools too (an MCP
+server connected mid-session): where the log says so — a tool listing logged after
+the first call, as Claude Code 2.1.8x+ logs ``deferred_tools_delta`` — the next call
+infers it again from the step, for that model. A log that records its system
 prompt and tools (an Anthropic request body, a Claude Code ``prompt_snapshot``)
 needs no inference.
 """
@@ -27,6 +30,7 @@ from ctxtop.parsers.model import SYSTEM, TOOLS
 FIRST_CALL = "first call"
 MODEL_SWITCH = "model switch"
 AFTER_COMPACTION = "first call of the model, after a compaction"
+TOOLS_CHANGED = "first call after the tools changed"
 
 
 @dataclass(slots=True, frozen=True)
@@ -36,13 +40,17 @@ class HarnessPrefix:
     tokens: int
     message: int  # the call it was inferred from
     model: str | None
-    reason: str  # FIRST_CALL, MODEL_SWITCH or AFTER_COMPACTION
+    reason: str  # FIRST_CALL, MODEL_SWITCH, AFTER_COMPACTION or TOOLS_CHANGED
     logged_system: bool  # the log shows a system prompt: only the tools (and the rest) are inferred
 
     @property
     def label(self) -> str:
         what = "tools" if self.logged_system else "system + tools"
-        return f"{what} (inferred from the {'first call' if self.reason == FIRST_CALL else 'first call of ' + (self.model or 'the model')})"
+        if self.reason == FIRST_CALL:
+            return f"{what} (inferred from the first call)"
+        if self.reason == TOOLS_CHANGED:
+            return f"{what} (inferred again after the tools changed)"
+        return f"{what} (inferred from the first call of {self.model or 'the model'})"
 
 
 @dataclass(slots=True)
@@ -53,9 +61,16 @@ class HarnessTracker:
     by_model: dict[str | None, HarnessPrefix] | None = None  # the prefix inferred for each model seen
     last_unexplained: int | None = None  # at the previous call, since the last compaction
     call_output: int = 0  # output tokens of the call still open (its entries so far)
+    tools_changed: bool = False  # the log listed tools since the last call: infer again at the next
 
     def fork(self) -> HarnessTracker:
-        return HarnessTracker(self.prefix, dict(self.by_model) if self.by_model else None, self.last_unexplained, self.call_output)
+        return HarnessTracker(self.prefix, dict(self.by_model) if self.by_model else None, self.last_unexplained, self.call_output,
+                              self.tools_changed)
+
+    def tools_listed(self) -> None:
+        """The log listed tools (a tool listing after the first call: the harness's tools changed)."""
+        if self.prefix is not None:
+            self.tools_changed = True
 
     def compacted(self) -> None:
         self.last_unexplained = None
@@ -70,9 +85,10 @@ class HarnessTracker:
         unexplained = prompt_tokens - before_call
         previous, last = self.prefix, self.last_unexplained
         self.last_unexplained = unexplained
-        if previous is not None and (model is None or model == previous.model):
+        tools_changed, self.tools_changed = self.tools_changed, False
+        if previous is not None and (model is None or model == previous.model) and not tools_changed:
             return
-        known = (self.by_model or {}).get(model)
+        known = None if tools_changed else (self.by_model or {}).get(model)
         if known is not None:
             self.prefix = known
             return
@@ -82,10 +98,10 @@ class HarnessTracker:
         if previous is None:
             tokens, reason = unexplained, FIRST_CALL
         elif last is not None:
-            tokens, reason = previous.tokens + unexplained - last, MODEL_SWITCH
+            tokens, reason = previous.tokens + unexplained - last, TOOLS_CHANGED if tools_changed else MODEL_SWITCH
         else:
-            tokens, reason = unexplained, AFTER_COMPACTION
+            tokens, reason = unexplained, TOOLS_CHANGED if tools_changed else AFTER_COMPACTION
         if tokens <= 0:
             return
-        self.prefix = HarnessPrefix(tokens, message, model, reason, logged_system)
-        self.by_model = {**(self.by_model or {}), model: self.prefix}
+        self.prefix = HarnessPrefix(tokens, message, model or (previous.model if previous else None), reason, logged_system)
+        self.by_model = {**(self.by_model or {}), self.prefix.model: self.prefix}

@@ -255,6 +255,8 @@ class Replay:
             window.append(item)
             if block.category in OUTPUT_CATEGORIES:
                 output += tokens[j]
+            elif block.category == TOOLS and not re_attached:
+                self._harness.tools_listed()
             elif block.category == TOOL_RESULT and block.tool_id in cleared:
                 window.clear(len(window.blocks) - 1, self._placeholder_tokens())
         if not re_attached:

@@ -23,7 +23,7 @@ from ctxtop.context.window.accounting import text_tokens
 from ctxtop.context.window.tokens import TokenCounter
 from ctxtop.parsers.base import LineParser
 from ctxtop.parsers.jsonl import DecodeError, iter_lines, loads
-from ctxtop.parsers.model import TOOL_CALL, USER
+from ctxtop.parsers.model import TOOL_CALL, USER, Usage
 
 
 @dataclass(slots=True)
@@ -52,6 +52,8 @@ class Subagent:
     reported_tokens: int | None = None  # the prompt of its last model call
     estimated_tokens: int = 0  # what its window's text counts
     limit: int = 0
+    last_call: Usage | None = None  # the usage of its last model call, as logged
+    last_call_at: str | None = None  # and that call's timestamp
 
     @property
     def window_tokens(self) -> int:
@@ -180,8 +182,10 @@ class SubagentScan:
         if kind is None and prompt is not None:
             kind, description = self._task_for(prompt) or (None, description)
         description = description or prompt
+        last = next((e for e in reversed(entries) if e.usage is not None), None) if entries else None
         return Subagent(agent_id, path, kind or "agent", description, totals, session.model, session.reported_at(None),
-                        session.window_at(None).estimated_tokens, session.limit()[0])
+                        session.window_at(None).estimated_tokens, session.limit()[0],
+                        last.usage if last is not None else None, last.timestamp if last is not None else None)
 
     def _task_for(self, prompt: str) -> tuple[str | None, str | None] | None:
         """The agent type and description of the Task call that gave this prompt (read on demand:
@@ -209,6 +213,13 @@ class SubagentScan:
     def agents(self) -> list[Subagent]:
         """Every sub-agent transcript, in file order."""
         return [agent for _stamp, agent in self._files.values()]
+
+    def summarizing_calls(self) -> list[tuple[str, str, Usage]]:
+        """The compaction sub-agents' calls (``agent-acompact-*``: the summarization of a compaction),
+        as (timestamp, agent id, usage), oldest first."""
+        calls = [(a.last_call_at, a.id, a.last_call) for a in self.agents
+                 if a.id.startswith(COMPACTION_PREFIX) and a.last_call is not None and a.last_call_at]
+        return sorted(calls)  # type: ignore[arg-type]  # (the filter leaves no None)
 
     def find(self, agent_id: str) -> Subagent | None:
         """By id; ``agent-<id>`` and the file name are taken too."""

@@ -151,8 +151,9 @@ def run(args: argparse.Namespace, say: Callable[[str], None] | None = None) -> i
     say = say or (lambda line: print(line, file=sys.stderr))
     path = Path(args.settings) if args.settings else settings_path(args.scope)
     settings, before = read_settings(path)
+    notes: list[str] = []
     if args.uninstall:
-        changed, notes = without_hooks(settings), []
+        changed = without_hooks(settings)
     else:
         changed, notes = with_hooks(settings, args.ctxtop_command or ctxtop_command())
     for note in notes:

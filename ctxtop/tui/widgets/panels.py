@@ -142,5 +142,5 @@ class AlertsTable(DataTable):
                          Text(redact_text(one_line(alert.detail, 300)) if redacting else one_line(alert.detail, 300)), key=str(number))
 
     def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
-        alert = self._alerts[int(event.row_key.value)]
+        alert = self._alerts[int(str(event.row_key.value))]
         self.post_message(self.Jump(alert.compaction or alert.message))

@@ -64,6 +64,6 @@ class SubagentsTable(DataTable):
     @on(DataTable.RowSelected)
     def open_selected(self, event: DataTable.RowSelected) -> None:
         event.stop()
-        agent = self._agents.get(event.row_key.value)
+        agent = self._agents.get(event.row_key.value or "")
         if agent is not None:
             self.post_message(self.Open(agent))

@@ -27,8 +27,9 @@ AFTERMATH_MESSAGES = 80
 def build_forensics(*, constraints: list[Constraint], statuses: dict[str, tuple[Status, Status]], compaction: int,
                     next_compaction: int, generation: int, lost_items: dict[str, list[str]], facts: dict[str, Any],
                     history: History, notes: list[tuple[int, str]], first_call: Usage | None, model: str | None,
-                    pre_tokens: int | None) -> dict[str, Any]:
-    """The ``forensics`` object of one compaction (the README's snapshot schema)."""
+                    pre_tokens: int | None, summarizing_call: tuple[str, Usage] | None = None) -> dict[str, Any]:
+    """The ``forensics`` object of one compaction (the README's snapshot schema). ``summarizing_call``:
+    where the log holds the call that wrote the summary, and its usage."""
     history.advance_to(compaction)
     after: list[Action] = history.between(compaction, min(next_compaction, compaction + AFTERMATH_MESSAGES + 1))
     return {
@@ -37,7 +38,7 @@ def build_forensics(*, constraints: list[Constraint], statuses: dict[str, tuple[
         "recovery": recovery_of(after, history),
         "unsupported_claims": list(facts.get("claims", [])),
         "generation": generation,
-        "cost": compaction_cost(first_call, model, pre_tokens, facts.get("summary_tokens")),
+        "cost": compaction_cost(first_call, model, pre_tokens, facts.get("summary_tokens"), summarizing_call),
     }
 
 
