@@ -6,8 +6,9 @@ its session index and what the hooks keep). Each figure is a whole process, as
 the agent runs it (Python's start-up included), and the transcript grows
 between calls as a live one does: a tool call and its result are appended
 before every PreToolUse and every status line. The session is cut just before
-its last compaction: a PreCompact hook records the window, the compaction is
-appended, and SessionStart(compact) runs after it.
+its last compaction: a PreCompact hook records the window, the compaction
+boundary and its summary are appended (what the log holds when Claude Code
+starts the session again), and SessionStart(compact) runs after it.
 
     python bench/hook_latency.py [--mb 100] [--runs 15]
 """
@@ -74,7 +75,7 @@ def main() -> None:
 def measure(directory: Path, args: argparse.Namespace) -> None:
     env = {**os.environ, "CTXTOP_CACHE_DIR": str(directory / "cache"), "CTXTOP_STATE_DIR": str(directory / "state")}
     full = directory / "full.jsonl"
-    generate(full, "claude-code", args.mb)
+    generate(full, "claude-code", args.mb * 1.1)  # cut before its last compaction, about --mb are left
     data = full.read_bytes()
     cut = data.rfind(b"\n", 0, data.rfind(b'"subtype": "compact_boundary"')) + 1
     transcript = directory / "session.jsonl"
@@ -101,8 +102,10 @@ def measure(directory: Path, args: argparse.Namespace) -> None:
         elapsed, line = timed(statusline, status, env)
         figures["statusline"].append(elapsed)
     pre_compact, _ = timed(hook, {**common, "hook_event_name": "PreCompact", "trigger": "auto", "custom_instructions": ""}, env)
+    # What Claude Code has written when SessionStart(compact) runs: the boundary and the summary after it.
+    summary_end = data.index(b"\n", data.index(b"\n", cut) + 1) + 1
     with open(transcript, "ab") as handle:
-        handle.write(data[cut:])
+        handle.write(data[cut:summary_end])
     reinjected = ""
     for _ in range(args.runs):
         elapsed, reinjected = timed(hook, {**common, "hook_event_name": "SessionStart", "source": "compact"}, env)
