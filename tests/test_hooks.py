@@ -344,3 +344,23 @@ def test_pre_tool_use_on_a_real_transcript(tmp_path, monkeypatch, capsys):
     (tmp_path / ".ctxtop" / "pins.toml").write_text('[[pin]]\ntext = "Never drop the dev database"\nforbid = ["mix ecto\\\\.drop"]\n')
     _, out, _ = run("hook", {**call, "tool_input": {"command": "mix ecto.drop && mix ecto.setup"}}, monkeypatch, capsys)
     assert "Never drop the dev database" in deny_reason(out)
+
+
+def test_a_big_transcript_is_read_over_several_calls(tmp_path, monkeypatch, capsys):
+    from ctxtop.context.guard import transcript
+
+    monkeypatch.setattr(transcript, "READ_BUDGET_BYTES", 40_000)
+    path = tmp_path / "session.jsonl"
+    path.write_bytes(demo_path().read_bytes())
+    code, out, err = run("hook", tool_call(path, "approve_order", {"amount": 12600}), monkeypatch, capsys)
+    assert code == 0 and "transcript read to " in err and "so far" in err
+    assert "+ compactions · " in run("statusline", {"transcript_path": str(path)}, monkeypatch, capsys)[1]  # "at least"
+    calls = 2
+    while "so far" in err:
+        code, out, err = run("hook", tool_call(path, "approve_order", {"amount": 12600}), monkeypatch, capsys)
+        calls += 1
+        assert code == 0 and "budget-8000" in deny_reason(out) and calls < 100  # the first rules are known from the first call
+    whole = known_transcript(path)
+    assert calls > 3 and whole.behind == 0 and whole.compactions == 3
+    assert [r.id for r in whole.rules] == ["budget-8000", "wecom-only", "no-phone-numbers"]
+    assert " · 3 compactions · " in run("statusline", {"transcript_path": str(path)}, monkeypatch, capsys)[1]

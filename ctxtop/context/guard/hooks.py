@@ -54,10 +54,14 @@ def _known(payload: Payload, notes: list[str]) -> Known | None:
         notes.append("the payload names no transcript: only the pins files' rules apply")
         return None
     try:
-        return known_transcript(payload.transcript_path)
+        known = known_transcript(payload.transcript_path)
     except UNREADABLE as exc:
         notes.append(f"transcript not read ({one_line(str(exc), 200)}): only the pins files' rules apply")
         return None
+    if known.behind:
+        notes.append(f"transcript read to {known.offset / (known.offset + known.behind):.0%} so far (a big one is read over "
+                     f"several calls): rules stated after that are not known yet")
+    return known
 
 
 def _rules(payload: Payload, options: GuardOptions, known: Known | None, notes: list[str]) -> list[Constraint]:
@@ -142,4 +146,4 @@ def status(payload: Payload, options: GuardOptions = GuardOptions()) -> str:
         raise SourceError("the status line's input names no transcript")
     notes: list[str] = []
     known = known_transcript(payload.transcript_path)
-    return status_line(known, _rules(payload, options, known, notes))
+    return status_line(known, _rules(payload, options, known, notes), reading=known.behind > 0)

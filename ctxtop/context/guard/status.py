@@ -57,9 +57,10 @@ def advanced(state: WindowState, entries: list[Entry], rules: list[Constraint]) 
     return WindowState(reported, state.limit, statuses)
 
 
-def status_line(known: Known, rules: list[Constraint]) -> str:
+def status_line(known: Known, rules: list[Constraint], *, reading: bool = False) -> str:
     """``ctx 122k/200k 61% · 2 compactions · rules 3 ✔`` (or ``rules: 1 lost (wecom-only)``), for the
-    transcript as it is now. The tokens are those the log reports for the latest call."""
+    transcript as it is now. The tokens are those the log reports for the latest call. ``reading``: the
+    transcript is not read to its end yet (a big one, read over several calls): counts are "at least"."""
     key = [[rule.id, rule.text] for rule in rules]
     memo_path = known_path(known.path, "status")
     state = None
@@ -83,14 +84,14 @@ def status_line(known: Known, rules: list[Constraint]) -> str:
     write_json(memo_path, {"version": MEMO_VERSION, "rules": key, "compactions": known.compactions, "offset": offset,
                            "check": digest_before(known.path, offset), "reported": state.reported, "limit": state.limit,
                            "statuses": state.statuses})
-    return render(state, known.compactions, rules)
+    return render(state, known.compactions, rules, reading)
 
 
-def render(state: WindowState, compactions: int, rules: list[Constraint]) -> str:
+def render(state: WindowState, compactions: int, rules: list[Constraint], reading: bool = False) -> str:
     limit, reported = state.limit, state.reported
     parts = [f"ctx {_short(reported)}/{_short(limit)} {100 * reported / limit:.0f}%" if reported is not None and limit
              else f"ctx ?/{_short(limit)} (no usage reported yet)"]
-    parts.append(f"{compactions} compaction{'s' if compactions != 1 else ''}")
+    parts.append(f"{compactions}{'+' if reading else ''} compaction{'s' if compactions != 1 or reading else ''}")
     parts.append(_rules_state(rules, state.statuses))
     return one_line(" · ".join(parts), 200)
 

@@ -1,13 +1,15 @@
 """What the hooks know of a transcript, fast: the rules it states and its compactions, kept between calls.
 
 A hook runs once per tool call, so reading a 100 MB transcript each time is
-out of the question. After a first full read (the session index makes it
-quick), what the hooks need — the auto-detected rules, the number of
-compaction records, how far the file was read and a digest of the bytes just
-before that — is kept as a small JSON file in ctxtop's cache directory (never
-beside the transcript). The next call checks that the file still holds those
-bytes and reads only what was appended; anything else (a rewritten, truncated
-or replaced file, a damaged cache file) is a full read again.
+out of the question. A first read parses its lines without counting a token
+(about a second per 100 MB; a bigger transcript is read over several calls,
+READ_BUDGET_BYTES each, answering meanwhile with the rules found so far), and
+what the hooks need — the auto-detected rules, the number of compaction
+records, how far the file was read and a digest of the bytes just before that
+— is kept as a small JSON file in ctxtop's cache directory (never beside the
+transcript). The next call checks that the file still holds those bytes and
+reads only what was appended; anything else (a rewritten, truncated or
+replaced file, a damaged cache file) is a first read again.
 
 The window the model sees now comes from the transcript's tail: the part after
 its last compaction boundary (``window.tail_first``), or the whole log when it
@@ -24,17 +26,22 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ctxtop.context.rules.constraints import Constraint, detect_constraints
-from ctxtop.context.store.source import open_file, read_log
+from ctxtop.context.store.source import open_file, read_head, read_log
 from ctxtop.context.store.token_cache import cache_dir
 from ctxtop.context.window.session import Session
 from ctxtop.context.window.tail_first import tail_session
 from ctxtop.context.window.tokens import DEFAULT_ENCODING, TokenCounter
+from ctxtop.parsers import registry
 from ctxtop.parsers.base import LineParser
 from ctxtop.parsers.model import Entry
-from ctxtop.parsers.registry import PARSERS
+from ctxtop.parsers.registry import PARSERS, UnknownFormat
 
 KNOWN_VERSION = 1
 CHECK_BYTES = 4096  # the bytes before the offset read, digested: a rewrite of the file changes them
+# Read by one call at most (about a second): a bigger transcript (a first call on a 1 GB one) is read over
+# several calls, each answering with the rules found so far.
+READ_BUDGET_BYTES = 128 << 20
+DETECT_HEAD_BYTES = 4 << 20
 MAX_KEPT_FILES = 600  # in the guard directory: three (known, status, PreCompact record) for each of 200 transcripts
 
 
@@ -49,6 +56,7 @@ class Known:
     messages: int  # entries read
     compactions: int  # compaction records read
     rules: list[Constraint]  # the auto-detected rules, in the order they are stated
+    behind: int = 0  # bytes of the file not read yet (a big transcript is read over several calls); not saved
 
     def as_dict(self) -> dict:
         return {"version": KNOWN_VERSION, "path": self.path, "format": self.format, "offset": self.offset, "check": self.check,
@@ -67,7 +75,7 @@ def known_path(transcript: str | os.PathLike, suffix: str = "known") -> Path:
 
 
 def known_transcript(transcript: str | os.PathLike) -> Known:
-    """What is known of ``transcript``, brought up to date (and saved for the next call).
+    """What is known of ``transcript``, brought up to date as far as one call may read (and saved for the next).
 
     Raises what ``Session.open`` raises for a log that cannot be read.
     """
@@ -76,10 +84,10 @@ def known_transcript(transcript: str | os.PathLike) -> Known:
     if known is not None:
         caught_up = _catch_up(known)
         if caught_up is not None:
-            if caught_up is not known or caught_up.offset != known.offset:
+            if caught_up is not known:
                 _save(caught_up)
             return caught_up
-    known = _read_whole(path)
+    known = _first_read(path)
     _save(known)
     return known
 
@@ -116,12 +124,21 @@ def current_session(transcript: str | os.PathLike, known: Known) -> Session:
     return Session(parser, path=str(transcript), counter=counter)
 
 
-def _read_whole(path: str) -> Known:
+def _first_read(path: str) -> Known:
+    """A JSON Lines transcript is read line by line like an appended part (no token is counted: 100 MB
+    in about a second), up to READ_BUDGET_BYTES; a document format is opened whole."""
+    try:
+        log_format = registry.detect(read_head(path, DETECT_HEAD_BYTES))
+    except UnknownFormat:
+        log_format = None  # maybe a document whose head alone does not tell: Session.open decides
+    if log_format is not None and issubclass(PARSERS[log_format], LineParser):
+        started = _catch_up(Known(path, log_format, 0, digest_before(path, 0), 0, 0, []))
+        if started is not None:
+            return started
     session = Session.open(path)
     entries = session.entries
-    parser = session.parser
-    offset = parser.resume_offset if isinstance(parser, LineParser) else os.stat(path).st_size
-    return Known(path, session.format, offset, digest_before(path, offset), len(entries),
+    size = os.stat(path).st_size
+    return Known(path, session.format, size, digest_before(path, size), len(entries),
                  sum(1 for e in entries if e.compaction is not None), detect_constraints(entries, session.format))
 
 
@@ -134,8 +151,9 @@ def _catch_up(known: Known) -> Known | None:
     if size < known.offset or digest_before(known.path, known.offset) != known.check:
         return None
     if size == known.offset:
+        known.behind = 0
         return known
-    appended = read_appended(known.path, known.format, known.offset)
+    appended = read_appended(known.path, known.format, known.offset, READ_BUDGET_BYTES)
     if appended is None:
         return None  # a document format: read whole again
     entries, offset = appended
@@ -147,19 +165,24 @@ def _catch_up(known: Known) -> Known | None:
                 rule.first_stated += known.messages
             fresh.append(rule)
     return Known(known.path, known.format, offset, digest_before(known.path, offset), known.messages + len(entries),
-                 known.compactions + sum(1 for e in entries if e.compaction is not None), known.rules + fresh)
+                 known.compactions + sum(1 for e in entries if e.compaction is not None), known.rules + fresh,
+                 behind=max(0, size - offset))
 
 
-def read_appended(path: str, log_format: str, offset: int) -> tuple[list[Entry], int] | None:
-    """The entries of the whole lines after byte ``offset`` (read by a parser of their own), and where they
-    end; None for a format that is not read line by line."""
+def read_appended(path: str, log_format: str, offset: int, budget: int | None = None) -> tuple[list[Entry], int] | None:
+    """The entries of the whole lines after byte ``offset`` (read by a parser of their own; ``budget``: no
+    more than about that many bytes), and where they end; None for a format that is not read line by line."""
     parser_type = PARSERS.get(log_format)
     if parser_type is None or not issubclass(parser_type, LineParser):
         return None
     parser = parser_type()
     data = read_log(path)
     try:
-        end = parser.feed(data, offset, final=False)  # type: ignore[arg-type]  # an mmap reads as bytes (as in tail_first)
+        stop = None
+        if budget is not None and len(data) - offset > budget:
+            newline = data.find(b"\n", offset + budget)
+            stop = newline + 1 if newline != -1 else None
+        end = parser.feed(data, offset, final=False, stop=stop)  # type: ignore[arg-type]  # an mmap reads as bytes (as in tail_first)
     finally:
         if hasattr(data, "close"):
             data.close()
