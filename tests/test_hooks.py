@@ -364,3 +364,19 @@ def test_a_big_transcript_is_read_over_several_calls(tmp_path, monkeypatch, caps
     assert calls > 3 and whole.behind == 0 and whole.compactions == 3
     assert [r.id for r in whole.rules] == ["budget-8000", "wecom-only", "no-phone-numbers"]
     assert " · 3 compactions · " in run("statusline", {"transcript_path": str(path)}, monkeypatch, capsys)[1]
+
+
+def test_the_facts_put_back_are_those_the_audit_finds_lost(tmp_path):
+    from ctxtop.context.guard.hooks import _facts_before_last_compaction
+    from ctxtop.context.guard.reinject import FACT_KINDS, reinjection
+    from ctxtop.context.guard.transcript import current_session
+    from ctxtop.context.rules.constraints import WindowText
+    from ctxtop.context.tracker import Tracker
+
+    path = demo_until(tmp_path, 206)  # the compaction, its summary and the model's first call after it
+    audit = Tracker.open(str(path)).audit.compactions[-1]
+    known = known_transcript(path)
+    put_back = reinjection([], WindowText(current_session(path, known).window_at(None)), _facts_before_last_compaction(known))
+    for kind in FACT_KINDS:
+        assert set(put_back.facts.get(kind, [])) <= set(audit.lost_items[kind])
+    assert put_back.facts["numbers"] and put_back.facts["numbers"][0] == "8000 元"

@@ -22,11 +22,10 @@ from ctxtop.context.guard.record import load_record, record_window
 from ctxtop.context.guard.reinject import Reinjection, reinjection
 from ctxtop.context.guard.rules import GuardOptions, rules_in_force
 from ctxtop.context.guard.status import status_line
-from ctxtop.context.guard.transcript import Known, current_session, known_transcript
+from ctxtop.context.guard.transcript import Known, current_session, known_transcript, window_before_last_compaction
 from ctxtop.context.output.sanitize import clean_json, one_line
 from ctxtop.context.rules.constraints import Constraint, WindowText
 from ctxtop.context.store.source import SourceError
-from ctxtop.context.window.session import Session
 from ctxtop.parsers.registry import UnknownFormat
 
 # What a transcript that cannot be read raises (the answer then goes on without it).
@@ -94,12 +93,11 @@ def _lost(payload: Payload, options: GuardOptions, notes: list[str]) -> Reinject
 
 
 def _facts_before_last_compaction(known: Known) -> dict[str, list[str]] | None:
-    """No PreCompact record: the facts of the window before the last compaction, from the whole log."""
+    """No PreCompact record: the facts of the window before the last compaction, read from the transcript."""
     if not known.compactions:
         return None
-    session = Session.open(known.path)
-    events = session.compactions()
-    return fact_candidates(WindowText(session.window_at(events[-1].message - 1))) if events else None
+    before = window_before_last_compaction(known)
+    return fact_candidates(WindowText(before)) if before is not None else None
 
 
 def _session_start(payload: Payload, options: GuardOptions) -> Answer:

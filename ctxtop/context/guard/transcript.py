@@ -28,8 +28,9 @@ from pathlib import Path
 from ctxtop.context.rules.constraints import Constraint, detect_constraints
 from ctxtop.context.store.source import open_file, read_head, read_log
 from ctxtop.context.store.token_cache import cache_dir
+from ctxtop.context.window.replay import Window
 from ctxtop.context.window.session import Session
-from ctxtop.context.window.tail_first import tail_session
+from ctxtop.context.window.tail_first import last_boundary, tail_session
 from ctxtop.context.window.tokens import DEFAULT_ENCODING, TokenCounter
 from ctxtop.parsers import registry
 from ctxtop.parsers.base import LineParser
@@ -122,6 +123,27 @@ def current_session(transcript: str | os.PathLike, known: Known) -> Session:
         if hasattr(data, "close"):
             data.close()
     return Session(parser, path=str(transcript), counter=counter)
+
+
+def window_before_last_compaction(known: Known) -> Window | None:
+    """The window just before the transcript's last compaction (its text; token counts estimated): the part
+    between the boundary before it and its own, read alone. None when the format marks no boundary or
+    the transcript has none."""
+    parser_type = PARSERS.get(known.format)
+    if parser_type is None or not issubclass(parser_type, LineParser) or parser_type.boundary_marker is None:
+        return None
+    data = read_log(known.path)
+    try:
+        last = last_boundary(data, parser_type.boundary_marker, parser_type.is_boundary)
+        if last is None:
+            return None
+        previous = last_boundary(data, parser_type.boundary_marker, parser_type.is_boundary, end=last) or 0
+        parser = parser_type()
+        parser.feed(data, previous, final=False, stop=last)  # type: ignore[arg-type]  # an mmap reads as bytes (as in tail_first)
+    finally:
+        if hasattr(data, "close"):
+            data.close()
+    return Session(parser, path=known.path, counter=TextOnlyCounter()).window_at(None)
 
 
 def _first_read(path: str) -> Known:

@@ -47,7 +47,7 @@ def tail_session(path: str | os.PathLike, *, encoding: str = "cl100k_base", wind
         parser_type = PARSERS[name]
         if parser_type.boundary_marker is None:
             return None
-        start = _last_boundary(data, parser_type.boundary_marker, parser_type.is_boundary)
+        start = last_boundary(data, parser_type.boundary_marker, parser_type.is_boundary)
         if start is None:
             return None
         parser = parser_type()
@@ -81,9 +81,10 @@ def _first_call_prefix(data, name: str, end: int, counter: TokenCounter) -> Harn
     return None
 
 
-def _last_boundary(data, marker: bytes, is_boundary) -> int | None:
-    """The offset of the line holding the last boundary record (the marker may also occur in plain text)."""
-    end = len(data)
+def last_boundary(data, marker: bytes, is_boundary, end: int | None = None) -> int | None:
+    """The offset of the line holding the last boundary record (before ``end``; the marker may also occur
+    in plain text)."""
+    end = len(data) if end is None else end
     while True:
         found = data.rfind(marker, 0, end)
         if found == -1:
