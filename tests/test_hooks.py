@@ -380,3 +380,14 @@ def test_the_facts_put_back_are_those_the_audit_finds_lost(tmp_path):
     for kind in FACT_KINDS:
         assert set(put_back.facts.get(kind, [])) <= set(audit.lost_items[kind])
     assert put_back.facts["numbers"] and put_back.facts["numbers"][0] == "8000 元"
+
+
+def test_output_is_utf8_whatever_the_locale(tmp_path):
+    env = {**os.environ, "PYTHONIOENCODING": "latin-1", "LC_ALL": "C", "PYTHONUTF8": "0"}
+    transcript = demo_until(tmp_path, 150)
+    status = subprocess.run([sys.executable, "-m", "ctxtop", "statusline"], input=json.dumps({"transcript_path": str(transcript)}).encode(),
+                            capture_output=True, env=env, timeout=60)
+    assert status.returncode == 0 and status.stdout.decode("utf-8").endswith("rules 3 ✔\n") and status.stderr == b""
+    denied = subprocess.run([sys.executable, "-m", "ctxtop", "hook"], input=json.dumps(tool_call(transcript, "send_email", {})).encode(),
+                            capture_output=True, env=env, timeout=60)
+    assert "只允许用企业微信发通知" in deny_reason(denied.stdout.decode("utf-8"))

@@ -70,6 +70,19 @@ def _internal(exc: BaseException, debug: bool) -> int:
     return _fail(f"internal error: {type(exc).__name__}: {one_line(str(exc), 200)}")
 
 
+def _emit(text: str) -> None:
+    """Write to stdout as UTF-8 whatever the locale says (the agent reads UTF-8; a Latin-1 locale must not
+    turn a ✔ or a Chinese rule into an error)."""
+    stream = getattr(sys.stdout, "buffer", None)
+    if stream is not None:
+        sys.stdout.flush()
+        stream.write(text.encode("utf-8", "surrogatepass"))
+        stream.flush()
+    else:
+        sys.stdout.write(text)
+        sys.stdout.flush()
+
+
 def _read_payload() -> bytes:
     from ctxtop.context.guard.payload import MAX_PAYLOAD_BYTES
 
@@ -95,8 +108,7 @@ def run_hook(argv: Sequence[str]) -> int:
         for note in result.notes:
             print(f"ctxtop: note: {one_line(note, 300)}", file=sys.stderr)
         if result.output is not None:
-            sys.stdout.write(json.dumps(result.output, ensure_ascii=False) + "\n")
-            sys.stdout.flush()
+            _emit(json.dumps(result.output, ensure_ascii=False) + "\n")
         return 0
     except Exception as exc:  # a bug, or something the environment did: never the agent's problem
         return _internal(exc, args.debug)
@@ -117,9 +129,9 @@ def run_statusline(argv: Sequence[str]) -> int:
             payload = parse_payload(_read_payload(), event_required=False)
             line = status(payload, GuardOptions(args.pins, not args.no_auto))
         except (PayloadError, PinsError, *UNREADABLE) as exc:
-            print("ctx ?")  # the status line stays, saying it knows nothing
+            _emit("ctx ?\n")  # the status line stays, saying it knows nothing
             return _fail(one_line(str(exc), 300), "no status")
-        print(line)
+        _emit(line + "\n")
         return 0
     except Exception as exc:
         return _internal(exc, args.debug)
