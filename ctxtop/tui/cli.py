@@ -123,7 +123,8 @@ def _default_text(value) -> str:
 def build_parser() -> dict[str, argparse.ArgumentParser]:
     parsers: dict[str, argparse.ArgumentParser] = {}
 
-    tui = Parser(prog="ctxtop", description="htop for an AI agent's context window.", epilog=_commands_epilog())
+    tui = Parser(prog="ctxtop", description="htop for an AI agent's context window.", epilog=_commands_epilog(),
+                 formatter_class=argparse.RawDescriptionHelpFormatter)  # the commands list keeps its lines
     tui.add_argument("--version", action="version", version=f"ctxtop {__version__}")
     _session_options(tui)
     tui.add_argument("--format", dest="log_format_alias", metavar="NAME", choices=sorted(PARSERS), help="same as --log-format")
