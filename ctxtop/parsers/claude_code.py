@@ -15,6 +15,7 @@ from ctxtop.parsers.base import LineParser, stamp_source
 from ctxtop.parsers.claude_attachments import read_attachment
 from ctxtop.parsers.content import blocks_from_anthropic
 from ctxtop.parsers.model import SYSTEM_SNAPSHOT, Block, Compaction, Usage
+from ctxtop.parsers.numbers import number
 
 # Records that are never sent to the model: titles, UI state, snapshots, progress.
 METADATA_TYPES = frozenset(
@@ -193,7 +194,7 @@ class ClaudeCodeParser(LineParser):
             stamp_source(blocks, offset)
             _merge_blocks(existing.blocks, blocks)
             if usage is not None:
-                existing.usage = usage  # the last line of a response carries the final counts
+                existing.usage = self.checked_usage(usage)  # the last line of a response carries the final counts
             return
         entry = self.add_entry(
             "assistant",
@@ -325,8 +326,9 @@ def _digest(blocks: list[Block]) -> str:
     return digest.hexdigest()
 
 
-def _int(value: Any) -> int | None:
-    return value if isinstance(value, int) and not isinstance(value, bool) else None
+def _int(value: Any) -> Any:
+    # Any number, good or bad: Parser.checked_usage and add_entry keep the counts and count the rest.
+    return number(value)
 
 
 def _str(value: Any) -> str | None:

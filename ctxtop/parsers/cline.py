@@ -10,10 +10,10 @@ usage comes from the `api_req_started` rows (tokensIn + cacheReads + cacheWrites
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from ctxtop.parsers.content import blocks_from_anthropic
+from ctxtop.parsers.jsonl import loads
 from ctxtop.parsers.model import SUMMARY, Block, Compaction, Usage
 from ctxtop.parsers.tree import Tree, TreeParser
 
@@ -97,7 +97,7 @@ def _request_usages(ui: list) -> list[Usage]:
     for row in ui:
         if isinstance(row, dict) and row.get("say") == "api_req_started" and isinstance(row.get("text"), str):
             try:
-                info = json.loads(row["text"])
+                info = loads(row["text"])
             except ValueError:
                 continue
             if isinstance(info, dict) and isinstance(info.get("tokensIn"), int):

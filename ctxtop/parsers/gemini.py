@@ -190,7 +190,7 @@ class GeminiJsonlParser(_GeminiMessages, LineParser):
                 entry = self.editable(entry.index - 1)
                 entry.blocks = message_blocks(record)
                 stamp_source(entry.blocks, offset)
-                entry.usage = _usage(record) or entry.usage
+                entry.usage = self.checked_usage(_usage(record)) or entry.usage
                 if entry is not self.entries[-1]:
                     self.history_rewritten = True
                 return

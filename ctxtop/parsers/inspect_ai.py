@@ -11,14 +11,13 @@ conventions), and `compaction` events (`tokens_before`,
 from __future__ import annotations
 
 import io
-import json
 import zipfile
 import zlib
 from typing import Any
 
 from ctxtop.parsers.base import DocumentParser, UnknownFormat
 from ctxtop.parsers.content import user_text_category
-from ctxtop.parsers.jsonl import Buffer, json_text
+from ctxtop.parsers.jsonl import Buffer, json_text, loads
 from ctxtop.parsers.model import (
     ASSISTANT,
     IMAGE,
@@ -80,10 +79,10 @@ def read_eval_zip(data: Buffer, sample: int = 1) -> dict | None:
         return None
     try:
         archive = zipfile.ZipFile(io.BytesIO(bytes(data)))
-        document = json.loads(_read_member(archive, "header.json"))
+        document = loads(_read_member(archive, "header.json"))
         names = sorted(n for n in archive.namelist() if n.startswith("samples/") and n.endswith(".json"))
         chosen = names[sample - 1] if 0 < sample <= len(names) else None
-        document["samples"] = [json.loads(_read_member(archive, chosen))] if chosen else []
+        document["samples"] = [loads(_read_member(archive, chosen))] if chosen else []
         document["_sample_files"] = len(names)
         document["_sample_offset"] = sample - 1
         document["_inspect_eval_zip"] = True
@@ -140,7 +139,7 @@ class InspectParser(DocumentParser):
                                model=message.get("model") if isinstance(message.get("model"), str) else None)
         usage = _last_usage(sample.get("events") or [])
         if usage is not None and self.entries:
-            self.entries[-1].usage = usage
+            self.entries[-1].usage = self.checked_usage(usage)
 
 
 def _blocks(message: dict) -> list[Block]:

@@ -81,7 +81,7 @@ class AnthropicRequestParser(DocumentParser):
                 parts = ("input_tokens", "cache_read_input_tokens", "cache_creation_input_tokens")
                 prompt = sum(usage.get(k) or 0 for k in parts if isinstance(usage.get(k), int))
                 if prompt:
-                    self.entries[-1].usage = Usage(prompt_tokens=prompt, output_tokens=usage.get("output_tokens") or 0)
+                    self.entries[-1].usage = self.checked_usage(Usage(prompt_tokens=prompt, output_tokens=usage.get("output_tokens") or 0))
 
     def _system(self, system: Any) -> None:
         if isinstance(system, str) and system:
