@@ -172,13 +172,20 @@ def test_a_window_limit_that_is_no_count_is_not_the_limit(tmp_path, capsys, valu
         assert snapshot["source"]["diagnostics"]["invalid_numbers"] >= 1
 
 
-def test_a_huge_amount_under_a_cap_rule_is_no_internal_error(tmp_path, capsys):
-    text = CLAUDE.replace('"input": {"command": "ls"}', '"input": {"command": "pay", "amount": %s, "usd": "%s USD"}' % (HUGE, HUGE))
-    log = write(tmp_path / "cap.jsonl", text)
-    code, out, err = run(capsys, "check", log, "--pin", "Never spend more than 500 USD without asking.")
-    assert code in (0, 1) and "internal error" not in err, err
-    code, out, err = run(capsys, "check", log, "--json", "--pin", "Budget cap 500 USD: stop and ask.")
-    assert code in (0, 1) and "internal error" not in err, err
+@pytest.mark.parametrize("amount, shown", [(HUGE, "1.18059e+21"), ("9" * 400, "1.79769e+308"), ("9" * 5000, None), ("-" + "9" * 400, None)],
+                         ids=["2^70", "400 digits", "5000 digits", "-400 digits"])
+def test_a_huge_amount_under_a_cap_rule_is_judged_not_an_internal_error(tmp_path, capsys, amount, shown):
+    rule = "Budget cap 500 USD: never spend more without asking."
+    text = CLAUDE.replace("Never push to main. The budget is 500 USD.", rule)
+    log = write(tmp_path / "cap.jsonl", text.replace('"input": {"command": "ls"}', '"input": {"command": "pay", "amount": %s}' % amount))
+    code, out, err = run(capsys, "check", log, "--pin", rule)
+    assert "internal error" not in err, err
+    if shown:  # beyond 64 bits, and beyond a float's range (saturated): still over the cap
+        assert code == 1 and f"amount {shown} exceeds the cap 500" in out
+    else:  # beyond int()'s 4,300 digits the record is a malformed line; negative is under any cap
+        assert "exceeds the cap" not in out
+    code, out, err = run(capsys, "check", log, "--json", "--pin", rule)
+    assert "internal error" not in err, err
     json.loads(out)
 
 

@@ -8,6 +8,7 @@ missing and count it in ``Diagnostics.invalid_numbers`` instead of showing
 
 from __future__ import annotations
 
+import sys
 from typing import Any
 
 # Far above any real window or usage (2^53: every such count is exact as a float, too, and JSON-safe).
@@ -35,7 +36,12 @@ def is_invalid_count(value: Any) -> bool:
 def bounded_int(text: str) -> int | float:
     """A JSON integer literal as an int, or as a float beyond 64 bits (``json.loads(parse_int=...)``)."""
     value = int(text)
-    return value if INT64_MIN <= value <= INT64_MAX else float(value)
+    if INT64_MIN <= value <= INT64_MAX:
+        return value
+    try:
+        return float(value)
+    except OverflowError:  # beyond 1.8e308: saturated (finite, so it survives JSON), still more than any cap
+        return sys.float_info.max if value > 0 else -sys.float_info.max
 
 
 def number(value: Any) -> int | float | None:

@@ -20,7 +20,7 @@ from ctxtop.context.output.json_document import json_document
 from ctxtop.context.output.redact import redact
 from ctxtop.context.output.sanitize import clean_json, one_line
 from ctxtop.context.tracker import Tracker
-from ctxtop.tui.arguments import positive_float, positive_int
+from ctxtop.tui.arguments import positive_float, positive_int, whole_number
 from ctxtop.tui.commands.summarizer import DEFAULT_MAX_BYTES, DEFAULT_TIMEOUT, run_summarizer
 from ctxtop.tui.errors import UsageError
 from ctxtop.tui.output import write_output
@@ -40,7 +40,7 @@ def build(parser_type: type[argparse.ArgumentParser], session_options: Callable[
     parser = parser_type(prog="ctxtop replay-compaction",
                          description="Run your summarizer on the window a compaction replaced and audit its summary like the real one.")
     session_options(parser)
-    parser.add_argument("--compaction", type=positive_int, required=True, metavar="K", help="which compaction: 1 for the first")
+    parser.add_argument("--compaction", type=whole_number, required=True, metavar="K", help="which compaction: 1 for the first")
     summarizer_options(parser, required=True)
     parser.add_argument("--json", action="store_true", help="print the comparison as JSON")
     return parser
