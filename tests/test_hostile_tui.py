@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import os
+import stat
 
 from textual.widgets import Static
 
@@ -98,6 +100,9 @@ async def test_a_lone_surrogate_in_the_log_is_exported_by_e(tmp_path):
         assert await until(pilot, lambda: bool(app.last_export))
     written = {p.suffix: p for p in app.last_export}
     assert set(written) == {".json", ".md", ".svg", ".html"}
+    umask = os.umask(0o022)
+    os.umask(umask)
+    assert {stat.S_IMODE(p.stat().st_mode) for p in written.values()} == {0o666 & ~umask}  # issue 20: not mkstemp's 0600
     assert "\ufffd" in json.loads(written[".json"].read_text())["constraints"][0]["text"]
 
 
