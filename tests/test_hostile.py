@@ -7,11 +7,14 @@ test_limits.py, test_follow.py, test_session_index.py, test_formats.py, test_tok
 
 from __future__ import annotations
 
+import contextlib
 import io
 import json
 import os
+import shutil
 import sqlite3
 import stat
+import tempfile
 import threading
 from pathlib import Path
 
@@ -269,18 +272,74 @@ def test_a_folder_that_cannot_be_entered_is_skipped_when_finding_the_newest_sess
     assert newest_session(tmp_path) == tmp_path / "open.jsonl"
 
 
-@pytest.mark.skipif(os.geteuid() == 0, reason="root enters every folder")
-def test_a_log_below_a_folder_that_cannot_be_entered(tmp_path, capsys):
-    locked = tmp_path / "locked"
+def as_a_user_who_cannot_enter(calls):
+    """Run ``calls`` (argv lists for main) as a user without root's right to enter any folder: as
+    ourselves when not root, else in a forked child that drops to nobody (modules are loaded already).
+    Returns [(exit code, stderr)]."""
+    def run_all():
+        results = []
+        for argv in calls:
+            err = io.StringIO()
+            with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
+                code = main([str(a) for a in argv])
+            results.append((code, err.getvalue()))
+        return results
+
+    if os.geteuid() != 0:
+        return run_all()
+    reading, writing = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: never returns into pytest
+        try:
+            os.setgid(65534)
+            os.setuid(65534)
+            os.write(writing, json.dumps(run_all()).encode())
+        finally:
+            os._exit(0)
+    os.close(writing)
+    with os.fdopen(reading, "rb") as pipe:
+        data = pipe.read()
+    os.waitpid(pid, 0)
+    return [tuple(r) for r in json.loads(data)]
+
+
+@pytest.fixture
+def open_folder():
+    """A folder every user can reach (pytest's tmp_path is below a folder of root's alone)."""
+    folder = Path(tempfile.mkdtemp(prefix="ctxtop-hostile-"))
+    folder.chmod(0o755)
+    yield folder
+    for path in folder.rglob("*"):
+        if path.is_dir():
+            path.chmod(0o755)
+    shutil.rmtree(folder)
+
+
+def test_a_log_below_a_folder_that_cannot_be_entered(open_folder):
+    tmp_path = open_folder
+    locked, readable = tmp_path / "locked", tmp_path / "readable"
     (locked / "sub").mkdir(parents=True)
+    (readable / "unreadable").mkdir(parents=True)
     write(locked / "sub" / "s.jsonl", CLAUDE)
-    locked.chmod(0)
+    write(readable / "s.jsonl", CLAUDE)
+    write(readable / "unreadable" / "newer.jsonl", CLAUDE)
+    locked.chmod(0o700)
+    (readable / "unreadable").chmod(0)
+    readable.chmod(0o777)
     try:
-        for argv in (["export", locked / "sub" / "s.jsonl"], ["export", tmp_path], ["check", locked / "sub" / "s.jsonl"]):
-            code, _, err = run(capsys, *argv)
-            assert_one_line_error(code, err)
+        results = as_a_user_who_cannot_enter([
+            ["export", locked / "sub" / "s.jsonl"],
+            ["check", locked / "sub" / "s.jsonl"],
+            ["export", "--format", "md", readable / "s.jsonl", "-o", locked / "out.md"],
+            ["export", readable / "s.jsonl"],
+        ])
     finally:
         locked.chmod(0o755)
+        (readable / "unreadable").chmod(0o755)
+    for code, err in results[:3]:
+        assert_one_line_error(code, err)
+        assert "Permission denied" in err
+    assert results[3][0] == 0, results[3]
 
 
 # --- 13: CLI integers -----------------------------------------------------------------------------
