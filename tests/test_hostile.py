@@ -443,3 +443,31 @@ def test_a_log_path_with_del_does_not_break_its_pins_file(tmp_path):
     log = write(tmp_path / "odd\x7fname.jsonl", CLAUDE)
     save_session_pins(log, SavedPins(["keep me"]))
     assert load_session_pins(log) == (SavedPins(["keep me"], []), None)
+
+
+# --- 8, 30, 31 in every format that reports usage ----------------------------------------------------
+@pytest.mark.parametrize("source, field", [
+    ("gemini_chat.jsonl", '"input":5200'),
+    ("openhands_condensation.json", '"prompt_tokens": 1200'),
+    ("inspect_compaction.json", '"input_tokens": 650'),
+    ("opencode_storage", '"input":50'),
+])
+@pytest.mark.parametrize("bad", ["-7", HUGE, "true", "1.5"])
+def test_a_bad_usage_number_is_counted_in_every_format(tmp_path, source, field, bad):
+    original = DATA / source
+    if original.is_dir():
+        copy = tmp_path / source
+        shutil.copytree(original, copy)
+        files = [p for p in copy.rglob("*.json") if field in p.read_text()]
+    else:
+        copy = tmp_path / source
+        shutil.copy(original, copy)
+        files = [copy]
+    assert files, f"{field} is not in {source}"
+    for path in files:
+        path.write_text(path.read_text().replace(field, field.split(":")[0] + ":" + bad, 1))
+    session = Session.open(copy)
+    assert session.parser.diagnostics.invalid_numbers >= 1
+    for entry in session.parser.entries:
+        if entry.usage is not None:
+            assert type(entry.usage.prompt_tokens) is int and 0 <= entry.usage.prompt_tokens < 2**53

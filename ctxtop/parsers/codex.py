@@ -148,12 +148,12 @@ class CodexParser(LineParser):
             return  # zeroed snapshots around remote compaction say nothing about the window
         # Numbers are handed on as read: checked_usage keeps the counts and counts the rest.
         usage = self.checked_usage(Usage(
-            prompt_tokens=prompt,  # type: ignore[arg-type]
-            output_tokens=number(last.get("output_tokens")) or 0,  # type: ignore[arg-type]
-            reasoning_tokens=number(last.get("reasoning_output_tokens")),  # type: ignore[arg-type]
+            prompt_tokens=prompt,
+            output_tokens=number(last.get("output_tokens")) or 0,
+            reasoning_tokens=number(last.get("reasoning_output_tokens")),
             context_window=window,
             # OpenAI caches without a write charge: only the tokens read from the cache are reported.
-            cache_read_tokens=number(last.get("cached_input_tokens")),  # type: ignore[arg-type]
+            cache_read_tokens=number(last.get("cached_input_tokens")),
         ))
         if usage is None:
             return

@@ -30,6 +30,7 @@ from ctxtop.parsers.model import (
     Compaction,
     Usage,
 )
+from ctxtop.parsers.numbers import count, number, summed
 
 ZIP_MAGIC = b"PK\x03\x04"
 
@@ -177,8 +178,9 @@ def _last_usage(events: list) -> Usage | None:
         if isinstance(event, dict) and event.get("event") == "model":
             output = event.get("output") if isinstance(event.get("output"), dict) else {}
             usage = output.get("usage") if isinstance(output.get("usage"), dict) else None
-            if usage and isinstance(usage.get("input_tokens"), int):
-                return Usage(prompt_tokens(usage), usage.get("output_tokens") or 0, reasoning_tokens=usage.get("reasoning_tokens"))
+            if usage and number(usage.get("input_tokens")) is not None:  # checked by checked_usage, as every usage
+                return Usage(prompt_tokens(usage), number(usage.get("output_tokens")) or 0,
+                             reasoning_tokens=number(usage.get("reasoning_tokens")))
     return None
 
 
@@ -191,6 +193,9 @@ def prompt_tokens(usage: dict) -> int:
     writes come on top (``total_tokens`` then counts them too). The usage tells which.
     """
     input_tokens = usage["input_tokens"]
+    checked = summed(input_tokens, usage.get("input_tokens_cache_read"), usage.get("input_tokens_cache_write"))
+    if count(checked) is None:
+        return checked  # one of them is no count: Parser.checked_usage counts it and ignores the usage
     cached = _count(usage.get("input_tokens_cache_read")) + _count(usage.get("input_tokens_cache_write"))
     total, output = usage.get("total_tokens"), _count(usage.get("output_tokens"))
     if cached and isinstance(total, int) and total == input_tokens + output:

@@ -44,7 +44,18 @@ def bounded_int(text: str) -> int | float:
         return sys.float_info.max if value > 0 else -sys.float_info.max
 
 
-def number(value: Any) -> int | float | None:
+def number(value: Any) -> Any:
     """``value`` when JSON made it a number (booleans too), else None: what a parser hands on to be
-    checked (``Parser.checked_usage``), so that a bad number is counted rather than silently dropped."""
+    checked (``Parser.checked_usage``), so that a bad number is counted rather than silently dropped.
+    (Typed Any: it becomes an ``int`` field of ``Usage`` only through that check.)"""
     return value if isinstance(value, (int, float)) else None
+
+
+def summed(*values: Any) -> Any:
+    """The sum of the numbers among ``values`` (a missing one counts 0) — or, when one of them is no
+    count, that value itself, so that ``Parser.checked_usage`` counts it and ignores the usage: a
+    negative cache figure must not quietly shrink a prompt size."""
+    for value in values:
+        if is_invalid_count(value):
+            return value
+    return sum(value for value in values if count(value) is not None)
