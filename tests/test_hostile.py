@@ -84,14 +84,18 @@ def test_escape_codes_in_an_unreadable_files_name_never_reach_stderr(tmp_path, c
     assert "pwned" not in err and ".jsonl: not a session log" in err  # the OSC sequence goes whole, payload and all
 
 
-@pytest.mark.parametrize("argv", [["export"], ["check", "--json"], ["preview", "--json"], ["export", "--strategies"]])
-def test_c1_controls_and_bidi_overrides_are_escaped_in_json_output(tmp_path, capsys, argv):
-    log = write(tmp_path / "c1.jsonl", with_user_text("Never push to main. " + HOSTILE_TEXT))
+@pytest.mark.parametrize("argv", [["export"], ["check", "--json"], ["preview", "--json"], ["export", "--strategies"],
+                                  ["export", "--format", "md"], ["export", "--format", "html"], ["check"], ["preview"],
+                                  ["export", "--compaction", "1", "--format", "md"]])
+def test_c1_controls_and_bidi_overrides_never_reach_the_output(tmp_path, capsys, argv):
+    log = write(tmp_path / "c1.jsonl", with_user_text("Never push to main. " + HOSTILE_TEXT)
+                .replace('"name": "Bash"', '"name": ' + json.dumps("Bash" + HOSTILE_TEXT)))
     code, out, err = run(capsys, *argv, log, "--pin", "Never push to main. " + HOSTILE_TEXT)
     assert code in (0, 1), err
     assert_terminal_safe(out)
-    document = json.loads(out)  # the escapes are JSON: a reader gets the text back
-    assert "\u202eevil" in json.dumps(document, ensure_ascii=False) or argv[0] == "preview"
+    if "--json" in argv or argv in (["export"], ["export", "--strategies"]):
+        document = json.loads(out)  # the escapes are JSON: a reader gets the text back
+        assert "\u202eevil" in json.dumps(document, ensure_ascii=False) or argv[0] == "preview"
 
 
 def test_watch_json_lines_escape_c1_and_bidi():

@@ -14,11 +14,17 @@ import sys
 import tempfile
 from pathlib import Path
 
+from ctxtop.context.output.sanitize import clean_text
 from ctxtop.tui.errors import UsageError
 
 
 def write_output(text: str, path: str | None) -> None:
-    """Write ``text`` to stdout, or to ``path`` (see the module's docstring)."""
+    """Write ``text`` to stdout, or to ``path`` (see the module's docstring).
+
+    Whatever the format, no control sequence is written: the last line of defence for log text
+    that a renderer forgot to clean (JSON output has its controls escaped already, so this leaves
+    it as it is)."""
+    text = clean_text(text)
     if path is None or path == "-":
         sys.stdout.write(text)
         sys.stdout.flush()
