@@ -131,6 +131,9 @@ async def test_an_internal_error_in_a_worker_is_shown_not_left_loading(tmp_path,
         assert "internal error" in header and "RuntimeError" in header and "loading" not in header
         notice = next(n.message for n in notifications(app) if "internal error" in n.message)
         assert "--debug" in notice and "[/]" in notice and "\x1b" not in notice
+        await pilot.press("b")  # a change of what is shown (the bell) repaints the header: the error stays
+        await pilot.pause(0.1)
+        assert "internal error" in plain(app.query_one("#header", Static))
 
 
 async def test_an_internal_error_while_moving_is_shown_and_the_app_goes_on(tmp_path, monkeypatch):

@@ -144,8 +144,7 @@ class CtxtopApp(LiveUpdates, UserActions, AppParts):
         hint = "" if self.show_tracebacks else " (run with --debug for details)"
         self.notify(line + hint, severity="error", timeout=15)
         if event.worker.group == "load":
-            self.query_one("#loading", ProgressBar).remove_class("-visible")
-            self.query_one("#header", Static).update(Text(f"ctxtop: {line} — q quits", style="bold red"))
+            self._change(failed=line, progress=None)
         elif event.worker.group == "poll":
             self._log_gone(line)  # no longer following, and the header says so
 
@@ -325,7 +324,8 @@ class CtxtopApp(LiveUpdates, UserActions, AppParts):
             if known or new.cursor != old.cursor:
                 self._update_banner(new)
             if (view or new.available != old.available or self._header_mode(new) != self._header_mode(old)
-                    or new.waiting != old.waiting or new.progress != old.progress or new.first_paint is not old.first_paint):
+                    or new.waiting != old.waiting or new.progress != old.progress or new.first_paint is not old.first_paint
+                    or new.failed != old.failed):
                 self.query_one("#header", Static).update(self._header(new))
             if new.compaction is not old.compaction or (redacting and new.compaction is not None):
                 self._show_compaction(new)
@@ -375,6 +375,8 @@ class CtxtopApp(LiveUpdates, UserActions, AppParts):
         if state.first_paint is not None:
             return header_text(state.first_paint, available=state.first_paint["at"]["messages"], mode="indexing the history…")
         name = one_line(Path(state.path).name, 60)
+        if state.failed is not None:
+            return Text(f"ctxtop: {state.failed} — q quits", style="bold red")
         if state.progress is not None:
             phase, fraction = state.progress
             verb = {"read": "reading", "parse": "parsing"}.get(phase, "counting tokens in")
