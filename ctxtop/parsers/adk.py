@@ -26,6 +26,7 @@ from ctxtop.parsers.model import (
     Compaction,
     Usage,
 )
+from ctxtop.parsers.numbers import number
 
 
 def _get(mapping: Any, snake: str) -> Any:
@@ -120,8 +121,8 @@ class AdkSessionParser(DocumentParser):
 
 def _usage(event: dict) -> Usage | None:
     usage = _get(event, "usage_metadata")
-    prompt = _get(usage, "prompt_token_count")
-    if isinstance(prompt, int):
-        thoughts = _get(usage, "thoughts_token_count")
-        return Usage(prompt, _get(usage, "candidates_token_count") or 0, reasoning_tokens=thoughts if isinstance(thoughts, int) else None)
+    prompt = number(_get(usage, "prompt_token_count"))  # checked by Parser.checked_usage, as every usage
+    if prompt is not None:
+        return Usage(prompt, number(_get(usage, "candidates_token_count")) or 0,
+                     reasoning_tokens=number(_get(usage, "thoughts_token_count")))
     return None

@@ -21,6 +21,7 @@ from ctxtop.parsers.model import (
     SidechainTotals,
     Usage,
 )
+from ctxtop.parsers.numbers import count, is_invalid_count
 
 
 class UnknownFormat(ValueError):
@@ -76,6 +77,10 @@ class Parser:
         uid: str | None = None,
         compaction: Compaction | None = None,
     ) -> Entry:
+        usage = self.checked_usage(usage)
+        if compaction is not None:
+            compaction.pre_tokens = self.tokens(compaction.pre_tokens)
+            compaction.post_tokens = self.tokens(compaction.post_tokens)
         entry = Entry(
             index=len(self.entries) + 1,
             role=intern(role) if type(role) is str else role,  # a few roles, repeated on every entry
@@ -90,6 +95,34 @@ class Parser:
         )
         self.entries.append(entry)
         return entry
+
+    # --- numbers: a log's counts are checked once, here, before anything computes with them ---------
+    def tokens(self, value: Any) -> int | None:
+        """``value`` as a token count, or None; a number that is no count (negative, boolean, beyond
+        2^53, fractional) is counted in ``diagnostics.invalid_numbers`` and ignored."""
+        checked = count(value)
+        if checked is None and is_invalid_count(value):
+            self.diagnostics.invalid_numbers += 1
+            self.diagnostics.note(f"not a token count, ignored: {str(value)[:40]}")
+        return checked
+
+    def checked_usage(self, usage: Usage | None) -> Usage | None:
+        """``usage`` with each field a valid count (or None); None when its prompt size is no count.
+
+        Every usage a parser builds goes through here (``add_entry``, or by hand when it is set later)."""
+        if usage is None:
+            return None
+        prompt = self.tokens(usage.prompt_tokens)
+        if prompt is None:
+            return None
+        usage.prompt_tokens = prompt
+        usage.output_tokens = self.tokens(usage.output_tokens) or 0
+        for name in ("reasoning_tokens", "context_window", "cache_write_tokens", "cache_write_5m_tokens",
+                     "cache_write_1h_tokens", "cache_read_tokens"):
+            setattr(usage, name, self.tokens(getattr(usage, name)))
+        if usage.context_window == 0:
+            usage.context_window = None
+        return usage
 
     def editable(self, position: int) -> Entry:
         """The entry at ``position`` (0-based), to change in place; it is marked as changed (``touch``).

@@ -15,6 +15,7 @@ from ctxtop.parsers.base import LineParser, stamp_source
 from ctxtop.parsers.claude_attachments import read_attachment
 from ctxtop.parsers.content import blocks_from_anthropic
 from ctxtop.parsers.model import SYSTEM_SNAPSHOT, Block, Compaction, Usage
+from ctxtop.parsers.numbers import number, summed
 
 # Records that are never sent to the model: titles, UI state, snapshots, progress.
 METADATA_TYPES = frozenset(
@@ -193,7 +194,7 @@ class ClaudeCodeParser(LineParser):
             stamp_source(blocks, offset)
             _merge_blocks(existing.blocks, blocks)
             if usage is not None:
-                existing.usage = usage  # the last line of a response carries the final counts
+                existing.usage = self.checked_usage(usage)  # the last line of a response carries the final counts
             return
         entry = self.add_entry(
             "assistant",
@@ -302,7 +303,7 @@ def _merge_blocks(existing: list[Block], new: list[Block]) -> None:
 def _usage(raw: Any) -> Usage | None:
     if not isinstance(raw, dict):
         return None
-    prompt = sum(_int(raw.get(k)) or 0 for k in ("input_tokens", "cache_read_input_tokens", "cache_creation_input_tokens"))
+    prompt = summed(*(raw.get(k) for k in ("input_tokens", "cache_read_input_tokens", "cache_creation_input_tokens")))
     output = _int(raw.get("output_tokens")) or 0
     details = raw.get("output_tokens_details")
     thinking = _int(details.get("thinking_tokens")) if isinstance(details, dict) else None
@@ -325,8 +326,9 @@ def _digest(blocks: list[Block]) -> str:
     return digest.hexdigest()
 
 
-def _int(value: Any) -> int | None:
-    return value if isinstance(value, int) and not isinstance(value, bool) else None
+def _int(value: Any) -> Any:
+    # Any number, good or bad: Parser.checked_usage and add_entry keep the counts and count the rest.
+    return number(value)
 
 
 def _str(value: Any) -> str | None:

@@ -10,11 +10,12 @@ usage comes from the `api_req_started` rows (tokensIn + cacheReads + cacheWrites
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from ctxtop.parsers.content import blocks_from_anthropic
+from ctxtop.parsers.jsonl import loads
 from ctxtop.parsers.model import SUMMARY, Block, Compaction, Usage
+from ctxtop.parsers.numbers import number, summed
 from ctxtop.parsers.tree import Tree, TreeParser
 
 HISTORY = "api_conversation_history.json"
@@ -97,19 +98,20 @@ def _request_usages(ui: list) -> list[Usage]:
     for row in ui:
         if isinstance(row, dict) and row.get("say") == "api_req_started" and isinstance(row.get("text"), str):
             try:
-                info = json.loads(row["text"])
+                info = loads(row["text"])
             except ValueError:
                 continue
-            if isinstance(info, dict) and isinstance(info.get("tokensIn"), int):
-                prompt = info["tokensIn"] + (info.get("cacheReads") or 0) + (info.get("cacheWrites") or 0)
-                usages.append(Usage(prompt, info.get("tokensOut") or 0))
+            # Numbers are handed on as read (Parser.checked_usage keeps the counts and counts the rest).
+            if isinstance(info, dict) and number(info.get("tokensIn")) is not None:
+                prompt = summed(info["tokensIn"], info.get("cacheReads"), info.get("cacheWrites"))
+                usages.append(Usage(prompt, number(info.get("tokensOut")) or 0))
     return usages
 
 
 def _metrics_usage(message: dict) -> Usage | None:
     tokens = (message.get("metrics") or {}).get("tokens") if isinstance(message.get("metrics"), dict) else None
-    if isinstance(tokens, dict) and isinstance(tokens.get("prompt"), int):
-        return Usage(tokens["prompt"] + (tokens.get("cached") or 0), tokens.get("completion") or 0)
+    if isinstance(tokens, dict) and number(tokens.get("prompt")) is not None:
+        return Usage(summed(tokens["prompt"], tokens.get("cached")), number(tokens.get("completion")) or 0)
     return None
 
 

@@ -25,6 +25,7 @@ from ctxtop.parsers.model import (
     Compaction,
     Usage,
 )
+from ctxtop.parsers.numbers import number
 
 # Codex's local compaction puts the summary in a user message that starts like this
 # (templates/compact/summary_prefix.md).
@@ -115,8 +116,8 @@ class CodexParser(LineParser):
         if kind == "token_count":
             self._token_count(payload.get("info"))
         elif kind == "task_started":
-            window = payload.get("model_context_window")
-            if isinstance(window, int) and window > 0:
+            window = self.tokens(number(payload.get("model_context_window")))
+            if window:
                 self.meta.context_window = window
             self.diagnostics.skipped_records += 1
         elif kind == "context_compacted":
@@ -136,23 +137,26 @@ class CodexParser(LineParser):
             return  # the first event of a turn carries only rate limits
         total = info.get("total_token_usage")
         last = info.get("last_token_usage")
-        window = info.get("model_context_window")
-        if isinstance(window, int) and window > 0:
+        window = self.tokens(number(info.get("model_context_window")))
+        if window:
             self.meta.context_window = window
         if total == self._last_total or not isinstance(last, dict):
             return  # Codex emits each usage twice in a row
         self._last_total = total
-        prompt = last.get("input_tokens")
-        if not isinstance(prompt, int) or prompt <= 0:
+        prompt = number(last.get("input_tokens"))
+        if prompt is None or prompt == 0:
             return  # zeroed snapshots around remote compaction say nothing about the window
-        usage = Usage(
+        # Numbers are handed on as read: checked_usage keeps the counts and counts the rest.
+        usage = self.checked_usage(Usage(
             prompt_tokens=prompt,
-            output_tokens=last.get("output_tokens") if isinstance(last.get("output_tokens"), int) else 0,
-            reasoning_tokens=last.get("reasoning_output_tokens") if isinstance(last.get("reasoning_output_tokens"), int) else None,
-            context_window=window if isinstance(window, int) else None,
+            output_tokens=number(last.get("output_tokens")) or 0,
+            reasoning_tokens=number(last.get("reasoning_output_tokens")),
+            context_window=window,
             # OpenAI caches without a write charge: only the tokens read from the cache are reported.
-            cache_read_tokens=last.get("cached_input_tokens") if isinstance(last.get("cached_input_tokens"), int) else None,
-        )
+            cache_read_tokens=number(last.get("cached_input_tokens")),
+        ))
+        if usage is None:
+            return
         if self.entries:
             self.touch(len(self.entries) - 1)  # counted already, perhaps: its call's estimates change
             self.entries[-1].usage = usage

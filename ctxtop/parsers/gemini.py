@@ -27,6 +27,7 @@ from ctxtop.parsers.model import (
     Compaction,
     Usage,
 )
+from ctxtop.parsers.numbers import number
 
 MODEL_TYPES = ("user", "gemini")
 NOTICE_TYPES = ("info", "error", "warning")
@@ -93,9 +94,9 @@ def message_blocks(record: dict) -> list[Block]:
 
 def _usage(record: dict) -> Usage | None:
     tokens = record.get("tokens")
-    if isinstance(tokens, dict) and isinstance(tokens.get("input"), int):
-        thoughts = tokens.get("thoughts")
-        return Usage(tokens["input"], tokens.get("output") or 0, reasoning_tokens=thoughts if isinstance(thoughts, int) else None)
+    # Numbers are handed on as read (Parser.checked_usage keeps the counts and counts the rest).
+    if isinstance(tokens, dict) and number(tokens.get("input")) is not None:
+        return Usage(tokens["input"], number(tokens.get("output")) or 0, reasoning_tokens=number(tokens.get("thoughts")))
     return None
 
 
@@ -190,7 +191,7 @@ class GeminiJsonlParser(_GeminiMessages, LineParser):
                 entry = self.editable(entry.index - 1)
                 entry.blocks = message_blocks(record)
                 stamp_source(entry.blocks, offset)
-                entry.usage = _usage(record) or entry.usage
+                entry.usage = self.checked_usage(_usage(record)) or entry.usage
                 if entry is not self.entries[-1]:
                     self.history_rewritten = True
                 return

@@ -11,14 +11,13 @@ conventions), and `compaction` events (`tokens_before`,
 from __future__ import annotations
 
 import io
-import json
 import zipfile
 import zlib
 from typing import Any
 
 from ctxtop.parsers.base import DocumentParser, UnknownFormat
 from ctxtop.parsers.content import user_text_category
-from ctxtop.parsers.jsonl import Buffer, json_text
+from ctxtop.parsers.jsonl import Buffer, json_text, loads
 from ctxtop.parsers.model import (
     ASSISTANT,
     IMAGE,
@@ -31,6 +30,7 @@ from ctxtop.parsers.model import (
     Compaction,
     Usage,
 )
+from ctxtop.parsers.numbers import count, number, summed
 
 ZIP_MAGIC = b"PK\x03\x04"
 
@@ -80,10 +80,10 @@ def read_eval_zip(data: Buffer, sample: int = 1) -> dict | None:
         return None
     try:
         archive = zipfile.ZipFile(io.BytesIO(bytes(data)))
-        document = json.loads(_read_member(archive, "header.json"))
+        document = loads(_read_member(archive, "header.json"))
         names = sorted(n for n in archive.namelist() if n.startswith("samples/") and n.endswith(".json"))
         chosen = names[sample - 1] if 0 < sample <= len(names) else None
-        document["samples"] = [json.loads(_read_member(archive, chosen))] if chosen else []
+        document["samples"] = [loads(_read_member(archive, chosen))] if chosen else []
         document["_sample_files"] = len(names)
         document["_sample_offset"] = sample - 1
         document["_inspect_eval_zip"] = True
@@ -140,7 +140,7 @@ class InspectParser(DocumentParser):
                                model=message.get("model") if isinstance(message.get("model"), str) else None)
         usage = _last_usage(sample.get("events") or [])
         if usage is not None and self.entries:
-            self.entries[-1].usage = usage
+            self.entries[-1].usage = self.checked_usage(usage)
 
 
 def _blocks(message: dict) -> list[Block]:
@@ -178,8 +178,9 @@ def _last_usage(events: list) -> Usage | None:
         if isinstance(event, dict) and event.get("event") == "model":
             output = event.get("output") if isinstance(event.get("output"), dict) else {}
             usage = output.get("usage") if isinstance(output.get("usage"), dict) else None
-            if usage and isinstance(usage.get("input_tokens"), int):
-                return Usage(prompt_tokens(usage), usage.get("output_tokens") or 0, reasoning_tokens=usage.get("reasoning_tokens"))
+            if usage and number(usage.get("input_tokens")) is not None:  # checked by checked_usage, as every usage
+                return Usage(prompt_tokens(usage), number(usage.get("output_tokens")) or 0,
+                             reasoning_tokens=number(usage.get("reasoning_tokens")))
     return None
 
 
@@ -192,6 +193,9 @@ def prompt_tokens(usage: dict) -> int:
     writes come on top (``total_tokens`` then counts them too). The usage tells which.
     """
     input_tokens = usage["input_tokens"]
+    checked = summed(input_tokens, usage.get("input_tokens_cache_read"), usage.get("input_tokens_cache_write"))
+    if count(checked) is None:
+        return checked  # one of them is no count: Parser.checked_usage counts it and ignores the usage
     cached = _count(usage.get("input_tokens_cache_read")) + _count(usage.get("input_tokens_cache_write"))
     total, output = usage.get("total_tokens"), _count(usage.get("output_tokens"))
     if cached and isinstance(total, int) and total == input_tokens + output:

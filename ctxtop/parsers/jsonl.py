@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator
 from typing import Any
 
 import orjson
+
+from ctxtop.parsers.numbers import bounded_int
 
 Buffer = bytes | bytearray | memoryview
 
@@ -18,37 +21,92 @@ class DecodeError(ValueError):
 # orjson sizes its working memory by a line's length, about 13 times it: a 7 MB line would take
 # 90 MB for a moment. Lines this long go to the stdlib's decoder (as fast on such lines, 3.5 times the length).
 BIG_LINE_BYTES = 1 << 20
+# Deeper JSON is refused: every later step that walks a record (content, redaction, output) recurses,
+# and no agent writes records nested this deep. Counted by the caller (a malformed line).
+MAX_DEPTH = 200
+_OPENERS = b"[{"
+# A lone surrogate escape ("\ud800": an emoji cut in half by a writer); the stdlib decodes it into a
+# str that no UTF-8 output can hold.
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
-def loads(data: Buffer) -> Any:
+def loads(data: Buffer | str) -> Any:
     """Decode JSON, falling back to the stdlib for what orjson refuses but JSON allows.
 
-    orjson rejects integers beyond 64 bits; the stdlib accepts them. Invalid
-    UTF-8, NaN and nesting beyond the stdlib's recursion limit are errors.
+    orjson rejects lone surrogates and reads integers beyond 64 bits as floats;
+    the stdlib path does the same with them (a lone surrogate becomes U+FFFD).
+    Invalid UTF-8, NaN and nesting deeper than ``MAX_DEPTH`` are errors.
     """
     if len(data) > BIG_LINE_BYTES:
-        return _stdlib_loads(data, "not JSON")
-    try:
-        return orjson.loads(data)
-    except orjson.JSONDecodeError as first:
-        return _stdlib_loads(data, str(first).split(":", 1)[0])
+        value = _stdlib_loads(data, "not JSON")
+    else:
+        try:
+            value = orjson.loads(data)
+        except orjson.JSONDecodeError as first:
+            value = _stdlib_loads(data, str(first).split(":", 1)[0])
+    if isinstance(value, (dict, list)) and _may_be_deep(data) and _depth(value) > MAX_DEPTH:
+        raise DecodeError(f"JSON nested deeper than {MAX_DEPTH}")
+    return value
+
+
+def _may_be_deep(data: Buffer | str) -> bool:
+    # Counting brackets is fast (in C); only a document with this many is walked.
+    if isinstance(data, str):
+        return data.count("[") + data.count("{") > MAX_DEPTH
+    raw = data if isinstance(data, (bytes, bytearray)) else bytes(data)
+    return raw.count(b"[") + raw.count(b"{") > MAX_DEPTH
+
+
+def _depth(value: Any) -> int:
+    """How deep ``value`` nests (a scalar: 0), without recursion, stopping once past ``MAX_DEPTH``."""
+    deepest = 0
+    stack = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        deepest = max(deepest, depth)
+        if deepest > MAX_DEPTH:
+            break
+        children = item.values() if isinstance(item, dict) else item
+        stack.extend((child, depth + 1) for child in children if isinstance(child, (dict, list)))
+    return deepest
 
 
 def _reject_constant(name: str) -> Any:
     raise ValueError(f"{name} is not JSON")
 
 
-def _stdlib_loads(data: Buffer, why: str) -> Any:
+def _stdlib_loads(data: Buffer | str, why: str) -> Any:
+    if isinstance(data, str):
+        text = data
+    else:
+        try:
+            text = bytes(data).decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise DecodeError(f"invalid UTF-8 at byte {exc.start}") from None
     try:
-        text = bytes(data).decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise DecodeError(f"invalid UTF-8 at byte {exc.start}") from None
-    try:
-        return json.loads(text, parse_constant=_reject_constant)
+        value = json.loads(text, parse_constant=_reject_constant, parse_int=bounded_int)
     except RecursionError:
         raise DecodeError("JSON nested too deeply") from None
     except ValueError as exc:
         raise DecodeError(why if why != "not JSON" else str(exc).split(":", 1)[0]) from None
+    if _SURROGATE_ESCAPE.search(text):
+        try:
+            value = _without_surrogates(value)
+        except RecursionError:
+            raise DecodeError("JSON nested too deeply") from None
+    return value
+
+
+def _without_surrogates(value: Any) -> Any:
+    """``value`` with every lone surrogate in its strings (keys too) replaced by U+FFFD."""
+    if isinstance(value, str):
+        return _SURROGATE.sub("\ufffd", value)
+    if isinstance(value, list):
+        return [_without_surrogates(v) for v in value]
+    if isinstance(value, dict):
+        return {_without_surrogates(k): _without_surrogates(v) for k, v in value.items()}
+    return value
 
 
 def iter_lines(data: Buffer, start: int = 0, first_line: int = 1, stop: int | None = None,

@@ -13,6 +13,7 @@ from ctxtop.parsers.base import DocumentParser
 from ctxtop.parsers.content import as_text, blocks_from_anthropic, image_size, user_text_category
 from ctxtop.parsers.jsonl import json_text
 from ctxtop.parsers.model import ASSISTANT, IMAGE, SYSTEM, TOOL_CALL, TOOL_RESULT, TOOLS, Block, Usage
+from ctxtop.parsers.numbers import number, summed
 
 
 def _is_message(item: Any) -> bool:
@@ -79,9 +80,9 @@ class AnthropicRequestParser(DocumentParser):
             usage = document.get("usage")
             if isinstance(usage, dict) and self.entries:
                 parts = ("input_tokens", "cache_read_input_tokens", "cache_creation_input_tokens")
-                prompt = sum(usage.get(k) or 0 for k in parts if isinstance(usage.get(k), int))
+                prompt = summed(*(usage.get(k) for k in parts))  # checked_usage counts one that is no count
                 if prompt:
-                    self.entries[-1].usage = Usage(prompt_tokens=prompt, output_tokens=usage.get("output_tokens") or 0)
+                    self.entries[-1].usage = self.checked_usage(Usage(prompt_tokens=prompt, output_tokens=number(usage.get("output_tokens")) or 0))
 
     def _system(self, system: Any) -> None:
         if isinstance(system, str) and system:

@@ -188,6 +188,7 @@ class Diagnostics:
     unknown_records: int = 0
     skipped_records: int = 0  # known records that never reach the model (titles, progress...)
     torn_last_line: bool = False
+    invalid_numbers: int = 0  # usage or limit fields that are no count: negative, true/false, beyond 2^53 (ignored)
     examples: list[str] = field(default_factory=list)
     unknown_kinds: dict[str, int] = field(default_factory=dict)  # unknown record kinds by name, with their counts
 

@@ -26,6 +26,7 @@ from ctxtop.parsers.model import (
     Compaction,
     Usage,
 )
+from ctxtop.parsers.numbers import number, summed
 from ctxtop.parsers.tree import Tree, TreeParser
 
 PRUNED = "[Old tool result content cleared]"
@@ -106,8 +107,9 @@ def _blocks(parts: list[dict], role: Any) -> list[Block]:
 
 def _usage(message: dict) -> Usage | None:
     tokens = message.get("tokens")
-    if not isinstance(tokens, dict) or not isinstance(tokens.get("input"), int):
+    # Numbers are handed on as read (Parser.checked_usage keeps the counts and counts the rest).
+    if not isinstance(tokens, dict) or number(tokens.get("input")) is None:
         return None
     cache = tokens.get("cache") if isinstance(tokens.get("cache"), dict) else {}
-    prompt = tokens["input"] + (cache.get("read") or 0) + (cache.get("write") or 0)
-    return Usage(prompt, tokens.get("output") or 0, reasoning_tokens=tokens.get("reasoning"))
+    prompt = summed(tokens["input"], cache.get("read"), cache.get("write"))
+    return Usage(prompt, number(tokens.get("output")) or 0, reasoning_tokens=number(tokens.get("reasoning")))

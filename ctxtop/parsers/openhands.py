@@ -29,6 +29,7 @@ from ctxtop.parsers.model import (
     Compaction,
     Usage,
 )
+from ctxtop.parsers.numbers import number
 from ctxtop.parsers.tree import Tree, TreeParser
 
 # Bookkeeping events that never reach the model.
@@ -210,12 +211,12 @@ def _usage(event: dict) -> tuple[Usage | None, str | None]:
     if isinstance(response, dict) and "observation" not in event:
         usage = response.get("usage")
         model = response.get("model") if isinstance(response.get("model"), str) else None
-        if isinstance(usage, dict) and isinstance(usage.get("prompt_tokens"), int):
-            return Usage(usage["prompt_tokens"], usage.get("completion_tokens") or 0), model
+        if isinstance(usage, dict) and number(usage.get("prompt_tokens")) is not None:  # checked by checked_usage
+            return Usage(usage["prompt_tokens"], number(usage.get("completion_tokens")) or 0), model
         return None, model
     metrics = event.get("llm_metrics")
     if isinstance(metrics, dict) and isinstance(metrics.get("token_usages"), list) and metrics["token_usages"]:
         last = metrics["token_usages"][-1]
-        if isinstance(last, dict) and isinstance(last.get("prompt_tokens"), int):
-            return Usage(last["prompt_tokens"], last.get("completion_tokens") or 0), last.get("model")
+        if isinstance(last, dict) and number(last.get("prompt_tokens")) is not None:
+            return Usage(last["prompt_tokens"], number(last.get("completion_tokens")) or 0), last.get("model")
     return None, None

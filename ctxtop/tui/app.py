@@ -17,14 +17,15 @@ from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
+from textual.notifications import SeverityLevel
 from textual.screen import ModalScreen
 from textual.widgets import Footer, Input, ProgressBar, Static, TabbedContent, TabPane
-from textual.worker import get_current_worker
+from textual.worker import Worker, WorkerState, get_current_worker
 
 from ctxtop.context.audit.alerts import Alert, AlertKind
 from ctxtop.context.audit.run import Audit
 from ctxtop.context.output.redact import redact
-from ctxtop.context.output.sanitize import one_line
+from ctxtop.context.output.sanitize import clean_text, one_line
 from ctxtop.context.output.snapshot import build_snapshot
 from ctxtop.context.rules.selection import RuleRequest
 from ctxtop.context.store.source import split_sample
@@ -34,7 +35,7 @@ from ctxtop.context.window.replay import Window
 from ctxtop.context.window.tail_first import tail_session
 from ctxtop.tui.actions import UserActions
 from ctxtop.tui.discover import SESSION_SUFFIXES
-from ctxtop.tui.errors import USER_ERRORS
+from ctxtop.tui.errors import USER_ERRORS, os_error_line
 from ctxtop.tui.keymap import PRIORITY_ACTIONS, bindings
 from ctxtop.tui.live import LiveUpdates
 from ctxtop.tui.messages import (
@@ -73,6 +74,8 @@ class CtxtopApp(LiveUpdates, UserActions, AppParts):
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (110, "-wide")]
     VERTICAL_BREAKPOINTS = [(0, "-short"), (32, "-tall"), (50, "-roomy")]
     BINDINGS = bindings()  # every action, its keys, footer, help and palette entry: tui/keymap.py
+    # --debug: internal errors of workers are kept with their tracebacks (printed on exit by the CLI).
+    show_tracebacks: bool = False
 
     def __init__(
         self,
@@ -119,6 +122,31 @@ class CtxtopApp(LiveUpdates, UserActions, AppParts):
         self.select_after_view = None
         self.last_export = []
         self.sub_title = one_line(title or Path(path).name, 60)
+        self.worker_errors: list[BaseException] = []  # internal errors of workers, shown as they come
+
+    def notify(self, message: str, *, title: str = "", severity: SeverityLevel = "information",
+               timeout: float | None = None, markup: bool = True) -> None:
+        """Every notification is plain text, never markup: alert details, file names, pinned text and
+        search queries come from the log or the user (``[/]`` crashed the app, ``[@click=app.quit]``
+        ran an action), and control sequences are stripped. ``markup`` is accepted and ignored."""
+        super().notify(clean_text(message), title=clean_text(title), severity=severity, timeout=timeout, markup=False)
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        """A worker that failed on an internal error says so on screen, in one line, instead of leaving
+        "loading…" up forever (workers run with exit_on_error=False); --debug keeps the traceback."""
+        if event.state != WorkerState.ERROR:
+            return
+        error = event.worker.error
+        if error is None:
+            return
+        self.worker_errors.append(error)
+        line = one_line(f"internal error ({event.worker.group}): {type(error).__name__}: {error}", 200)
+        hint = "" if self.show_tracebacks else " (run with --debug for details)"
+        self.notify(line + hint, severity="error", timeout=15)
+        if event.worker.group == "load":
+            self._change(failed=line, progress=None)
+        elif event.worker.group == "poll":
+            self._log_gone(line)  # no longer following, and the header says so
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """The keys that step through the session are bound before any widget (priority); over a modal
@@ -188,6 +216,9 @@ class CtxtopApp(LiveUpdates, UserActions, AppParts):
                                    window=self.window_override, live=self.live, saved_pins=True, progress=progress, audit=False)
         except USER_ERRORS as exc:
             self.post_message(LoadFailed(str(exc)))
+            return
+        except OSError as exc:  # what the system refused (a folder that cannot be entered): the user's to fix
+            self.post_message(LoadFailed(os_error_line(exc)))
             return
         for warning in tracker.warnings:
             self.call_from_thread(self.notify, one_line(warning, 200), severity="warning", timeout=8)
@@ -295,7 +326,8 @@ class CtxtopApp(LiveUpdates, UserActions, AppParts):
             if known or new.cursor != old.cursor:
                 self._update_banner(new)
             if (view or new.available != old.available or self._header_mode(new) != self._header_mode(old)
-                    or new.waiting != old.waiting or new.progress != old.progress or new.first_paint is not old.first_paint):
+                    or new.waiting != old.waiting or new.progress != old.progress or new.first_paint is not old.first_paint
+                    or new.failed != old.failed):
                 self.query_one("#header", Static).update(self._header(new))
             if new.compaction is not old.compaction or (redacting and new.compaction is not None):
                 self._show_compaction(new)
@@ -345,6 +377,8 @@ class CtxtopApp(LiveUpdates, UserActions, AppParts):
         if state.first_paint is not None:
             return header_text(state.first_paint, available=state.first_paint["at"]["messages"], mode="indexing the history…")
         name = one_line(Path(state.path).name, 60)
+        if state.failed is not None:
+            return Text(f"ctxtop: {state.failed} — q quits", style="bold red")
         if state.progress is not None:
             phase, fraction = state.progress
             verb = {"read": "reading", "parse": "parsing"}.get(phase, "counting tokens in")

@@ -10,14 +10,13 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-import orjson
-
 from ctxtop import __version__
 from ctxtop.context.output.compaction import render_compaction_markdown
 from ctxtop.context.output.forensics_text import forensics_summary
+from ctxtop.context.output.json_document import json_document
 from ctxtop.context.output.markdown import render_markdown
 from ctxtop.context.output.redact import redact, redact_text
-from ctxtop.context.output.sanitize import clean_json, one_line
+from ctxtop.context.output.sanitize import clean_text, one_line
 from ctxtop.context.rules.selection import RuleRequest
 from ctxtop.context.store.source import SourceError, check_log, split_sample
 from ctxtop.context.strategies import STRATEGIES, preview_all
@@ -32,60 +31,35 @@ from ctxtop.context.window.session import Session
 from ctxtop.context.window.subagents import find_subagent
 from ctxtop.context.window.tokens import DEFAULT_ENCODING
 from ctxtop.parsers.registry import PARSERS
+from ctxtop.tui.arguments import message_number, positive_float, positive_int
 from ctxtop.tui.commands import install_hooks, replay_compaction
 from ctxtop.tui.demo import DEMO_WINDOW, demo_path
 from ctxtop.tui.discover import agent_session_roots, is_session_folder, resolve_session
 from ctxtop.tui.entry import FAST_COMMANDS
 from ctxtop.tui.entry import main as fast_main
-from ctxtop.tui.errors import USER_ERRORS, UsageError
+from ctxtop.tui.errors import USER_ERRORS, UsageError, os_error_line, say
 from ctxtop.tui.output import write_output
 from ctxtop.tui.waiting import not_written_yet, wait_for_log
 
 OUTPUT_FORMATS = {"json": "json", "md": "md", "markdown": "md", "html": "html"}
 
 
-def _positive_int(text: str) -> int:
-    try:
-        value = int(text.replace("_", "").replace(",", ""))
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
-    if value <= 0:
-        raise argparse.ArgumentTypeError(f"must be positive: {text!r}")
-    return value
-
-
-def _positive_float(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
-    if not 0 < value < 1e6:
-        raise argparse.ArgumentTypeError(f"must be positive: {text!r}")
-    return value
-
-
-def _message_number(text: str) -> int:
-    try:
-        return int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a message number: {text!r}") from None
-
-
 class Parser(argparse.ArgumentParser):
     """argparse that exits with code 2 and one line, as every ctxtop error does."""
 
     def error(self, message: str) -> None:  # type: ignore[override]
-        self.exit(2, f"{self.prog}: error: {message}\n")
+        say(f"{self.prog}: error: {message}")
+        self.exit(2)
 
 
 def _session_options(parser: argparse.ArgumentParser, *, path: bool = True) -> None:
     if path:
         parser.add_argument("path", nargs="?", help="session log file, or a directory (its newest session)")
         parser.add_argument("--demo", action="store_true", help="use the bundled demo session")
-    parser.add_argument("--at", type=_message_number, metavar="N", help="message number (default: the latest; negative counts from the end)")
+    parser.add_argument("--at", type=message_number, metavar="N", help="message number (default: the latest; negative counts from the end)")
     parser.add_argument("--log-format", dest="log_format", metavar="NAME", choices=sorted(PARSERS), help="log format, instead of detecting it")
     parser.add_argument("--encoding", default=DEFAULT_ENCODING, metavar="NAME", help=f"tiktoken encoding (default {DEFAULT_ENCODING})")
-    parser.add_argument("--window", type=_positive_int, metavar="TOKENS", help="context window size, instead of the model's")
+    parser.add_argument("--window", type=positive_int, metavar="TOKENS", help="context window size, instead of the model's")
     parser.add_argument("--pin", action="append", default=[], metavar="TEXT", help="a constraint to track (repeatable)")
     parser.add_argument("--pins", metavar="FILE", help="constraints to track, from a TOML pins file")
     parser.add_argument("--auto", action="store_true", help="also track auto-detected rules when pins are given")
@@ -96,7 +70,7 @@ def _session_options(parser: argparse.ArgumentParser, *, path: bool = True) -> N
 def _strategy_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--strategy", action="append", default=[], metavar="NAME[:key=value,...]",
                         help="a strategy to preview (repeatable; default: every strategy)")
-    parser.add_argument("--budget", type=_positive_int, metavar="TOKENS",
+    parser.add_argument("--budget", type=positive_int, metavar="TOKENS",
                         help="target size for size-driven strategies (default: half the current window)")
 
 
@@ -129,12 +103,12 @@ def build_parser() -> dict[str, argparse.ArgumentParser]:
     _session_options(tui)
     tui.add_argument("--format", dest="log_format_alias", metavar="NAME", choices=sorted(PARSERS), help="same as --log-format")
     tui.add_argument("--stay", action="store_true", help="with a directory (or no PATH), stay on the session opened when a newer one appears")
-    tui.add_argument("--poll", type=_positive_float, metavar="SECONDS", help="poll the log every SECONDS instead of file events (network filesystems)")
+    tui.add_argument("--poll", type=positive_float, metavar="SECONDS", help="poll the log every SECONDS instead of file events (network filesystems)")
     parsers["open"] = tui
 
     demo = Parser(prog="ctxtop demo", description="Open the bundled demo session (seed 000's incident), replayed as if live.")
     _session_options(demo, path=False)
-    demo.add_argument("--speed", type=_positive_float, metavar="X", help="replay X times faster (the whole session takes about 30 s at 1)")
+    demo.add_argument("--speed", type=positive_float, metavar="X", help="replay X times faster (the whole session takes about 30 s at 1)")
     demo.add_argument("--no-replay", action="store_true", help="open the demo at its end instead of replaying it")
     parsers["demo"] = demo
 
@@ -148,7 +122,7 @@ def build_parser() -> dict[str, argparse.ArgumentParser]:
     )
     export.add_argument("-o", "--output", metavar="FILE", help="write to FILE atomically (default: stdout)")
     export.add_argument("--strategies", action="store_true", help="include strategy previews (all, or those given with --strategy)")
-    export.add_argument("--compaction", type=_positive_int, metavar="K",
+    export.add_argument("--compaction", type=positive_int, metavar="K",
                         help="export what the K-th compaction did instead: before and after, rules, facts lost, later violations")
     export.add_argument("--subagent", metavar="ID", help="export the sub-agent ID of the session (its agent-ID.jsonl) instead")
     _strategy_options(export)
@@ -181,7 +155,7 @@ def build_parser() -> dict[str, argparse.ArgumentParser]:
     )
     _session_options(watch)
     watch.add_argument("--json", action="store_true", help="JSON lines instead of text")
-    watch.add_argument("--poll", type=_positive_float, metavar="SECONDS", help="poll every SECONDS instead of file events (network filesystems)")
+    watch.add_argument("--poll", type=positive_float, metavar="SECONDS", help="poll every SECONDS instead of file events (network filesystems)")
     parsers["watch"] = watch
 
     parsers["install-hooks"] = install_hooks.build(Parser)
@@ -255,7 +229,7 @@ def _has_bytes(path: str) -> bool:
 def _tell(session: Session) -> None:
     """Notices about how the log was read (a damaged index rebuilt), on stderr: the output stays clean."""
     for notice in session.notices:
-        print(f"ctxtop: note: {one_line(notice, 200)}", file=sys.stderr)
+        say(f"ctxtop: note: {one_line(notice, 200)}")
 
 
 def run_export(args: argparse.Namespace) -> int:
@@ -287,7 +261,7 @@ def run_export(args: argparse.Namespace) -> int:
     if output_format == "md":
         text = render(document)
     else:
-        text = orjson.dumps(document, option=orjson.OPT_INDENT_2).decode("utf-8") + "\n"
+        text = json_document(document)
     write_output(text, args.output)
     return 0
 
@@ -313,7 +287,7 @@ def run_check(args: argparse.Namespace) -> int:
             report["summarizer"] = replays
         if args.redact:
             report = redact(report)
-        write_output(orjson.dumps(clean_json(report), option=orjson.OPT_INDENT_2).decode("utf-8") + "\n", None)
+        write_output(json_document(report), None)
         return 1 if failed else 0
     lines = []
     if not constraints:
@@ -334,7 +308,7 @@ def run_check(args: argparse.Namespace) -> int:
         lines.append(f"ok: every rule survived {compactions} compaction(s) and none was broken")
     elif constraints:
         lines.append(f"ok: {len(constraints)} rule(s) tracked, none broken; the session has no compaction for them to survive")
-    text = "\n".join(lines) + "\n"
+    text = clean_text("\n".join(lines)) + "\n"  # rule ids and texts, details: log and pins text, never escape codes
     write_output(redact_text(text) if args.redact else text, None)
     return 1 if failed else 0
 
@@ -350,7 +324,7 @@ def run_preview(args: argparse.Namespace) -> int:
     if args.json:
         report = {"at": message, "messages": session.message_count, "budget": frame.budget,
                   "window_tokens": frame.total, "strategies": previews}
-        write_output(orjson.dumps(report, option=orjson.OPT_INDENT_2).decode("utf-8") + "\n", None)
+        write_output(json_document(report), None)
         return 0
     pinned = f"{len(constraints)} rule(s) in force" + (" (auto-detected unless pinned)" if tracker.auto_detects else "")
     lines = [
@@ -358,7 +332,7 @@ def run_preview(args: argparse.Namespace) -> int:
         "",
         *_aligned([STRATEGY_TABLE_HEADER, *strategy_rows(previews)]),
     ]
-    write_output("\n".join(lines) + "\n", None)
+    write_output(clean_text("\n".join(lines)) + "\n", None)
     return 0
 
 
@@ -375,9 +349,9 @@ def run_watch(args: argparse.Namespace) -> int:
     path, window, log_format = _session_source(args)
     resolved, notice = resolve_session(path)
     if notice:
-        print(f"ctxtop: {one_line(notice, 300)}", file=sys.stderr)
+        say(f"ctxtop: {one_line(notice, 300)}")
     if not_written_yet(split_sample(resolved)[0]):
-        print(f"ctxtop: waiting for {one_line(str(resolved), 200)} to be written (Ctrl-C stops)", file=sys.stderr, flush=True)
+        say(f"ctxtop: waiting for {one_line(str(resolved), 200)} to be written (Ctrl-C stops)")
         wait_for_log(split_sample(resolved)[0], every=args.poll)
     if not Path(resolved).is_dir():
         first_line_from_the_tail(str(split_sample(resolved)[0]), encoding=args.encoding, window=window, as_json=args.json, redacted=args.redact)
@@ -435,8 +409,12 @@ def run_tui(args: argparse.Namespace) -> int:
         session_dirs=session_dirs,
         stay=getattr(args, "stay", False),
     )
+    app.show_tracebacks = args.debug
     app.run()
-    return app.return_code or 0
+    if args.debug:
+        for error in app.worker_errors:
+            traceback.print_exception(error)
+    return app.return_code or (2 if app.worker_errors else 0)
 
 
 COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
@@ -468,18 +446,21 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return COMMANDS[command](args)
     except USER_ERRORS as exc:
-        print(f"ctxtop: error: {exc}", file=sys.stderr)
+        say(f"ctxtop: error: {exc}")
         return 2
     except KeyboardInterrupt:
         return 130
     except BrokenPipeError:  # the reader went away (`ctxtop export ... | head`): nothing more to say
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
+    except OSError as exc:  # what the system refused (a folder that cannot be entered, a full disk): the user's to fix
+        say(f"ctxtop: error: {os_error_line(exc)}")
+        return 2
     except Exception as exc:  # a bug: say so in one line unless asked for the traceback
         if getattr(args, "debug", False):
             traceback.print_exc()
         else:
-            print(f"ctxtop: internal error: {type(exc).__name__}: {exc} (run with --debug for details)", file=sys.stderr)
+            say(f"ctxtop: internal error: {type(exc).__name__}: {exc} (run with --debug for details)")
         return 2
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import stat
 from pathlib import Path
 
 from ctxtop.context.store.source import tree_names
@@ -22,16 +24,22 @@ def agent_session_roots() -> list[Path]:
 
 
 def newest_session(directory: Path) -> Path | None:
-    """The most recently modified session-like file under ``directory`` (recursively)."""
+    """The most recently modified session-like file under ``directory`` (recursively).
+
+    A folder that cannot be listed or entered is skipped (os.walk's default), as is a file that
+    cannot be looked at: one unreadable corner does not hide every other session."""
     newest: tuple[float, Path] | None = None
-    for path in directory.rglob("*"):
-        if path.suffix in SESSION_SUFFIXES and path.is_file():
+    for folder, _, files in os.walk(directory):
+        for name in files:
+            if not name.endswith(SESSION_SUFFIXES):
+                continue
+            path = Path(folder, name)
             try:
-                mtime = path.stat().st_mtime
+                info = path.stat()
             except OSError:
                 continue
-            if newest is None or mtime > newest[0]:
-                newest = (mtime, path)
+            if stat.S_ISREG(info.st_mode) and (newest is None or info.st_mtime > newest[0]):
+                newest = (info.st_mtime, path)
     return newest[1] if newest else None
 
 

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import sys
+
+from ctxtop.context.output.sanitize import one_line
 from ctxtop.context.rules.pins import PinsError
 from ctxtop.context.store.source import SourceError
 from ctxtop.context.strategies import StrategyError
@@ -14,3 +17,19 @@ class UsageError(ValueError):
 
 
 USER_ERRORS = (PinsError, SourceError, StrategyError, UnknownFormat, EncodingUnavailable, UsageError)
+
+
+def os_error_line(exc: OSError) -> str:
+    """An OSError as the user needs it: what was refused, and why (no errno, no class name)."""
+    where = exc.filename if exc.filename is not None else ""
+    why = exc.strerror or str(exc)
+    return f"{where}: {why}" if where != "" else why
+
+
+def say(line: str) -> None:
+    """Print ``line`` on stderr as one line, with control sequences stripped.
+
+    Every message ctxtop prints for the user goes through here: they name files and quote log
+    text, and a file name may hold ``\\e]0;title\\a`` or ``\\e[2J`` (a lone surrogate from an
+    undecodable name is written escaped, stderr's own rule)."""
+    print(one_line(line), file=sys.stderr, flush=True)

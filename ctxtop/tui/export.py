@@ -5,8 +5,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-import orjson
-
+from ctxtop.context.output.json_document import json_document
 from ctxtop.context.output.markdown import render_markdown
 from ctxtop.context.output.redact import redact
 from ctxtop.context.tracker import Tracker
@@ -24,7 +23,7 @@ def export_snapshot(tracker: Tracker, at: int, svg: str, directory: Path, *, red
     stem = re.sub(r"[^\w.-]+", "_", Path(tracker.session.path or "session").stem)[:60]
     base = directory / f"ctxtop-{stem}-m{at}"
     files = {
-        base.with_suffix(".json"): orjson.dumps(snapshot, option=orjson.OPT_INDENT_2).decode("utf-8") + "\n",
+        base.with_suffix(".json"): json_document(snapshot),
         base.with_suffix(".md"): render_markdown(snapshot),
         base.with_suffix(".svg"): svg,
         base.with_suffix(".html"): tracker.report_html(at, redacted=redacting),

@@ -1,36 +1,92 @@
-"""Writing command output: stdout, or a file replaced atomically."""
+"""Writing command output: stdout, or a file.
+
+A regular file (or a new one) is replaced atomically: no half-written file on failure, with the
+mode the user's umask gives new files (or the mode of the file it replaces). Anything else the
+path names — a FIFO, a terminal, ``/dev/null``, a symlink to one of them — is written through,
+never replaced: replacing ``/dev/null`` with a regular file (as root) breaks the machine.
+"""
 
 from __future__ import annotations
 
 import os
+import stat
 import sys
 import tempfile
 from pathlib import Path
 
+from ctxtop.context.output.sanitize import clean_text
 from ctxtop.tui.errors import UsageError
 
 
 def write_output(text: str, path: str | None) -> None:
-    """Write ``text`` to stdout, or atomically to ``path`` (no half-written file on failure)."""
+    """Write ``text`` to stdout, or to ``path`` (see the module's docstring).
+
+    Whatever the format, no control sequence is written: the last line of defence for log text
+    that a renderer forgot to clean (JSON output has its controls escaped already, so this leaves
+    it as it is)."""
+    text = clean_text(text)
     if path is None or path == "-":
         sys.stdout.write(text)
         sys.stdout.flush()
         return
-    target = Path(path)
-    directory = target.parent if str(target.parent) else Path(".")
+    data = text.encode("utf-8", "replace")  # a lone surrogate is no reason to lose the output
     try:
-        fd, temporary = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=directory)
+        target = Path(os.path.realpath(path))  # a symlink's target is written, the link kept
+        try:
+            existing = target.stat()
+        except FileNotFoundError:
+            existing = None
+        if existing is not None and not stat.S_ISREG(existing.st_mode):
+            _write_through(target, data)
+        else:
+            _replace_atomically(target, data, stat.S_IMODE(existing.st_mode) if existing else _new_file_mode())
     except OSError as exc:
         raise UsageError(f"cannot write {path}: {exc.strerror or exc}") from None
+
+
+def _write_through(target: Path, data: bytes) -> None:
+    if stat.S_ISDIR(target.stat().st_mode):
+        raise IsADirectoryError(21, "is a directory")
+    fd = os.open(target, os.O_WRONLY | os.O_NOCTTY)  # a FIFO waits here for its reader, as `>` does
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view):]
+    finally:
+        os.close(fd)
+
+
+def _replace_atomically(target: Path, data: bytes, mode: int) -> None:
+    fd, temporary = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            os.fchmod(handle.fileno(), mode)  # mkstemp makes 0600; an export is an ordinary file of the user's
+            handle.write(data)
             handle.flush()
             os.fsync(handle.fileno())
         os.replace(temporary, target)
-    except OSError as exc:
+    except BaseException:
         try:
             os.unlink(temporary)
         except OSError:
             pass
-        raise UsageError(f"cannot write {path}: {exc.strerror or exc}") from None
+        raise
+
+
+def _new_file_mode() -> int:
+    """0666 less the umask, as ``open(path, "w")`` would create the file."""
+    return 0o666 & ~_umask()
+
+
+def _umask() -> int:
+    # Read, not set and reset: os.umask() changes it for every thread for a moment (the TUI exports in one).
+    try:
+        with open("/proc/self/status", encoding="ascii") as status:
+            for line in status:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError, IndexError):
+        pass
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask

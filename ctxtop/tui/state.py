@@ -39,6 +39,7 @@ class SessionState:
     waiting: bool = False
     progress: tuple[str, float] | None = None
     first_paint: dict[str, Any] | None = None
+    failed: str | None = None  # the load stopped on an internal error (one line): said in the header, not "loading…"
     # The loaded session (None while loading): the tracker decides its rules, audit and alerts.
     tracker: Tracker | None = None
     session: Session | None = None

@@ -7,9 +7,8 @@ import threading
 import time
 from typing import Any
 
-import orjson
-
 from ctxtop.context.audit.alerts import Alert
+from ctxtop.context.output.json_document import json_document
 from ctxtop.context.output.redact import redact
 from ctxtop.context.output.sanitize import one_line
 from ctxtop.context.output.snapshot import split_unexplained
@@ -61,7 +60,7 @@ def print_record(record: dict[str, Any], *, as_json: bool, redacted: bool, out=N
     out = out or sys.stdout
     if redacted:
         record = redact(record)
-    out.write((orjson.dumps(record).decode("utf-8") if as_json else _text(record)) + "\n")
+    out.write(json_document(record, indent=False) if as_json else one_line(_text(record)) + "\n")
     out.flush()
 
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Iterable
 from typing import Any
@@ -11,6 +10,7 @@ from ctxtop.context.audit.alerts import Alert, AlertKind
 from ctxtop.context.rules.constraints import Constraint
 from ctxtop.context.rules.facts import NEGATIONS
 from ctxtop.context.rules.forbid import SEARCH_SECONDS, ForbidError, ForbidPattern, forbid_pattern
+from ctxtop.parsers.jsonl import loads
 from ctxtop.parsers.model import TOOL_CALL, Block, Entry
 
 PHONE = re.compile(r"(?<!\d)(?:\+?86[- ]?)?1[3-9]\d(?:[- ]?\d{4}){2}(?!\d)|\+\d{1,3}[ -]?\(?\d{2,4}\)?[ -]?\d{3,4}[ -]?\d{3,4}")
@@ -113,8 +113,8 @@ def _found(pattern: ForbidPattern, message: int, name: str, text: str) -> bool:
 
 def _numbers_by_key(text: str) -> list[tuple[str, float]]:
     try:
-        data = json.loads(text)
-    except (ValueError, RecursionError):
+        data = loads(text)  # as a log record is read: bounded depth, integers beyond 64 bits as floats
+    except ValueError:
         return []
     found = []
     stack = [data]

@@ -126,10 +126,12 @@ def render_markdown(snapshot: dict[str, Any]) -> str:
              for a in snapshot["alerts"]],
         )
     diagnostics = source["diagnostics"]
-    if diagnostics["malformed_lines"] or diagnostics["unknown_records"]:
+    invalid_numbers = diagnostics.get("invalid_numbers", 0)
+    if diagnostics["malformed_lines"] or diagnostics["unknown_records"] or invalid_numbers:
         lines += [
             "",
-            f"_Diagnostics: {diagnostics['malformed_lines']} malformed lines, {diagnostics['unknown_records']} unknown records._",
+            f"_Diagnostics: {diagnostics['malformed_lines']} malformed lines, {diagnostics['unknown_records']} unknown records"
+            + (f", {invalid_numbers} invalid numbers (ignored)" if invalid_numbers else "") + "._",
         ]
         kinds = diagnostics.get("unknown_kinds") or {}
         if kinds:

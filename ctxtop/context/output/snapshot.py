@@ -71,6 +71,7 @@ def build_snapshot(
                 "unknown_records": diagnostics.unknown_records,
                 "skipped_records": diagnostics.skipped_records,
                 "torn_last_line": diagnostics.torn_last_line,
+                "invalid_numbers": diagnostics.invalid_numbers,
                 "unknown_kinds": dict(diagnostics.unknown_kinds),
             },
         },

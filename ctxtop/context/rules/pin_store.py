@@ -11,6 +11,7 @@ import contextlib
 import hashlib
 import json
 import os
+import re
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -50,22 +51,31 @@ def load_session_pins(log_path: str | os.PathLike) -> tuple[SavedPins, str | Non
         hidden = tomllib.loads(path.read_text(encoding="utf-8")).get("hidden", [])
     except PinsError as exc:
         return SavedPins(), f"saved pins ignored: {exc}"
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError, RecursionError) as exc:
         return SavedPins(), f"saved pins ignored: {exc}"
     if not (isinstance(hidden, list) and all(isinstance(h, str) for h in hidden)):
         return SavedPins(texts), "saved pins: 'hidden' is not a list of rule ids; ignored"
     return SavedPins(texts, hidden), None
 
 
+def toml_string(text: str) -> str:
+    """``text`` as a TOML basic string that reads back as ``text``.
+
+    JSON's escapes are TOML's, but JSON leaves DEL raw, which TOML forbids (a pin holding one made
+    the whole file unreadable, and every pin of the session was dropped), and a lone surrogate has
+    no UTF-8 form (it becomes U+FFFD)."""
+    text = re.sub("[\ud800-\udfff]", "\ufffd", text)
+    return json.dumps(text, ensure_ascii=False).replace("\x7f", "\\u007f")
+
+
 def save_session_pins(log_path: str | os.PathLike, saved: SavedPins) -> Path:
     """Write the session's pins atomically; returns where they went."""
     path = pins_path(log_path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    # JSON string escapes are valid TOML basic strings, so any text round-trips.
-    body = "".join(f"[[pin]]\ntext = {json.dumps(text, ensure_ascii=False)}\n\n" for text in saved.texts)
-    header = f"# ctxtop pins for {json.dumps(str(Path(log_path).resolve()), ensure_ascii=False)}\n\n"
+    body = "".join(f"[[pin]]\ntext = {toml_string(text)}\n\n" for text in saved.texts)
+    header = f"# ctxtop pins for {toml_string(str(Path(log_path).resolve()))}\n\n"
     if saved.hidden:
-        header += f"hidden = {json.dumps(saved.hidden, ensure_ascii=False)}\n\n"
+        header += f"hidden = [{', '.join(toml_string(h) for h in saved.hidden)}]\n\n"
     # A private temporary file, then an atomic rename: two ctxtop processes saving at once
     # leave one whole file, never a mix.
     fd, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)

@@ -54,6 +54,8 @@ def load_pins(path: str | Path) -> list[Constraint]:
         data = tomllib.loads(_read_pins_file(path))
     except tomllib.TOMLDecodeError as exc:
         raise PinsError(f"{path}: not valid TOML ({exc})") from None
+    except RecursionError:  # tomllib recurses into nested arrays and inline tables
+        raise PinsError(f"{path}: not a pins file (nested too deeply)") from None
     pins = data.get("pin", [])
     if not isinstance(pins, list):
         raise PinsError(f"{path}: expected [[pin]] tables")

@@ -34,7 +34,7 @@ from ctxtop.context.store.token_cache import cache_dir
 from ctxtop.parsers.base import LineParser
 from ctxtop.parsers.model import Diagnostics, SessionMeta, SidechainTotals
 
-INDEX_VERSION = 5  # 5: usage carries the prompt-cache figures
+INDEX_VERSION = 6  # 5: usage carries the prompt-cache figures; 6: diagnostics count invalid numbers
 MAGIC = b"ctxtop-index v4\n"  # earlier versions (without the checksum) start otherwise: ignored, not "damaged"
 CHECKSUM_BYTES = 32
 INDEX_MIN_BYTES = 8 << 20  # smaller logs read fast enough; their index would only fill the disk
@@ -85,7 +85,8 @@ def save(path: Path, parser: LineParser, accounting_saved: dict, released_to: in
             d, m = parser.diagnostics, parser.meta
             _write(out, {
                 "accounting": accounting_saved, "released_to": released_to, "resume_line": parser.resume_line,
-                "diagnostics": [d.malformed_lines, d.unknown_records, d.skipped_records, d.torn_last_line, d.examples, d.unknown_kinds],
+                "diagnostics": [d.malformed_lines, d.unknown_records, d.skipped_records, d.torn_last_line, d.examples, d.unknown_kinds,
+                                d.invalid_numbers],
                 "meta": [m.session_id, m.model, m.context_window, m.title, m.cwd],
                 "sidechain": [parser.sidechain.messages, [encode_block(b) for b in parser.sidechain.blocks]],
                 "state": parser.carry_state(),
@@ -219,8 +220,8 @@ def _read_intact(handle: BinaryIO, log: str | os.PathLike, parser_type: type[Lin
         batch = [decode_entry(item, texts) for item in marshal.loads(blob)]
         entries.adopt(blob, batch)
     rest = _read_record(handle)
-    malformed, unknown, skipped, torn, examples, kinds = rest["diagnostics"]
-    parser.diagnostics = Diagnostics(malformed, unknown, skipped, torn, list(examples), dict(kinds))
+    malformed, unknown, skipped, torn, examples, kinds, invalid_numbers = rest["diagnostics"]
+    parser.diagnostics = Diagnostics(malformed, unknown, skipped, torn, invalid_numbers, list(examples), dict(kinds))
     parser.meta = SessionMeta(*rest["meta"])
     messages, blocks = rest["sidechain"]
     parser.sidechain = SidechainTotals(messages, [decode_block(b, texts) for b in blocks])

@@ -12,6 +12,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from ctxtop.parsers import registry
+from ctxtop.parsers.jsonl import loads
 
 Buffer = bytes | mmap.mmap
 # Logs up to this size are read into memory; bigger ones are memory-mapped (their pages
@@ -272,7 +273,7 @@ def _read_opencode_connection(connection, path: str | os.PathLike) -> dict[str, 
             for row in connection.execute(f"select * from {table}"):  # noqa: S608 - fixed table names
                 fields = dict(row)
                 try:
-                    data = json.loads(fields.get("data") or "{}")
+                    data = loads(fields.get("data") or "{}")  # bounded depth, no lone surrogates: as every log record
                 except ValueError:
                     data = {}
                 data = {**(data if isinstance(data, dict) else {}), "id": fields["id"], parent_key: fields[parent_column]}

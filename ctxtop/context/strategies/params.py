@@ -10,6 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from ctxtop.parsers.numbers import MAX_COUNT
+
 INT, BOOL, TEXT, NAMES, INT_OR_ALL, BOOL_OR_NAMES, TRIGGER = "int", "bool", "text", "names", "int|all", "bool|names", "trigger"
 # A trigger value: ("input_tokens", N), ("tool_uses", N) or ("now", 0) to force it.
 TRIGGER_KINDS = ("input_tokens", "tool_uses", "now")
@@ -95,9 +97,12 @@ def _int(where: str, text: str) -> int:
     elif cleaned.endswith("m"):
         cleaned, scale = cleaned[:-1], 1_000_000
     try:
-        return int(float(cleaned) * scale) if scale > 1 else int(cleaned)
-    except ValueError:
+        value = int(float(cleaned) * scale) if scale > 1 else int(cleaned)
+    except (ValueError, OverflowError):  # OverflowError: "infk"
         raise StrategyError(f"{where}: not a whole number: {text!r}") from None
+    if abs(value) >= MAX_COUNT:  # beyond any window, and beyond what 64-bit JSON output holds
+        raise StrategyError(f"{where}: too large: {text!r}")
+    return value
 
 
 def describe_trigger(trigger: tuple[str, int]) -> str:

@@ -58,7 +58,9 @@ def _arguments(parser: argparse.ArgumentParser, argv: Sequence[str]) -> argparse
 
 def _fail(note: str, consequence: str = "the agent goes on unguarded") -> int:
     """The guard must not break the session: a note, and exit 0 with nothing (more) on stdout."""
-    print(f"ctxtop: {note}; {consequence}", file=sys.stderr)
+    from ctxtop.context.output.sanitize import one_line  # (light: the rest of the CLI is not loaded)
+
+    print(one_line(f"ctxtop: {note}; {consequence}"), file=sys.stderr, flush=True)
     return 0
 
 

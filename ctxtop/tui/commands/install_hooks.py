@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from ctxtop.tui.errors import UsageError
+from ctxtop.tui.errors import say as say_line
 from ctxtop.tui.output import write_output
 
 SCOPES = {"project": Path(".claude") / "settings.json", "local": Path(".claude") / "settings.local.json"}
@@ -148,7 +149,7 @@ def render(settings: dict[str, Any]) -> str:
 
 
 def run(args: argparse.Namespace, say: Callable[[str], None] | None = None) -> int:
-    say = say or (lambda line: print(line, file=sys.stderr))
+    say = say or say_line
     path = Path(args.settings) if args.settings else settings_path(args.scope)
     settings, before = read_settings(path)
     notes: list[str] = []
@@ -164,7 +165,7 @@ def run(args: argparse.Namespace, say: Callable[[str], None] | None = None) -> i
     after = render(changed)
     if args.dry_run:
         old = (before or "").splitlines(keepends=True)
-        sys.stdout.writelines(difflib.unified_diff(old, after.splitlines(keepends=True), str(path), f"{path} (after)"))
+        write_output("".join(difflib.unified_diff(old, after.splitlines(keepends=True), str(path), f"{path} (after)")), None)
         say(f"ctxtop: dry run: {path} not written")
         return 0
     path.parent.mkdir(parents=True, exist_ok=True)

@@ -16,9 +16,11 @@ import orjson
 
 from ctxtop.context.audit.forensics.candidate import compare, transcript
 from ctxtop.context.audit.run import CompactionAudit
+from ctxtop.context.output.json_document import json_document
 from ctxtop.context.output.redact import redact
 from ctxtop.context.output.sanitize import clean_json, one_line
 from ctxtop.context.tracker import Tracker
+from ctxtop.tui.arguments import positive_float, positive_int, whole_number
 from ctxtop.tui.commands.summarizer import DEFAULT_MAX_BYTES, DEFAULT_TIMEOUT, run_summarizer
 from ctxtop.tui.errors import UsageError
 from ctxtop.tui.output import write_output
@@ -28,9 +30,9 @@ def summarizer_options(parser: argparse.ArgumentParser, *, required: bool) -> No
     parser.add_argument("--summarizer", required=required, metavar="CMD",
                         help="command that reads the transcript (JSON) on stdin and prints a summary; run without a shell")
     parser.add_argument("--shell", action="store_true", help="run the summarizer command through /bin/sh")
-    parser.add_argument("--summarizer-timeout", type=float, default=DEFAULT_TIMEOUT, metavar="SECONDS",
+    parser.add_argument("--summarizer-timeout", type=positive_float, default=DEFAULT_TIMEOUT, metavar="SECONDS",
                         help=f"time limit of one summarizer run (default {DEFAULT_TIMEOUT:g})")
-    parser.add_argument("--summarizer-max-bytes", type=int, default=DEFAULT_MAX_BYTES, metavar="BYTES",
+    parser.add_argument("--summarizer-max-bytes", type=positive_int, default=DEFAULT_MAX_BYTES, metavar="BYTES",
                         help=f"largest summary accepted on stdout (default {DEFAULT_MAX_BYTES:,})")
 
 
@@ -38,7 +40,7 @@ def build(parser_type: type[argparse.ArgumentParser], session_options: Callable[
     parser = parser_type(prog="ctxtop replay-compaction",
                          description="Run your summarizer on the window a compaction replaced and audit its summary like the real one.")
     session_options(parser)
-    parser.add_argument("--compaction", type=int, required=True, metavar="K", help="which compaction: 1 for the first")
+    parser.add_argument("--compaction", type=whole_number, required=True, metavar="K", help="which compaction: 1 for the first")
     summarizer_options(parser, required=True)
     parser.add_argument("--json", action="store_true", help="print the comparison as JSON")
     return parser
@@ -79,7 +81,7 @@ def run(args: argparse.Namespace) -> int:
     if args.redact:
         result = redact(result)
     if args.json:
-        write_output(orjson.dumps(result, option=orjson.OPT_INDENT_2).decode("utf-8") + "\n", None)
+        write_output(json_document(result), None)
     else:
         write_output("\n".join(side_by_side(result)) + "\n", None)
     return 0

@@ -1,0 +1,61 @@
+"""Numbers read from logs: token counts and limits are bounded before anything is computed with them.
+
+A log is untrusted: a usage field may hold a negative number, ``true``, or an
+integer of a hundred digits. Such a value is not a count; parsers take it as
+missing and count it in ``Diagnostics.invalid_numbers`` instead of showing
+"-5,000 tokens" or failing later (64-bit packing, JSON output).
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+# Far above any real window or usage (2^53: every such count is exact as a float, too, and JSON-safe).
+MAX_COUNT = 1 << 53
+# JSON integers beyond 64 bits are read as floats (orjson does so already), so that no later step
+# (packing, 64-bit JSON output) meets an integer it cannot hold.
+INT64_MIN, INT64_MAX = -(1 << 63), (1 << 63) - 1
+
+
+def count(value: Any) -> int | None:
+    """``value`` when it is a usable count of tokens (a whole number, 0 ≤ value < 2^53), else None."""
+    if type(value) is int and 0 <= value < MAX_COUNT:
+        return value
+    return None
+
+
+def is_invalid_count(value: Any) -> bool:
+    """Whether ``value`` is a number (or a boolean) where a count was expected, but not a usable one.
+
+    A missing field (None) or a string is not counted as invalid: formats leave fields out, or
+    use them for something else."""
+    return isinstance(value, (int, float)) and count(value) is None
+
+
+def bounded_int(text: str) -> int | float:
+    """A JSON integer literal as an int, or as a float beyond 64 bits (``json.loads(parse_int=...)``)."""
+    value = int(text)
+    if INT64_MIN <= value <= INT64_MAX:
+        return value
+    try:
+        return float(value)
+    except OverflowError:  # beyond 1.8e308: saturated (finite, so it survives JSON), still more than any cap
+        return sys.float_info.max if value > 0 else -sys.float_info.max
+
+
+def number(value: Any) -> Any:
+    """``value`` when JSON made it a number (booleans too), else None: what a parser hands on to be
+    checked (``Parser.checked_usage``), so that a bad number is counted rather than silently dropped.
+    (Typed Any: it becomes an ``int`` field of ``Usage`` only through that check.)"""
+    return value if isinstance(value, (int, float)) else None
+
+
+def summed(*values: Any) -> Any:
+    """The sum of the numbers among ``values`` (a missing one counts 0) — or, when one of them is no
+    count, that value itself, so that ``Parser.checked_usage`` counts it and ignores the usage: a
+    negative cache figure must not quietly shrink a prompt size."""
+    for value in values:
+        if is_invalid_count(value):
+            return value
+    return sum(value for value in values if count(value) is not None)

@@ -1,0 +1,43 @@
+"""Number options of the command line: every one bounded, so a silly value is a usage error (exit 2).
+
+Integers of 2^53 or more (``--window 99999999999999999999999``) are beyond any window or session and
+beyond what 64-bit JSON output holds; infinities and NaN are no time limit.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+
+from ctxtop.parsers.numbers import MAX_COUNT
+
+
+def whole_number(text: str, what: str = "a whole number") -> int:
+    try:
+        value = int(text.replace("_", "").replace(",", ""))
+    except ValueError:  # also a number of more than 4,300 digits
+        raise argparse.ArgumentTypeError(f"not {what}: {text!r}") from None
+    if abs(value) >= MAX_COUNT:
+        raise argparse.ArgumentTypeError(f"too large: {text!r}")
+    return value
+
+
+def positive_int(text: str) -> int:
+    value = whole_number(text)
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"must be positive: {text!r}")
+    return value
+
+
+def message_number(text: str) -> int:
+    return whole_number(text, "a message number")
+
+
+def positive_float(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not (math.isfinite(value) and 0 < value < 1e6):
+        raise argparse.ArgumentTypeError(f"must be positive (and below a million): {text!r}")
+    return value
