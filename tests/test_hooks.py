@@ -391,3 +391,20 @@ def test_output_is_utf8_whatever_the_locale(tmp_path):
     denied = subprocess.run([sys.executable, "-m", "ctxtop", "hook"], input=json.dumps(tool_call(transcript, "send_email", {})).encode(),
                             capture_output=True, env=env, timeout=60)
     assert "只允许用企业微信发通知" in deny_reason(denied.stdout.decode("utf-8"))
+
+
+def test_the_record_puts_back_the_rules_of_a_rewritten_transcript(tmp_path, monkeypatch, capsys):
+    transcript = demo_until(tmp_path, 203)
+    run("hook", event("PreCompact", transcript, trigger="auto"), monkeypatch, capsys)
+    # The transcript is rewritten to hold only the compaction and its summary: none of the rules is stated in it.
+    lines = demo_path().read_bytes().splitlines(keepends=True)
+    transcript.write_bytes(b"".join(lines[203:205]))
+    assert known_transcript(transcript).rules == []
+    code, out, _ = run("hook", event("SessionStart", transcript, source="compact"), monkeypatch, capsys)
+    context = json.loads(out)["hookSpecificOutput"]["additionalContext"]
+    assert code == 0 and all(f"- {rule}" in context for rule in DEMO_RULES)
+    # A record from long ago is not this compaction's.
+    record = known_path(transcript, "precompact")
+    stale = json.loads(record.read_text(encoding="utf-8"))
+    record.write_text(json.dumps({**stale, "recorded_at": stale["recorded_at"] - 3600, "compactions": 5}), encoding="utf-8")
+    assert run("hook", event("SessionStart", transcript, source="compact"), monkeypatch, capsys)[1] == ""

@@ -18,7 +18,7 @@ from typing import Any
 from ctxtop.context.audit.lost import fact_candidates
 from ctxtop.context.guard.judge import denial_reason, judge_call
 from ctxtop.context.guard.payload import Payload
-from ctxtop.context.guard.record import load_record, record_window
+from ctxtop.context.guard.record import load_record, record_window, recorded_rules
 from ctxtop.context.guard.reinject import Reinjection, reinjection
 from ctxtop.context.guard.rules import GuardOptions, rules_in_force
 from ctxtop.context.guard.status import status_line
@@ -88,8 +88,9 @@ def _lost(payload: Payload, options: GuardOptions, notes: list[str]) -> Reinject
     rules = _rules(payload, options, known, notes)
     after = WindowText(current_session(known.path, known).window_at(None))
     record = load_record(known, payload.session_id)
-    facts_before = record["facts"] if record is not None else _facts_before_last_compaction(known)
-    return reinjection(rules, after, facts_before)
+    if record is None:
+        return reinjection(rules, after, _facts_before_last_compaction(known))
+    return reinjection(rules + recorded_rules(record, rules), after, record["facts"])
 
 
 def _facts_before_last_compaction(known: Known) -> dict[str, list[str]] | None:
