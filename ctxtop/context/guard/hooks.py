@@ -21,15 +21,9 @@ from ctxtop.context.guard.payload import Payload
 from ctxtop.context.guard.record import load_record, record_window, recorded_rules
 from ctxtop.context.guard.reinject import Reinjection, reinjection
 from ctxtop.context.guard.rules import GuardOptions, rules_in_force
-from ctxtop.context.guard.status import status_line
-from ctxtop.context.guard.transcript import Known, current_session, known_transcript, window_before_last_compaction
+from ctxtop.context.guard.transcript import UNREADABLE, Known, current_session, known_transcript, window_before_last_compaction
 from ctxtop.context.output.sanitize import clean_json, one_line
 from ctxtop.context.rules.constraints import Constraint, WindowText
-from ctxtop.context.store.source import SourceError
-from ctxtop.parsers.registry import UnknownFormat
-
-# What a transcript that cannot be read raises (the answer then goes on without it).
-UNREADABLE = (SourceError, UnknownFormat, OSError)
 
 
 @dataclass(slots=True)
@@ -134,15 +128,3 @@ def _post_compact(payload: Payload, options: GuardOptions) -> Answer:
 
 
 _HANDLERS = {"PreToolUse": _pre_tool_use, "SessionStart": _session_start, "PreCompact": _pre_compact, "PostCompact": _post_compact}
-
-
-def status(payload: Payload, options: GuardOptions = GuardOptions()) -> str:
-    """The status line for the transcript the payload names.
-
-    Raises what ``Session.open`` raises for a transcript that cannot be read.
-    """
-    if not payload.transcript_path:
-        raise SourceError("the status line's input names no transcript")
-    notes: list[str] = []
-    known = known_transcript(payload.transcript_path)
-    return status_line(known, _rules(payload, options, known, notes), reading=known.behind > 0)

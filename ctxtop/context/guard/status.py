@@ -14,9 +14,12 @@ import json
 from collections import Counter
 from dataclasses import dataclass
 
-from ctxtop.context.guard.transcript import Known, current_session, digest_before, known_path, read_appended, write_json
+from ctxtop.context.guard.payload import Payload
+from ctxtop.context.guard.rules import GuardOptions, rules_in_force
+from ctxtop.context.guard.transcript import Known, current_session, digest_before, known_path, known_transcript, read_appended, write_json
 from ctxtop.context.output.sanitize import one_line
 from ctxtop.context.rules.constraints import KEPT, LOST, PARAPHRASED, Constraint, WindowText
+from ctxtop.context.store.source import SourceError
 from ctxtop.context.window.replay import Window, WindowBlock
 from ctxtop.parsers.model import Entry
 
@@ -55,6 +58,18 @@ def advanced(state: WindowState, entries: list[Entry], rules: list[Constraint]) 
             if rule.id not in statuses or _RANK.get(found, 2) < _RANK.get(statuses[rule.id], 2):
                 statuses[rule.id] = found
     return WindowState(reported, state.limit, statuses)
+
+
+def status(payload: Payload, options: GuardOptions = GuardOptions()) -> str:
+    """The status line for the transcript the payload names (``ctxtop statusline``).
+
+    Raises what ``Session.open`` raises for a transcript that cannot be read.
+    """
+    if not payload.transcript_path:
+        raise SourceError("the status line's input names no transcript")
+    known = known_transcript(payload.transcript_path)
+    rules, _notes = rules_in_force(known, payload.cwd, options, payload.transcript_path)
+    return status_line(known, rules, reading=known.behind > 0)
 
 
 def status_line(known: Known, rules: list[Constraint], *, reading: bool = False) -> str:

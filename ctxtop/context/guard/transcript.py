@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ctxtop.context.rules.constraints import Constraint, detect_constraints
-from ctxtop.context.store.source import open_file, read_head, read_log
+from ctxtop.context.store.source import SourceError, open_file, read_head, read_log
 from ctxtop.context.store.token_cache import cache_dir
 from ctxtop.context.window.replay import Window
 from ctxtop.context.window.session import Session
@@ -43,6 +43,8 @@ CHECK_BYTES = 4096  # the bytes before the offset read, digested: a rewrite of t
 # several calls, each answering with the rules found so far.
 READ_BUDGET_BYTES = 128 << 20
 DETECT_HEAD_BYTES = 4 << 20
+# What a transcript that cannot be read raises (a hook then goes on without it).
+UNREADABLE = (SourceError, UnknownFormat, OSError)
 MAX_KEPT_FILES = 600  # in the guard directory: three (known, status, PreCompact record) for each of 200 transcripts
 
 

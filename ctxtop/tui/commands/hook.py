@@ -121,9 +121,10 @@ def run_statusline(argv: Sequence[str]) -> int:
     if isinstance(args, int):
         return args
     try:
-        from ctxtop.context.guard.hooks import UNREADABLE, status
         from ctxtop.context.guard.payload import PayloadError, parse_payload
         from ctxtop.context.guard.rules import GuardOptions
+        from ctxtop.context.guard.status import status
+        from ctxtop.context.guard.transcript import UNREADABLE
         from ctxtop.context.output.sanitize import one_line
         from ctxtop.context.rules.pins import PinsError
 
