@@ -1,5 +1,5 @@
 """``python -m ctxtop`` runs the ctxtop command line."""
 
-from ctxtop.tui.cli import entry_point
+from ctxtop.tui.entry import entry_point
 
 entry_point()

@@ -23,6 +23,7 @@ from typing import Any
 
 from ctxtop.context.audit.alerts import Alert, AlertKind
 from ctxtop.context.audit.events import IMPLICIT_DROP
+from ctxtop.context.audit.guard_marks import guard_alerts
 from ctxtop.context.audit.run import Audit, CompactionAudit, run_audit
 from ctxtop.context.audit.violations import violations
 from ctxtop.context.output.compaction import compaction_view
@@ -272,8 +273,13 @@ class Tracker:
                 # still arriving: audit it now, going on from the last audit.
                 self.run_audit(resume=True)
             else:
-                with self._audit_lock:
-                    self.audit.alerts.extend(violations(self.session.entries[before:], self.rules))
+                appended = self.session.entries[before:]
+                marks = guard_alerts(appended)
+                if any(mark.kind is AlertKind.GUARD_BLOCKED for mark in marks):
+                    self.run_audit(resume=True)  # a call ctxtop denied: its violations are taken back (audit.run)
+                else:
+                    with self._audit_lock:
+                        self.audit.alerts.extend(violations(appended, self.rules) + marks)
             return Change(update, self.new_alerts(), rules_changed=bool(fresh_rules))
 
     def _after_window_open(self, before: int) -> bool:

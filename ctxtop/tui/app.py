@@ -320,7 +320,9 @@ class CtxtopApp(LiveUpdates, UserActions, AppParts):
             known = (new.tracker is not old.tracker or new.audit is not old.audit or new.available != old.available
                      or new.constraints is not old.constraints or redacting)
             if tracker is not None and known:
-                self.query_one(AlertsTable).set_alerts(tracker.alerts(new.available), new.redacting)
+                alerts = tracker.alerts(new.available)
+                self.query_one(AlertsTable).set_alerts(alerts, new.redacting)
+                self.query_one(Timeline).set_guard_marks([a.message for a in alerts if a.kind.by_guard])
             if known or new.cursor != old.cursor:
                 self._update_banner(new)
             if (view or new.available != old.available or self._header_mode(new) != self._header_mode(old)

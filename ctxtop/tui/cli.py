@@ -32,9 +32,11 @@ from ctxtop.context.window.subagents import find_subagent
 from ctxtop.context.window.tokens import DEFAULT_ENCODING
 from ctxtop.parsers.registry import PARSERS
 from ctxtop.tui.arguments import message_number, positive_float, positive_int
-from ctxtop.tui.commands import replay_compaction
+from ctxtop.tui.commands import install_hooks, replay_compaction
 from ctxtop.tui.demo import DEMO_WINDOW, demo_path
 from ctxtop.tui.discover import agent_session_roots, is_session_folder, resolve_session
+from ctxtop.tui.entry import FAST_COMMANDS
+from ctxtop.tui.entry import main as fast_main
 from ctxtop.tui.errors import USER_ERRORS, UsageError, os_error_line, say
 from ctxtop.tui.output import write_output
 from ctxtop.tui.waiting import not_written_yet, wait_for_log
@@ -95,7 +97,8 @@ def _default_text(value) -> str:
 def build_parser() -> dict[str, argparse.ArgumentParser]:
     parsers: dict[str, argparse.ArgumentParser] = {}
 
-    tui = Parser(prog="ctxtop", description="htop for an AI agent's context window.", epilog=_commands_epilog())
+    tui = Parser(prog="ctxtop", description="htop for an AI agent's context window.", epilog=_commands_epilog(),
+                 formatter_class=argparse.RawDescriptionHelpFormatter)  # the commands list keeps its lines
     tui.add_argument("--version", action="version", version=f"ctxtop {__version__}")
     _session_options(tui)
     tui.add_argument("--format", dest="log_format_alias", metavar="NAME", choices=sorted(PARSERS), help="same as --log-format")
@@ -155,6 +158,8 @@ def build_parser() -> dict[str, argparse.ArgumentParser]:
     watch.add_argument("--poll", type=positive_float, metavar="SECONDS", help="poll every SECONDS instead of file events (network filesystems)")
     parsers["watch"] = watch
 
+    parsers["install-hooks"] = install_hooks.build(Parser)
+
     formats = Parser(prog="ctxtop formats", description="List the log formats ctxtop reads and where agents keep them.")
     parsers["formats"] = formats
     return parsers
@@ -171,7 +176,9 @@ def _commands_epilog() -> str:
         "  ctxtop preview PATH      what each compaction strategy would drop, side by side\n"
         "  ctxtop watch PATH        follow a running agent's log headless, a line per update\n"
         "  ctxtop replay-compaction PATH --compaction K --summarizer CMD   audit your summarizer on a real compaction\n"
-        "  ctxtop formats           list supported log formats"
+        "  ctxtop formats           list supported log formats\n"
+        "  ctxtop install-hooks     guard a running Claude Code agent: hooks and status line in its settings\n"
+        "  ctxtop hook / statusline what those hooks run (a JSON payload on stdin)"
     )
 
 
@@ -419,11 +426,14 @@ COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
     "watch": run_watch,
     "formats": run_formats,
     "replay-compaction": replay_compaction.run,
+    "install-hooks": install_hooks.run,
 }
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
+    if argv and argv[0] in FAST_COMMANDS:
+        return fast_main(argv)  # `ctxtop hook`, `ctxtop statusline`: never the TUI
     command = argv[0] if argv and argv[0] in COMMANDS and argv[0] != "open" else "open"
     if command != "open":
         argv = argv[1:]

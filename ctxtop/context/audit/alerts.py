@@ -25,6 +25,13 @@ class AlertKind(Enum):
     RESUMED = ("resumed", False, "session resumed", "dim")  # ...or across a long gap: the harness rebuilt it
     DRIFT = ("drift", False, "drift", "dim")
     FORBID_SKIPPED = ("forbid_skipped", False, "forbid pattern skipped", "yellow")
+    GUARD_REINJECTED = ("guard_reinjected", False, "re-injected by ctxtop", "green")  # ctxtop's SessionStart hook put rules back
+    GUARD_BLOCKED = ("guard_blocked", False, "blocked by ctxtop", "green")  # ctxtop's PreToolUse hook denied a call
+
+    @property
+    def by_guard(self) -> bool:
+        """ctxtop's own hooks acting (the timeline marks them ✚)."""
+        return self in (AlertKind.GUARD_REINJECTED, AlertKind.GUARD_BLOCKED)
 
     def __init__(self, key: str, fails: bool, label: str, style: str) -> None:
         self.key = key

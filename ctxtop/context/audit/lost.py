@@ -31,7 +31,12 @@ def lost_items(before: WindowText, after: WindowText) -> dict[str, list[str]]:
     FACT_SCAN_CHARS of each block (a multi-MB tool output is not read whole).
     Rules and decisions are looked for only where people and the agent write.
     """
-    after_text = "\n".join(normalized for _, _, normalized in after.blocks)
+    return missing_facts(fact_candidates(before), after)
+
+
+def fact_candidates(before: WindowText) -> dict[str, list[str]]:
+    """The facts a window holds that a compaction could lose, by kind, each once (the hooks record them
+    before a compaction, to compare with the window after it)."""
     found: dict[str, list[str]] = {"paths": [], "identifiers": [], "numbers": [], "negative_rules": [], "decisions": []}
     for (_message, text, _), category in zip(before.blocks, before.categories):
         head = text[:FACT_SCAN_CHARS]
@@ -51,10 +56,16 @@ def lost_items(before: WindowText, after: WindowText) -> dict[str, list[str]]:
                     found["negative_rules"].append(sentence)
                 if _DECISION.search(sentence):
                     found["decisions"].append(sentence)
+    return {kind: list(dict.fromkeys(items)) for kind, items in found.items()}
+
+
+def missing_facts(candidates: dict[str, list[str]], after: WindowText) -> dict[str, list[str]]:
+    """Of ``candidates`` (``fact_candidates`` of the window before), those ``after`` does not hold."""
+    after_text = "\n".join(normalized for _, _, normalized in after.blocks)
     result: dict[str, list[str]] = {}
-    for kind, items in found.items():
+    for kind, items in candidates.items():
         lost: list[str] = []
-        for item in dict.fromkeys(items):
+        for item in items:
             # Each check scans the whole window after: stop at the cap rather than check every item.
             if normalize(item) not in after_text:
                 lost.append(item)

@@ -26,12 +26,13 @@ from ctxtop.context.audit.forensics import AFTERMATH_MESSAGES, build_forensics, 
 from ctxtop.context.audit.forensics.actions import Action, action_of
 from ctxtop.context.audit.forensics.history import History
 from ctxtop.context.audit.forensics.pair import pair_facts
+from ctxtop.context.audit.guard_marks import guard_alert
 from ctxtop.context.audit.lost import lost_items
 from ctxtop.context.audit.violations import checks_of, violations_of
 from ctxtop.context.rules.constraints import KEPT, Constraint, Status, WindowText
 from ctxtop.context.window.replay import RUN_STEP, Window
 from ctxtop.context.window.session import CompactionEvent, Session
-from ctxtop.parsers.model import ASSISTANT, REASONING, TOOL_CALL, TOOL_RESULT, Entry, Usage
+from ctxtop.parsers.model import ASSISTANT, INJECTED, REASONING, TOOL_CALL, TOOL_RESULT, Entry, Usage
 
 NOTE_CHARS = 600  # of each thing the agent says after a compaction, for the forensics
 
@@ -72,11 +73,15 @@ class _Reading:
         self.actions: list[Action] = []
         self.waiting: dict[str, Action] = {}  # tool call id → its action, until its result comes
         self.notes: list[tuple[int, str]] = []
+        # A call ctxtop's PreToolUse hook denied never ran: its result (an error carrying the denial) takes
+        # back the violations the call raised, and the guard_blocked note stands in their place.
+        self.call_violations: dict[str, list[Alert]] = {}  # tool call id → the violations it raised
 
     def copy(self) -> _Reading:
         twin = _Reading(self.checks)
         twin.position, twin.calls, twin.violated, twin.events = self.position, list(self.calls), list(self.violated), self.events.copy()
         twin.actions, twin.waiting, twin.notes = list(self.actions), dict(self.waiting), list(self.notes)
+        twin.call_violations = dict(self.call_violations)
         return twin
 
     def read(self, entries: Sequence[Entry], stop: int) -> None:
@@ -100,11 +105,23 @@ class _Reading:
                             if block.tool_id:
                                 self.waiting[block.tool_id] = action
                         if checks:
-                            self.violated += violations_of(entry.index, block, text, checks)
+                            broken = violations_of(entry.index, block, text, checks)
+                            self.violated += broken
+                            if broken and block.tool_id:
+                                self.call_violations[block.tool_id] = broken
                     elif category == TOOL_RESULT:
                         waited = self.waiting.pop(block.tool_id, None) if block.tool_id else None
-                        if waited is not None and block.is_error:
-                            waited.failed = True
+                        if block.is_error:
+                            if waited is not None:
+                                waited.failed = True
+                            if (mark := guard_alert(entry.index, block)) is not None:
+                                if mark.kind is AlertKind.GUARD_BLOCKED and block.tool_id:
+                                    stopped = self.call_violations.pop(block.tool_id, [])
+                                    self.violated = [a for a in self.violated if not any(a is s for s in stopped)]
+                                self.violated.append(mark)
+                    elif category == INJECTED:
+                        if (mark := guard_alert(entry.index, block)) is not None:
+                            self.violated.append(mark)
                     elif aftermath and category in (ASSISTANT, REASONING):
                         self.notes.append((entry.index, block.text[:NOTE_CHARS]))
                 self.position += 1

@@ -27,22 +27,26 @@ class RuleRequest:
     pins: tuple[str, ...] = ()
     pins_file: str | None = None
     auto: bool = False
+    more_pins_files: tuple[str, ...] = ()  # further pins files (a project's .ctxtop/pins.toml, for the hooks)
 
     @property
     def auto_detects(self) -> bool:
         """Auto-detection is on when asked for, or when the command line and pins file pin nothing."""
-        return self.auto or not (any(p.strip() for p in self.pins) or self.pins_file)
+        return self.auto or not (any(p.strip() for p in self.pins) or self.pins_file or self.more_pins_files)
 
 
 def select_rules(entries: Sequence[Entry], request: RuleRequest, saved: Sequence[str] = (),
-                 hidden: frozenset[str] = frozenset(), log_format: str | None = None) -> list[Constraint]:
+                 hidden: frozenset[str] = frozenset(), log_format: str | None = None,
+                 detected: Sequence[Constraint] | None = None) -> list[Constraint]:
     """The rules in force for ``entries``; each knows its source and where the session first states it.
 
-    Raises PinsError for a pins file that cannot be used.
+    ``detected``: the session's auto-detected rules when already known (the hooks keep them between
+    calls), instead of detecting them in ``entries``. Raises PinsError for a pins file that cannot be used.
     """
     chosen = [make_constraint(t, FROM_PIN) for t in request.pins if t.strip()]
-    if request.pins_file:
-        chosen += [_with_source(c, FROM_PINS_FILE) for c in load_pins(request.pins_file)]
+    for pins_file in (request.pins_file, *request.more_pins_files):
+        if pins_file:
+            chosen += [_with_source(c, FROM_PINS_FILE) for c in load_pins(pins_file)]
     known = {c.normalized for c in chosen}
     for text in saved:
         pin = make_constraint(text, FROM_SAVED)
@@ -50,7 +54,8 @@ def select_rules(entries: Sequence[Entry], request: RuleRequest, saved: Sequence
             chosen.append(pin)
             known.add(pin.normalized)
     if request.auto_detects:
-        chosen += [c for c in detect_constraints(entries, log_format) if c.normalized not in known]
+        found = detect_constraints(entries, log_format) if detected is None else detected
+        chosen += [c for c in found if c.normalized not in known]
     locate(chosen, entries)
     rules = unique_ids(chosen)
     return [r for r in rules if not (r.source == FROM_AUTO and r.id in hidden)]

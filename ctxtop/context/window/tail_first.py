@@ -33,9 +33,9 @@ HEAD_LIMIT_BYTES = 8 << 20
 
 
 def tail_session(path: str | os.PathLike, *, encoding: str = "cl100k_base", window: int | None = None,
-                 min_bytes: int | None = None) -> Session | None:
+                 min_bytes: int | None = None, counter: TokenCounter | None = None) -> Session | None:
     """The session from the last compaction boundary on, or None when a full open is the way (small log,
-    another format, no compaction)."""
+    another format, no compaction). ``counter``: another token counter (the hooks, which read only texts)."""
     if Path(path).is_dir() or os.stat(path).st_size < (TAIL_FIRST_BYTES if min_bytes is None else min_bytes):
         return None
     data = read_log(path)
@@ -47,12 +47,13 @@ def tail_session(path: str | os.PathLike, *, encoding: str = "cl100k_base", wind
         parser_type = PARSERS[name]
         if parser_type.boundary_marker is None:
             return None
-        start = _last_boundary(data, parser_type.boundary_marker, parser_type.is_boundary)
+        start = last_boundary(data, parser_type.boundary_marker, parser_type.is_boundary)
         if start is None:
             return None
         parser = parser_type()
         parser.feed(data, start, final=False)
-        counter = TokenCounter(encoding, store=TokenCache.default(encoding), parallel=True)  # first paint: every core
+        if counter is None:
+            counter = TokenCounter(encoding, store=TokenCache.default(encoding), parallel=True)  # first paint: every core
         prefix = _first_call_prefix(data, name, start, counter)
     finally:
         if hasattr(data, "close"):
@@ -80,9 +81,10 @@ def _first_call_prefix(data, name: str, end: int, counter: TokenCounter) -> Harn
     return None
 
 
-def _last_boundary(data, marker: bytes, is_boundary) -> int | None:
-    """The offset of the line holding the last boundary record (the marker may also occur in plain text)."""
-    end = len(data)
+def last_boundary(data, marker: bytes, is_boundary, end: int | None = None) -> int | None:
+    """The offset of the line holding the last boundary record (before ``end``; the marker may also occur
+    in plain text)."""
+    end = len(data) if end is None else end
     while True:
         found = data.rfind(marker, 0, end)
         if found == -1:

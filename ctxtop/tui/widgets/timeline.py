@@ -1,6 +1,8 @@
-"""Window tokens per message, stacked by category, with compaction markers and the cursor."""
+"""Window tokens per message, stacked by category, with compaction markers, ctxtop's own hooks acting (✚) and the cursor."""
 
 from __future__ import annotations
+
+from bisect import bisect_right
 
 from rich.text import Text
 from textual import events
@@ -14,6 +16,7 @@ from ctxtop.tui.theme import CATEGORY_COLORS, COMPACTION_COLOR, CURSOR_STYLE
 EIGHTHS = " ▁▂▃▄▅▆▇█"
 GUTTER = 7  # the y-axis: a scale label and its tick
 LIMIT_STYLE = "red"
+GUARD_MARK, GUARD_STYLE = "✚", "bold green"  # a re-injection or a denied call by ctxtop's hooks
 
 
 def short_tokens(tokens: float) -> str:
@@ -75,6 +78,18 @@ class Timeline(Widget):
         self.available = 0  # messages that have "arrived" (live tailing, demo replay)
         self.limit = 1
         self.cursor = 0
+        self.guard_marks: list[int] = []  # messages where ctxtop's hooks acted, in order
+
+    def set_guard_marks(self, messages: list[int]) -> None:
+        marks = sorted(set(messages))
+        if marks != self.guard_marks:
+            self.guard_marks = marks
+            self.refresh()
+
+    def _guarded(self, start: int, end: int) -> bool:
+        """Whether ctxtop's hooks acted at a message in (start, end] (a column, as the cursor's test)."""
+        found = bisect_right(self.guard_marks, start)
+        return found < len(self.guard_marks) and self.guard_marks[found] <= end
 
     def set_data(self, points: TimelineView, limit: int) -> None:
         self.points, self.limit = points, max(1, limit)
@@ -127,6 +142,8 @@ class Timeline(Widget):
             compacted = points.compaction_in(start, end)
             if here:
                 markers.append("●", style=CURSOR_STYLE)
+            elif self.guard_marks and self._guarded(start, end):
+                markers.append(GUARD_MARK, style=GUARD_STYLE)  # (a re-injection follows the ▲ it answers)
             elif compacted:
                 markers.append("▲", style=COMPACTION_COLOR)
             else:

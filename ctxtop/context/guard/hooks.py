@@ -1,0 +1,130 @@
+"""Each hook event's answer, decided headless; ``tui.commands.hook`` only reads stdin and prints it.
+
+- ``PreToolUse``: deny (or, with ``ask``, put to the user) a call that breaks a rule in force.
+- ``SessionStart`` with ``source: compact``: re-inject the rules the compaction lost, and the facts.
+- ``PreCompact``: record the window's rules and facts for the SessionStart after; never blocks.
+- ``PostCompact`` (Codex, which cannot take context back in): say what was lost, and with
+  ``stop_on_loss`` stop the agent (``continue: false``) so the user can restate it.
+
+A transcript that cannot be read leaves the rules of the pins files: the answer
+still comes, with a note.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from ctxtop.context.audit.lost import fact_candidates
+from ctxtop.context.guard.judge import denial_reason, judge_call
+from ctxtop.context.guard.payload import Payload
+from ctxtop.context.guard.record import load_record, record_window, recorded_rules
+from ctxtop.context.guard.reinject import Reinjection, reinjection
+from ctxtop.context.guard.rules import GuardOptions, rules_in_force
+from ctxtop.context.guard.transcript import UNREADABLE, Known, current_session, known_transcript, window_before_last_compaction
+from ctxtop.context.output.sanitize import clean_json, one_line
+from ctxtop.context.rules.constraints import Constraint, WindowText
+
+
+@dataclass(slots=True)
+class Answer:
+    output: dict[str, Any] | None = None  # the JSON to print on stdout (None: print nothing)
+    notes: list[str] = field(default_factory=list)  # one-line notes for stderr
+
+
+def answer(payload: Payload, options: GuardOptions = GuardOptions()) -> Answer:
+    handler = _HANDLERS.get(payload.event)
+    if handler is None:
+        return Answer(notes=[f"ctxtop answers PreToolUse, SessionStart (compact), PreCompact and PostCompact, not {one_line(payload.event, 40)!r}"])
+    result = handler(payload, options)
+    if result.output is not None:
+        result.output = clean_json(result.output)  # type: ignore[assignment]  # no control sequence reaches a terminal
+    return result
+
+
+def _known(payload: Payload, notes: list[str]) -> Known | None:
+    if not payload.transcript_path:
+        notes.append("the payload names no transcript: only the pins files' rules apply")
+        return None
+    try:
+        known = known_transcript(payload.transcript_path)
+    except UNREADABLE as exc:
+        notes.append(f"transcript not read ({one_line(str(exc), 200)}): only the pins files' rules apply")
+        return None
+    if known.behind:
+        notes.append(f"transcript read to {known.offset / (known.offset + known.behind):.0%} so far (a big one is read over "
+                     f"several calls): rules stated after that are not known yet")
+    return known
+
+
+def _rules(payload: Payload, options: GuardOptions, known: Known | None, notes: list[str]) -> list[Constraint]:
+    rules, more = rules_in_force(known, payload.cwd, options, payload.transcript_path if known is not None else None)
+    notes += more
+    return rules
+
+
+def _pre_tool_use(payload: Payload, options: GuardOptions) -> Answer:
+    notes: list[str] = []
+    rules = _rules(payload, options, _known(payload, notes), notes)
+    breaches = judge_call(payload.tool_name, payload.tool_input, rules)
+    if not breaches:
+        return Answer(None, notes)
+    decision = "ask" if options.ask else "deny"
+    return Answer({"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": decision,
+                                          "permissionDecisionReason": denial_reason(breaches)}}, notes)
+
+
+def _lost(payload: Payload, options: GuardOptions, notes: list[str]) -> Reinjection | None:
+    """What the transcript's last compaction lost (None when the transcript cannot be read)."""
+    known = _known(payload, notes)
+    if known is None:
+        return None
+    rules = _rules(payload, options, known, notes)
+    after = WindowText(current_session(known.path, known).window_at(None))
+    record = load_record(known, payload.session_id)
+    if record is None:
+        return reinjection(rules, after, _facts_before_last_compaction(known))
+    return reinjection(rules + recorded_rules(record, rules), after, record["facts"])
+
+
+def _facts_before_last_compaction(known: Known) -> dict[str, list[str]] | None:
+    """No PreCompact record: the facts of the window before the last compaction, read from the transcript."""
+    if not known.compactions:
+        return None
+    before = window_before_last_compaction(known)
+    return fact_candidates(WindowText(before)) if before is not None else None
+
+
+def _session_start(payload: Payload, options: GuardOptions) -> Answer:
+    if payload.source != "compact":
+        return Answer()  # only the start after a compaction has anything to put back
+    notes: list[str] = []
+    lost = _lost(payload, options, notes)
+    if lost is None or lost.empty:
+        return Answer(None, notes)
+    return Answer({"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": lost.text()}}, notes)
+
+
+def _pre_compact(payload: Payload, options: GuardOptions) -> Answer:
+    notes: list[str] = []
+    known = _known(payload, notes)
+    if known is not None:
+        rules = _rules(payload, options, known, notes)
+        record_window(known, payload.session_id, rules, WindowText(current_session(known.path, known).window_at(None)))
+    return Answer(None, notes)  # never blocks: an automatic compaction that fails fails the request
+
+
+def _post_compact(payload: Payload, options: GuardOptions) -> Answer:
+    notes: list[str] = []
+    lost = _lost(payload, options, notes)
+    if lost is None or not lost.rules:
+        return Answer(None, notes)
+    names = ", ".join(rule.id for rule, _status in lost.rules)
+    notes.append(f"the compaction lost or weakened {len(lost.rules)} rule(s): {one_line(names, 200)}")
+    if not options.stop_on_loss:
+        return Answer(None, notes)
+    return Answer({"continue": False, "stopReason": f"ctxtop: the compaction lost or weakened {len(lost.rules)} rule(s); "
+                                                    f"restate them before going on:\n" + "\n".join(f"- {r.text}" for r, _ in lost.rules)}, notes)
+
+
+_HANDLERS = {"PreToolUse": _pre_tool_use, "SessionStart": _session_start, "PreCompact": _pre_compact, "PostCompact": _post_compact}

@@ -1,0 +1,181 @@
+"""``ctxtop install-hooks``: put ctxtop's hooks and status line into Claude Code's settings (or take them out).
+
+Adds ``SessionStart`` (matcher ``compact``), ``PreToolUse`` and ``PreCompact``
+hooks running ``ctxtop hook``, and a status line running ``ctxtop
+statusline``, to ``.claude/settings.json`` (``--scope project``),
+``.claude/settings.local.json`` (``local``) or ``~/.claude/settings.json``
+(``user``). Every other setting and hook stays as it was; what is already
+there is not added again; the file is backed up before it changes;
+``--dry-run`` prints the change and writes nothing; ``--uninstall`` removes
+exactly the entries that run ctxtop.
+"""
+
+from __future__ import annotations
+
+import argparse
+import copy
+import difflib
+import json
+import os
+import re
+import shlex
+import shutil
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from ctxtop.tui.errors import UsageError
+from ctxtop.tui.errors import say as say_line
+from ctxtop.tui.output import write_output
+
+SCOPES = {"project": Path(".claude") / "settings.json", "local": Path(".claude") / "settings.local.json"}
+# Event → matcher: SessionStart only after a compaction; every tool call; every compaction (never blocked).
+HOOK_EVENTS = {"SessionStart": "compact", "PreToolUse": "*", "PreCompact": "*"}
+HOOK_TIMEOUT_SECONDS = 30  # a first read of a big transcript takes a few seconds; later calls, a fraction of one
+# A command that runs ctxtop's hook or status line: "ctxtop hook", "/venv/bin/ctxtop hook", "python -m ctxtop statusline".
+_OURS = re.compile(r"""(?:^|[\s/'"])ctxtop['"]?\s+(?:hook|statusline)(?:\s|$)""")
+
+
+def build(parser_type: type[argparse.ArgumentParser]) -> argparse.ArgumentParser:
+    parser = parser_type(prog="ctxtop install-hooks",
+                         description="Add ctxtop's hooks (SessionStart after a compaction, PreToolUse, PreCompact) and its status line "
+                                     "to Claude Code's settings; every other setting is kept, and the file is backed up first.")
+    parser.add_argument("--scope", choices=["project", "local", "user"], default="project",
+                        help="project: .claude/settings.json (shared); local: .claude/settings.local.json (yours); "
+                             "user: ~/.claude/settings.json (every project)")
+    parser.add_argument("--dry-run", action="store_true", help="print the change without writing it")
+    parser.add_argument("--uninstall", action="store_true", help="remove what install-hooks added")
+    parser.add_argument("--command", dest="ctxtop_command", metavar="CMD", help="how the agent runs ctxtop (default: this ctxtop's path)")
+    parser.add_argument("--settings", metavar="FILE", help=argparse.SUPPRESS)  # another settings file (tests)
+    parser.add_argument("--debug", action="store_true", help="show tracebacks of internal errors")
+    return parser
+
+
+def settings_path(scope: str, cwd: Path | None = None, home: Path | None = None) -> Path:
+    if scope == "user":
+        return (home or Path.home()) / ".claude" / "settings.json"
+    return (cwd or Path.cwd()) / SCOPES[scope]
+
+
+def ctxtop_command() -> str:
+    """This ctxtop, as a command a hook can run: the console script's absolute path when that is how it was
+    started (a virtualenv's ctxtop need not be on the agent's PATH), else ``ctxtop``."""
+    script = Path(sys.argv[0]) if sys.argv and sys.argv[0] else None
+    if script is not None and script.name == "ctxtop":
+        found = shutil.which(str(script)) or (str(script.resolve()) if script.exists() else None)
+        if found:
+            return shlex.quote(str(Path(found).absolute()))
+    return "ctxtop"
+
+
+def is_ours(command: object) -> bool:
+    return isinstance(command, str) and _OURS.search(command) is not None
+
+
+def with_hooks(settings: dict[str, Any], ctxtop: str) -> tuple[dict[str, Any], list[str]]:
+    """``settings`` with ctxtop's hooks and status line added where missing, and notes on what was left alone."""
+    result = copy.deepcopy(settings)
+    notes = []
+    hooks = result.setdefault("hooks", {})
+    if not isinstance(hooks, dict):
+        raise UsageError("the settings' 'hooks' is not an object: not changed")
+    for event, matcher in HOOK_EVENTS.items():
+        groups = hooks.setdefault(event, [])
+        if not isinstance(groups, list):
+            raise UsageError(f"the settings' hooks.{event} is not a list: not changed")
+        if any(is_ours(hook.get("command")) for group in groups if isinstance(group, dict)
+               for hook in group.get("hooks", []) if isinstance(hook, dict)):
+            continue
+        groups.append({"matcher": matcher, "hooks": [{"type": "command", "command": f"{ctxtop} hook", "timeout": HOOK_TIMEOUT_SECONDS}]})
+    status = result.get("statusLine")
+    if status is None:
+        result["statusLine"] = {"type": "command", "command": f"{ctxtop} statusline"}
+    elif not (isinstance(status, dict) and is_ours(status.get("command"))):
+        notes.append("a status line is already set; ctxtop's is not added (to use it: \"statusLine\": "
+                     f"{{\"type\": \"command\", \"command\": \"{ctxtop} statusline\"}})")
+    return result, notes
+
+
+def without_hooks(settings: dict[str, Any]) -> dict[str, Any]:
+    """``settings`` with every hook and status line that runs ctxtop taken out (and what that leaves empty)."""
+    result = copy.deepcopy(settings)
+    hooks = result.get("hooks")
+    if isinstance(hooks, dict):
+        for event in list(hooks):
+            groups = hooks[event]
+            if not isinstance(groups, list):
+                continue
+            kept = []
+            for group in groups:
+                if isinstance(group, dict) and isinstance(group.get("hooks"), list):
+                    inner = [h for h in group["hooks"] if not (isinstance(h, dict) and is_ours(h.get("command")))]
+                    if not inner and group["hooks"]:
+                        continue  # a group that held only ctxtop's hook: ctxtop added it
+                    group = {**group, "hooks": inner}
+                kept.append(group)
+            if kept or not groups:
+                hooks[event] = kept
+            else:
+                del hooks[event]
+        if not hooks:
+            del result["hooks"]
+    status = result.get("statusLine")
+    if isinstance(status, dict) and is_ours(status.get("command")):
+        del result["statusLine"]
+    return result
+
+
+def read_settings(path: Path) -> tuple[dict[str, Any], str | None]:
+    """The settings in ``path`` and their text (None: no file yet). Raises UsageError for one that is not a JSON object."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return {}, None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise UsageError(f"{path}: cannot be read ({exc})") from None
+    try:
+        settings = json.loads(text) if text.strip() else {}
+    except ValueError as exc:
+        raise UsageError(f"{path}: not valid JSON ({exc}); not changed") from None
+    if not isinstance(settings, dict):
+        raise UsageError(f"{path}: not a JSON object; not changed")
+    return settings, text
+
+
+def render(settings: dict[str, Any]) -> str:
+    return json.dumps(settings, indent=2, ensure_ascii=False) + "\n"
+
+
+def run(args: argparse.Namespace, say: Callable[[str], None] | None = None) -> int:
+    say = say or say_line
+    path = Path(args.settings) if args.settings else settings_path(args.scope)
+    settings, before = read_settings(path)
+    notes: list[str] = []
+    if args.uninstall:
+        changed = without_hooks(settings)
+    else:
+        changed, notes = with_hooks(settings, args.ctxtop_command or ctxtop_command())
+    for note in notes:
+        say(f"ctxtop: note: {note}")
+    if changed == settings:
+        say(f"ctxtop: {path}: nothing to change ({'no ctxtop hook in it' if args.uninstall else 'the hooks are already there'})")
+        return 0
+    after = render(changed)
+    if args.dry_run:
+        old = (before or "").splitlines(keepends=True)
+        write_output("".join(difflib.unified_diff(old, after.splitlines(keepends=True), str(path), f"{path} (after)")), None)
+        say(f"ctxtop: dry run: {path} not written")
+        return 0
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if before is not None:
+        backup = path.with_name(f"{path.name}.ctxtop-backup-{time.strftime('%Y%m%dT%H%M%S')}-{os.getpid()}")
+        try:
+            shutil.copy2(path, backup)
+        except OSError as exc:
+            raise UsageError(f"cannot back up {path}: {exc.strerror or exc}; not changed") from None
+        say(f"ctxtop: backed up {path} to {backup.name}")
+    write_output(after, str(path))
+    say(f"ctxtop: {'removed ctxtop from' if args.uninstall else 'added ctxtop hooks and status line to'} {path}")
+    return 0

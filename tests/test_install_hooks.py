@@ -1,0 +1,116 @@
+"""`ctxtop install-hooks` on temporary settings files: other settings kept, idempotent, dry run, uninstall."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from ctxtop.tui import cli
+from ctxtop.tui.commands.install_hooks import settings_path
+
+THEIRS = {
+    "model": "opus",
+    "permissions": {"allow": ["Bash(npm test:*)"], "deny": ["Read(./.env)"]},
+    "hooks": {
+        "PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "~/bin/check-bash.sh", "timeout": 5}]}],
+        "Stop": [{"hooks": [{"type": "command", "command": "notify-send done"}]}],
+    },
+}
+
+
+def install(settings, *options: str) -> int:
+    return cli.main(["install-hooks", "--settings", str(settings), "--command", "/opt/venv/bin/ctxtop", *options])
+
+
+def commands(settings: dict, event: str) -> list[str]:
+    return [hook["command"] for group in settings["hooks"].get(event, []) for hook in group["hooks"]]
+
+
+def test_install_keeps_every_other_setting_and_hook(tmp_path, capsys):
+    path = tmp_path / "settings.json"
+    path.write_text(json.dumps(THEIRS, indent=2))
+    assert install(path) == 0
+    settings = json.loads(path.read_text())
+    assert settings["model"] == "opus" and settings["permissions"] == THEIRS["permissions"]
+    assert settings["hooks"]["Stop"] == THEIRS["hooks"]["Stop"]
+    assert commands(settings, "PreToolUse") == ["~/bin/check-bash.sh", "/opt/venv/bin/ctxtop hook"]
+    assert settings["hooks"]["SessionStart"] == [{"matcher": "compact", "hooks": [{"type": "command", "command": "/opt/venv/bin/ctxtop hook", "timeout": 30}]}]
+    assert commands(settings, "PreCompact") == ["/opt/venv/bin/ctxtop hook"]
+    assert settings["statusLine"] == {"type": "command", "command": "/opt/venv/bin/ctxtop statusline"}
+    backups = [p for p in tmp_path.iterdir() if p.name.startswith("settings.json.ctxtop-backup-")]
+    assert len(backups) == 1 and json.loads(backups[0].read_text()) == THEIRS
+
+
+def test_install_twice_adds_nothing(tmp_path, capsys):
+    path = tmp_path / "settings.json"
+    path.write_text(json.dumps(THEIRS))
+    install(path)
+    once = path.read_text()
+    files = sorted(tmp_path.iterdir())
+    assert install(path) == 0
+    assert path.read_text() == once and sorted(tmp_path.iterdir()) == files  # not written, no second backup
+    assert "already there" in capsys.readouterr().err
+    # Another spelling of the same command counts as ctxtop's too.
+    assert cli.main(["install-hooks", "--settings", str(path), "--command", "ctxtop"]) == 0 and path.read_text() == once
+
+
+def test_dry_run_writes_nothing(tmp_path, capsys):
+    path = tmp_path / "settings.json"
+    path.write_text(json.dumps(THEIRS))
+    before = path.read_bytes()
+    assert install(path, "--dry-run") == 0
+    out = capsys.readouterr().out
+    assert path.read_bytes() == before and [p.name for p in tmp_path.iterdir()] == ["settings.json"]
+    assert '+        "matcher": "compact",' in out and '+    "command": "/opt/venv/bin/ctxtop statusline"' in out
+    assert install(tmp_path / "none" / "settings.json", "--dry-run") == 0
+    assert not (tmp_path / "none").exists()
+
+
+def test_uninstall_restores_the_settings(tmp_path, capsys):
+    path = tmp_path / "settings.json"
+    path.write_text(json.dumps(THEIRS))
+    install(path)
+    assert install(path, "--uninstall") == 0
+    assert json.loads(path.read_text()) == THEIRS
+    assert install(path, "--uninstall") == 0 and "nothing to change" in capsys.readouterr().err
+
+
+def test_a_new_settings_file_and_its_uninstall(tmp_path, capsys):
+    path = tmp_path / ".claude" / "settings.local.json"
+    assert install(path) == 0
+    assert set(json.loads(path.read_text())) == {"hooks", "statusLine"}
+    assert not [p for p in path.parent.iterdir() if "backup" in p.name]  # nothing to back up
+    install(path, "--uninstall")
+    assert json.loads(path.read_text()) == {}
+
+
+def test_someone_elses_status_line_is_left_alone(tmp_path, capsys):
+    path = tmp_path / "settings.json"
+    path.write_text(json.dumps({"statusLine": {"type": "command", "command": "npx ccusage statusline"}}))
+    install(path)
+    assert json.loads(path.read_text())["statusLine"]["command"] == "npx ccusage statusline"
+    assert "status line is already set" in capsys.readouterr().err
+    install(path, "--uninstall")
+    assert json.loads(path.read_text()) == {"statusLine": {"type": "command", "command": "npx ccusage statusline"}}
+
+
+@pytest.mark.parametrize("text", ["{not json", "[1, 2]", '{"hooks": []}'])
+def test_a_broken_settings_file_is_not_touched(tmp_path, capsys, text):
+    path = tmp_path / "settings.json"
+    path.write_text(text)
+    assert install(path) == 2
+    assert path.read_text() == text and [p.name for p in tmp_path.iterdir()] == ["settings.json"]
+    assert capsys.readouterr().err.count("\n") == 1
+
+
+def test_the_scopes_name_claude_codes_files(tmp_path):
+    assert settings_path("project", cwd=tmp_path) == tmp_path / ".claude" / "settings.json"
+    assert settings_path("local", cwd=tmp_path) == tmp_path / ".claude" / "settings.local.json"
+    assert settings_path("user", home=tmp_path) == tmp_path / ".claude" / "settings.json"
+
+
+def test_scope_project_in_the_current_directory(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    assert cli.main(["install-hooks", "--scope", "local", "--command", "ctxtop"]) == 0
+    assert json.loads((tmp_path / ".claude" / "settings.local.json").read_text())["statusLine"]["command"] == "ctxtop statusline"
