@@ -250,7 +250,7 @@ class CtxtopApp(LiveUpdates, UserActions, App[int]):
         self.query_one("#loading", ProgressBar).remove_class("-visible")
         self.session = message.session
         self.points = message.timeline
-        self.query_one(Timeline).set_data(self.points, self.session.limit()[0])
+        self.query_one(Timeline).set_data(self.points, self.session.limit()[0], estimated=self.session.rough_before(None))
         self._apply_audit(message.constraints, message.audit)
         total = self.session.message_count
         if self.replay_speed:

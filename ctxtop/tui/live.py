@@ -117,7 +117,8 @@ class LiveUpdates:
             if self.tracker is not None:
                 self.session = self.tracker.session  # (a new object when the log was read again)
             self.points = message.timeline
-            self.query_one(Timeline).set_data(self.points, self.session.limit()[0] if self.session else 1)
+            self.query_one(Timeline).set_data(self.points, self.session.limit()[0] if self.session else 1,
+                                              estimated=self.session.rough_before(None) if self.session else False)
             self._apply_audit(message.rules, message.audit)
             grew = update.messages - self.available
             self.available = update.messages

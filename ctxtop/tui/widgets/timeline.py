@@ -75,9 +75,11 @@ class Timeline(Widget):
         self.available = 0  # messages that have "arrived" (live tailing, demo replay)
         self.limit = 1
         self.cursor = 0
+        self.estimated = False
 
-    def set_data(self, points: TimelineView, limit: int) -> None:
-        self.points, self.limit = points, max(1, limit)
+    def set_data(self, points: TimelineView, limit: int, estimated: bool = False) -> None:
+        """``estimated``: the points include counts estimated from characters (marked ≈ on the scale)."""
+        self.points, self.limit, self.estimated = points, max(1, limit), estimated
         self.refresh()
 
     def set_position(self, available: int, cursor: int) -> None:
@@ -104,7 +106,8 @@ class Timeline(Widget):
         rows = []
         for row in range(height - 1, -1, -1):  # top first
             if row == height - 1:
-                rows.append(Text(f"{short_tokens(ceiling):>5} ┤", style=LIMIT_STYLE if row == limit_row else "dim"))
+                top = f"≈{short_tokens(ceiling):>4}" if self.estimated else f"{short_tokens(ceiling):>5}"
+                rows.append(Text(f"{top} ┤", style=LIMIT_STYLE if row == limit_row else "dim"))
             elif row == limit_row:
                 rows.append(Text(f"{short_tokens(self.limit):>5} ┤", style=LIMIT_STYLE))
             elif row == 0:
