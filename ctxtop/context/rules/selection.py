@@ -9,7 +9,7 @@ auto-detected rule the user unpinned is hidden for that session.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from ctxtop.context.rules.constraints import Constraint, detect_constraints, locate, make_constraint, unique_ids
@@ -35,8 +35,10 @@ class RuleRequest:
 
 
 def select_rules(entries: Sequence[Entry], request: RuleRequest, saved: Sequence[str] = (),
-                 hidden: frozenset[str] = frozenset(), log_format: str | None = None) -> list[Constraint]:
+                 hidden: frozenset[str] = frozenset(), log_format: str | None = None,
+                 detect: Callable[[], list[Constraint]] | None = None) -> list[Constraint]:
     """The rules in force for ``entries``; each knows its source and where the session first states it.
+    ``detect``: what auto-detection finds in ``entries`` (``rules.remembered``), when it may be remembered.
 
     Raises PinsError for a pins file that cannot be used.
     """
@@ -50,7 +52,8 @@ def select_rules(entries: Sequence[Entry], request: RuleRequest, saved: Sequence
             chosen.append(pin)
             known.add(pin.normalized)
     if request.auto_detects:
-        chosen += [c for c in detect_constraints(entries, log_format) if c.normalized not in known]
+        detected = detect() if detect is not None else detect_constraints(entries, log_format)
+        chosen += [c for c in detected if c.normalized not in known]
     locate(chosen, entries)
     rules = unique_ids(chosen)
     return [r for r in rules if not (r.source == FROM_AUTO and r.id in hidden)]

@@ -7,6 +7,7 @@ encrypted or empty (estimated from the output usage of the call that made it).
 
 from __future__ import annotations
 
+import hashlib
 import math
 from array import array
 
@@ -97,6 +98,10 @@ class Accounting:
     def rough(self, position: int, block: int) -> bool:
         """Whether the count of that block is an estimate from its characters (see ``estimate``)."""
         return bool(self._rough[self._starts[position] + block])
+
+    def content_digest(self) -> bytes:
+        """A digest of how the counted entries are cut into blocks and of every block's content digest."""
+        return hashlib.blake2b(self._starts.tobytes() + bytes(self._digests), digest_size=20).digest()
 
     def rough_through(self, position: int) -> bool:
         """Whether any count of the entries before ``position`` is an estimate from characters."""
