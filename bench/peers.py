@@ -118,7 +118,7 @@ def main() -> None:
         timed(*commands["ctxtop export (warm)"])  # saves the index and fills the caches the warm runs use
         times: dict[str, list[float]] = {name: [] for name in ["decode floor (orjson.loads per line, one core)", *commands]}
         for _ in range(args.runs):
-            times["decode floor (orjson.loads per line, one core)"].append(decode_floor_seconds(log))
+            times["decode floor (orjson.loads per line, one core)"].append(decode_floor_seconds(log, runs=1))
             for name, (command, env) in commands.items():
                 times[name].append(timed(command, env))
     finally:

@@ -27,16 +27,20 @@ import orjson  # noqa: E402
 from generate import generate  # noqa: E402
 
 
-def decode_floor_seconds(path: Path) -> float:
-    """orjson.loads of every line on one core: the least any reader of the whole log does."""
-    started = time.perf_counter()
-    with open(path, "rb") as handle:
-        for line in handle:
-            try:
-                orjson.loads(line)
-            except orjson.JSONDecodeError:
-                pass
-    return time.perf_counter() - started
+def decode_floor_seconds(path: Path, runs: int = 3) -> float:
+    """orjson.loads of every line on one core: the least any reader of the whole log does (the best of
+    ``runs``, the first also bringing the file into the page cache, as it is for the commands timed)."""
+    best = float("inf")
+    for _ in range(runs):
+        started = time.perf_counter()
+        with open(path, "rb") as handle:
+            for line in handle:
+                try:
+                    orjson.loads(line)
+                except orjson.JSONDecodeError:
+                    pass
+        best = min(best, time.perf_counter() - started)
+    return best
 
 
 def _env(cache: Path | None) -> dict[str, str]:
