@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import pytest
 
+from ctxtop.context.output.html import render_html
+from ctxtop.context.output.markdown import render_markdown
 from ctxtop.context.output.snapshot import build_snapshot
 from ctxtop.context.window import accounting, estimate
 from ctxtop.context.window.session import Session
@@ -85,6 +87,9 @@ def test_a_generated_session_shows_exact_windows_labels_its_history_and_keeps_bo
     middle = first.message_count // 2
     snapshot = build_snapshot(first, middle, window=first.window_at(middle), session_tools=True)
     assert snapshot["history_estimated"] is True
+    # Said where it is shown: the session's tool table in Markdown, the timeline in HTML.
+    assert "over the session up to message" in render_markdown(snapshot) and ", ≈ estimated" in render_markdown(snapshot)
+    assert "≈ Estimated: the history" in render_html(snapshot, [], [])
     assert window_counts(first.window_at(middle)) == window_counts(exact.window_at(middle))
     # Opened again from its saved index: the estimates are still known as such, and made exact when shown.
     again = Session.open(log)
@@ -99,3 +104,23 @@ def test_a_short_log_is_counted_exactly_throughout(no_cache):
     session = Session.open(path)
     assert session.accounting.rough_blocks == 0 and not session.rough_before(None)
     assert build_snapshot(session, None)["history_estimated"] is False
+
+
+async def test_the_tuis_timeline_marks_estimated_counts_on_its_scale():
+    from textual.app import App, ComposeResult
+
+    from ctxtop.tui.widgets.timeline import Timeline
+
+    session = eager(jsonl_logs()[0])
+
+    class Chart(App):
+        def compose(self) -> ComposeResult:
+            yield Timeline()
+
+    async with Chart().run_test(size=(80, 12)) as pilot:
+        chart = pilot.app.query_one(Timeline)
+        chart.set_position(session.message_count, session.message_count)
+        chart.set_data(session.timeline(), 8000)
+        assert "≈" not in chart.render().plain
+        chart.set_data(session.timeline(), 8000, estimated=True)
+        assert chart.render().plain.lstrip().startswith("≈")
