@@ -27,6 +27,59 @@ import orjson  # noqa: E402
 from generate import generate  # noqa: E402
 
 
+def decode_floor_seconds(path: Path, runs: int = 3) -> float:
+    """orjson.loads of every line on one core: the least any reader of the whole log does (the best of
+    ``runs``, the first also bringing the file into the page cache, as it is for the commands timed)."""
+    best = float("inf")
+    for _ in range(runs):
+        started = time.perf_counter()
+        with open(path, "rb") as handle:
+            for line in handle:
+                try:
+                    orjson.loads(line)
+                except orjson.JSONDecodeError:
+                    pass
+        best = min(best, time.perf_counter() - started)
+    return best
+
+
+def _env(cache: Path | None) -> dict[str, str]:
+    env = {**os.environ}
+    if cache is None:
+        env["CTXTOP_NO_CACHE"] = "1"
+    else:
+        env["CTXTOP_CACHE_DIR"] = str(cache)
+        env.pop("CTXTOP_NO_CACHE", None)
+    return env
+
+
+CLI = "from ctxtop.tui.cli import entry_point; entry_point()"
+
+
+def command_seconds(args: list[str], cache: Path | None) -> float:
+    """Wall time of one ``ctxtop`` command, start to exit (its output thrown away; exit 1 is a failing check)."""
+    started = time.perf_counter()
+    done = subprocess.run([sys.executable, "-c", CLI, *args], cwd=ROOT, env=_env(cache), stdout=subprocess.DEVNULL,
+                          stderr=subprocess.PIPE, text=True)
+    if done.returncode not in (0, 1):
+        raise RuntimeError(f"ctxtop {' '.join(args)}: {done.stderr.strip()}")
+    return time.perf_counter() - started
+
+
+def watch_first_line_seconds(path: Path) -> float:
+    """From starting ``ctxtop watch --json`` to its first line (then it is stopped)."""
+    started = time.perf_counter()
+    process = subprocess.Popen([sys.executable, "-c", CLI, "watch", "--json", str(path)], cwd=ROOT, env=_env(None),
+                               stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    try:
+        assert process.stdout is not None
+        process.stdout.readline()
+        return time.perf_counter() - started
+    finally:
+        process.kill()
+        process.wait()
+
+
 def floor_seconds(path: Path) -> float:
     """JSON-decode every line and encode_ordinary every string in it: what any exact counter must do."""
     from ctxtop.context.window.tokens import load_encoding
@@ -61,12 +114,7 @@ def floor_seconds(path: Path) -> float:
 
 def open_seconds(path: Path, cache: Path | None) -> float:
     """Wall time of a fresh process opening the session and building the snapshot at its latest message."""
-    env = {**os.environ}
-    if cache is None:
-        env["CTXTOP_NO_CACHE"] = "1"
-    else:
-        env["CTXTOP_CACHE_DIR"] = str(cache)
-        env.pop("CTXTOP_NO_CACHE", None)
+    env = _env(cache)
     # What the TUI does: the session and the window at its latest message (what it waits for),
     # then in the background the timeline, the rules found in the session, the audit of every
     # compaction against them and the full snapshot.
@@ -172,16 +220,30 @@ def measure(work: Path, args: argparse.Namespace) -> tuple[list[tuple[str, str, 
     rules, compactions = open_seconds.last_audited  # type: ignore[attr-defined]
     tail_paint, paint_mb = tail_paint_seconds(session), mb
     rss_mb = mb
+    watch_first, watch_mb = watch_first_line_seconds(session), mb
     if args.big_mb:
         big = work / "big.jsonl"
         paint_mb = rss_mb = generate(big, args.format, args.big_mb) / 1e6
         tail_paint = tail_paint_seconds(big)
+        watch_first, watch_mb = watch_first_line_seconds(big), paint_mb
         open_seconds(big, None)
         rss = open_seconds.last_rss_mb  # type: ignore[attr-defined]
         big.unlink()
+    decode = decode_floor_seconds(session)
+    export_cache = work / "export-cache"
+    cold_export = command_seconds(["export", str(session)], None)
+    cold_check = command_seconds(["check", "--auto", str(session)], None)
+    command_seconds(["export", str(session)], export_cache)  # saves the index and fills the caches
+    warm_export = command_seconds(["export", str(session)], export_cache)
     append = append_seconds(session, args.format)
     previews = preview_seconds()
     rows = [
+        ("cold `export` (no caches) ÷ decode floor", f"{cold_export:.2f} s", f"decode floor {decode:.2f} s (orjson.loads per line, one core)",
+         f"{cold_export / decode:.1f}× (target ≤ 2×)"),
+        ("cold `check --auto` (no caches) ÷ decode floor", f"{cold_check:.2f} s", f"decode floor {decode:.2f} s", f"{cold_check / decode:.1f}× (target ≤ 2×)"),
+        ("warm `export` (index and caches) ÷ decode floor", f"{warm_export:.2f} s", f"decode floor {decode:.2f} s",
+         f"{warm_export / decode:.1f}× (target ≤ 1×)"),
+        ("`watch`: first line", f"{watch_first:.2f} s at {watch_mb:.0f} MB", "≤ 1 s at 1 GB", f"{watch_first / 1.0:.2f}"),
         ("index throughput (open + window, no cache)", f"{mb / paint:.1f} MB/s", f"floor {mb / floor:.1f} MB/s (decode + encode_ordinary)",
          f"{floor / paint:.2f} (target ≥ 0.70)"),
         ("first paint (window after the last compaction)", f"{tail_paint:.2f} s at {paint_mb:.0f} MB", "≤ 1 s at 1 GB",

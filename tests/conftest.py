@@ -46,3 +46,11 @@ def small_batches(monkeypatch):
     monkeypatch.setattr(entry_store, "CACHED_BATCHES", 2)
     # Responses' later lines then often reach back into packed entries, which must be unpacked to join them.
     monkeypatch.setattr(claude_code, "MERGE_HORIZON", 2)
+
+
+def exact_tokens(session) -> list[list[int]]:
+    """Every entry's block tokens, with the history's estimates (``window.estimate``) first made exact:
+    what comparing two readings of a log compares."""
+    accounting, entries = session.accounting, session.entries
+    accounting.make_exact([(i, j, block) for i, entry in enumerate(entries[: accounting.counted]) for j, block in enumerate(entry.blocks)])
+    return accounting.tokens

@@ -22,7 +22,7 @@ from ctxtop.tui.screens import HelpScreen
 from ctxtop.tui.widgets.detail import Detail
 from ctxtop.tui.widgets.window_list import WindowList
 
-from .conftest import DATA
+from .conftest import DATA, exact_tokens
 
 SIZE = (120, 40)
 # Waits poll every 20 ms and end as soon as their condition holds; the ceiling is generous
@@ -484,7 +484,7 @@ async def test_loading_reports_progress_and_hides_the_bar_when_done(monkeypatch)
         assert not app.query_one("#loading", ProgressBar).display
     # Reading in chunks gives the same session as parsing all the bytes at once.
     whole = Session(parsers.parse(demo_path().read_bytes()), window=DEMO_WINDOW)
-    assert app.session.accounting.tokens == whole.accounting.tokens
+    assert exact_tokens(app.session) == exact_tokens(whole)
 
 
 async def test_pin_the_text_selected_in_the_detail_pane(demo_session):

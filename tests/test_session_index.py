@@ -14,6 +14,7 @@ from ctxtop.context.window.follow import LogFollower
 from ctxtop.context.window.session import Session
 from ctxtop.tui.demo import demo_path
 
+from .conftest import exact_tokens
 from .test_lazy_text import eager, generate, jsonl_logs
 
 
@@ -29,7 +30,7 @@ def same_as_fresh(session: Session, log) -> None:
            [[(b.category, b.tool_id, b.tool_name, b.text) for b in e.blocks] for e in whole.entries]
     assert [(e.index, e.role, e.offset, e.line, e.timestamp, e.model, e.usage, e.uid, e.compaction) for e in session.entries] == \
            [(e.index, e.role, e.offset, e.line, e.timestamp, e.model, e.usage, e.uid, e.compaction) for e in whole.entries]
-    assert session.accounting.tokens == whole.accounting.tokens
+    assert exact_tokens(session) == exact_tokens(whole)
     assert session.parser.diagnostics == whole.parser.diagnostics and session.parser.meta == whole.parser.meta
     assert build_snapshot(session) == build_snapshot(whole)
 

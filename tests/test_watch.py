@@ -10,6 +10,8 @@ import time
 
 from ctxtop.tui.demo import demo_path
 
+from .test_lazy_text import generate
+
 DEMO_LINES = demo_path().read_bytes().splitlines(keepends=True)
 
 
@@ -111,10 +113,10 @@ def test_watch_goes_on_through_truncation_and_rename_rotation(tmp_path):
 def test_watch_prints_its_first_line_from_the_tail_of_a_big_log_before_reading_the_history(tmp_path, monkeypatch, capsys):
     # A big log (here: any size, by lowering the threshold) gets a first line at once, from the window
     # after its last compaction; the full reading follows and speaks for the whole session.
-    from ctxtop.context.window import tail_first
+    from ctxtop.tui import watch
     from ctxtop.tui.watch import first_line_from_the_tail
 
-    monkeypatch.setattr(tail_first, "TAIL_FIRST_BYTES", 0)
+    monkeypatch.setattr(watch, "WATCH_TAIL_BYTES", 0)
     log = tmp_path / "big.jsonl"
     log.write_bytes(b"".join(DEMO_LINES))
     first_line_from_the_tail(str(log), encoding="cl100k_base", window=8000, as_json=True, redacted=False)
@@ -122,3 +124,15 @@ def test_watch_prints_its_first_line_from_the_tail_of_a_big_log_before_reading_t
     last_boundary = max(i for i, line in enumerate(DEMO_LINES) if b"compact_boundary" in line)
     assert record["from_tail"] and record["messages"] == len(DEMO_LINES) - last_boundary
     assert record["reported_tokens"] == 1502 and record["limit"] == 8000  # the log's last usage, as the full read finds it
+
+
+def test_watch_starts_from_the_tail_of_a_log_well_below_the_tuis_first_paint_threshold(tmp_path, capsys):
+    # A 30 MB Codex rollout took 5 s to its first line, read, audited and all: from the tail it is at once.
+    from ctxtop.context.window import tail_first
+    from ctxtop.tui.watch import WATCH_TAIL_BYTES, first_line_from_the_tail
+
+    log = tmp_path / "rollout.jsonl"
+    generate(log, "codex", WATCH_TAIL_BYTES / 1e6 + 1)
+    assert log.stat().st_size < tail_first.TAIL_FIRST_BYTES
+    first_line_from_the_tail(str(log), encoding="cl100k_base", window=None, as_json=True, redacted=False)
+    assert json.loads(capsys.readouterr().out)["from_tail"] is True

@@ -32,6 +32,7 @@ from ctxtop.context.output.redact import redact
 from ctxtop.context.output.snapshot import build_snapshot
 from ctxtop.context.rules.constraints import Constraint, WindowText
 from ctxtop.context.rules.pin_store import SavedPins, load_session_pins, save_session_pins
+from ctxtop.context.rules.remembered import detected_constraints
 from ctxtop.context.rules.selection import FROM_AUTO, RuleRequest, newly_stated, select_rules
 from ctxtop.context.strategies import Preview, preview_all
 from ctxtop.context.strategies.report import session_frame
@@ -128,7 +129,10 @@ class Tracker:
     def _select_rules(self) -> None:
         saved = self.saved or SavedPins()
         with self.lock:
-            self.rules = select_rules(self.session.entries, self.request, saved.texts, frozenset(saved.hidden), self.session.format)
+            session = self.session
+            self.rules = select_rules(session.entries, self.request, saved.texts, frozenset(saved.hidden), session.format,
+                                      detect=lambda: detected_constraints(session.entries, session.format, session.accounting,
+                                                                          session.counter.store))
             self._detected_to = len(self.session.entries)
 
     @property

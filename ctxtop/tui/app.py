@@ -310,7 +310,7 @@ class CtxtopApp(LiveUpdates, UserActions, AppParts):
                 self.query_one("#window-title", Static).update(Text("the window after the last compaction; the rest follows", style="dim"))
             if new.timeline is not None and new.session is not None and (
                     new.timeline is not old.timeline or new.session is not old.session):
-                self.query_one(Timeline).set_data(new.timeline, new.session.limit()[0])
+                self.query_one(Timeline).set_data(new.timeline, new.session.limit()[0], estimated=new.session.rough_before(None))
             if rules:
                 self.query_one(ConstraintsTable).set_constraints(list(new.constraints), new.redacting)
             if new.view is not None:

@@ -22,6 +22,10 @@ from ctxtop.tui.tail import watch_log
 
 # Also look without an event now and then: a deleted file, or a filesystem that drops events.
 IDLE_CHECK_SECONDS = 1.0
+# From this size on, watch's first line comes from the window after the last compaction, before the
+# history is read: lower than the TUI's first paint (which shows a screen meanwhile), since watch
+# prints nothing at all until its tracker is open, rules and audit included (5 s for a 30 MB rollout).
+WATCH_TAIL_BYTES = 4 << 20
 
 
 def status(tracker: Tracker, update: Update | None) -> dict[str, Any]:
@@ -67,7 +71,7 @@ def print_record(record: dict[str, Any], *, as_json: bool, redacted: bool, out=N
 def first_line_from_the_tail(path: str, *, encoding: str, window: int | None, as_json: bool, redacted: bool) -> None:
     """On a big log, print the window after its last compaction at once, before the whole history is read."""
     try:
-        quick = tail_session(path, encoding=encoding, window=window)
+        quick = tail_session(path, encoding=encoding, window=window, min_bytes=WATCH_TAIL_BYTES)
     except (OSError, *USER_ERRORS):
         return  # the full open says what is wrong
     if quick is not None:

@@ -153,6 +153,13 @@ def _compaction(view: dict[str, Any]) -> str:
     return "\n".join(parts)
 
 
+def _history_note(snapshot: dict[str, Any]) -> str:
+    if not snapshot.get("history_estimated"):
+        return ""
+    return ('<p class="muted">≈ Estimated: the history\'s counts go by characters per token, calibrated on the texts of this '
+            "session counted exactly; the breakdown above is exact.</p>")
+
+
 def render_html(snapshot: dict[str, Any], columns: list[tuple[int, tuple[int, ...], bool]], compactions: list[dict[str, Any]]) -> str:
     """The report page for ``snapshot``, the timeline ``columns`` and each compaction's view."""
     source, at, window = snapshot["source"], snapshot["at"], snapshot["window"]
@@ -166,7 +173,7 @@ def render_html(snapshot: dict[str, Any], columns: list[tuple[int, tuple[int, ..
         f"<p>At message {at['message']} / {at['messages']}: <b>{_n(used)} / {_n(window['limit'])} tokens ({100 * used / limit:.1f}%)</b>"
         f" — reported {_n(window['reported_tokens'])}, estimated {_n(window['estimated_tokens'])}.</p>",
         "<h2>Breakdown</h2>", _breakdown(snapshot),
-        "<h2>Timeline</h2>", timeline_chart(columns, window["limit"] or 0),
+        "<h2>Timeline</h2>", _history_note(snapshot), timeline_chart(columns, window["limit"] or 0),
         "<h2>Rules at every compaction</h2>", _rules_at_compactions(snapshot),
         "<h2>Compactions</h2>", "\n".join(_compaction(view) for view in compactions) or '<p class="muted">No compaction.</p>',
         "<h2>Alerts</h2>",

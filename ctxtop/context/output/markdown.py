@@ -27,10 +27,11 @@ def _inferred_note(categories: dict[str, Any]) -> str:
             f"{source['message']} ({num(source['tokens'])} tokens, {cell(source['reason'])}); the rest is unattributed.")
 
 
-def _tool_tables(usage: dict[str, Any], message: int) -> list[str]:
+def _tool_tables(usage: dict[str, Any], message: int, history_estimated: bool = False) -> list[str]:
     """Per-tool (and per-MCP-server) calls and tokens: in the window, then over the session."""
     lines: list[str] = []
-    scopes = (("window", "in the window"), ("session", f"over the session up to message {message}, compacted away or not"))
+    session = f"over the session up to message {message}, compacted away or not" + (", ≈ estimated" if history_estimated else "")
+    scopes = (("window", "in the window"), ("session", session))
     for scope, where in scopes:
         rows = usage.get(scope)
         if not rows or not rows["tools"]:
@@ -78,7 +79,7 @@ def render_markdown(snapshot: dict[str, Any]) -> str:
     lines += table(["category", "tokens", "% of window", "blocks"], rows)
     lines += ["", "_≈ estimated: what the log reports beyond the counted text. "
               + _inferred_note(window["categories"]) + "_"]
-    lines += _tool_tables(snapshot.get("tool_usage") or {}, at["message"])
+    lines += _tool_tables(snapshot.get("tool_usage") or {}, at["message"], bool(snapshot.get("history_estimated")))
     agents = (snapshot.get("subagents") or {}).get("agents") or []
     if agents:
         lines += ["", "### Sub-agents", ""]

@@ -76,6 +76,9 @@ def build_snapshot(
             },
         },
         "at": {"message": message, "messages": session.message_count, "timestamp": entry.timestamp if entry else None},
+        # The window's counts are exact; those of the history up to here (the session's per-tool totals, the
+        # timeline) may be estimates from characters per token, calibrated on this session.
+        "history_estimated": session.rough_before(message),
         "window": {
             "estimated_tokens": estimated,
             "reported_tokens": reported,

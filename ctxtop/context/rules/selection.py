@@ -9,7 +9,7 @@ auto-detected rule the user unpinned is hidden for that session.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from ctxtop.context.rules.constraints import Constraint, detect_constraints, locate, make_constraint, unique_ids
@@ -37,8 +37,10 @@ class RuleRequest:
 
 def select_rules(entries: Sequence[Entry], request: RuleRequest, saved: Sequence[str] = (),
                  hidden: frozenset[str] = frozenset(), log_format: str | None = None,
-                 detected: Sequence[Constraint] | None = None) -> list[Constraint]:
+                 detected: Sequence[Constraint] | None = None,
+                 detect: Callable[[], list[Constraint]] | None = None) -> list[Constraint]:
     """The rules in force for ``entries``; each knows its source and where the session first states it.
+    ``detect``: what auto-detection finds in ``entries`` (``rules.remembered``), when it may be remembered.
 
     ``detected``: the session's auto-detected rules when already known (the hooks keep them between
     calls), instead of detecting them in ``entries``. Raises PinsError for a pins file that cannot be used.
@@ -54,7 +56,10 @@ def select_rules(entries: Sequence[Entry], request: RuleRequest, saved: Sequence
             chosen.append(pin)
             known.add(pin.normalized)
     if request.auto_detects:
-        found = detect_constraints(entries, log_format) if detected is None else detected
+        if detected is not None:
+            found = list(detected)
+        else:
+            found = detect() if detect is not None else detect_constraints(entries, log_format)
         chosen += [c for c in found if c.normalized not in known]
     locate(chosen, entries)
     rules = unique_ids(chosen)

@@ -7,9 +7,11 @@ encrypted or empty (estimated from the output usage of the call that made it).
 
 from __future__ import annotations
 
+import hashlib
 import math
 from array import array
 
+from ctxtop.context.window.estimate import SHORT_CHARS, Calibration
 from ctxtop.context.window.tokens import DIGEST_BYTES, TokenCounter
 from ctxtop.parsers.model import ASSISTANT, IMAGE, REASONING, TOOL_CALL, Block, Entry
 
@@ -52,8 +54,16 @@ class Accounting:
     sit in one flat array (8 bytes a block, not a list and an int object each).
     """
 
-    def __init__(self, counter: TokenCounter) -> None:
+    def __init__(self, counter: TokenCounter, *, estimate_history: bool = False) -> None:
+        """``estimate_history``: texts the caches do not know are estimated (``estimate``) rather than
+        tokenized, but for what the model wrote, short texts and each category's calibration; the
+        windows shown are made exact by ``make_exact``."""
         self.counter = counter
+        self.estimate_history = estimate_history
+        self.calibration = Calibration()
+        self._rough = bytearray()  # parallel to _flat: 1 where the count is an estimate from characters
+        self.rough_blocks = 0  # how many are (0: every count is exact)
+        self._seen_call = False  # a model call was counted: the harness inference has what it needs
         self._flat = array("q")  # every block's tokens, entry after entry
         self._starts = array("q", [0])  # entry i's blocks are _flat[_starts[i]:_starts[i + 1]]
         # Each block's content digest (DIGEST_BYTES, zeros for an image or an empty text), parallel to
@@ -85,6 +95,32 @@ class Accounting:
     def estimated(self, position: int, block: int) -> bool:
         return (position, block) in self._estimated
 
+    def rough(self, position: int, block: int) -> bool:
+        """Whether the count of that block is an estimate from its characters (see ``estimate``)."""
+        return bool(self._rough[self._starts[position] + block])
+
+    def content_digest(self) -> bytes:
+        """A digest of how the counted entries are cut into blocks and of every block's content digest."""
+        return hashlib.blake2b(self._starts.tobytes() + bytes(self._digests), digest_size=20).digest()
+
+    def rough_through(self, position: int) -> bool:
+        """Whether any count of the entries before ``position`` is an estimate from characters."""
+        return self._rough.find(1, 0, self._starts[min(position, self.counted)]) >= 0
+
+    def make_exact(self, blocks: list[tuple[int, int, Block]]) -> None:
+        """Tokenize the blocks (position, block index, block) whose counts are estimates, in place."""
+        todo = [(position, j, block) for position, j, block in blocks if self._rough[self._starts[position] + j]]
+        if not todo:
+            return
+        counts = self.counter.count_all([block.text for _, _, block in todo])
+        for (position, j, block), count in zip(todo, counts):
+            at = self._starts[position] + j
+            if self._rough[at]:  # (a block listed twice)
+                self._flat[at] = _block_tokens(self.counter, block, count)
+                self._rough[at] = 0
+                self.rough_blocks -= 1
+        self.counter.persist()
+
     @property
     def tokens(self) -> list[list[int]]:
         """Every entry's block tokens as lists (for comparing two accountings)."""
@@ -100,6 +136,8 @@ class Accounting:
         start = min(start, self.counted)
         stop = len(entries) if stop is None else min(stop, len(entries))
         del self._flat[self._starts[start] :]
+        self.rough_blocks -= self._rough.count(1, self._starts[start])
+        del self._rough[self._starts[start] :]
         del self._digests[self._starts[start] * DIGEST_BYTES :]
         del self._starts[start + 1 :]
         if self._last_estimated >= start:  # (rare: a live change to a call with opaque reasoning)
@@ -109,7 +147,12 @@ class Accounting:
         span = entries[call_start:stop]  # read once (a store of packed entries takes a lock for each read)
         counted = span[start - call_start :]
         keys: list[bytes] = []
-        counts = iter(self.counter.count_all([b.text if b.category != IMAGE else "" for entry in counted for b in entry.blocks], keys))
+        texts = [b.text if b.category != IMAGE else "" for entry in counted for b in entry.blocks]
+        if self.estimate_history:
+            counts = iter(self._count_or_estimate(counted, texts, keys))
+        else:
+            counts = iter(self.counter.count_all(texts, keys))
+            self._rough.extend(bytes(len(texts)))
         self._digests += b"".join(key or NO_DIGEST for key in keys)
         for entry in counted:
             self._flat.extend(_block_tokens(self.counter, b, next(counts)) for b in entry.blocks)
@@ -118,16 +161,49 @@ class Accounting:
         self.counter.persist()
         return call_start
 
+    def _count_or_estimate(self, counted: list[Entry], texts: list[str], keys: list[bytes]) -> list[int]:
+        """Each text's count, from the caches or tokenized, or else estimated (marked in ``_rough``)."""
+        known = self.counter.known(texts, keys)
+        calibration, counter = self.calibration, self.counter
+        counts: list[int] = []
+        n = 0
+        for entry in counted:
+            for block in entry.blocks:
+                text, count, key = texts[n], known[n], keys[n]
+                n += 1
+                rough = 0
+                if count is None:
+                    category = block.category
+                    if (len(text) < SHORT_CHARS or category in OUTPUT_CATEGORIES or not self._seen_call
+                            or not calibration.ready(category)):
+                        count = counter.count_keyed(text, key)
+                        calibration.learn(category, len(text), count)
+                    else:
+                        count, rough = calibration.estimate(category, len(text)), 1
+                elif text:
+                    calibration.learn(block.category, len(text), count)
+                counts.append(count)
+                self._rough.append(rough)
+                self.rough_blocks += rough
+            if entry.usage is not None:
+                self._seen_call = True
+        return counts
+
     def saved(self) -> dict:
         """The counts as plain data, for a saved session index."""
         return {"flat": self._flat.tobytes(), "starts": self._starts.tobytes(), "digests": bytes(self._digests),
-                "estimated": sorted(self._estimated), "calls_done": self._calls_done}
+                "estimated": sorted(self._estimated), "calls_done": self._calls_done, "rough": bytes(self._rough),
+                "calibration": self.calibration.saved(), "seen_call": self._seen_call}
 
     def restore(self, saved: dict) -> None:
         self._flat, self._starts = array("q"), array("q")
         self._flat.frombytes(saved["flat"])
         self._starts.frombytes(saved["starts"])
         self._digests = bytearray(saved["digests"])
+        self._rough = bytearray(saved["rough"])
+        self.rough_blocks = self._rough.count(1)
+        self.calibration.restore(saved["calibration"])
+        self._seen_call = saved["seen_call"]
         self._estimated = {(i, j) for i, j in saved["estimated"]}
         self._last_estimated = max((i for i, _ in self._estimated), default=-1)
         self._calls_done = saved["calls_done"]

@@ -6,7 +6,7 @@ import os
 import threading
 from bisect import bisect_right
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from ctxtop import parsers
@@ -188,6 +188,7 @@ class Session:
         loaded, notice = session_index.load(index, path, parser_type, counter.encoding_name, texts) if index and index.exists() else (None, None)
         if loaded is not None:
             session = cls(loaded.parser, path=str(Path(path)), counter=counter, window=window, count=False)
+            session.accounting.estimate_history = True
             session.accounting.restore(loaded.accounting)
             session._released_to = loaded.released_to
             session.from_index = loaded.indexed
@@ -196,6 +197,7 @@ class Session:
             parser = parser_type()
             parser.entries = EntryStore(texts=texts)
             session = cls(parser, path=str(Path(path)), counter=counter, window=window)
+            session.accounting.estimate_history = True  # a whole log: its history by estimates, its windows shown exact
             base, line, digest = 0, 1, session_index.new_digest()
         session.texts = texts
         if notice:
@@ -317,19 +319,41 @@ class Session:
         return message
 
     # --- the window --------------------------------------------------------------
-    def window_at(self, message: int | None = None) -> Window:
+    def window_at(self, message: int | None = None, *, exact: bool = True) -> Window:
         """The window after ``message``, replayed from the last compaction before it.
 
         Every replay leaves a copy of its state just after each compaction it
         passes (a small window: what the compaction kept), so stepping through a
         big session replays one stretch between compactions, not all before it.
+        ``exact``: every text in it counted with the tokenizer (the history of a whole log read goes
+        by estimates, ``window.estimate``); False for windows only judged, never shown (the audit's).
         """
         at = self.clamp(message)
         replay = self._replay_before(at)
         for _ in replay.run(at):
             if replay.compacted:
                 self._keep_checkpoint(replay.fork())
-        return replay.window
+        return self._made_exact(replay.window) if exact else replay.window
+
+    def _made_exact(self, window: Window) -> Window:
+        """``window`` with the estimated counts of its blocks replaced by exact ones (a window of its own:
+        replays fork their windows, and blocks are replaced, never changed, as Window.clear does)."""
+        accounting = self.accounting
+        if not accounting.estimate_history:
+            return window
+        logged = [(n, item) for n, item in enumerate(window.blocks) if item.position >= 0 and not item.cleared]
+        accounting.make_exact([(item.entry.index - 1, item.position, item.block) for _, item in logged])
+        for n, item in logged:
+            # Also blocks made exact by an earlier call, whose estimate a kept replay still holds.
+            tokens = accounting.of(item.entry.index - 1)[item.position]
+            if tokens != item.tokens:
+                window.totals[item.category].tokens += tokens - item.tokens
+                window.blocks[n] = replace(item, tokens=tokens)
+        return window
+
+    def rough_before(self, message: int | None = None) -> bool:
+        """Whether counts of the history up to ``message`` include estimates (timeline, per-tool totals)."""
+        return self.accounting.rough_blocks > 0 and self.accounting.rough_through(self.clamp(message))
 
     def _replay_before(self, at: int) -> Replay:
         with self._checkpoint_lock:

@@ -167,6 +167,23 @@ class TokenCounter:
         self._tokenize_in_parallel(texts, keys)
         return [self._count_keyed(text, key) for text, key in zip(texts, keys)]
 
+    def known(self, texts: list[str], keys: list[bytes]) -> list[int | None]:
+        """The counts the caches already hold (None where a text would need tokenizing), tokenizing nothing.
+
+        ``keys`` receives each text's content digest (b"" for an empty text)."""
+        made = [content_key(text) if text else b"" for text in texts]
+        keys.extend(made)
+        if self.store is not None:
+            missing = [key for key in dict.fromkeys(made) if key and key not in self._cache]
+            if missing:
+                self._cache.update(self.store.get_many(missing))
+        cache = self._cache
+        return [cache.get(key) if key else 0 for key in made]
+
+    def count_keyed(self, text: str, key: bytes) -> int:
+        """The count of ``text`` whose digest is ``key`` (from ``known``): remembered, or tokenized now."""
+        return self._count_keyed(text, key)
+
     def _tokenize_in_parallel(self, texts: list[str], keys: list[bytes]) -> None:
         """Tokenize what the caches miss on every core, when there is enough of it to be worth it
         (tiktoken lets go of the GIL while it encodes: two threads do 1.45 times the work of one)."""

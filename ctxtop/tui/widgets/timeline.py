@@ -79,6 +79,7 @@ class Timeline(Widget):
         self.limit = 1
         self.cursor = 0
         self.guard_marks: list[int] = []  # messages where ctxtop's hooks acted, in order
+        self.estimated = False  # the points include counts estimated from characters
 
     def set_guard_marks(self, messages: list[int]) -> None:
         marks = sorted(set(messages))
@@ -91,8 +92,9 @@ class Timeline(Widget):
         found = bisect_right(self.guard_marks, start)
         return found < len(self.guard_marks) and self.guard_marks[found] <= end
 
-    def set_data(self, points: TimelineView, limit: int) -> None:
-        self.points, self.limit = points, max(1, limit)
+    def set_data(self, points: TimelineView, limit: int, estimated: bool = False) -> None:
+        """``estimated``: the points include counts estimated from characters (marked ≈ on the scale)."""
+        self.points, self.limit, self.estimated = points, max(1, limit), estimated
         self.refresh()
 
     def set_position(self, available: int, cursor: int) -> None:
@@ -119,7 +121,8 @@ class Timeline(Widget):
         rows = []
         for row in range(height - 1, -1, -1):  # top first
             if row == height - 1:
-                rows.append(Text(f"{short_tokens(ceiling):>5} ┤", style=LIMIT_STYLE if row == limit_row else "dim"))
+                scale_top = f"≈{short_tokens(ceiling):>4}" if self.estimated else f"{short_tokens(ceiling):>5}"
+                rows.append(Text(f"{scale_top} ┤", style=LIMIT_STYLE if row == limit_row else "dim"))
             elif row == limit_row:
                 rows.append(Text(f"{short_tokens(self.limit):>5} ┤", style=LIMIT_STYLE))
             elif row == 0:

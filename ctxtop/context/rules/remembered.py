@@ -1,0 +1,55 @@
+"""Auto-detected rules remembered by what the session's texts are, so a session opened again is not read again for them.
+
+Detecting rules reads every text people wrote in the session (on a big log, read
+back from the log) and cuts each into units: about as long as the rest of a warm
+open. What it finds depends only on those texts and the log's format, so it is
+kept in the persistent cache (beside the audits) under a digest of every block's
+content digest, which the accounting holds since counting: no text is read to
+make the key, nor any entry unpacked.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Sequence
+
+import orjson
+
+from ctxtop.context.rules.constraints import Constraint, detect_constraints, make_constraint
+from ctxtop.context.store.token_cache import TokenCache
+from ctxtop.context.window.accounting import Accounting
+from ctxtop.parsers.model import Entry
+
+# Bump when what detection finds changes (cues, units, sources): older results are then not reused.
+DETECTION_VERSION = 1
+
+
+def detection_key(accounting: Accounting, log_format: str | None) -> bytes:
+    digest = hashlib.blake2b(digest_size=20, person=b"ctxtop-rules")
+    digest.update(DETECTION_VERSION.to_bytes(4, "little") + (log_format or "").encode() + b"\0")
+    digest.update(accounting.content_digest())
+    return digest.digest()
+
+
+def detected_constraints(entries: Sequence[Entry], log_format: str | None, accounting: Accounting,
+                         store: TokenCache | None) -> list[Constraint]:
+    """``detect_constraints(entries, log_format)``, remembered in ``store`` (when there is one)."""
+    if store is None or accounting.counted != len(entries):
+        return detect_constraints(entries, log_format)
+    key = detection_key(accounting, log_format)
+    blob = store.get_audit(key)
+    if blob is not None:
+        try:
+            return [_restored(item) for item in orjson.loads(blob)]
+        except (orjson.JSONDecodeError, TypeError, ValueError):
+            pass  # written by another version, or damaged: detect again (and overwrite it)
+    found = detect_constraints(entries, log_format)
+    store.put_audit(key, orjson.dumps([[c.id, c.text, c.first_stated, c.cue, c.origin] for c in found]))
+    return found
+
+
+def _restored(item: list) -> Constraint:
+    id, text, first_stated, cue, origin = item
+    constraint = make_constraint(text, "auto", id=id)
+    constraint.first_stated, constraint.cue, constraint.origin = first_stated, cue, origin
+    return constraint

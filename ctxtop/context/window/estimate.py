@@ -1,0 +1,53 @@
+"""Token estimates for the history of a whole log read: characters per token, calibrated per session.
+
+Reading a whole log, tokenizing every text of its history is most of the cost,
+and only the windows a user looks at need exact counts (the window on screen,
+``export --at``, the previews): the history (timeline, per-tool totals, the
+windows the audit reads) can go by an estimate. This one is each category's
+own characters per token, learnt on the blocks of that category counted
+exactly (every count found in the caches, the first CALIBRATION_CHARS of each
+category, every short text, and whatever the model wrote). Estimates are marked
+as such wherever they are shown; a test bounds their error on the fixtures.
+"""
+
+from __future__ import annotations
+
+# A category is counted exactly until this many of its characters were: then its ratio is known.
+CALIBRATION_CHARS = 64_000
+# Texts shorter than this are counted exactly (cheap; and a ratio says little about a few words).
+SHORT_CHARS = 400
+# The ratio used before a category has any exact count (cl100k_base on English prose and code).
+DEFAULT_CHARS_PER_TOKEN = 3.8
+
+
+class Calibration:
+    """Characters and tokens counted exactly so far, per category."""
+
+    def __init__(self) -> None:
+        self._chars: dict[str, int] = {}
+        self._tokens: dict[str, int] = {}
+
+    def learn(self, category: str, chars: int, tokens: int) -> None:
+        self._chars[category] = self._chars.get(category, 0) + chars
+        self._tokens[category] = self._tokens.get(category, 0) + tokens
+
+    def ready(self, category: str) -> bool:
+        return self._chars.get(category, 0) >= CALIBRATION_CHARS
+
+    def chars_per_token(self, category: str) -> float:
+        tokens = self._tokens.get(category, 0)
+        if tokens:
+            return self._chars[category] / tokens
+        # A category with no count yet borrows the session's overall ratio.
+        chars, tokens = sum(self._chars.values()), sum(self._tokens.values())
+        return chars / tokens if tokens else DEFAULT_CHARS_PER_TOKEN
+
+    def estimate(self, category: str, chars: int) -> int:
+        return max(1, round(chars / self.chars_per_token(category)))
+
+    def saved(self) -> list:
+        return [sorted(self._chars.items()), sorted(self._tokens.items())]
+
+    def restore(self, saved: list) -> None:
+        chars, tokens = saved
+        self._chars, self._tokens = dict(chars), dict(tokens)

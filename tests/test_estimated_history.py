@@ -1,0 +1,126 @@
+"""A whole log's history goes by calibrated estimates; every window shown is exact, and equal to today's.
+
+``eager`` counts every text with the tokenizer (how every window was counted before
+estimates): the windows a whole-log open shows must equal its windows, block by
+block, and its timeline must stay within the bound README states.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from ctxtop.context.output.html import render_html
+from ctxtop.context.output.markdown import render_markdown
+from ctxtop.context.output.snapshot import build_snapshot
+from ctxtop.context.window import accounting, estimate
+from ctxtop.context.window.session import Session
+
+from .conftest import SHARED_FIXTURES
+from .test_lazy_text import eager, generate, jsonl_logs
+
+# README, "How tokens are counted": the bound on a timeline point of 1,000 tokens or more.
+DEFAULT_BOUND = 0.05  # with the calibration as shipped, on the real sessions
+STRESSED_BOUND = 0.15  # calibrated on 4,000 characters a category, every text of 100 or more estimated
+POINT_MIN_TOKENS = 1000
+REAL_LOGS = [p for p in jsonl_logs() if SHARED_FIXTURES in p.parents]
+
+
+@pytest.fixture
+def no_cache(monkeypatch, tmp_path):
+    monkeypatch.setenv("CTXTOP_NO_CACHE", "1")
+
+
+@pytest.fixture
+def stressed(monkeypatch):
+    """Estimates everywhere they are allowed, so that the comparison has something to compare."""
+    monkeypatch.setattr(accounting, "SHORT_CHARS", 100)
+    monkeypatch.setattr(estimate, "CALIBRATION_CHARS", 4000)
+
+
+def window_counts(window) -> tuple:
+    return ({name: (t.tokens, t.blocks) for name, t in window.totals.items()},
+            [(item.entry.index, item.position, item.tokens, item.estimated, item.cleared) for item in window.blocks],
+            window.harness)
+
+
+def worst_error(estimated: Session, exact: Session) -> float:
+    errors = [abs(a.total - b.total) / b.total for a, b in zip(estimated.timeline(), exact.timeline(), strict=True)
+              if b.total >= POINT_MIN_TOKENS]
+    return max(errors, default=0.0)
+
+
+def assert_windows_equal(estimated: Session, exact: Session, messages) -> None:
+    for message in messages:
+        assert window_counts(estimated.window_at(message)) == window_counts(exact.window_at(message)), f"message {message}"
+
+
+@pytest.mark.skipif(not REAL_LOGS, reason=f"shared fixtures not found at {SHARED_FIXTURES}")
+@pytest.mark.parametrize("path", REAL_LOGS, ids=lambda p: f"{p.parent.name}/{p.name[:40]}")
+def test_every_window_shown_is_exact_and_the_history_within_the_bound(path, no_cache, stressed):
+    exact = eager(path)
+    estimated = Session.open(path)
+    assert worst_error(estimated, exact) <= STRESSED_BOUND
+    # Every message's window, in an order that also goes back to windows a kept replay holds.
+    messages = list(range(estimated.message_count, -1, -1)) + list(range(0, estimated.message_count + 1, 7))
+    assert_windows_equal(estimated, exact, messages)
+    assert estimated.accounting.rough_blocks == 0 or estimated.rough_before(None)
+
+
+@pytest.mark.skipif(not REAL_LOGS, reason=f"shared fixtures not found at {SHARED_FIXTURES}")
+def test_the_real_session_with_a_compaction_is_estimated_within_the_bound_as_shipped(no_cache):
+    path = SHARED_FIXTURES / "claude-code" / "marot_258c7280-ae70-4798-800f-63464d01a85d.jsonl"
+    exact, estimated = eager(path), Session.open(path)
+    assert estimated.accounting.rough_blocks > 0, "nothing was estimated: the test would prove nothing"
+    assert worst_error(estimated, exact) <= DEFAULT_BOUND
+    assert_windows_equal(estimated, exact, [None, 1, estimated.message_count // 2])
+
+
+def test_a_generated_session_shows_exact_windows_labels_its_history_and_keeps_both_in_its_index(tmp_path, monkeypatch, stressed):
+    log = tmp_path / "session.jsonl"
+    generate(log, "claude-code", 9.0, seed=3)  # past the size from which an index is saved, with compactions
+    monkeypatch.setenv("CTXTOP_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.delenv("CTXTOP_NO_CACHE", raising=False)
+    exact = eager(log)
+    first = Session.open(log)
+    assert first.accounting.rough_blocks > 0
+    assert worst_error(first, exact) <= STRESSED_BOUND
+    middle = first.message_count // 2
+    snapshot = build_snapshot(first, middle, window=first.window_at(middle), session_tools=True)
+    assert snapshot["history_estimated"] is True
+    # Said where it is shown: the session's tool table in Markdown, the timeline in HTML.
+    assert "over the session up to message" in render_markdown(snapshot) and ", ≈ estimated" in render_markdown(snapshot)
+    assert "≈ Estimated: the history" in render_html(snapshot, [], [])
+    assert window_counts(first.window_at(middle)) == window_counts(exact.window_at(middle))
+    # Opened again from its saved index: the estimates are still known as such, and made exact when shown.
+    again = Session.open(log)
+    assert again.from_index > 0
+    assert again.accounting.rough_blocks > 0
+    assert_windows_equal(again, exact, [None, middle, middle // 3])
+    assert [p.total for p in again.timeline()][: middle // 3] == [p.total for p in first.timeline()][: middle // 3]
+
+
+def test_a_short_log_is_counted_exactly_throughout(no_cache):
+    path = jsonl_logs()[0]
+    session = Session.open(path)
+    assert session.accounting.rough_blocks == 0 and not session.rough_before(None)
+    assert build_snapshot(session, None)["history_estimated"] is False
+
+
+async def test_the_tuis_timeline_marks_estimated_counts_on_its_scale():
+    from textual.app import App, ComposeResult
+
+    from ctxtop.tui.widgets.timeline import Timeline
+
+    session = eager(jsonl_logs()[0])
+
+    class Chart(App):
+        def compose(self) -> ComposeResult:
+            yield Timeline()
+
+    async with Chart().run_test(size=(80, 12)) as pilot:
+        chart = pilot.app.query_one(Timeline)
+        chart.set_position(session.message_count, session.message_count)
+        chart.set_data(session.timeline(), 8000)
+        assert "≈" not in chart.render().plain
+        chart.set_data(session.timeline(), 8000, estimated=True)
+        assert chart.render().plain.lstrip().startswith("≈")
