@@ -31,7 +31,7 @@ from ctxtop.context.window.session import Session
 from ctxtop.context.window.subagents import find_subagent
 from ctxtop.context.window.tokens import DEFAULT_ENCODING
 from ctxtop.parsers.registry import PARSERS
-from ctxtop.tui.commands import replay_compaction
+from ctxtop.tui.commands import fleet, replay_compaction
 from ctxtop.tui.demo import DEMO_WINDOW, demo_path
 from ctxtop.tui.discover import agent_session_roots, is_session_folder, resolve_session
 from ctxtop.tui.errors import USER_ERRORS, UsageError
@@ -180,6 +180,8 @@ def build_parser() -> dict[str, argparse.ArgumentParser]:
     watch.add_argument("--poll", type=_positive_float, metavar="SECONDS", help="poll every SECONDS instead of file events (network filesystems)")
     parsers["watch"] = watch
 
+    parsers["audit"] = fleet.build(Parser, _positive_int)
+
     formats = Parser(prog="ctxtop formats", description="List the log formats ctxtop reads and where agents keep them.")
     parsers["formats"] = formats
     return parsers
@@ -196,6 +198,7 @@ def _commands_epilog() -> str:
         "  ctxtop preview PATH      what each compaction strategy would drop, side by side\n"
         "  ctxtop watch PATH        follow a running agent's log headless, a line per update\n"
         "  ctxtop replay-compaction PATH --compaction K --summarizer CMD   audit your summarizer on a real compaction\n"
+        "  ctxtop audit PATH… --out DIR   audit many sessions into Parquet tables and a report\n"
         "  ctxtop formats           list supported log formats"
     )
 
@@ -440,6 +443,7 @@ COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
     "watch": run_watch,
     "formats": run_formats,
     "replay-compaction": replay_compaction.run,
+    "audit": fleet.run,
 }
 
 
