@@ -10,7 +10,6 @@ from __future__ import annotations
 import logging
 import multiprocessing
 import os
-import sys
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from concurrent.futures.process import BrokenProcessPool
@@ -20,7 +19,7 @@ from ctxtop.context.fleet.session import SessionAudit
 from ctxtop.tui.commands.fleet.extra import need
 from ctxtop.tui.commands.fleet.worker import Task, audit_task
 
-# A worker process is replaced after this many sessions: what a big log left allocated goes with it.
+# Worker processes are replaced after about this many sessions each: what a big log left allocated goes with them.
 TASKS_PER_WORKER = 50
 WORKER_DIED = "the worker process auditing it died (out of memory?)"
 DASK_FAILED = "the Dask worker auditing it failed"
@@ -35,13 +34,18 @@ def run_local(tasks: Sequence[Task], jobs: int) -> Iterator[SessionAudit]:
             yield audit_task(task)
         return
     lost: list[Task] = []
-    with _pool(min(jobs, len(tasks))) as pool:
-        futures = {pool.submit(audit_task, task): task for task in tasks}
-        for future in as_completed(futures):
-            try:
-                yield future.result()
-            except BrokenProcessPool:
-                lost.append(futures[future])
+    # A fresh pool every ``jobs × TASKS_PER_WORKER`` sessions bounds what a worker accumulates. (Not
+    # max_tasks_per_child: a pool using it stops replacing its workers on CPython 3.11 to 3.14, gh-115634.)
+    batch = jobs * TASKS_PER_WORKER
+    for start in range(0, len(tasks), batch):
+        part = tasks[start : start + batch]
+        with _pool(min(jobs, len(part))) as pool:
+            futures = {pool.submit(audit_task, task): task for task in part}
+            for future in as_completed(futures):
+                try:
+                    yield future.result()
+                except BrokenProcessPool:
+                    lost.append(futures[future])
     for task in lost:  # alone in a process of its own: only the session that kills a worker is lost
         with _pool(1) as pool:
             try:
@@ -64,9 +68,6 @@ def _pool(workers: int) -> ProcessPoolExecutor:
         context.set_forkserver_preload(["ctxtop.tui.commands.fleet.worker"])
     # The fork server keeps the environment it started with: ctxtop's own settings (the cache folder…) are handed on.
     settings = {name: value for name, value in os.environ.items() if name.startswith("CTXTOP_")}
-    if sys.version_info >= (3, 11):
-        return ProcessPoolExecutor(workers, mp_context=context, initializer=_worker_environment, initargs=(settings,),
-                                   max_tasks_per_child=TASKS_PER_WORKER)
     return ProcessPoolExecutor(workers, mp_context=context, initializer=_worker_environment, initargs=(settings,))
 
 
