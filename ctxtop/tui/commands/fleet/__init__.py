@@ -100,10 +100,15 @@ def run(args: argparse.Namespace) -> int:
         digests[found.name] = digest
         tasks.append(Task(found.name, digest, settings, url=found.url, storage_options=options if found.url else {}))
     engine = dask_engine(args.scheduler) if args.engine == "dask" else run_local
-    for result in engine(tasks, args.jobs):
+    progress = sys.stderr.isatty()
+    for done, result in enumerate(engine(tasks, args.jobs), 1):
         results.append(result)
         if result.path in digests and not lost_by_engine(result):
             store.put(digests[result.path], result)
+        if progress:
+            print(f"\rctxtop: audited {done:,} / {len(tasks):,}", end="", file=sys.stderr, flush=True)
+    if progress and tasks:
+        print("\r\033[K", end="", file=sys.stderr, flush=True)
     if not results:
         raise UsageError(f"no session log found in {', '.join(one_line(p, 100) for p in paths)}")
     write_outputs(results, args.out, options, reused)

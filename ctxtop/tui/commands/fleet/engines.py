@@ -20,7 +20,7 @@ from ctxtop.tui.commands.fleet.extra import need
 from ctxtop.tui.commands.fleet.worker import Task, audit_task
 
 # Worker processes are replaced after about this many sessions each: what a big log left allocated goes with them.
-TASKS_PER_WORKER = 50
+TASKS_PER_WORKER = 100
 WORKER_DIED = "the worker process auditing it died (out of memory?)"
 DASK_FAILED = "the Dask worker auditing it failed"
 
@@ -60,12 +60,12 @@ def lost_by_engine(result: SessionAudit) -> bool:
 
 
 def _pool(workers: int) -> ProcessPoolExecutor:
-    # forkserver: each worker starts from a clean process that has ctxtop imported (fork would copy
-    # this one's state; spawn would import everything again for every replaced worker).
+    # forkserver: each worker starts from a clean process that has ctxtop imported and the tokenizer
+    # loaded (fork would copy this one's state; spawn would load everything again for every worker).
     method = "forkserver" if "forkserver" in multiprocessing.get_all_start_methods() else "spawn"
     context: Any = multiprocessing.get_context(method)
     if method == "forkserver":
-        context.set_forkserver_preload(["ctxtop.tui.commands.fleet.worker"])
+        context.set_forkserver_preload(["ctxtop.tui.commands.fleet.warm"])
     # The fork server keeps the environment it started with: ctxtop's own settings (the cache folder…) are handed on.
     settings = {name: value for name, value in os.environ.items() if name.startswith("CTXTOP_")}
     return ProcessPoolExecutor(workers, mp_context=context, initializer=_worker_environment, initargs=(settings,))
