@@ -6,6 +6,7 @@ the shared fixtures when present, and a garbage file), and the results are read 
 
 from __future__ import annotations
 
+import os
 import shutil
 import socket
 import sys
@@ -37,6 +38,9 @@ def fleet(tmp_path):
     shutil.copy(DATA / "claude_compact.jsonl", folder / "deep" / "er" / "claude_compact.jsonl")
     (folder / "garbage.jsonl").write_bytes(b"\x00\xff not a log \x1b[31m at all\n" * 10)
     (folder / "notes.txt").write_text("not a log name: never looked at")
+    os.mkfifo(folder / "live.jsonl")  # not a regular file: never opened (a read would wait for a writer)
+    for session_folder in ("cline_task", "openhands_v1", "opencode_storage"):  # sessions kept as folders of files
+        shutil.copytree(DATA / session_folder, folder / "folders" / session_folder)
     if SHARED_FIXTURES.is_dir():
         shutil.copytree(SHARED_FIXTURES, folder / "fixtures")
     return folder
@@ -58,11 +62,15 @@ def test_a_folder_of_sessions_gives_a_row_each_and_names_the_garbage(fleet, tmp_
     assert code == 0 and stdout == ""
     assert sorted(p.name for p in out.iterdir()) == ["compactions.parquet", "report.html", "report.md", "sessions.parquet", "skipped"]
     sessions = read_parquet(out / "sessions.parquet")
-    # Ours (3), and the fixtures' 21 logs: SOURCES.md is no log name, and the 2 sub-agent transcripts belong to their session.
-    assert len(sessions) == len({r["path"] for r in sessions}) == 3 + (21 if SHARED_FIXTURES.is_dir() else 0)
+    # Ours (3 files, 3 folders), and the fixtures' 21 logs: SOURCES.md is no log name, and the 2 sub-agent
+    # transcripts belong to their session.
+    assert len(sessions) == len({r["path"] for r in sessions}) == 6 + (21 if SHARED_FIXTURES.is_dir() else 0)
     assert list(sessions[0]) == list(SESSION_COLUMNS)
     assert not any("/subagents/" in r["path"] for r in sessions)
     rows = rows_by_name(out)
+    assert (rows["cline_task"]["format"], rows["openhands_v1"]["format"], rows["opencode_storage"]["format"]) == (
+        "cline", "openhands-events", "opencode")
+    assert "live.jsonl" not in rows
 
     demo = rows["demo_session.jsonl"]
     assert (demo["rules"], demo["rules_kept_at_end"], demo["retention"], demo["violations"]) == (3, 0, 0.0, 3)
@@ -93,7 +101,9 @@ def test_a_folder_of_sessions_gives_a_row_each_and_names_the_garbage(fleet, tmp_
     report = (out / "report.md").read_text()
     assert "garbage.jsonl" in report and "not a session log ctxtop knows" in report and "\x1b" not in report
     assert f"`ctxtop {fleet / 'demo_session.jsonl'} --at 204`" in report
-    assert "| constraint evaporation | 2 |" in report  # the demo's first compaction, and claude_compact's
+    evaporated = sum(r["constraint_evaporation"] for r in sessions)
+    assert evaporated >= 2  # the demo's first compaction, and claude_compact's
+    assert f"| constraint evaporation | {evaporated} |" in report  # the report sums the table
     html = (out / "report.html").read_text()
     assert "garbage.jsonl" in html and "constraint evaporation" in html and "default-src 'none'" in html
     assert f"{len(sessions)} session(s) audited, 1 skipped; 0 result(s) reused" in err
@@ -147,6 +157,10 @@ def test_bad_arguments_and_a_missing_extra_are_one_line(tmp_path, capsys, monkey
     code, _, err = audit(capsys, tmp_path / "nothing-here", "--out", tmp_path / "out")
     assert code == 0 and "0 session(s) audited, 1 skipped" in err  # a PATH that does not exist is a skipped entry, not a crash
     assert "no such file or folder" in (tmp_path / "out" / "skipped").read_text()
+    fifo = tmp_path / "pipe.jsonl"
+    os.mkfifo(fifo)
+    code, _, err = audit(capsys, fifo, "--out", tmp_path / "o1")  # named on its own: never opened, so never waited on
+    assert code == 0 and "pipe.jsonl\tnot a regular file" in (tmp_path / "o1" / "skipped").read_text()
     code, _, err = audit(capsys, DATA / CODEX_KEEPS, "--out", tmp_path / "o2", "--storage-option", "novalue")
     assert code == 2 and err.count("\n") == 1 and "KEY=VALUE" in err
     code, _, err = audit(capsys, DATA / CODEX_KEEPS, "--out", tmp_path / "o3", "--scheduler", "tcp://127.0.0.1:1")

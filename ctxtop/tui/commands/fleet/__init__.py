@@ -152,7 +152,10 @@ def write_outputs(results: list[SessionAudit], out: str, options: dict[str, Any]
         (staged / "report.html").write_text(render_html(summary), encoding="utf-8")
         files = [staged / name for name in OUTPUTS]
         if remote:
-            upload(files, out, options)
+            try:
+                upload(files, out, options)
+            except Exception as exc:  # noqa: BLE001 - credentials, a missing bucket…: one line
+                raise UsageError(f"cannot write {one_line(out, 200)}: {type(exc).__name__}: {one_line(str(exc), 200)}") from None
         else:
             assert target is not None
             for file in files:  # staged in the folder itself: each replaced atomically

@@ -48,8 +48,10 @@ def find_sessions(paths: list[str], options: Mapping[str, Any]) -> Iterator[Foun
 def _local(path: Path) -> Iterator[Found]:
     if not path.exists():
         yield Found(str(path), problem="no such file or folder")
-    elif not path.is_dir():
+    elif path.is_file():
         yield Found(str(path))
+    elif not path.is_dir():
+        yield Found(str(path), problem="not a regular file")  # a FIFO would block the read for ever
     elif _is_session_folder(path, os.listdir(path)):
         yield Found(str(path))
     else:
