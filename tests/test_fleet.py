@@ -238,3 +238,18 @@ def test_the_fleet_extra_is_imported_only_when_an_audit_needs_it():
             "print(','.join(m for m in ('duckdb', 'dask', 'distributed', 'fsspec', 's3fs') if m in sys.modules))")
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert result.stdout.strip() == ""
+
+
+def test_every_kind_of_bad_file_is_skipped_with_its_reason_and_damaged_logs_are_audited(tmp_path, capsys):
+    from .test_bad_input import BAD_FILES, DAMAGED
+
+    folder = tmp_path / "bad"
+    folder.mkdir()
+    for name, data in {**BAD_FILES, **DAMAGED}.items():
+        (folder / f"{name}.jsonl").write_bytes(data)
+    code, _, err = audit(capsys, folder, "--out", tmp_path / "out")
+    assert code == 0 and "Traceback" not in err
+    assert sorted(rows_by_name(tmp_path / "out")) == sorted(f"{name}.jsonl" for name in DAMAGED)
+    skipped = dict(line.split("\t") for line in (tmp_path / "out" / "skipped").read_text().splitlines())
+    assert sorted(skipped) == sorted(str(folder / f"{name}.jsonl") for name in BAD_FILES)
+    assert all(reason and "internal error" not in reason for reason in skipped.values()), skipped
