@@ -181,6 +181,18 @@ def test_the_dask_engine_gives_the_same_rows(fleet, tmp_path, capsys):
     assert (tmp_path / "local" / "skipped").read_text() == (tmp_path / "dask" / "skipped").read_text()
 
 
+def test_the_dask_engine_uses_an_existing_cluster(fleet, tmp_path, capsys):
+    distributed = pytest.importorskip("distributed")
+    assert audit(capsys, fleet / CODEX_KEEPS, fleet / "demo_session.jsonl", "--out", tmp_path / "local")[0] == 0
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=True, dashboard_address=None) as cluster:
+        with distributed.Client(cluster) as client:
+            code, _, err = audit(capsys, fleet / CODEX_KEEPS, fleet / "demo_session.jsonl", "--out", tmp_path / "dask",
+                                 "--engine", "dask", "--scheduler", cluster.scheduler_address, "--no-reuse")
+            assert code == 0, err
+            assert sum(client.run(lambda: 1).values()) == 1  # the cluster is still up: the run left it as it found it
+    assert read_parquet(tmp_path / "local" / "sessions.parquet") == read_parquet(tmp_path / "dask" / "sessions.parquet")
+
+
 def _free_port() -> int:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
