@@ -52,6 +52,7 @@ def summarize(sessions: Sequence[Row], compactions: Sequence[Row], skipped: Sequ
         "unsupported_claims": sum(r["unsupported_claims"] for r in sessions),
         "cache_rewrite_tokens": sum(r["cache_rewrite_tokens"] for r in sessions),
         "cache_rewrite_usd": sum(usd) if usd else None,
+        "priced_compactions": sum(1 for c in compactions if c["cost_usd"] is not None),
         "modes": [{"mode": mode, "compactions": count, "share": count / found if found else None,
                    "of_compactions": count / total_compactions if total_compactions else None} for mode, count in mode_counts.items()],
         "groups": _groups(sessions),
@@ -161,9 +162,15 @@ def _totals(s: dict[str, Any]) -> list[tuple[str, str]]:
         ("tool calls", f"{s['tool_calls']:,} ({s['tool_errors']:,} failed)"),
         ("unsupported claims in summaries", _n(s["unsupported_claims"])),
         ("cache re-write tokens after compactions", _n(s["cache_rewrite_tokens"])),
-        ("compaction cost (USD, with the estimated summarizing calls)",
-         f"{s['cache_rewrite_usd']:,.2f}" if s["cache_rewrite_usd"] is not None else "— (no priced model)"),
+        ("compaction cost (USD, with the estimated summarizing calls)", _cost(s)),
     ]
+
+
+def _cost(s: dict[str, Any]) -> str:
+    if s["cache_rewrite_usd"] is None:
+        return "— (no compaction could be priced)"
+    return (f"{s['cache_rewrite_usd']:,.2f} ({s['priced_compactions']:,} of {s['compactions']:,} compactions priced; "
+            "the others: a model without a price, or no cache figures in the log)")
 
 
 # --- HTML ---------------------------------------------------------------------------------------
