@@ -31,14 +31,17 @@ TARGET_WORKER_MB = 400
 COMPACT_AT = {"claude-code": 30_000, "codex": 40_000}
 
 
-def _high_water_marks(root: int) -> dict[int, int]:
-    """VmHWM (kB) of ``root`` and every process below it."""
+def _high_water_marks(root: int, cpu: dict[int, int]) -> dict[int, int]:
+    """VmHWM (kB) of ``root`` and every process below it; their CPU time so far (ticks) goes into ``cpu``."""
     parents: dict[int, int] = {}
+    ticks: dict[int, int] = {}
     for entry in os.listdir("/proc"):
         if entry.isdigit():
             try:
                 with open(f"/proc/{entry}/stat") as stat:
-                    parents[int(entry)] = int(stat.read().rsplit(")", 1)[1].split()[1])
+                    fields = stat.read().rsplit(")", 1)[1].split()
+                parents[int(entry)] = int(fields[1])
+                ticks[int(entry)] = int(fields[11]) + int(fields[12])  # utime + stime
             except (OSError, ValueError, IndexError):
                 continue
     tree, frontier = {root}, [root]
@@ -48,6 +51,8 @@ def _high_water_marks(root: int) -> dict[int, int]:
             if ppid == parent and pid not in tree:
                 tree.add(pid)
                 frontier.append(pid)
+    for pid in tree:
+        cpu[pid] = max(cpu.get(pid, 0), ticks.get(pid, 0))
     marks = {}
     for pid in tree:
         try:
@@ -60,16 +65,20 @@ def _high_water_marks(root: int) -> dict[int, int]:
     return marks
 
 
-def timed_run(argv: list[str], env: dict[str, str]) -> tuple[float, int, int, str]:
-    """(seconds, main process peak MB, largest worker peak MB, stderr) of one `ctxtop audit`."""
+def timed_run(argv: list[str], env: dict[str, str]) -> tuple[float, int, int, str, float, float]:
+    """(seconds, main process peak MB, largest worker peak MB, stderr, CPU seconds of all its processes, the
+    share of the machine's CPU other programs used meanwhile) of one `ctxtop audit` (CPU sampled every 0.1 s:
+    a worker's last tenth of a second may be missed)."""
     started = time.perf_counter()
+    machine_before = _machine_ticks()
     process = subprocess.Popen(argv, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     peaks: dict[int, int] = {}
+    cpu: dict[int, int] = {}
     done = threading.Event()
 
     def watch() -> None:
         while not done.is_set():
-            for pid, mark in _high_water_marks(process.pid).items():
+            for pid, mark in _high_water_marks(process.pid, cpu).items():
                 peaks[pid] = max(peaks.get(pid, 0), mark)
             time.sleep(0.1)
 
@@ -77,6 +86,7 @@ def timed_run(argv: list[str], env: dict[str, str]) -> tuple[float, int, int, st
     watcher.start()
     _, err = process.communicate()
     seconds = time.perf_counter() - started
+    busy, total = (after - before for after, before in zip(_machine_ticks(), machine_before))
     done.set()
     watcher.join()
     if process.returncode != 0:
@@ -84,7 +94,16 @@ def timed_run(argv: list[str], env: dict[str, str]) -> tuple[float, int, int, st
     main_mb = peaks.pop(process.pid, 0) // 1024
     # The fork server holds ctxtop imported and nothing else; the workers are what grow.
     worker_mb = max(peaks.values(), default=0) // 1024
-    return seconds, main_mb, worker_mb, err.strip()
+    ours = sum(cpu.values())
+    return seconds, main_mb, worker_mb, err.strip(), ours / os.sysconf("SC_CLK_TCK"), max(0, busy - ours) / total if total else 0.0
+
+
+def _machine_ticks() -> tuple[int, int]:
+    """(busy, all) CPU ticks of the whole machine since boot, from /proc/stat."""
+    with open("/proc/stat") as stat:
+        values = [int(v) for v in stat.readline().split()[1:]]
+    idle = values[3] + values[4]  # idle, iowait
+    return sum(values) - idle, sum(values)
 
 
 def main() -> None:
@@ -114,14 +133,18 @@ def main() -> None:
             ("second run, nothing changed", f"{second[0]:.1f} s", f"≤ {TARGET_SECOND_SECONDS} s", second[0] / TARGET_SECOND_SECONDS),
             ("peak RSS, largest worker", f"{first[2]} MB", f"≤ {TARGET_WORKER_MB} MB", first[2] / TARGET_WORKER_MB),
             ("peak RSS, main process (first / second run)", f"{first[1]} / {second[1]} MB", "—", None),
+            ("CPU time of the first run, all processes", f"{first[4]:.1f} s", "—", None),
+            # Below 1: the workers waited for a core (another program had it), not for each other's work.
+            (f"share of {args.jobs} cores the first run got", f"{first[4] / (first[0] * args.jobs):.0%}", "—", None),
+            ("share of the machine other programs used meanwhile", f"{first[5]:.0%}", "—", None),
         ]
         print(f"\n{args.sessions:,} sessions of ~{args.mb:g} MB ({total / 1e6:,.0f} MB), --jobs {args.jobs}, "
               f"Python {sys.version.split()[0]}, {os.cpu_count()} CPUs")
         print(f"first:  {first[3]}\nsecond: {second[3]}\n")
-        print(f"| {'measurement':<45} | {'figure':>14} | {'target':>9} | ratio |")
-        print(f"|{'-' * 47}|{'-' * 16}|{'-' * 11}|-------|")
+        print(f"| {'measurement':<52} | {'figure':>14} | {'target':>9} | ratio |")
+        print(f"|{'-' * 54}|{'-' * 16}|{'-' * 11}|-------|")
         for label, figure, target, ratio in rows:
-            print(f"| {label:<45} | {figure:>14} | {target:>9} | {f'{ratio:.2f}' if ratio is not None else '—':>5} |")
+            print(f"| {label:<52} | {figure:>14} | {target:>9} | {f'{ratio:.2f}' if ratio is not None else '—':>5} |")
 
 
 if __name__ == "__main__":
