@@ -265,3 +265,26 @@ def test_every_kind_of_bad_file_is_skipped_with_its_reason_and_damaged_logs_are_
     skipped = dict(line.split("\t") for line in (tmp_path / "out" / "skipped").read_text().splitlines())
     assert sorted(skipped) == sorted(str(folder / f"{name}.jsonl") for name in BAD_FILES)
     assert all(reason and "internal error" not in reason for reason in skipped.values()), skipped
+
+
+def test_pins_are_tracked_in_every_session_and_a_changed_pins_file_audits_again(tmp_path, capsys):
+    folder = tmp_path / "two"
+    folder.mkdir()
+    shutil.copy(demo_path(), folder / "demo_session.jsonl")
+    shutil.copy(DATA / CODEX_KEEPS, folder / CODEX_KEEPS)
+    pins = tmp_path / "pins.toml"
+    pins.write_text('[[pin]]\nid = "no-force-push"\ntext = "Never force-push a shared branch."\n', encoding="utf-8")
+    code, _, err = audit(capsys, folder, "--out", tmp_path / "out", "--pins", pins)
+    assert code == 0, err
+    rows = rows_by_name(tmp_path / "out")
+    # The pin joins the detected rules; no session states it, so none keeps it.
+    assert (rows["demo_session.jsonl"]["rules"], rows["demo_session.jsonl"]["rules_kept_at_end"]) == (4, 0)
+    assert (rows[CODEX_KEEPS]["rules"], rows[CODEX_KEEPS]["rules_kept_at_end"], rows[CODEX_KEEPS]["retention"]) == (3, 2, round(2 / 3, 6))
+    assert audit(capsys, folder, "--out", tmp_path / "out", "--pins", pins)[2].count("2 result(s) reused") == 1
+    pins.write_text('[[pin]]\ntext = "Error codes must keep the ERR_ prefix."\n', encoding="utf-8")  # stated in the Codex session
+    code, _, err = audit(capsys, folder, "--out", tmp_path / "out", "--pins", pins)
+    assert code == 0 and "0 result(s) reused from an earlier run, 2 read anew" in err
+    assert rows_by_name(tmp_path / "out")[CODEX_KEEPS]["retention"] == 1.0
+    pins.write_text("[[pin]\n", encoding="utf-8")
+    code, _, err = audit(capsys, folder, "--out", tmp_path / "out2", "--pins", pins)
+    assert code == 2 and err.count("\n") == 1 and not (tmp_path / "out2").exists()
