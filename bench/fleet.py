@@ -23,12 +23,13 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from generate import generate  # noqa: E402
+import generate  # noqa: E402
 
 TARGET_FIRST_SECONDS_PER_1000 = 120
 TARGET_SECOND_SECONDS = 10
 TARGET_WORKER_MB = 400
-COMPACT_AT = {"claude-code": 30_000, "codex": 40_000}
+# Sessions of ~1 MB compact two to four times: the agents' thresholds, lowered to a 1 MB session's scale.
+generate.CLAUDE_COMPACT_AT, generate.CODEX_COMPACT_AT = 30_000, 40_000
 
 
 def _high_water_marks(root: int, cpu: dict[int, int]) -> dict[int, int]:
@@ -120,7 +121,7 @@ def main() -> None:
         for number in range(args.sessions):
             log_format = "claude-code" if number % 2 == 0 else "codex"
             name = f"{log_format}-{number:05d}.jsonl"
-            total += generate(folder / name, log_format, args.mb, seed=number + 1, compact_at=COMPACT_AT[log_format])
+            total += generate.generate(folder / name, log_format, args.mb, seed=number + 1)
         print(f"generated {args.sessions:,} sessions, {total / 1e6:,.0f} MB, in {time.perf_counter() - started:.0f} s", file=sys.stderr)
         env = {**os.environ, "CTXTOP_CACHE_DIR": str(cache)}
         env.pop("CTXTOP_NO_CACHE", None)

@@ -108,7 +108,12 @@ def _timestamp(n: int) -> str:
     return (_START + timedelta(seconds=n * 7)).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
-def claude_code_lines(seed: int, compact_at: int = 160_000):
+# Where each agent compacts (prompt tokens); bench/fleet.py lowers them for small sessions that compact.
+CLAUDE_COMPACT_AT = 160_000
+CODEX_COMPACT_AT = 240_000
+
+
+def claude_code_lines(seed: int):
     rng = random.Random(seed)
     n, prompt, parent = 0, 4000, None
     session = _uuid(rng)
@@ -148,14 +153,14 @@ def claude_code_lines(seed: int, compact_at: int = 160_000):
         yield record("assistant", message={"id": _api_id(rng, "msg_01"), "role": "assistant", "model": "claude-sonnet-4-5",
                                             "content": [{"type": "text", "text": _text(rng, 30)}],
                                             "usage": {"input_tokens": 10, "cache_read_input_tokens": prompt, "output_tokens": 40}})
-        if prompt > compact_at:  # auto-compact, as Claude Code would
+        if prompt > CLAUDE_COMPACT_AT:  # auto-compact, as Claude Code would
             yield record("system", subtype="compact_boundary", content="Conversation compacted",
                          compactMetadata={"trigger": "auto", "preTokens": prompt})
             yield record("user", isCompactSummary=True, message={"role": "user", "content": _summary(rng, 300)})
             prompt = 6000
 
 
-def codex_lines(seed: int, compact_at: int = 240_000):
+def codex_lines(seed: int):
     rng = random.Random(seed)
     yield json.dumps({"timestamp": _timestamp(0), "type": "session_meta", "payload": {"id": _uuid(rng), "cwd": "/w"}}) + "\n"
     total = 4000
@@ -172,7 +177,7 @@ def codex_lines(seed: int, compact_at: int = 240_000):
         yield json.dumps({"timestamp": _timestamp(n), "type": "event_msg", "payload": {
             "type": "token_count", "info": {"last_token_usage": {"input_tokens": total, "output_tokens": 50},
                                             "total_token_usage": {"input_tokens": total * n}, "model_context_window": 272000}}}) + "\n"
-        if total > compact_at:  # local compaction, as Codex does near 90% of its window
+        if total > CODEX_COMPACT_AT:  # local compaction, as Codex does near 90% of its window
             # Recent user messages, then the summary as a last user message (Codex's build_compacted_history).
             summary = _summary(rng, 200)
             replacement = [{"type": "message", "role": "user", "content": [{"type": "input_text", "text": text}]}
@@ -186,10 +191,9 @@ def codex_lines(seed: int, compact_at: int = 240_000):
 GENERATORS = {"claude-code": claude_code_lines, "codex": codex_lines}
 
 
-def generate(path: Path, format: str, megabytes: float, seed: int = 1, compact_at: int | None = None) -> int:
-    """Write a session of about ``megabytes`` MB (compacted when the prompt passes ``compact_at`` tokens,
-    default as the agent would); returns its size in bytes."""
-    source = GENERATORS[format](seed) if compact_at is None else GENERATORS[format](seed, compact_at)
+def generate(path: Path, format: str, megabytes: float, seed: int = 1) -> int:
+    """Write a session of about ``megabytes`` MB; returns its size in bytes."""
+    source = GENERATORS[format](seed)
     with open(path, "w", encoding="utf-8") as handle:
         while handle.tell() < megabytes * 1_000_000:
             handle.write(next(source))
