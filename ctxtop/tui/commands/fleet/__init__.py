@@ -17,23 +17,20 @@ import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from ctxtop.context.fleet.columns import COMPACTION_COLUMNS, SESSION_COLUMNS
-from ctxtop.context.fleet.report import render_html, render_markdown, summarize
-from ctxtop.context.fleet.reuse import ResultStore, content_digest
-from ctxtop.context.fleet.session import AuditSettings, SessionAudit
 from ctxtop.context.output.sanitize import one_line
-from ctxtop.context.rules.pins import load_pins
 from ctxtop.context.window.tokens import DEFAULT_ENCODING
 from ctxtop.parsers.registry import PARSERS
-from ctxtop.tui.commands.fleet.engines import dask_engine, lost_by_engine, run_local
-from ctxtop.tui.commands.fleet.extra import need
-from ctxtop.tui.commands.fleet.inputs import Found, find_sessions
-from ctxtop.tui.commands.fleet.storage import is_url, local_path, parse_options, upload
-from ctxtop.tui.commands.fleet.worker import Task
 from ctxtop.tui.discover import agent_session_roots
 from ctxtop.tui.errors import UsageError
+
+if TYPE_CHECKING:
+    from ctxtop.context.fleet.session import SessionAudit
+    from ctxtop.tui.commands.fleet.inputs import Found
+
+# The rest is imported when an audit runs: every other command starts without it (multiprocessing and
+# the fleet's modules are some 20 ms of each start).
 
 OUTPUTS = ("sessions.parquet", "compactions.parquet", "skipped", "report.md", "report.html")
 
@@ -64,6 +61,15 @@ def build(parser_type: type[argparse.ArgumentParser], positive_int: Callable[[st
 
 
 def run(args: argparse.Namespace) -> int:
+    from ctxtop.context.fleet.reuse import ResultStore, content_digest
+    from ctxtop.context.fleet.session import AuditSettings, SessionAudit
+    from ctxtop.context.rules.pins import load_pins
+    from ctxtop.tui.commands.fleet.engines import dask_engine, lost_by_engine, run_local
+    from ctxtop.tui.commands.fleet.extra import need
+    from ctxtop.tui.commands.fleet.inputs import Found, find_sessions
+    from ctxtop.tui.commands.fleet.storage import parse_options
+    from ctxtop.tui.commands.fleet.worker import Task
+
     started = time.monotonic()
     need("duckdb")  # before any work: the tables cannot be written without it
     if args.scheduler and args.engine != "dask":
@@ -129,6 +135,9 @@ def _unique(found: Any) -> list[Found]:
 
 def write_outputs(results: list[SessionAudit], out: str, options: dict[str, Any], reused: int) -> None:
     """The five outputs into ``out`` (a folder, made if need be, or a URL), each replaced whole."""
+    from ctxtop.context.fleet.columns import COMPACTION_COLUMNS, SESSION_COLUMNS
+    from ctxtop.context.fleet.report import render_html, render_markdown, summarize
+    from ctxtop.tui.commands.fleet.storage import is_url, local_path, upload
     from ctxtop.tui.commands.fleet.tables import write_parquet
 
     results = sorted(results, key=lambda r: r.path)
