@@ -32,7 +32,7 @@ from ctxtop.context.window.subagents import find_subagent
 from ctxtop.context.window.tokens import DEFAULT_ENCODING
 from ctxtop.parsers.registry import PARSERS
 from ctxtop.tui.arguments import message_number, positive_float, positive_int
-from ctxtop.tui.commands import install_hooks, replay_compaction
+from ctxtop.tui.commands import fleet, install_hooks, replay_compaction
 from ctxtop.tui.demo import DEMO_WINDOW, demo_path
 from ctxtop.tui.discover import agent_session_roots, is_session_folder, resolve_session
 from ctxtop.tui.entry import FAST_COMMANDS
@@ -159,6 +159,7 @@ def build_parser() -> dict[str, argparse.ArgumentParser]:
     parsers["watch"] = watch
 
     parsers["install-hooks"] = install_hooks.build(Parser)
+    parsers["audit"] = fleet.build(Parser, positive_int)
 
     formats = Parser(prog="ctxtop formats", description="List the log formats ctxtop reads and where agents keep them.")
     parsers["formats"] = formats
@@ -176,6 +177,7 @@ def _commands_epilog() -> str:
         "  ctxtop preview PATH      what each compaction strategy would drop, side by side\n"
         "  ctxtop watch PATH        follow a running agent's log headless, a line per update\n"
         "  ctxtop replay-compaction PATH --compaction K --summarizer CMD   audit your summarizer on a real compaction\n"
+        "  ctxtop audit PATH… --out DIR   audit many sessions into Parquet tables and a report\n"
         "  ctxtop formats           list supported log formats\n"
         "  ctxtop install-hooks     guard a running Claude Code agent: hooks and status line in its settings\n"
         "  ctxtop hook / statusline what those hooks run (a JSON payload on stdin)"
@@ -427,6 +429,7 @@ COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
     "formats": run_formats,
     "replay-compaction": replay_compaction.run,
     "install-hooks": install_hooks.run,
+    "audit": fleet.run,
 }
 
 

@@ -1,0 +1,113 @@
+"""Where the sessions are audited: in worker processes on this machine, or on a Dask cluster.
+
+Both run the same function (``worker.audit_task``) on the same tasks, so they give the same
+rows; the run sorts them. A worker that dies (killed for memory, say) costs the sessions it
+held, never the run: they are tried again one at a time, and listed as skipped if that fails too.
+"""
+
+from __future__ import annotations
+
+import logging
+import multiprocessing
+import os
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from concurrent.futures.process import BrokenProcessPool
+from typing import Any
+
+from ctxtop.context.fleet.session import SessionAudit
+from ctxtop.tui.commands.fleet.extra import need
+from ctxtop.tui.commands.fleet.worker import Task, audit_task
+
+# Worker processes are replaced after about this many sessions each: what a big log left allocated goes with them.
+TASKS_PER_WORKER = 100
+WORKER_DIED = "the worker process auditing it died (out of memory?)"
+DASK_FAILED = "the Dask worker auditing it failed"
+
+Engine = Callable[[Sequence[Task], int], Iterator[SessionAudit]]
+
+
+def run_local(tasks: Sequence[Task], jobs: int) -> Iterator[SessionAudit]:
+    """``jobs`` worker processes (1: in this process, one session at a time)."""
+    if jobs <= 1 or len(tasks) <= 1:
+        for task in tasks:
+            yield audit_task(task)
+        return
+    lost: list[Task] = []
+    # A fresh pool every ``jobs × TASKS_PER_WORKER`` sessions bounds what a worker accumulates. (Not
+    # max_tasks_per_child: a pool using it stops replacing its workers on CPython 3.11 to 3.14, gh-115634.)
+    batch = jobs * TASKS_PER_WORKER
+    for start in range(0, len(tasks), batch):
+        part = tasks[start : start + batch]
+        with _pool(min(jobs, len(part))) as pool:
+            futures = {pool.submit(audit_task, task): task for task in part}
+            for future in as_completed(futures):
+                try:
+                    yield future.result()
+                except BrokenProcessPool:
+                    lost.append(futures[future])
+    for task in lost:  # alone in a process of its own: only the session that kills a worker is lost
+        with _pool(1) as pool:
+            try:
+                yield pool.submit(audit_task, task).result()
+            except BrokenProcessPool:
+                yield SessionAudit(task.name, skipped=WORKER_DIED)
+
+
+def lost_by_engine(result: SessionAudit) -> bool:
+    """Whether the engine lost the session (a worker died) rather than the session's own audit skipping it."""
+    return result.skipped is not None and (result.skipped == WORKER_DIED or result.skipped.startswith(DASK_FAILED))
+
+
+def _pool(workers: int) -> ProcessPoolExecutor:
+    # forkserver: each worker starts from a clean process that has ctxtop imported and the tokenizer
+    # loaded (fork would copy this one's state; spawn would load everything again for every worker).
+    method = "forkserver" if "forkserver" in multiprocessing.get_all_start_methods() else "spawn"
+    context: Any = multiprocessing.get_context(method)
+    if method == "forkserver":
+        context.set_forkserver_preload(["ctxtop.tui.commands.fleet.warm"])
+    # The fork server keeps the environment it started with: ctxtop's own settings (the cache folder…) are handed on.
+    settings = {name: value for name, value in os.environ.items() if name.startswith("CTXTOP_")}
+    return ProcessPoolExecutor(workers, mp_context=context, initializer=_worker_environment, initargs=(settings,))
+
+
+def _worker_environment(settings: dict[str, str]) -> None:
+    for name in [name for name in os.environ if name.startswith("CTXTOP_") and name not in settings]:
+        del os.environ[name]
+    os.environ.update(settings)
+
+
+def dask_engine(scheduler: str | None) -> Engine:
+    """A Dask cluster: the one at ``scheduler`` (``tcp://host:8786``), or a local one of ``jobs`` worker processes."""
+
+    def run(tasks: Sequence[Task], jobs: int) -> Iterator[SessionAudit]:
+        distributed = need("distributed", "--engine dask")
+        need("dask", "--engine dask")
+        if not tasks:
+            return
+        if scheduler:
+            try:
+                client = distributed.Client(scheduler, timeout="10s")
+            except (OSError, TimeoutError) as exc:
+                from ctxtop.tui.errors import UsageError
+
+                raise UsageError(f"cannot reach the Dask scheduler at {scheduler}: {exc}") from None
+            cluster = None
+        else:
+            cluster = distributed.LocalCluster(n_workers=max(1, jobs), threads_per_worker=1, processes=True,
+                                               dashboard_address=None, silence_logs=logging.ERROR)
+            client = distributed.Client(cluster)
+        try:
+            futures = client.map(audit_task, list(tasks), pure=False)
+            names = {future.key: task.name for future, task in zip(futures, tasks)}
+            for future in distributed.as_completed(futures):
+                try:
+                    yield future.result()
+                except Exception as exc:  # noqa: BLE001 - KilledWorker and the like: that session only
+                    yield SessionAudit(names[future.key], skipped=f"{DASK_FAILED}: {type(exc).__name__}")
+        finally:
+            client.close()
+            if cluster is not None:
+                cluster.close()
+
+    return run

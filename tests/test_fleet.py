@@ -1,0 +1,291 @@
+"""`ctxtop audit`: the per-session rows, the tables, the report, reuse by content, the engines and object stores.
+
+A folder of real logs is audited (the demo, tests/data's Codex session that keeps its rules,
+the shared fixtures when present, and a garbage file), and the results are read back with DuckDB.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import sys
+
+import pytest
+
+from ctxtop.context.fleet.columns import COMPACTION_COLUMNS, SESSION_COLUMNS
+from ctxtop.context.fleet.session import audit_session
+from ctxtop.tui.cli import main
+from ctxtop.tui.demo import demo_path
+
+from .conftest import DATA, SHARED_FIXTURES
+
+duckdb = pytest.importorskip("duckdb", reason="the fleet extra is not installed")
+
+from ctxtop.tui.commands.fleet.tables import read_parquet  # noqa: E402 - after the extra is known to be there
+
+CODEX_KEEPS = "codex_local_compaction.jsonl"
+
+
+@pytest.fixture
+def fleet(tmp_path):
+    """A folder of sessions: the demo, a Codex session that keeps its rules, the real fixtures, a garbage file."""
+    folder = tmp_path / "sessions"
+    folder.mkdir()
+    shutil.copy(demo_path(), folder / "demo_session.jsonl")
+    shutil.copy(DATA / CODEX_KEEPS, folder / CODEX_KEEPS)
+    (folder / "deep" / "er").mkdir(parents=True)
+    shutil.copy(DATA / "claude_compact.jsonl", folder / "deep" / "er" / "claude_compact.jsonl")
+    (folder / "garbage.jsonl").write_bytes(b"\x00\xff not a log \x1b[31m at all\n" * 10)
+    (folder / "notes.txt").write_text("not a log name: never looked at")
+    os.mkfifo(folder / "live.jsonl")  # not a regular file: never opened (a read would wait for a writer)
+    for session_folder in ("cline_task", "openhands_v1", "opencode_storage"):  # sessions kept as folders of files
+        shutil.copytree(DATA / session_folder, folder / "folders" / session_folder)
+    if SHARED_FIXTURES.is_dir():
+        shutil.copytree(SHARED_FIXTURES, folder / "fixtures")
+    return folder
+
+
+def audit(capsys, *argv):
+    code = main(["audit", *map(str, argv)])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def rows_by_name(out):
+    return {row["path"].rsplit("/", 1)[-1]: row for row in read_parquet(out / "sessions.parquet")}
+
+
+def test_a_folder_of_sessions_gives_a_row_each_and_names_the_garbage(fleet, tmp_path, capsys):
+    out = tmp_path / "out"
+    code, stdout, err = audit(capsys, fleet, "--out", out)
+    assert code == 0 and stdout == ""
+    assert sorted(p.name for p in out.iterdir()) == ["compactions.parquet", "report.html", "report.md", "sessions.parquet", "skipped"]
+    sessions = read_parquet(out / "sessions.parquet")
+    # Ours (3 files, 3 folders), and the fixtures' 21 logs: SOURCES.md is no log name, and the 2 sub-agent
+    # transcripts belong to their session.
+    assert len(sessions) == len({r["path"] for r in sessions}) == 6 + (21 if SHARED_FIXTURES.is_dir() else 0)
+    assert list(sessions[0]) == list(SESSION_COLUMNS)
+    assert not any("/subagents/" in r["path"] for r in sessions)
+    rows = rows_by_name(out)
+    assert (rows["cline_task"]["format"], rows["openhands_v1"]["format"], rows["opencode_storage"]["format"]) == (
+        "cline", "openhands-events", "opencode")
+    assert "live.jsonl" not in rows
+
+    demo = rows["demo_session.jsonl"]
+    assert (demo["rules"], demo["rules_kept_at_end"], demo["retention"], demo["violations"]) == (3, 0, 0.0, 3)
+    assert (demo["format"], demo["agent"], demo["model"], demo["messages"], demo["compactions"]) == (
+        "claude-code", "claude-code", "claude-sonnet-4-5-20250929", 390, 3)
+    assert demo["constraint_evaporation"] == 1 and demo["recovery_none"] == 3 and demo["first_finding_at"] == 204
+    assert demo["cache_rewrite_tokens"] == 1351 + 1316 + 1323 and demo["cost_estimated"] is True
+    assert demo["content_digest"] and demo["ctxtop_version"]
+
+    codex = rows[CODEX_KEEPS]
+    assert (codex["format"], codex["rules"], codex["rules_kept_at_end"], codex["retention"], codex["compactions"]) == ("codex", 2, 2, 1.0, 1)
+    assert codex["violations"] == 0 and codex["tool_calls"] >= 1
+
+    compactions = read_parquet(out / "compactions.parquet")
+    assert list(compactions[0]) == list(COMPACTION_COLUMNS)
+    demo_compactions = [c for c in compactions if c["path"] == demo["path"]]
+    assert [(c["compaction"], c["message"], c["generation"]) for c in demo_compactions] == [(1, 204, 1), (2, 306, 2), (3, 383, 3)]
+    first = demo_compactions[0]
+    assert first["rules_paraphrased"] == ["budget-8000"] and sorted(first["rules_lost"]) == ["no-phone-numbers", "wecom-only"]
+    assert sorted(first["rules_dropped"]) == ["budget-8000", "no-phone-numbers", "wecom-only"]
+    assert first["failure_modes"] == ["constraint_evaporation"] and first["recovery"] == "none" and first["facts_lost"] > 0
+    assert sum(r["compactions"] for r in sessions) == len(compactions)
+
+    skipped = (out / "skipped").read_text().splitlines()
+    garbage = [line for line in skipped if line.startswith(str(fleet / "garbage.jsonl"))]
+    assert len(garbage) == 1 and "not a session log ctxtop knows" in garbage[0] and "\x1b" not in garbage[0]
+    assert not any("notes.txt" in line for line in skipped)
+    report = (out / "report.md").read_text()
+    assert "garbage.jsonl" in report and "not a session log ctxtop knows" in report and "\x1b" not in report
+    assert f"`ctxtop {fleet / 'demo_session.jsonl'} --at 204`" in report
+    evaporated = sum(r["constraint_evaporation"] for r in sessions)
+    assert evaporated >= 2  # the demo's first compaction, and claude_compact's
+    assert f"| constraint evaporation | {evaporated} |" in report  # the report sums the table
+    html = (out / "report.html").read_text()
+    assert "garbage.jsonl" in html and "constraint evaporation" in html and "default-src 'none'" in html
+    assert f"{len(sessions)} session(s) audited, 1 skipped; 0 result(s) reused" in err
+
+
+def test_a_second_run_reuses_what_did_not_change(fleet, tmp_path, capsys):
+    out = tmp_path / "out"
+    assert audit(capsys, fleet, "--out", out)[0] == 0
+    first = read_parquet(out / "sessions.parquet")
+    code, _, err = audit(capsys, fleet, "--out", out)
+    # Every result is reused, the garbage file's reason too: the same bytes give the same answer.
+    assert code == 0 and f"; {len(first) + 1} result(s) reused from an earlier run, 0 read anew;" in err
+    assert read_parquet(out / "sessions.parquet") == first
+    with open(fleet / CODEX_KEEPS, "ab") as log:  # a session goes on: only it is read again
+        log.write(b'{"timestamp":"2026-01-01T00:10:00Z","type":"response_item","payload":{"type":"message","role":"user",'
+                  b'"content":[{"type":"input_text","text":"Never delete migrations."}]}}\n')
+    code, _, err = audit(capsys, fleet, "--out", out)
+    assert code == 0 and f"; {len(first)} result(s) reused from an earlier run, 1 read anew;" in err
+    changed = rows_by_name(out)[CODEX_KEEPS]
+    assert changed["messages"] == rows_by_name_of(first)[CODEX_KEEPS]["messages"] + 1
+    assert changed["content_digest"] != rows_by_name_of(first)[CODEX_KEEPS]["content_digest"]
+
+
+def rows_by_name_of(rows):
+    return {row["path"].rsplit("/", 1)[-1]: row for row in rows}
+
+
+def test_worker_processes_give_the_same_rows(fleet, tmp_path, capsys, monkeypatch):
+    from ctxtop.tui.commands.fleet import engines
+
+    monkeypatch.setattr(engines, "TASKS_PER_WORKER", 3)  # workers replaced several times over the folder
+    assert audit(capsys, fleet, "--out", tmp_path / "one", "--no-reuse")[0] == 0
+    assert audit(capsys, fleet, "--out", tmp_path / "two", "--jobs", "2", "--no-reuse")[0] == 0
+    for table in ("sessions.parquet", "compactions.parquet"):
+        assert read_parquet(tmp_path / "one" / table) == read_parquet(tmp_path / "two" / table)
+    assert (tmp_path / "one" / "skipped").read_text() == (tmp_path / "two" / "skipped").read_text()
+
+
+def test_the_per_session_function_never_raises_and_cleans_log_text(tmp_path):
+    hostile = tmp_path / "a\x1b]52;c;aGk=\x07b.jsonl"
+    shutil.copy(DATA / CODEX_KEEPS, hostile)
+    result = audit_session(str(hostile))
+    assert result.row is not None and "\x1b" not in result.row["path"] and "\x07" not in result.row["path"]
+    assert audit_session(str(tmp_path / "missing.jsonl")).skipped
+    empty = tmp_path / "empty.jsonl"
+    empty.write_bytes(b"")
+    assert audit_session(str(empty)).skipped
+
+
+def test_bad_arguments_and_a_missing_extra_are_one_line(tmp_path, capsys, monkeypatch):
+    code, _, err = audit(capsys, tmp_path / "nothing-here", "--out", tmp_path / "out")
+    assert code == 0 and "0 session(s) audited, 1 skipped" in err  # a PATH that does not exist is a skipped entry, not a crash
+    assert "no such file or folder" in (tmp_path / "out" / "skipped").read_text()
+    fifo = tmp_path / "pipe.jsonl"
+    os.mkfifo(fifo)
+    code, _, err = audit(capsys, fifo, "--out", tmp_path / "o1")  # named on its own: never opened, so never waited on
+    assert code == 0 and "pipe.jsonl\tnot a regular file" in (tmp_path / "o1" / "skipped").read_text()
+    code, _, err = audit(capsys, DATA / CODEX_KEEPS, "--out", tmp_path / "o2", "--storage-option", "novalue")
+    assert code == 2 and err.count("\n") == 1 and "KEY=VALUE" in err
+    code, _, err = audit(capsys, DATA / CODEX_KEEPS, "--out", tmp_path / "o3", "--scheduler", "tcp://127.0.0.1:1")
+    assert code == 2 and "--engine dask" in err
+    monkeypatch.setitem(sys.modules, "duckdb", None)  # as if the extra were not installed
+    code, _, err = audit(capsys, DATA / CODEX_KEEPS, "--out", tmp_path / "o4")
+    assert code == 2 and err.count("\n") == 1 and "pip install 'ctxtop[fleet]'" in err and "duckdb" in err
+    assert not (tmp_path / "o4").exists()
+
+
+def test_the_dask_engine_gives_the_same_rows(fleet, tmp_path, capsys):
+    pytest.importorskip("distributed")
+    assert audit(capsys, fleet, "--out", tmp_path / "local", "--no-reuse")[0] == 0
+    code, _, err = audit(capsys, fleet, "--out", tmp_path / "dask", "--engine", "dask", "--jobs", "2", "--no-reuse")
+    assert code == 0, err
+    for table in ("sessions.parquet", "compactions.parquet"):
+        assert read_parquet(tmp_path / "local" / table) == read_parquet(tmp_path / "dask" / table)
+    assert (tmp_path / "local" / "skipped").read_text() == (tmp_path / "dask" / "skipped").read_text()
+
+
+def test_the_dask_engine_uses_an_existing_cluster(fleet, tmp_path, capsys):
+    distributed = pytest.importorskip("distributed")
+    assert audit(capsys, fleet / CODEX_KEEPS, fleet / "demo_session.jsonl", "--out", tmp_path / "local")[0] == 0
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=True, dashboard_address=None) as cluster:
+        with distributed.Client(cluster) as client:
+            code, _, err = audit(capsys, fleet / CODEX_KEEPS, fleet / "demo_session.jsonl", "--out", tmp_path / "dask",
+                                 "--engine", "dask", "--scheduler", cluster.scheduler_address, "--no-reuse")
+            assert code == 0, err
+            assert sum(client.run(lambda: 1).values()) == 1  # the cluster is still up: the run left it as it found it
+    assert read_parquet(tmp_path / "local" / "sessions.parquet") == read_parquet(tmp_path / "dask" / "sessions.parquet")
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+@pytest.fixture
+def s3_server(monkeypatch):
+    """A real S3-compatible server (moto's server mode) on a free local port: no network, nothing mocked in-process."""
+    server_module = pytest.importorskip("moto.server")
+    pytest.importorskip("s3fs")
+    for name in ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN", "AWS_PROFILE"):
+        monkeypatch.delenv(name, raising=False)
+    port = _free_port()
+    server = server_module.ThreadedMotoServer(ip_address="127.0.0.1", port=port, verbose=False)
+    server.start()
+    try:
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        server.stop()
+
+
+def test_s3_in_and_out_round_trip(fleet, tmp_path, capsys, s3_server):
+    import s3fs
+
+    options = {"endpoint_url": s3_server, "key": "testing", "secret": "testing"}
+    store = s3fs.S3FileSystem(skip_instance_cache=True, **options)
+    store.mkdir("fleet-bucket")
+    for name in ("demo_session.jsonl", CODEX_KEEPS, "garbage.jsonl"):
+        store.put_file(str(fleet / name), f"fleet-bucket/logs/{name}")
+    flags = [f"--storage-option={key}={value}" for key, value in options.items()]
+    code, _, err = audit(capsys, "s3://fleet-bucket/logs", "--out", "s3://fleet-bucket/audit", *flags)
+    assert code == 0, err
+    assert sorted(p.rsplit("/", 1)[-1] for p in store.ls("fleet-bucket/audit", refresh=True)) == [
+        "compactions.parquet", "report.html", "report.md", "sessions.parquet", "skipped"]
+    store.get_file("fleet-bucket/audit/sessions.parquet", str(tmp_path / "sessions.parquet"))
+    rows = rows_by_name_of(read_parquet(tmp_path / "sessions.parquet"))
+    assert sorted(rows) == ["codex_local_compaction.jsonl", "demo_session.jsonl"]
+    assert rows["demo_session.jsonl"]["path"] == "s3://fleet-bucket/logs/demo_session.jsonl"
+    assert (rows["demo_session.jsonl"]["retention"], rows[CODEX_KEEPS]["retention"]) == (0.0, 1.0)
+    local = tmp_path / "local"
+    assert audit(capsys, fleet / "demo_session.jsonl", fleet / CODEX_KEEPS, "--out", local)[0] == 0
+    same = ("rules", "rules_kept_at_end", "violations", "compactions", "tool_calls", "cache_rewrite_usd", "constraint_evaporation")
+    for name, row in rows_by_name(local).items():
+        assert {k: rows[name][k] for k in same} == {k: row[k] for k in same}
+    assert "s3://fleet-bucket/logs/garbage.jsonl\t" in store.cat_file("fleet-bucket/audit/skipped").decode()
+    code, _, err = audit(capsys, "s3://fleet-bucket/logs", "--out", "s3://fleet-bucket/audit", *flags)
+    assert code == 0 and "; 3 result(s) reused from an earlier run, 0 read anew" in err  # the store's ETag stands for the content
+
+
+def test_the_fleet_extra_is_imported_only_when_an_audit_needs_it():
+    import subprocess
+
+    code = ("import sys, ctxtop.tui.cli, ctxtop.context.fleet.report, ctxtop.context.fleet.reuse; "
+            "print(','.join(m for m in ('duckdb', 'dask', 'distributed', 'fsspec', 's3fs', 'ctxtop.tui.commands.fleet.engines') "
+            "if m in sys.modules))")  # (nor the engines: every other command starts without them)
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert result.stdout.strip() == ""
+
+
+def test_every_kind_of_bad_file_is_skipped_with_its_reason_and_damaged_logs_are_audited(tmp_path, capsys):
+    from .test_bad_input import BAD_FILES, DAMAGED
+
+    folder = tmp_path / "bad"
+    folder.mkdir()
+    for name, data in {**BAD_FILES, **DAMAGED}.items():
+        (folder / f"{name}.jsonl").write_bytes(data)
+    code, _, err = audit(capsys, folder, "--out", tmp_path / "out")
+    assert code == 0 and "Traceback" not in err
+    assert sorted(rows_by_name(tmp_path / "out")) == sorted(f"{name}.jsonl" for name in DAMAGED)
+    skipped = dict(line.split("\t") for line in (tmp_path / "out" / "skipped").read_text().splitlines())
+    assert sorted(skipped) == sorted(str(folder / f"{name}.jsonl") for name in BAD_FILES)
+    assert all(reason and "internal error" not in reason for reason in skipped.values()), skipped
+
+
+def test_pins_are_tracked_in_every_session_and_a_changed_pins_file_audits_again(tmp_path, capsys):
+    folder = tmp_path / "two"
+    folder.mkdir()
+    shutil.copy(demo_path(), folder / "demo_session.jsonl")
+    shutil.copy(DATA / CODEX_KEEPS, folder / CODEX_KEEPS)
+    pins = tmp_path / "pins.toml"
+    pins.write_text('[[pin]]\nid = "no-force-push"\ntext = "Never force-push a shared branch."\n', encoding="utf-8")
+    code, _, err = audit(capsys, folder, "--out", tmp_path / "out", "--pins", pins)
+    assert code == 0, err
+    rows = rows_by_name(tmp_path / "out")
+    # The pin joins the detected rules; no session states it, so none keeps it.
+    assert (rows["demo_session.jsonl"]["rules"], rows["demo_session.jsonl"]["rules_kept_at_end"]) == (4, 0)
+    assert (rows[CODEX_KEEPS]["rules"], rows[CODEX_KEEPS]["rules_kept_at_end"], rows[CODEX_KEEPS]["retention"]) == (3, 2, round(2 / 3, 6))
+    assert audit(capsys, folder, "--out", tmp_path / "out", "--pins", pins)[2].count("2 result(s) reused") == 1
+    pins.write_text('[[pin]]\ntext = "Error codes must keep the ERR_ prefix."\n', encoding="utf-8")  # stated in the Codex session
+    code, _, err = audit(capsys, folder, "--out", tmp_path / "out", "--pins", pins)
+    assert code == 0 and "0 result(s) reused from an earlier run, 2 read anew" in err
+    assert rows_by_name(tmp_path / "out")[CODEX_KEEPS]["retention"] == 1.0
+    pins.write_text("[[pin]\n", encoding="utf-8")
+    code, _, err = audit(capsys, folder, "--out", tmp_path / "out2", "--pins", pins)
+    assert code == 2 and err.count("\n") == 1 and not (tmp_path / "out2").exists()
