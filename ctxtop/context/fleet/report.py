@@ -162,7 +162,7 @@ def _totals(s: dict[str, Any]) -> list[tuple[str, str]]:
         ("tool calls", f"{s['tool_calls']:,} ({s['tool_errors']:,} failed)"),
         ("unsupported claims in summaries", _n(s["unsupported_claims"])),
         ("cache re-write tokens after compactions", _n(s["cache_rewrite_tokens"])),
-        ("compaction cost (USD, with the estimated summarizing calls)", _cost(s)),
+        ("compaction cost (USD, the summarizing calls as logged or estimated)", _cost(s)),
     ]
 
 
