@@ -88,7 +88,8 @@ def lost_items(before: WindowText, after: WindowText) -> dict[str, list[str]]:
 
 
 def _may_hold_identifier(text: str) -> bool:
-    return "_" in text or _CAMEL.search(text) is not None
+    # (islower: no upper-case letter at all, so no camelCase join; cheaper than the search)
+    return "_" in text or (not text.islower() and _CAMEL.search(text) is not None)
 
 
 def _joined(window: WindowText) -> str:
