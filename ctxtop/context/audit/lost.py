@@ -20,7 +20,12 @@ FACT_SCAN_CHARS = 4000
 RULE_WRITERS = frozenset({SYSTEM, INJECTED, USER, ASSISTANT, REASONING, SUMMARY})
 _PATH = re.compile(r"(?:~|\.{1,2})?[\w.\-]*/[\w.\-/]+\.\w+|(?:~|\.{1,2})?/[\w.\-/]{3,}")
 _IDENT = re.compile(r"\b(?:[A-Za-z]+_[A-Za-z0-9_]+|[a-z]+[A-Z][A-Za-z0-9]+|[A-Z][a-z]+[A-Z][A-Za-z0-9]+)\b")
-_NUMBER_UNIT = re.compile(r"(?<![\w.])\d[\d,]*(?:\.\d+)?\s?(?:%|元|美元|USD|KB|MB|GB|ms|秒|分钟|小时|天|days?|hours?|tokens?)", re.IGNORECASE)
+# The digit first, then what precedes it (the same matches as a look-behind first, which the regex
+# engine would try at every position rather than only at digits).
+_NUMBER_UNIT = re.compile(r"\d(?<![\w.]\d)[\d,]*(?:\.\d+)?\s?(?:%|元|美元|USD|KB|MB|GB|ms|秒|分钟|小时|天|days?|hours?|tokens?)", re.IGNORECASE)
+# Every identifier _IDENT finds holds an underscore or a lower-case letter before an upper-case one:
+# a text with neither holds none, and most tool output is such text.
+_CAMEL = re.compile(r"[a-z][A-Z]")
 _SENTENCES = re.compile(r"(?<=[。！？!?；;])|\n+|(?<=\.)\s+")
 
 
@@ -31,7 +36,65 @@ def lost_items(before: WindowText, after: WindowText) -> dict[str, list[str]]:
     FACT_SCAN_CHARS of each block (a multi-MB tool output is not read whole).
     Rules and decisions are looked for only where people and the agent write.
     """
-    return missing_facts(fact_candidates(before), after)
+    after_text = _joined(after)
+    kinds = ("paths", "identifiers", "numbers", "negative_rules", "decisions")
+    # What missing_facts(fact_candidates(before), after) finds, read only as far as needed: the window
+    # after a compaction holds little of the one before, so each kind's first MAX_LOST_ITEMS lost come
+    # from its first blocks, and the rest of a big window need not be scanned for that kind.
+    lost: dict[str, list[str]] = {kind: [] for kind in kinds}
+    seen: dict[str, set[str]] = {kind: set() for kind in kinds}
+    scanned = dict.fromkeys(kinds, 0)  # candidates found so far, repeats included (fact_candidates' cap)
+    open_kinds = set(kinds)
+
+    def consider(kind: str, items: list[str]) -> None:
+        kind_lost, kind_seen = lost[kind], seen[kind]
+        for item in items:
+            if item in kind_seen:
+                continue
+            kind_seen.add(item)
+            if normalize(item) not in after_text:
+                kind_lost.append(item)
+                if len(kind_lost) == MAX_LOST_ITEMS:
+                    open_kinds.discard(kind)
+                    return
+
+    for (_message, text, _), category in zip(before.blocks, before.categories):
+        if not open_kinds:
+            break
+        head = text[:FACT_SCAN_CHARS]
+        for kind, pattern in (("paths", _PATH), ("identifiers", _IDENT), ("numbers", _NUMBER_UNIT)):
+            if kind in open_kinds and scanned[kind] < MAX_CANDIDATES and (
+                    "/" in head if kind == "paths" else kind != "identifiers" or _may_hold_identifier(head)):
+                items = pattern.findall(head)  # (no groups: the whole matches, as finditer's group 0)
+                scanned[kind] += len(items)
+                consider(kind, items)
+        if ("negative_rules" not in open_kinds and "decisions" not in open_kinds) or category not in RULE_WRITERS \
+                or not _RULE_WORDS.search(text):
+            continue
+        negatives: list[str] = []
+        decisions: list[str] = []
+        for sentence in _SENTENCES.split(text):
+            sentence = sentence.strip()
+            if 6 <= len(sentence) <= 240:
+                if _NEGATIVE.search(sentence):
+                    negatives.append(sentence)
+                if _DECISION.search(sentence):
+                    decisions.append(sentence)
+        if "negative_rules" in open_kinds:
+            consider("negative_rules", negatives)
+        if "decisions" in open_kinds:
+            consider("decisions", decisions)
+    return lost
+
+
+def _may_hold_identifier(text: str) -> bool:
+    # (islower: no upper-case letter at all, so no camelCase join; cheaper than the search)
+    return "_" in text or (not text.islower() and _CAMEL.search(text) is not None)
+
+
+def _joined(window: WindowText) -> str:
+    # Blocks joined by a newline, which no normalized text holds: a match never spans two blocks.
+    return "\n".join(normalized for _, _, normalized in window.blocks)
 
 
 def fact_candidates(before: WindowText) -> dict[str, list[str]]:
@@ -43,7 +106,7 @@ def fact_candidates(before: WindowText) -> dict[str, list[str]]:
         # Cheap substring checks first: most tool output has no path, and a regex pass is not free.
         if "/" in head and len(found["paths"]) < MAX_CANDIDATES:
             found["paths"] += _PATH.findall(head)
-        if len(found["identifiers"]) < MAX_CANDIDATES:
+        if len(found["identifiers"]) < MAX_CANDIDATES and _may_hold_identifier(head):
             found["identifiers"] += _IDENT.findall(head)
         if len(found["numbers"]) < MAX_CANDIDATES:
             found["numbers"] += [m.group(0) for m in _NUMBER_UNIT.finditer(head)]
@@ -61,7 +124,7 @@ def fact_candidates(before: WindowText) -> dict[str, list[str]]:
 
 def missing_facts(candidates: dict[str, list[str]], after: WindowText) -> dict[str, list[str]]:
     """Of ``candidates`` (``fact_candidates`` of the window before), those ``after`` does not hold."""
-    after_text = "\n".join(normalized for _, _, normalized in after.blocks)
+    after_text = _joined(after)
     result: dict[str, list[str]] = {}
     for kind, items in candidates.items():
         lost: list[str] = []

@@ -8,6 +8,7 @@ the window holds a summary ctxtop cannot read (an encrypted compaction).
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
@@ -66,6 +67,8 @@ class WindowText:
         self.window_index: list[int] = []  # where each of ``blocks`` sits in ``window.blocks``
         self.categories: list[str] = []  # the category of each of ``blocks``
         self._by_term: dict[str, list[int]] | None = None
+        self._joined: str | None = None  # the normalized blocks, joined (``_verbatim``)
+        self._starts: list[int] = []  # where each block starts in ``_joined``
         for index, item in enumerate(window.blocks):
             if item.category == SUMMARY and item.block.opaque:
                 self.opaque = True
@@ -82,7 +85,7 @@ class WindowText:
         looked for where rules get restated (summaries, people, the agent), not in
         tool calls and their output.
         """
-        verbatim = [p for p, (_, _, normalized) in enumerate(self.blocks) if constraint.normalized and constraint.normalized in normalized]
+        verbatim = self._verbatim(constraint.normalized)
         if verbatim or not constraint.terms:
             return verbatim, None
         shared: dict[int, int] = {}
@@ -98,6 +101,27 @@ class WindowText:
         if has_negation(constraint.text) and not has_negation(self.blocks[best][1]):
             return verbatim, None
         return verbatim, best
+
+    def _verbatim(self, needle: str) -> list[int]:
+        """Positions of the blocks whose normalized text holds ``needle``: one search of all blocks joined
+        by a newline (which no normalized text holds, so no match spans two), instead of one per block."""
+        if not needle:
+            return []
+        if self._joined is None:
+            starts, offset = [], 0
+            for _, _, normalized in self.blocks:
+                starts.append(offset)
+                offset += len(normalized) + 1
+            self._starts, self._joined = starts, "\n".join(normalized for _, _, normalized in self.blocks)
+        joined, starts, found = self._joined, self._starts, []
+        at = joined.find(needle)
+        while at >= 0:
+            position = bisect_right(starts, at) - 1
+            found.append(position)
+            if position + 1 == len(starts):
+                break
+            at = joined.find(needle, starts[position + 1])  # the next block that holds it
+        return found
 
     def _postings(self) -> dict[str, list[int]]:
         """Which restating blocks hold each key term: built once per window, then each constraint

@@ -149,9 +149,13 @@ def rule_cue(text: str, *, is_item: bool, headings: tuple[str, ...] = (), lead_i
     strong, negated = _strong_cue(_CODE_SPAN.sub("", stripped) if informational else bare, cjk)
     if informational and strong and not (negated or _STRONGEST.search(strong)):
         return None  # in a profile, skills or workflow section only a firm "must"/"never"/limit is a rule
+    role = _ROLE.match(body) or _ROLE.match(stripped)
+    if not (strong or role or is_item or origin == INSTRUCTIONS):
+        # What follows only turns rules away, or finds an item's heading or an instruction file's
+        # imperative: a person's sentence with no modal word and no role set-up is not a rule.
+        return None
     if _SETUP.match(stripped) and not _strong_cue(_CODE_SPAN.sub("", stripped), cjk)[0]:
         return None  # "I will type commands…", "My first request is “I need…”"
-    role = _ROLE.match(body) or _ROLE.match(stripped)
     if role:
         rest = role.string[role.end():]
         return _strong_cue(rest, cjk)[0]  # a role set-up is a rule only for the modal words after it
@@ -175,9 +179,8 @@ def rule_cue(text: str, *, is_item: bool, headings: tuple[str, ...] = (), lead_i
             lead_cjk = bool(_CJK_CHAR.search(lead))
             if RULE_HEADING.search(lead) or _strong_cue(lead, lead_cjk)[0] or (origin == INSTRUCTIONS and _weak_cue(lead, lead, lead_cjk)):
                 return f"under '{lead_in.strip()[:40]}'"
-    weak = _weak_cue(body, bare, cjk)
-    if weak and origin == INSTRUCTIONS:
-        return weak
+    if origin == INSTRUCTIONS:
+        return _weak_cue(body, bare, cjk)  # bare imperatives, procedures, invariants: rules in an instruction file
     return None
 
 

@@ -1,0 +1,66 @@
+"""The audit's faster readings of a window's text find exactly what the plain ones do.
+
+``WindowText.occurrences`` searches all blocks at once and ``lost_items`` stops
+reading a window once each kind of fact has its MAX_LOST_ITEMS: both are held
+here to the block-by-block readings they replace, on the demo and the real logs.
+"""
+
+from __future__ import annotations
+
+import itertools
+
+import pytest
+
+from ctxtop.context.audit import lost
+from ctxtop.context.audit.lost import fact_candidates, lost_items, missing_facts
+from ctxtop.context.rules.constraints import WindowText, make_constraint
+from ctxtop.context.rules.selection import RuleRequest, select_rules
+from ctxtop.context.window.session import Session
+from ctxtop.tui.demo import demo_path
+
+from .conftest import SHARED_FIXTURES
+
+LOGS = [
+    demo_path(),
+    SHARED_FIXTURES / "claude-code" / "marot_258c7280-ae70-4798-800f-63464d01a85d.jsonl",
+    SHARED_FIXTURES / "codex" / "localpush_rollout-2026-02-23T20-34-25-019c8bfe-ec25-79e0-97d7-bda6a9c575ff.jsonl",
+]
+
+
+def _windows(path) -> tuple[Session, list[WindowText]]:
+    if not path.exists():
+        pytest.skip(f"{path.name} not in the shared fixtures")
+    session = Session.open(path)
+    count = len(session.entries)
+    # Windows around every compaction and a few in between: the texts an audit pairs, and others.
+    at = {m for c in session.compactions() for m in (c.message - 1, c.message, c.message + 1)} | {count * k // 6 for k in range(1, 7)}
+    return session, [WindowText(session.window_at(m, exact=False)) for m in sorted(m for m in at if 1 <= m <= count)]
+
+
+@pytest.mark.parametrize("path", LOGS, ids=lambda p: p.name[:24])
+@pytest.mark.parametrize("cap", [lost.MAX_LOST_ITEMS, 2])
+def test_lost_items_read_lazily_are_the_candidates_missing_after(path, cap, monkeypatch):
+    monkeypatch.setattr(lost, "MAX_LOST_ITEMS", cap)  # a small cap stops early in every kind
+    _session, windows = _windows(path)
+    found_any = False
+    for before, after in itertools.permutations(windows[:8], 2):
+        found = lost_items(before, after)
+        assert found == missing_facts(fact_candidates(before), after)
+        found_any |= any(found.values())
+    assert found_any  # the comparison holds on real findings, not only on empty ones
+
+
+@pytest.mark.parametrize("path", LOGS, ids=lambda p: p.name[:24])
+def test_verbatim_search_of_the_joined_blocks_finds_each_block_that_holds_the_rule(path):
+    session, windows = _windows(path)
+    constraints = select_rules(session.entries, RuleRequest())
+    # Texts of the log itself, so that many are found, in many blocks.
+    constraints += [make_constraint(text, "pin") for text in ("the", "import", "ctxtop", "e", "ok")]
+    hits = 0
+    for text in windows:
+        for constraint in constraints:
+            verbatim, _restated = text.occurrences(constraint)
+            expected = [p for p, (_, _, normalized) in enumerate(text.blocks) if constraint.normalized and constraint.normalized in normalized]
+            assert verbatim == expected
+            hits += len(verbatim)
+    assert hits > 0
