@@ -54,3 +54,19 @@ def exact_tokens(session) -> list[list[int]]:
     accounting, entries = session.accounting, session.entries
     accounting.make_exact([(i, j, block) for i, entry in enumerate(entries[: accounting.counted]) for j, block in enumerate(entry.blocks)])
     return accounting.tokens
+
+
+async def workers_done(app) -> None:
+    """Wait until the app's workers are done. An exclusive worker that a newer one replaced ends
+    cancelled, and Textual's wait raises for it: that is the app working as meant, so wait again."""
+    import asyncio
+
+    from textual.worker import WorkerCancelled
+
+    for _ in range(1500):  # (30 s at the most, as the other waits)
+        try:
+            await app.workers.wait_for_complete()
+            return
+        except WorkerCancelled:
+            await asyncio.sleep(0.02)  # let the cancelled worker leave the manager
+    raise AssertionError("the app's workers kept being cancelled")

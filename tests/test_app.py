@@ -22,7 +22,7 @@ from ctxtop.tui.screens import HelpScreen
 from ctxtop.tui.widgets.detail import Detail
 from ctxtop.tui.widgets.window_list import WindowList
 
-from .conftest import DATA, exact_tokens
+from .conftest import DATA, exact_tokens, workers_done
 
 SIZE = (120, 40)
 # Waits poll every 20 ms and end as soon as their condition holds; the ceiling is generous
@@ -39,7 +39,7 @@ async def settle(pilot, app, message=None, tries=None):
     for _ in range(tries or WAIT_STEPS):
         await pilot.pause(0.02)
         if app.view is not None and (message is None or app.shown_message == message):
-            await app.workers.wait_for_complete()
+            await workers_done(app)
             await pilot.pause()
             if message is None or app.shown_message == message:
                 return
@@ -276,7 +276,7 @@ async def test_replayed_demo_raises_the_alert_at_the_compaction():
             await pilot.pause(0.02)
             if app.session is not None and app.available >= app.session.message_count:
                 break
-        await app.workers.wait_for_complete()
+        await workers_done(app)
         await pilot.pause()
         assert banner.has_class("-visible") and "lost or weakened" in plain(banner)
         assert any(kw.get("severity") == "error" and "204" in msg for msg, kw in notified)
@@ -383,7 +383,7 @@ async def test_live_log_moves_the_window_and_flags_a_compaction_in_the_same_upda
             await pilot.pause(0.02)
             if app.available >= 205:
                 break
-        await app.workers.wait_for_complete()
+        await workers_done(app)
         await pilot.pause()
         assert app.cursor == parked and f"+{app.unseen} new" in plain(app.query_one("#header", Static))
         banner = app.query_one("#banner", Static)
@@ -411,7 +411,7 @@ async def test_a_log_truncated_to_empty_then_written_again_is_shown_afresh_and_s
             handle.writelines(lines[:9])
         expected = Session.open(log, window=DEMO_WINDOW).message_count
         assert await until(pilot, lambda: app.session.message_count == expected and app.shown_message == expected)
-        await app.workers.wait_for_complete()
+        await workers_done(app)
         await pilot.pause()
         header = plain(app.query_one("#header", Static))
         assert "LIVE" in header and f"{expected} / {expected}" in header

@@ -10,6 +10,8 @@ from ctxtop.context.guard.payload import parse_payload
 from ctxtop.context.tracker import Tracker
 from ctxtop.tui.demo import demo_path
 
+from .conftest import workers_done
+
 HEAD = {"isSidechain": False, "userType": "external", "cwd": "/srv/ops-agent", "sessionId": "d3m0c0de-8000-4e00-9000-5eed00000000",
         "version": "2.1.92", "gitBranch": "main"}
 
@@ -106,7 +108,7 @@ async def test_the_timeline_marks_where_ctxtop_acted(tmp_path):
             await pilot.pause(0.02)
             if timeline.guard_marks:
                 break
-        await app.workers.wait_for_complete()
+        await workers_done(app)
         await pilot.pause()
         assert timeline.guard_marks == [206, 208]
         await pilot.press("home")  # the cursor (and its label) away from the marks

@@ -7,6 +7,7 @@ from textual.widgets import TabbedContent
 from ctxtop.tui.app import CtxtopApp
 from ctxtop.tui.demo import DEMO_WINDOW, demo_path
 
+from .conftest import workers_done
 from .test_app import settle
 
 
@@ -21,7 +22,7 @@ def show(message: int, *keys: str, tab: str | None = None):
             pilot.app.query_one(TabbedContent).active = tab
         for key in keys:
             await pilot.press(key)
-        await pilot.app.workers.wait_for_complete()
+        await workers_done(pilot.app)
         await pilot.pause()
 
     return run_before

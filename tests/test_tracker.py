@@ -17,6 +17,7 @@ from ctxtop.tui.app import CtxtopApp
 from ctxtop.tui.cli import main
 from ctxtop.tui.demo import DEMO_WINDOW, demo_path
 
+from .conftest import workers_done
 from .test_app import SIZE, settle
 
 DEMO_LINES = demo_path().read_bytes().splitlines(keepends=True)
@@ -83,7 +84,7 @@ async def test_the_tui_check_export_and_watch_agree_on_the_demo(capsys, tmp_path
     app = CtxtopApp(str(log), window=DEMO_WINDOW)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot, app, 390)
-        await app.workers.wait_for_complete()
+        await workers_done(app)
         assert [c.id for c in app.constraints] == rule_ids
         assert keys([a.as_dict() for a in app.tracker.alerts(app.available)]) == alerts
 

@@ -14,7 +14,7 @@ from ctxtop.tui.state import SessionState
 from ctxtop.tui.widgets.compaction import CompactionView
 from ctxtop.tui.widgets.window_list import WindowList
 
-from .conftest import DATA
+from .conftest import DATA, workers_done
 from .test_app import SIZE, demo_app, plain, settle, until
 
 
@@ -107,7 +107,7 @@ async def test_switching_sessions_replaces_the_state_and_drops_what_the_old_sess
         # A late result from the demo's tracker (an audit still running when it was left) is dropped.
         app.post_message(AuditReady(old_tracker, list(before.constraints), before.audit))
         await pilot.pause()
-        await app.workers.wait_for_complete()
+        await workers_done(app)
         assert app.state.constraints is loaded.constraints and app.state.audit is loaded.audit
 
 
