@@ -36,7 +36,7 @@ def status(tracker: Tracker, update: Update | None) -> dict[str, Any]:
 def status_of(session: Session, window: Window, update: Update | None, *, from_tail: bool = False) -> dict[str, Any]:
     """An update record. ``from_tail``: the session holds only what follows the log's last compaction
     (the first line of a big log, before its history is read): ``messages`` counts those alone."""
-    limit, _ = session.limit()
+    limit, limit_source = session.limit()
     reported = session.reported_at(None)
     used = reported if reported is not None else window.estimated_tokens
     inferred, unattributed = split_unexplained(window, reported)
@@ -49,6 +49,7 @@ def status_of(session: Session, window: Window, update: Update | None, *, from_t
         "reported_tokens": reported,
         "estimated_tokens": window.estimated_tokens,
         "limit": limit,
+        "limit_source": limit_source,  # as in export: "default" is a guess
         "percent": round(100 * used / limit, 1) if limit else None,
         "categories": {name: t.tokens for name, t in window.totals.items() if t.tokens},
         # Estimates, not counts: the system prompt and tools inferred from a model call, and the rest.
@@ -97,7 +98,8 @@ def _text(record: dict[str, Any]) -> str:
     if record.get("from_tail"):
         reset += " [since the last compaction; reading the history…]"
     used = record["reported_tokens"] if record["reported_tokens"] is not None else record["estimated_tokens"]
-    return (f"msg {record['messages']} +{record['new']}: {used:,} / {record['limit']:,}{percent} "
+    limit = f"≈{record['limit']:,}" if record.get("limit_source") == "default" else f"{record['limit']:,}"
+    return (f"msg {record['messages']} +{record['new']}: {used:,} / {limit}{percent} "
             f"reported {reported} estimated {record['estimated_tokens']:,} | {parts}{reset}")
 
 

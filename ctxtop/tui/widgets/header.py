@@ -21,7 +21,9 @@ def header_text(snapshot: dict, *, available: int, mode: str) -> Text:
     text.append(mode, style="bold green" if "FOLLOW" in mode or "REPLAY" in mode else "bold yellow")
     text.append("\n")
     # Most telling first, so that a narrow terminal cuts the least useful: use, position, then the two counts.
-    text.append(f"{used:,} / {window['limit']:,} tokens ", style="bold")
+    # A limit ctxtop fell back on (no --window, none in the log, an unknown model) is a guess: say so.
+    limit = f"≈{window['limit']:,}" if window.get("limit_source") == "default" else f"{window['limit']:,}"
+    text.append(f"{used:,} / {limit} tokens ", style="bold")
     text.append(f"({share:.1f}%)", style="bold red" if share >= 90 else "bold yellow" if share >= 70 else "bold green")
     text.append(f"  message {at['message']} / {available}", style="bold")
     if available < at["messages"]:
