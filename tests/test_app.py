@@ -18,7 +18,7 @@ from ctxtop.context.strategies.report import session_frame
 from ctxtop.context.window.session import Session
 from ctxtop.tui.app import CtxtopApp
 from ctxtop.tui.demo import DEMO_WINDOW, demo_path
-from ctxtop.tui.screens import HelpScreen
+from ctxtop.tui.screens import KEYS, HelpScreen
 from ctxtop.tui.widgets.detail import Detail
 from ctxtop.tui.widgets.window_list import WindowList
 
@@ -260,6 +260,12 @@ async def test_help_lists_the_keys():
         await pilot.press("question_mark")
         await pilot.pause()
         assert isinstance(app.screen, HelpScreen)
+        # Every action in full, a long one wrapped onto more lines rather than cut at the edge.
+        keys = app.screen.query_one("#help-keys", Static)
+        shown = " ".join(" ".join(keys.render_line(y).text for y in range(keys.size.height)).split())
+        assert keys.content_size.width < max(len(action) for _key, action in KEYS) + 12  # some do wrap
+        for _key, action in KEYS:
+            assert " ".join(action.split()) in shown
         await pilot.press("escape")
         assert not isinstance(app.screen, HelpScreen)
 

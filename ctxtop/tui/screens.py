@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Vertical
+from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
-from textual.widgets import DataTable, Static
+from textual.widgets import Static
 
 from ctxtop.tui.keymap import help_rows
 
@@ -20,15 +21,15 @@ class HelpScreen(ModalScreen[None]):
     DEFAULT_CSS = """
     HelpScreen { align: center middle; }
     HelpScreen > Vertical { width: 100; max-width: 95%; height: auto; max-height: 90%; border: round $accent; background: $surface; padding: 0 1; }
-    HelpScreen DataTable { height: auto; }
+    HelpScreen VerticalScroll { height: auto; max-height: 1fr; }
     """
 
     def compose(self) -> ComposeResult:
         with Vertical():
-            yield Static(Text("ctxtop keys", style="bold"))
-            table: DataTable = DataTable(show_cursor=False)
-            table.add_columns("key", "action")
+            yield Static(Text.assemble(("ctxtop keys", "bold"), ("  Esc closes · ↑ ↓ scroll", "dim")))
+            # A Rich table wraps a long action onto more lines (a DataTable row is one line: it cut them).
+            table = Table("key", "action", box=None, expand=True, header_style="bold dim", padding=(0, 2, 0, 0))
             for key, action in KEYS:
-                table.add_row(Text(key, style="bold"), Text(action))
-            yield table
-            yield Static(Text("Esc closes", style="dim"))
+                table.add_row(Text(key, style="bold", no_wrap=True), Text(action))
+            with VerticalScroll():
+                yield Static(table, id="help-keys")
