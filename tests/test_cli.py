@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+from pathlib import Path
 
 import pytest
 
@@ -133,3 +134,14 @@ def test_a_closed_pipe_is_not_an_error():
 
     result = subprocess.run(f"{sys.executable} -m ctxtop export --demo | head -c 10", shell=True, capture_output=True, text=True, timeout=60)
     assert result.stdout == '{\n  "schem' and result.stderr == ""
+
+
+def test_a_rebuilt_token_cache_is_told_on_stderr(capsys):
+    cache = Path(os.environ["CTXTOP_CACHE_DIR"]) / "tokens.sqlite"
+    cache.write_bytes(b"this is not a database" * 100)
+    code, out, err = run(capsys, "export", "--demo")
+    assert code == 0 and json.loads(out)["at"]["message"] > 0  # the snapshot as usual
+    notes = err.splitlines()
+    assert len(notes) == 1 and notes[0].startswith("ctxtop: note: the token cache was unreadable") and "rebuilt" in notes[0]
+    code, out, err = run(capsys, "export", "--demo")
+    assert code == 0 and err == ""  # told once: the rebuilt cache is sound

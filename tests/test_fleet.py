@@ -83,6 +83,10 @@ def test_a_folder_of_sessions_gives_a_row_each_and_names_the_garbage(fleet, tmp_
     codex = rows[CODEX_KEEPS]
     assert (codex["format"], codex["rules"], codex["rules_kept_at_end"], codex["retention"], codex["compactions"]) == ("codex", 2, 2, 1.0, 1)
     assert codex["violations"] == 0 and codex["tool_calls"] >= 1
+    [codex_compaction] = [c for c in read_parquet(out / "compactions.parquet") if c["path"] == codex["path"]]
+    # No price for the model, and the summarizing call not in the log: its tokens are an estimate all the same.
+    assert codex_compaction["cost_usd"] is None and codex_compaction["cost_estimated"] is True
+    assert codex_compaction["cache_read_tokens"] == 0  # as the first call after it logs
 
     compactions = read_parquet(out / "compactions.parquet")
     assert list(compactions[0]) == list(COMPACTION_COLUMNS)

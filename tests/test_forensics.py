@@ -189,6 +189,23 @@ def test_a_logged_summarizing_call_is_priced_as_logged():
     assert cost["usd"] == pytest.approx(rewrite + summarizing, abs=1e-6)
 
 
+CODEX_REMOTE = SHARED_FIXTURES / "codex" / "localpush_rollout-2026-02-23T12-54-34-019c8a59-e9dd-71f0-9ae3-4079fe9726a9.jsonl"
+
+
+@pytest.mark.skipif(not CODEX_REMOTE.is_file(), reason="the shared fixtures are absent (../shared/fixtures)")
+def test_codex_cache_reads_after_a_compaction_come_from_the_turn_that_logs_them():
+    """Codex logs a call's usage after the items it streamed (reasoning, messages, tool calls): the first
+    call after a compaction is the first token_count with a prompt after the `compacted` record."""
+    records = [json.loads(line) for line in CODEX_REMOTE.read_text().splitlines()]
+    compacted = next(i for i, r in enumerate(records) if r["type"] == "compacted")
+    first = next(r["payload"]["info"]["last_token_usage"] for r in records[compacted:]
+                 if r["payload"].get("type") == "token_count" and r["payload"]["info"]["last_token_usage"]["input_tokens"])
+    [compaction] = Tracker.open(str(CODEX_REMOTE), RuleRequest()).snapshot()["compactions"]
+    cost = compaction["forensics"]["cost"]
+    assert cost["cache_read_tokens"] == first["cached_input_tokens"] == 22_912
+    assert cost["estimated"] and cost["summarization_tokens"] == compaction["pre_tokens"]  # a remote compaction: not logged
+
+
 def test_unknown_models_get_tokens_only():
     usage = Usage(15_000, cache_write_tokens=12_000, cache_read_tokens=3_000)
     cost = compaction_cost(usage, "gpt-5-codex", 50_000, 40)

@@ -206,7 +206,7 @@ def _open_tracker(args: argparse.Namespace) -> Tracker:
     path, window, log_format = _session_source(args)
     tracker = Tracker.open(path, _rule_request(args), format=log_format, encoding=args.encoding, window=window)
     session = tracker.session
-    _tell(session)
+    _tell(tracker)
     if session.message_count == 0 and not session.parser.sidechain.messages and _has_bytes(path):
         diagnostics = session.parser.diagnostics
         raise SourceError(f"{path}: no message could be read as {session.format} "
@@ -218,7 +218,9 @@ def _open_subagent_tracker(args: argparse.Namespace) -> Tracker:
     """The sub-agent ``--subagent`` names, of the session the options name, with the rules asked for."""
     path, window, log_format = _session_source(args)
     agent = find_subagent(Session.open(path, format=log_format, encoding=args.encoding, window=window), args.subagent)
-    return Tracker.open(str(agent.path), _rule_request(args), format="claude-code", encoding=args.encoding, window=window)
+    tracker = Tracker.open(str(agent.path), _rule_request(args), format="claude-code", encoding=args.encoding, window=window)
+    _tell(tracker)
+    return tracker
 
 
 def _has_bytes(path: str) -> bool:
@@ -228,10 +230,11 @@ def _has_bytes(path: str) -> bool:
         return False
 
 
-def _tell(session: Session) -> None:
-    """Notices about how the log was read (a damaged index rebuilt), on stderr: the output stays clean."""
-    for notice in session.notices:
-        say(f"ctxtop: note: {one_line(notice, 200)}")
+def _tell(tracker: Tracker) -> None:
+    """What the user should hear about how the log was read (a damaged index or token cache rebuilt),
+    on stderr: the output stays clean."""
+    for warning in tracker.warnings:
+        say(f"ctxtop: note: {one_line(warning, 300)}")
 
 
 def run_export(args: argparse.Namespace) -> int:
@@ -358,7 +361,7 @@ def run_watch(args: argparse.Namespace) -> int:
     if not Path(resolved).is_dir():
         first_line_from_the_tail(str(split_sample(resolved)[0]), encoding=args.encoding, window=window, as_json=args.json, redacted=args.redact)
     tracker = Tracker.open(str(resolved), _rule_request(args), format=log_format, encoding=args.encoding, window=window, live=True)
-    _tell(tracker.session)
+    _tell(tracker)
     return follow_headless(tracker, as_json=args.json, poll_seconds=args.poll, redacted=args.redact)
 
 

@@ -35,6 +35,7 @@ from ctxtop.context.window.session import CompactionEvent, Session
 from ctxtop.parsers.model import ASSISTANT, INJECTED, REASONING, TOOL_CALL, TOOL_RESULT, Entry, Usage
 
 NOTE_CHARS = 600  # of each thing the agent says after a compaction, for the forensics
+FIRST_CALL_SEARCH = 200  # entries past the "after" window in which the first call's usage is looked for (a turn's items)
 
 
 @dataclass(slots=True)
@@ -260,9 +261,21 @@ def run_audit(session: Session, constraints: list[Constraint], resume: AuditProg
 
 
 def _first_call(entries: Sequence[Entry], event: CompactionEvent, after: int) -> Usage | None:
-    """The usage of the model's first call after the compaction (an implicit one is that call)."""
-    position = event.message - 1 if event.kind == "implicit" else after
-    return entries[position].usage if position < len(entries) else None  # (by position: a store unpacks only what is read)
+    """The usage of the model's first call after the compaction (an implicit one is that call).
+
+    Claude Code logs a call's usage on its reply; Codex on whatever item came last when the call
+    ended (its last tool call, or the user's message when it answered nothing): the first usage
+    logged after the compaction's marker, before any later compaction."""
+    if event.kind == "implicit":
+        position = event.message - 1
+        return entries[position].usage if position < len(entries) else None  # (by position: a store unpacks only what is read)
+    for position in range(event.message, min(len(entries), max(after, event.message) + FIRST_CALL_SEARCH)):
+        entry = entries[position]
+        if entry.usage is not None:
+            return entry.usage
+        if entry.compaction is not None:
+            return None
+    return None
 
 
 def _summarizing_call(calls: list[tuple[str, str, Usage]], entries: Sequence[Entry],

@@ -20,7 +20,8 @@ from ctxtop import __version__
 from ctxtop.context.fleet.session import AuditSettings, SessionAudit
 from ctxtop.context.store.token_cache import TokenCache
 
-FLEET_VERSION = 1  # bump when what a row holds changes: older results are then audited again
+# Bump when what a row holds changes: older results are then audited again.
+FLEET_VERSION = 2  # 2: Codex cache reads after a compaction; cost_estimated of an unpriced summarizing call
 READ_BYTES = 8 << 20
 
 

@@ -192,7 +192,7 @@ def _compaction_row(path: str, number: int, audit: Any, rules: list) -> dict[str
         "cache_read_tokens": cost.get("cache_read_tokens"),
         "summarization_tokens": cost.get("summarization_tokens"),
         "cost_usd": cost.get("usd"),
-        "cost_estimated": bool(cost.get("estimated")) if cost.get("usd") is not None else False,
+        "cost_estimated": bool(cost.get("estimated")),  # of summarization_tokens, and so of cost_usd
         "payback_turns": cost.get("payback_turns"),
     }
 
