@@ -63,7 +63,8 @@ def test_the_evaluation_counts_half_a_sentence_as_a_miss():
         ("All error codes keep the ERR_ prefix", "invariant: keep"),
         ("Every public API stays backward compatible", "invariant: stays"),
         ("No destructive migrations", "no …"),
-        ("Keep each reply under 150 words", "under 1"),
+        ("Keep each reply under 150 words", "under 150 words"),  # the whole limit, not its first digit
+        ("Answers stay below 2,000 characters.", "below 2,000 characters"),
         ("95%+ test coverage mandatory", "mandatory"),
         ("dont push to main", "dont"),
         ("The build needs a green CI run before merge", "needs a"),
@@ -133,6 +134,8 @@ def test_a_bare_imperative_in_a_message_is_a_request_not_a_rule():
         ("所有公开 API 保持兼容，错误码以 ERR_ 开头", "keep-err-prefix"),
         ("Error codes must start with ERR_ so that old clients keep working.", "keep-err-prefix"),
         ("Use pnpm, not npm", "pnpm-not-npm"),
+        ("Use pnpm, not npm.", "pnpm-not-npm"),  # the full stop ends the sentence, not the name
+        ("Use node.js, not deno.", "node-js-not-deno"),
         ("Keep each reply under 150 words", "max-150-words"),
         ("No destructive migrations", "no-destructive-migrations"),
         ("Only use the staging database.", "staging-only"),

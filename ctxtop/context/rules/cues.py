@@ -43,6 +43,7 @@ _LIMIT_EN = re.compile(r"\b(?:under|below|within|at\s+most|max(?:imum)?|up\s+to|
                        r"capped\s+at|(?:cap|budget|limit|maximum|max)(?:\s+(?:is|of|=|:))?|no\s+more\s+than|fewer\s+than|"
                        r"less\s+than|≤|<=)\s*[$€£¥]?\d"
                        r"|\d[\d,.]*\s*%\+|\b\d+\s*%\+?\s+(?:test\s+)?coverage")
+_NUMBER_AND_UNIT = re.compile(r"\d(?:[\d,.]*\d)?%?\+?(?:\s+[^\W\d_]+)?")  # "150 words", "2,000", "95%+"
 _IMPERATIVE_EN = re.compile(_W + r"(?:please\s+)?(" + "|".join((
     "use", "run", "write", "keep", "follow", "add", "check", "make", "ensure", "implement", "configure", "handle", "place",
     "provide", "pay", "verify", "review", "install", "include", "expose", "delay", "assign", "read", "match", "combine",
@@ -206,7 +207,10 @@ def _strong_cue(bare: str, cjk: bool = True) -> tuple[str | None, bool]:
     for pattern in (OBLIGATION_EN, _LIMIT_EN):
         match = pattern.search(bare)
         if match:
-            return " ".join(match.group(0).split()), False
+            cue = match.group(0)
+            if cue[-1].isdigit():  # a limit's pattern stops at its first digit: show the number and its unit
+                cue = cue[:-1] + (_NUMBER_AND_UNIT.match(bare, match.end() - 1) or match).group(0)
+            return " ".join(cue.split()), False
     if not cjk:
         return None, False
     for match in OBLIGATION_ZH.finditer(bare):

@@ -72,10 +72,12 @@ def readable_id(text: str) -> str:
     if not terms:
         return "rule-" + hashlib.blake2b(normalize(text).encode("utf-8", "surrogatepass"), digest_size=3).hexdigest()
     contrast = re.search(r"[,，]\s*not\s+([A-Za-z][\w.-]*)", text)
+    # (A sentence's full stop is not part of the name it ends with: "Use pnpm, not npm." → pnpm-not-npm.)
+    contrasted = contrast.group(1).lower().rstrip(".-") if contrast else ""
     if only and (not negation or only.start() < negation.start()):
         slug = terms[0] + "-only"
-    elif contrast and terms[0] != contrast.group(1).lower():
-        slug = f"{terms[0]}-not-{contrast.group(1).lower()}"
+    elif contrasted and terms[0] != contrasted:
+        slug = f"{terms[0]}-not-{contrasted}"
     elif negation:
         slug = "no-" + "-".join(terms)
     elif _KEEP.search(lowered):
