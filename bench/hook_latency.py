@@ -18,6 +18,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import shutil
 import statistics
 import subprocess
@@ -77,7 +78,12 @@ def measure(directory: Path, args: argparse.Namespace) -> None:
     full = directory / "full.jsonl"
     generate(full, "claude-code", args.mb * 1.1)  # cut before its last compaction, about --mb are left
     data = full.read_bytes()
-    cut = data.rfind(b"\n", 0, data.rfind(b'"subtype": "compact_boundary"')) + 1
+    # The generator writes compact JSON, as Claude Code does; spaces or not, the last boundary is the cut.
+    boundaries = [found.start() for found in re.finditer(rb'"subtype":\s*"compact_boundary"', data)]
+    if not boundaries:
+        raise SystemExit("the generated session has no compaction: give a larger --mb")
+    cut = data.rfind(b"\n", 0, boundaries[-1]) + 1
+
     transcript = directory / "session.jsonl"
     transcript.write_bytes(data[:cut])
     hook = [sys.executable, "-m", "ctxtop", "hook"]

@@ -63,7 +63,7 @@ def main() -> None:
             handle.write(next(source))
     size = log.stat().st_size
     started = time.perf_counter()
-    watch = subprocess.Popen([sys.executable, "-m", "tui", "watch", str(log), "--json"], cwd=ROOT,
+    watch = subprocess.Popen([sys.executable, "-m", "ctxtop", "watch", str(log), "--json"], cwd=ROOT,
                              stdout=subprocess.PIPE, text=True, env={**os.environ, "PYTHONUNBUFFERED": "1"})
     first = json.loads(watch.stdout.readline())
     load_s = time.perf_counter() - started
