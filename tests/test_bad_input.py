@@ -66,7 +66,7 @@ def test_damage_inside_a_usable_log_is_counted(tmp_path, capsys, command, name):
 def test_missing_directory_and_fifo_paths(tmp_path, capsys, command):
     fifo = tmp_path / "fifo"
     os.mkfifo(fifo)
-    for path, message in ((tmp_path / "missing.jsonl", "no such file"), (tmp_path, "not one ctxtop knows"), (fifo, "not a regular file")):
+    for path, message in ((tmp_path / "missing.jsonl", "no such file"), (tmp_path, "no session logs"), (fifo, "not a regular file")):
         code, _, err = run(capsys, *command, str(path))
         assert code == 2 and message in err and err.count("\n") == 1
 

@@ -10,6 +10,7 @@ import pytest
 
 from ctxtop.parsers.model import CATEGORIES
 from ctxtop.tui.cli import main
+from ctxtop.tui.demo import demo_path
 
 from .conftest import DATA
 
@@ -65,7 +66,6 @@ def test_export_to_unwritable_place_fails_in_one_line(capsys):
     "argv, message",
     [
         (["export", "/no/such/file.jsonl"], "no such file"),
-        (["export", "/"], "not one ctxtop knows"),
         (["export"], "no session given"),
         (["export", "--demo", "--format", "xml"], "--format must be"),
         (["export", "--demo", "--encoding", "klingon"], "unknown encoding"),
@@ -145,3 +145,19 @@ def test_a_rebuilt_token_cache_is_told_on_stderr(capsys):
     assert len(notes) == 1 and notes[0].startswith("ctxtop: note: the token cache was unreadable") and "rebuilt" in notes[0]
     code, out, err = run(capsys, "export", "--demo")
     assert code == 0 and err == ""  # told once: the rebuilt cache is sound
+
+
+def test_a_directory_stands_for_its_newest_session_in_every_command(tmp_path, capsys):
+    older, newer = tmp_path / "a.jsonl", tmp_path / "b.jsonl"
+    older.write_bytes((DATA / "claude_compact.jsonl").read_bytes())
+    newer.write_bytes(b"".join(demo_path().read_bytes().splitlines(keepends=True)[:40]))
+    os.utime(older, (1_000_000, 1_000_000))
+    for argv in (["export", str(tmp_path)], ["check", str(tmp_path)], ["preview", str(tmp_path)]):
+        code, out, err = run(capsys, *argv)
+        assert code in (0, 1) and out, argv  # (check fails on what it finds: exit 1)
+        assert err.splitlines()[0] == f"ctxtop: newest session in {tmp_path}: b.jsonl"
+    assert json.loads(run(capsys, "export", str(tmp_path))[1])["source"]["path"] == str(newer)
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    code, out, err = run(capsys, "export", str(empty))
+    assert (code, out) == (2, "") and err == f"ctxtop: error: {empty}: no session logs (*.jsonl, *.json) in this directory\n"

@@ -108,11 +108,11 @@ def build_parser() -> dict[str, argparse.ArgumentParser]:
 
     demo = Parser(prog="ctxtop demo", description="Open the bundled demo session (seed 000's incident), replayed as if live.")
     _session_options(demo, path=False)
-    demo.add_argument("--speed", type=positive_float, metavar="X", help="replay X times faster (the whole session takes about 30 s at 1)")
+    demo.add_argument("--speed", type=positive_float, metavar="X", help="replay X times faster (the whole session takes about 20 s at 1)")
     demo.add_argument("--no-replay", action="store_true", help="open the demo at its end instead of replaying it")
     parsers["demo"] = demo
 
-    export = Parser(prog="ctxtop export", description="Write a breakdown snapshot of the window as JSON or Markdown.")
+    export = Parser(prog="ctxtop export", description="Write a breakdown snapshot of the window as JSON or Markdown, or the HTML report.")
     _session_options(export)
     export.add_argument(
         "--format",
@@ -172,7 +172,7 @@ def _commands_epilog() -> str:
         "  ctxtop [PATH]            open the TUI on a session log (a directory: its newest;\n"
         "                           none: the newest under ~/.claude/projects and ~/.codex/sessions)\n"
         "  ctxtop demo              the bundled demo session, replayed as if live\n"
-        "  ctxtop export PATH       snapshot of the window as JSON or Markdown\n"
+        "  ctxtop export PATH       snapshot of the window as JSON, Markdown or HTML\n"
         "  ctxtop check PATH        CI gate: did every constraint survive every compaction?\n"
         "  ctxtop preview PATH      what each compaction strategy would drop, side by side\n"
         "  ctxtop watch PATH        follow a running agent's log headless, a line per update\n"
@@ -201,9 +201,21 @@ def _rule_request(args: argparse.Namespace) -> RuleRequest:
     return RuleRequest(tuple(args.pin), args.pins, args.auto)
 
 
+def _read_source(args: argparse.Namespace) -> tuple[str, int | None, str | None]:
+    """As ``_session_source``, a directory standing for its newest session (said on stderr), for the
+    commands that read a session once."""
+    path, window, log_format = _session_source(args)
+    if path != str(demo_path()):
+        resolved, notice = resolve_session(path)
+        if notice:
+            say(f"ctxtop: {one_line(notice, 300)}")
+        path = str(resolved)
+    return path, window, log_format
+
+
 def _open_tracker(args: argparse.Namespace) -> Tracker:
     """The session named by the options, read whole, with the rules the options ask for and their audit."""
-    path, window, log_format = _session_source(args)
+    path, window, log_format = _read_source(args)
     tracker = Tracker.open(path, _rule_request(args), format=log_format, encoding=args.encoding, window=window)
     session = tracker.session
     _tell(tracker)
@@ -216,7 +228,7 @@ def _open_tracker(args: argparse.Namespace) -> Tracker:
 
 def _open_subagent_tracker(args: argparse.Namespace) -> Tracker:
     """The sub-agent ``--subagent`` names, of the session the options name, with the rules asked for."""
-    path, window, log_format = _session_source(args)
+    path, window, log_format = _read_source(args)
     agent = find_subagent(Session.open(path, format=log_format, encoding=args.encoding, window=window), args.subagent)
     tracker = Tracker.open(str(agent.path), _rule_request(args), format="claude-code", encoding=args.encoding, window=window)
     _tell(tracker)
