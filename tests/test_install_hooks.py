@@ -80,6 +80,7 @@ def test_a_new_settings_file_and_its_uninstall(tmp_path, capsys):
     path = tmp_path / ".claude" / "settings.local.json"
     assert install(path) == 0
     assert set(json.loads(path.read_text())) == {"hooks", "statusLine"}
+    assert f"ctxtop: added ctxtop hooks and status line to {path}" in capsys.readouterr().err.splitlines()
     assert not [p for p in path.parent.iterdir() if "backup" in p.name]  # nothing to back up
     install(path, "--uninstall")
     assert json.loads(path.read_text()) == {}
@@ -90,7 +91,9 @@ def test_someone_elses_status_line_is_left_alone(tmp_path, capsys):
     path.write_text(json.dumps({"statusLine": {"type": "command", "command": "npx ccusage statusline"}}))
     install(path)
     assert json.loads(path.read_text())["statusLine"]["command"] == "npx ccusage statusline"
-    assert "status line is already set" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert "status line is already set" in err
+    assert f"ctxtop: added ctxtop hooks to {path}" in err.splitlines()  # not "and status line": it was not added
     install(path, "--uninstall")
     assert json.loads(path.read_text()) == {"statusLine": {"type": "command", "command": "npx ccusage statusline"}}
 

@@ -177,5 +177,9 @@ def run(args: argparse.Namespace, say: Callable[[str], None] | None = None) -> i
             raise UsageError(f"cannot back up {path}: {exc.strerror or exc}; not changed") from None
         say(f"ctxtop: backed up {path} to {backup.name}")
     write_output(after, str(path))
-    say(f"ctxtop: {'removed ctxtop from' if args.uninstall else 'added ctxtop hooks and status line to'} {path}")
+    if args.uninstall:
+        say(f"ctxtop: removed ctxtop from {path}")
+    else:
+        ours = isinstance(changed.get("statusLine"), dict) and is_ours(changed["statusLine"].get("command"))
+        say(f"ctxtop: added ctxtop hooks {'and status line ' if ours else ''}to {path}")
     return 0
