@@ -151,7 +151,11 @@ def test_integers_beyond_64_bits_are_counted_and_ignored(tmp_path, capsys, log, 
     assert text != (CLAUDE if log == "claude" else CODEX)
     snapshot = export_json(capsys, write(tmp_path / "huge.jsonl", text))
     diagnostics = snapshot["source"]["diagnostics"]
-    assert diagnostics["invalid_numbers"] + diagnostics["malformed_lines"] >= 1
+    # The number is counted and ignored; the record around it is read (not lost as a malformed line).
+    intact = export_json(capsys, write(tmp_path / "intact.jsonl", CLAUDE if log == "claude" else CODEX))
+    assert diagnostics["invalid_numbers"] >= 1
+    assert diagnostics["malformed_lines"] == intact["source"]["diagnostics"]["malformed_lines"]
+    assert snapshot["at"]["messages"] == intact["at"]["messages"]
     window = snapshot["window"]
     assert window["limit"] < 2**53 and (window["reported_tokens"] or 0) < 2**53
     for command in (["export", "--format", "md"], ["check", "--json"], ["preview"]):
@@ -179,7 +183,7 @@ def test_a_window_limit_that_is_no_count_is_not_the_limit(tmp_path, capsys, valu
         assert snapshot["source"]["diagnostics"]["invalid_numbers"] >= 1
 
 
-@pytest.mark.parametrize("amount, shown", [(HUGE, "1.18059e+21"), ("9" * 400, "1.79769e+308"), ("9" * 5000, None), ("-" + "9" * 400, None)],
+@pytest.mark.parametrize("amount, shown", [(HUGE, "1.18059e+21"), ("9" * 400, "1.79769e+308"), ("9" * 5000, "1.79769e+308"), ("-" + "9" * 400, None)],
                          ids=["2^70", "400 digits", "5000 digits", "-400 digits"])
 def test_a_huge_amount_under_a_cap_rule_is_judged_not_an_internal_error(tmp_path, capsys, amount, shown):
     rule = "Budget cap 500 USD: never spend more without asking."
@@ -189,7 +193,7 @@ def test_a_huge_amount_under_a_cap_rule_is_judged_not_an_internal_error(tmp_path
     assert "internal error" not in err, err
     if shown:  # beyond 64 bits, and beyond a float's range (saturated): still over the cap
         assert code == 1 and f"amount {shown} exceeds the cap 500" in out
-    else:  # beyond int()'s 4,300 digits the record is a malformed line; negative is under any cap
+    else:  # negative is under any cap
         assert "exceeds the cap" not in out
     code, out, err = run(capsys, "check", log, "--json", "--pin", rule)
     assert "internal error" not in err, err

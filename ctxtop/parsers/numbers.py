@@ -8,6 +8,7 @@ missing and count it in ``Diagnostics.invalid_numbers`` instead of showing
 
 from __future__ import annotations
 
+import math
 import sys
 from typing import Any
 
@@ -16,6 +17,7 @@ MAX_COUNT = 1 << 53
 # JSON integers beyond 64 bits are read as floats (orjson does so already), so that no later step
 # (packing, 64-bit JSON output) meets an integer it cannot hold.
 INT64_MIN, INT64_MAX = -(1 << 63), (1 << 63) - 1
+INT64_DIGITS = len(str(INT64_MIN))  # the longest literal that can be a 64-bit integer, its sign included
 
 
 def count(value: Any) -> int | None:
@@ -35,13 +37,16 @@ def is_invalid_count(value: Any) -> bool:
 
 def bounded_int(text: str) -> int | float:
     """A JSON integer literal as an int, or as a float beyond 64 bits (``json.loads(parse_int=...)``)."""
-    value = int(text)
-    if INT64_MIN <= value <= INT64_MAX:
-        return value
-    try:
-        return float(value)
-    except OverflowError:  # beyond 1.8e308: saturated (finite, so it survives JSON), still more than any cap
-        return sys.float_info.max if value > 0 else -sys.float_info.max
+    if len(text) <= INT64_DIGITS:
+        value = int(text)
+        if INT64_MIN <= value <= INT64_MAX:
+            return value
+    # From the text, not through int(): Python refuses to convert more than 4,300 digits (the whole
+    # line would be lost), while float() of any length is quick.
+    large = float(text)
+    if math.isinf(large):  # beyond 1.8e308: saturated (finite, so it survives JSON), still more than any cap
+        return sys.float_info.max if large > 0 else -sys.float_info.max
+    return large
 
 
 def number(value: Any) -> Any:
