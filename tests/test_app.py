@@ -156,7 +156,8 @@ async def test_strategy_cycle_marks_the_blocks_it_would_touch(demo_session):
 async def test_pin_and_unpin_persist_outside_the_log(tmp_path):
     log = tmp_path / "session.jsonl"
     log.write_bytes((DATA / "claude_compact.jsonl").read_bytes())
-    before = log.read_bytes()
+    os.utime(log, (1_000_000, 1_000_000))
+    before = log.read_bytes(), log.stat().st_mtime_ns, sorted(p.name for p in tmp_path.iterdir())
     app = CtxtopApp(str(log), at=1)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot, app, 1)
@@ -178,7 +179,8 @@ async def test_pin_and_unpin_persist_outside_the_log(tmp_path):
             if not any(c.source == "saved" for c in app.constraints):
                 break
         assert load_session_pins(log) == (SavedPins([], []), None)
-    assert log.read_bytes() == before  # ctxtop never writes to the log it reads
+    # ctxtop never writes to the log it reads, nor beside it: the pins went to the state directory.
+    assert (log.read_bytes(), log.stat().st_mtime_ns, sorted(p.name for p in tmp_path.iterdir())) == before
 
 
 async def test_pins_saved_by_the_ui_are_used_next_time(tmp_path):
@@ -593,3 +595,35 @@ async def test_a_big_log_paints_the_window_after_its_last_compaction_first(monke
         first = [m for m in seen if isinstance(m, FirstPaint)]
         assert len(first) == 1
         assert first[0].snapshot["window"]["categories"] == app.view.snapshot["window"]["categories"]
+
+
+def test_an_unreadable_log_is_one_line_after_the_screen_closes(tmp_path):
+    """In a real 80-column terminal: Textual's exit message was wrapped at the terminal's width."""
+    import fcntl
+    import pty
+    import re
+    import struct
+    import subprocess
+    import sys
+    import termios
+
+    bad = tmp_path / "nul.jsonl"
+    bad.write_bytes(b"\0" * 200)
+    master, slave = pty.openpty()
+    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 80, 0, 0))
+    proc = subprocess.Popen([sys.executable, "-m", "ctxtop", str(bad)], stdin=slave, stdout=slave, stderr=slave, close_fds=True)
+    os.close(slave)
+    output = b""
+    while True:
+        try:
+            chunk = os.read(master, 65536)
+        except OSError:  # the child closed its end
+            break
+        if not chunk:
+            break
+        output += chunk
+    assert proc.wait(timeout=60) == 2
+    os.close(master)
+    text = re.sub(r"\x1b(\[[0-9;?<>=$]*[A-Za-z~]|\][^\x07]*\x07|[=>])", "", output.decode("utf-8", "replace"))
+    [line] = [line for line in text.replace("\r", "").split("\n") if "ctxtop: error:" in line]
+    assert line.strip().endswith("or name one with --log-format)") and len(line.strip()) > 80

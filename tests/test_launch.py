@@ -55,6 +55,7 @@ def test_demo_replays_unless_told_not_to(monkeypatch):
     class FakeApp:
         return_code = 0
         worker_errors: list = []  # internal errors of its workers (none here)
+        load_error = None
 
         def __init__(self, **kwargs):
             launched.update(kwargs)

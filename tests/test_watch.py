@@ -136,3 +136,13 @@ def test_watch_starts_from_the_tail_of_a_log_well_below_the_tuis_first_paint_thr
     assert log.stat().st_size < tail_first.TAIL_FIRST_BYTES
     first_line_from_the_tail(str(log), encoding="cl100k_base", window=None, as_json=True, redacted=False)
     assert json.loads(capsys.readouterr().out)["from_tail"] is True
+
+
+def test_watch_on_a_log_it_cannot_read_is_one_line_and_exit_2(tmp_path):
+    junk, fifo = tmp_path / "junk.jsonl", tmp_path / "fifo.jsonl"
+    junk.write_bytes(b"\0" * 200)
+    os.mkfifo(fifo)
+    for path, message in ((junk, "not a session log ctxtop knows"), (fifo, "not a regular file")):
+        done = subprocess.run([sys.executable, "-m", "ctxtop", "watch", str(path)], capture_output=True, text=True, timeout=60)
+        assert done.returncode == 2 and done.stdout == ""
+        assert done.stderr.count("\n") == 1 and done.stderr.startswith(f"ctxtop: error: {path}: {message}")

@@ -123,6 +123,7 @@ class CtxtopApp(LiveUpdates, UserActions, AppParts):
         self.last_export = []
         self.sub_title = one_line(title or Path(path).name, 60)
         self.worker_errors: list[BaseException] = []  # internal errors of workers, shown as they come
+        self.load_error: str | None = None  # why the log could not be read (the CLI prints it after the screen)
 
     def notify(self, message: str, *, title: str = "", severity: SeverityLevel = "information",
                timeout: float | None = None, markup: bool = True) -> None:
@@ -274,7 +275,10 @@ class CtxtopApp(LiveUpdates, UserActions, AppParts):
                 observer.stop()
 
     def on_load_failed(self, message: LoadFailed) -> None:
-        self.exit(return_code=2, message=Text(f"ctxtop: error: {one_line(message.error)}"))
+        # Printed by the CLI once the screen is gone, through ``say`` (one line: Textual's exit
+        # message is a Rich renderable, wrapped at the terminal's width).
+        self.load_error = one_line(message.error)
+        self.exit(return_code=2)
 
     # --- the view at the cursor -----------------------------------------------------------------
     @work(thread=True, exclusive=True, exit_on_error=False, group="view")

@@ -428,6 +428,8 @@ def run_tui(args: argparse.Namespace) -> int:
     )
     app.show_tracebacks = args.debug
     app.run()
+    if app.load_error is not None:
+        say(f"ctxtop: error: {app.load_error}")
     if args.debug:
         for error in app.worker_errors:
             traceback.print_exception(error)
