@@ -134,6 +134,25 @@ def test_a_pattern_that_ran_out_of_time_is_not_searched_again_and_keeps_its_note
     forbid.forbid_pattern.cache_clear()
 
 
+def test_a_pattern_that_ran_out_of_time_is_noted_once_among_the_calls_of_one_message(monkeypatch):
+    """A reply may make several calls; the pattern ran out of time on one of them, and the others were
+    not searched: one note, at that call (there were five, each saying it took longer than 1 s)."""
+    from ctxtop.context.audit import violations
+    from ctxtop.context.rules import forbid
+    from ctxtop.context.rules.constraints import make_constraint
+    from ctxtop.parsers.model import TOOL_CALL, Block, Entry
+
+    monkeypatch.setattr(forbid, "SEARCH_SECONDS", 0.01)
+    forbid.forbid_pattern.cache_clear()
+    rule = make_constraint("keep globs short", "pin", id="slow", forbid=["(a|aa)+$"])
+    rule.first_stated = 0
+    reply = Entry(1, "assistant", [Block(TOOL_CALL, "a" * 3000 + "!" * n, tool_name="Glob", tool_id=f"call-{n}") for n in range(1, 6)], 0, 0)
+    for _ in range(2):  # and again, as a re-audit does
+        notes = violations.violations([reply], [rule])
+        assert [(a.kind.key, a.message) for a in notes] == [("forbid_skipped", 1)]
+    forbid.forbid_pattern.cache_clear()
+
+
 def eval_archive(path, sample: bytes) -> None:
     import zipfile
 

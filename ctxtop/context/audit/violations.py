@@ -9,7 +9,7 @@ from typing import Any
 from ctxtop.context.audit.alerts import Alert, AlertKind
 from ctxtop.context.rules.constraints import Constraint
 from ctxtop.context.rules.facts import NEGATIONS
-from ctxtop.context.rules.forbid import SEARCH_SECONDS, ForbidError, ForbidPattern, forbid_pattern
+from ctxtop.context.rules.forbid import SEARCH_SECONDS, ForbidError, forbid_pattern
 from ctxtop.parsers.jsonl import loads
 from ctxtop.parsers.model import TOOL_CALL, Block, Entry
 
@@ -58,7 +58,9 @@ def checks_of(constraints: list[Constraint]) -> list[tuple[Constraint, list[tupl
 
 def violations_of(message: int, block: Block, text: str, checks: list[tuple[Constraint, list[tuple[str, Any]]]]) -> list[Alert]:
     alerts = []
-    call = _Input(text)  # parsed once for every constraint, not once each
+    # (Parsed once for every constraint, not once each; the key tells this call from the others of
+    # the same message, so that a pattern that ran out of time is noted at the one call where it did.)
+    call = _Input(text, f"{message}:{block.tool_id or block.tool_name}:{len(text)}")
     for constraint, implied in checks:
         if constraint.first_stated is not None and message <= constraint.first_stated:
             continue
@@ -66,7 +68,7 @@ def violations_of(message: int, block: Block, text: str, checks: list[tuple[Cons
         if detail:
             alerts.append(Alert(AlertKind.VIOLATION, message, None, constraint.id, f"{block.tool_name or 'tool call'}: {detail}"))
         for kind, check in implied:
-            if kind == "pattern" and check.timed_out_at == message:
+            if kind == "pattern" and check.timed_out_on == call.key:
                 alerts.append(Alert(AlertKind.FORBID_SKIPPED, message, None, constraint.id,
                                     f"forbid pattern {check.pattern!r} took longer than {SEARCH_SECONDS:g} s on this "
                                     f"{block.tool_name or 'tool'} call: not checked here or after"))
@@ -76,10 +78,10 @@ def violations_of(message: int, block: Block, text: str, checks: list[tuple[Cons
 class _Input:
     """A tool call's input, with its amounts found only if a cap asks, and then once."""
 
-    __slots__ = ("text", "_amounts")
+    __slots__ = ("text", "key", "_amounts")
 
-    def __init__(self, text: str) -> None:
-        self.text = text
+    def __init__(self, text: str, key: str) -> None:
+        self.text, self.key = text, key
         self._amounts: list[tuple[str, float]] | None = None
 
     def amounts(self) -> list[tuple[str, float]]:
@@ -91,7 +93,7 @@ class _Input:
 def _violation(checks: list[tuple[str, Any]], name: str, call: _Input, message: int) -> str | None:
     text = call.text
     for kind, check in checks:
-        if kind == "pattern" and _found(check, message, name, text):
+        if kind == "pattern" and check.matches(message, name, text, call=call.key):
             return f"matches forbidden pattern {check.pattern!r}"
         if kind == "tool_name" and check.search(name):
             return "uses a forbidden channel"
@@ -104,11 +106,6 @@ def _violation(checks: list[tuple[str, Any]], name: str, call: _Input, message: 
                 if value > check:
                     return f"{key} {value:g} exceeds the cap {check:g}"
     return None
-
-
-def _found(pattern: ForbidPattern, message: int, name: str, text: str) -> bool:
-    """Whether a forbid pattern is in the call; one that ran out of time is noted by the caller, not a match."""
-    return bool(pattern.matches(message, name, text))
 
 
 def _numbers_by_key(text: str) -> list[tuple[str, float]]:

@@ -39,10 +39,11 @@ class ForbidPattern:
         except (regex.error, ValueError, OverflowError, RecursionError) as exc:
             raise ForbidError(str(exc)) from None
         self.timed_out_at: int | None = None
+        self.timed_out_on: str | None = None  # the key of the call where it did (``matches``' ``call``)
 
-    def matches(self, message: int, *texts: str) -> bool | None:
-        """Whether the pattern is found in any of ``texts`` (a call at ``message``); None when it
-        cannot tell: it ran out of time here, or did at an earlier call."""
+    def matches(self, message: int, *texts: str, call: str | None = None) -> bool | None:
+        """Whether the pattern is found in any of ``texts`` (a call at ``message``, ``call`` its key);
+        None when it cannot tell: it ran out of time here, or did at an earlier call."""
         if self.timed_out_at is not None and message >= self.timed_out_at:
             return None
         for text in texts:
@@ -50,7 +51,8 @@ class ForbidPattern:
                 if self._compiled.search(text, timeout=time_limit(len(text))) is not None:
                     return True
             except TimeoutError:
-                self.timed_out_at = message if self.timed_out_at is None else min(self.timed_out_at, message)
+                if self.timed_out_at is None or message < self.timed_out_at:
+                    self.timed_out_at, self.timed_out_on = message, call
                 return None
         return False
 
