@@ -13,6 +13,7 @@ from ctxtop.context.output.html import render_html
 from ctxtop.context.output.markdown import render_markdown
 from ctxtop.context.output.snapshot import build_snapshot
 from ctxtop.context.window import accounting, estimate
+from ctxtop.context.window.follow import LogFollower
 from ctxtop.context.window.session import Session
 
 from .conftest import SHARED_FIXTURES
@@ -124,3 +125,26 @@ async def test_the_tuis_timeline_marks_estimated_counts_on_its_scale():
         assert "≈" not in chart.render().plain
         chart.set_data(session.timeline(), 8000, estimated=True)
         assert chart.render().plain.lstrip().startswith("≈")
+
+
+def test_a_followed_log_shows_exact_windows_after_every_poll(tmp_path, no_cache, stressed):
+    """A poll makes exact only what it appended (the rest was made exact before, and handed back to
+    the replay kept ahead): the window shown after every poll is still the eager count's, block by block."""
+    source = tmp_path / "source.jsonl"
+    generate(source, "claude-code", 3.0, seed=5)  # with a compaction in the first half: its history stays estimated
+    lines = source.read_bytes().splitlines(keepends=True)
+    log = tmp_path / "live.jsonl"
+    log.write_bytes(b"".join(lines[: len(lines) // 2]))
+    follower = LogFollower(str(log))
+    assert follower.session.accounting.rough_blocks > 0, "nothing was estimated: the test would prove nothing"
+    rest = lines[len(lines) // 2 :]
+    step = max(1, len(rest) // 8)
+    for start in range(0, len(rest), step):
+        with open(log, "ab") as handle:
+            handle.writelines(rest[start : start + step])
+        assert follower.poll() is not None
+        exact = eager(log)
+        latest = len(follower.session.entries)
+        assert latest == exact.message_count
+        for message in (latest, latest - 1, latest // 2):
+            assert window_counts(follower.window_at(message)) == window_counts(exact.window_at(message)), f"message {message}"

@@ -77,6 +77,9 @@ class Window:
     totals: dict[str, CategoryTotal] = field(default_factory=lambda: {name: CategoryTotal() for name in CATEGORIES})
     # The system prompt and tools the harness sends unlogged, as inferred from a model call (harness.py).
     harness: HarnessPrefix | None = None
+    # The first blocks whose counts are known exact (Session.window_at): the list is only appended
+    # to, or a block replaced by its placeholder, until it is rebuilt, which sets this back to 0.
+    exact_to: int = 0
 
     def append(self, item: WindowBlock) -> None:
         self.blocks.append(item)
@@ -94,11 +97,13 @@ class Window:
     def drop(self, category: str) -> None:
         self.blocks = [item for item in self.blocks if item.category != category]
         self.totals[category] = CategoryTotal()
+        self.exact_to = 0
 
     def keep_resident(self) -> None:
         """Empty the window but for what is re-sent with every request."""
         self.blocks = [item for item in self.blocks if is_resident(item.category, item.entry.role)]
         self.totals = {name: CategoryTotal() for name in CATEGORIES}
+        self.exact_to = 0
         for item in self.blocks:
             total = self.totals[item.category]
             total.tokens += item.tokens
@@ -148,7 +153,8 @@ class Replay:
         twin._harness = self._harness.fork()
         # Blocks are never changed in place (see Window.clear), so sharing them is safe: O(1) per block.
         totals = {name: CategoryTotal(t.tokens, t.blocks) for name, t in self.window.totals.items()}
-        twin.window = Window(self.window.at, list(self.window.blocks), self.window.last_compaction, totals, self.window.harness)
+        twin.window = Window(self.window.at, list(self.window.blocks), self.window.last_compaction, totals, self.window.harness,
+                             self.window.exact_to)
         return twin
 
     def run(self, until: int | None = None) -> Iterator[Window]:
@@ -277,6 +283,7 @@ class Replay:
                 window.totals[item.category].tokens -= item.tokens
                 window.totals[item.category].blocks -= 1
         window.blocks = []
+        window.exact_to = 0
         self._add_entry(window, entry, position, cleared)
         window.blocks.extend(kept)
 

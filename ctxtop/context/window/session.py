@@ -337,11 +337,16 @@ class Session:
 
     def _made_exact(self, window: Window) -> Window:
         """``window`` with the estimated counts of its blocks replaced by exact ones (a window of its own:
-        replays fork their windows, and blocks are replaced, never changed, as Window.clear does)."""
+        replays fork their windows, and blocks are replaced, never changed, as Window.clear does).
+
+        Only the blocks after ``window.exact_to`` are looked at, and what is learnt is handed back to
+        the replay the session keeps ahead, so that the next window forked from it (a followed log's
+        next poll) starts exact: a poll costs what it appended, not the whole window."""
         accounting = self.accounting
         if not accounting.estimate_history:
             return window
-        logged = [(n, item) for n, item in enumerate(window.blocks) if item.position >= 0 and not item.cleared]
+        start = window.exact_to
+        logged = [(n, item) for n, item in enumerate(window.blocks[start:], start) if item.position >= 0 and not item.cleared]
         accounting.make_exact([(item.entry.index - 1, item.position, item.block) for _, item in logged])
         for n, item in logged:
             # Also blocks made exact by an earlier call, whose estimate a kept replay still holds.
@@ -349,7 +354,27 @@ class Session:
             if tokens != item.tokens:
                 window.totals[item.category].tokens += tokens - item.tokens
                 window.blocks[n] = replace(item, tokens=tokens)
+        window.exact_to = len(window.blocks)
+        self._hand_back(window)
         return window
+
+    def _hand_back(self, window: Window) -> None:
+        """Give the exact blocks of ``window`` to the replay kept ahead, as far as its own first blocks
+        are the same (entry, block, cleared or not)."""
+        with self._checkpoint_lock:
+            if self._ahead is None:
+                return
+            kept = self._ahead.window
+            n, end = kept.exact_to, min(len(kept.blocks), len(window.blocks))
+            while n < end:
+                theirs, mine = kept.blocks[n], window.blocks[n]
+                if theirs is not mine:
+                    if theirs.entry is not mine.entry or theirs.position != mine.position or theirs.cleared != mine.cleared:
+                        break  # the windows part here (a compaction, a clearing): the rest is not known exact
+                    kept.totals[theirs.category].tokens += mine.tokens - theirs.tokens
+                    kept.blocks[n] = mine
+                n += 1
+            kept.exact_to = n
 
     def rough_before(self, message: int | None = None) -> bool:
         """Whether counts of the history up to ``message`` include estimates (timeline, per-tool totals)."""
