@@ -11,19 +11,21 @@ from __future__ import annotations
 import re
 import unicodedata
 
+from ctxtop.context.rules.patterns import compiled_on_use
+
 NEGATIONS = ("never", "not", "don't", "do not", "no", "must not", "cannot", "can't", "forbidden", "prohibited",
              "不要", "禁止", "不能", "不得", "严禁", "不可", "别", "勿")
 OBLIGATIONS = ("must", "always", "only", "required", "shall", "need to", "at most", "no more than",
                "必须", "只允许", "只能", "务必", "一定要", "需要", "上限", "不超过")
-_NUMBER_WITH_UNIT = re.compile(
+_NUMBER_WITH_UNIT = compiled_on_use(
     r"(?<![\w.])\d[\d,]*(?:\.\d+)?\s*(?:%|元|块|万|美元|usd|rmb|k\b|m\b|kb|mb|gb|ms|s\b|sec|秒|分钟|小时|天|days?|hours?|minutes?|tokens?|次|条|个|件)?",
     re.IGNORECASE,
 )
-_IDENTIFIER = re.compile(r"\b(?:[A-Za-z]+_[A-Za-z0-9_]*|[A-Z]{2,}[0-9_-]*[A-Za-z0-9_-]*|[a-z]+[A-Z][A-Za-z0-9]*|[A-Za-z]+-\d[\w-]*)\b")
-_PATH = re.compile(r"(?:~|\.{1,2})?[\w.\-]*/[\w.\-/]+|\b[\w\-]+\.(?:py|js|ts|md|json|toml|yaml|yml|go|rs|java|sh|txt|sql|log|cfg|ini)\b")
-_QUOTED = re.compile(r"\"([^\"\n]{2,80})\"|'([^'\n]{2,80})'|“([^”\n]{2,80})”|「([^」\n]{2,80})」|`([^`\n]{2,80})`")
-_WORD = re.compile(r"[A-Za-z][A-Za-z'-]{2,}")
-_CJK_RUN = re.compile(r"[\u4e00-\u9fff]+")
+_IDENTIFIER = compiled_on_use(r"\b(?:[A-Za-z]+_[A-Za-z0-9_]*|[A-Z]{2,}[0-9_-]*[A-Za-z0-9_-]*|[a-z]+[A-Z][A-Za-z0-9]*|[A-Za-z]+-\d[\w-]*)\b")
+_PATH = compiled_on_use(r"(?:~|\.{1,2})?[\w.\-]*/[\w.\-/]+|\b[\w\-]+\.(?:py|js|ts|md|json|toml|yaml|yml|go|rs|java|sh|txt|sql|log|cfg|ini)\b")
+_QUOTED = compiled_on_use(r"\"([^\"\n]{2,80})\"|'([^'\n]{2,80})'|“([^”\n]{2,80})”|「([^」\n]{2,80})」|`([^`\n]{2,80})`")
+_WORD = compiled_on_use(r"[A-Za-z][A-Za-z'-]{2,}")
+_CJK_RUN = compiled_on_use(r"[\u4e00-\u9fff]+")
 STOPWORDS = frozenset(
     "the and for with that this from into your you are was were will would should could have has had not any all "
     "its it's our their them then than when what which who how why can also just about over under more most less "
@@ -37,7 +39,7 @@ CJK_STOP_BIGRAMS = frozenset({"的是", "里的", "在任", "任何", "所有", 
 # anyway, and which no normalization joins to a neighbour): a 3 MB tool output split into words at
 # once would be half a million strings.
 NORMALIZE_PIECE = 1 << 16
-_SPACE = re.compile(r"\s")
+_SPACE = compiled_on_use(r"\s")
 
 
 def normalize(text: str, piece: int = NORMALIZE_PIECE) -> str:

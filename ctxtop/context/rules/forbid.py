@@ -17,8 +17,6 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-import regex
-
 # One search may take this long, plus a little per character of the text searched (a search of a
 # 200 MB tool input that does not backtrack takes about a second), before its pattern is skipped.
 SEARCH_SECONDS = 1.0
@@ -33,6 +31,8 @@ class ForbidPattern:
     """One compiled pattern and, once a search ran out of time, the message where it did."""
 
     def __init__(self, pattern: str) -> None:
+        import regex  # here, not at the top: the status line, which matches no call, is spared its import
+
         self.pattern = pattern
         try:
             self._compiled = regex.compile(pattern)

@@ -14,6 +14,7 @@ import re
 import unicodedata
 
 from ctxtop.context.rules.facts import normalize
+from ctxtop.context.rules.patterns import compiled_on_use
 
 MAX_TERMS = 3
 MAX_ID_CHARS = 32
@@ -28,17 +29,18 @@ GLOSSARY = {
     "主分支": "main-branch", "身份证": "id-numbers", "银行卡": "card-numbers", "地址": "addresses",
 }
 _GLOSSARY_ORDER = sorted(GLOSSARY, key=len, reverse=True)  # longest first: 企业微信 before 微信
-_ONLY = re.compile(r"\bonly\b|只允许|只能|只用|只通过|只在|仅限|仅")
-_NEGATED = re.compile(r"\b(?:never|not|no|don'?t|dont|avoid|forbidden|prohibited|banned)\b|不要|不许|不准|不允许|不得|不能|不可|禁止|严禁|切勿|勿|避免|不使用")
-_KEEP = re.compile(r"\b(?:keep|keeps|preserve|stay|stays|remain|remains|start with|starts with|begin with|prefixed with)\b|保持|保留|开头|前缀")
-_BUDGET = re.compile(r"\b(?:budget|spend(?:ing)?|cost)\b|预算|花费|金额", re.IGNORECASE)
-_LIMIT = re.compile(r"\b(?:max(?:imum)?|at most|under|below|limit|cap|no more than|up to)\b|上限|不超过|最多|至多|以内", re.IGNORECASE)
-_NUMBER = re.compile(r"\d[\d,]*(?:\.\d+)?")
-_UNIT_AFTER = re.compile(r"\s*(words?|tokens?|lines?|characters?|chars?|files?|calls?|requests?|minutes?|"
+_ONLY = compiled_on_use(r"\bonly\b|只允许|只能|只用|只通过|只在|仅限|仅")
+_NEGATED = compiled_on_use(r"\b(?:never|not|no|don'?t|dont|avoid|forbidden|prohibited|banned)\b|"
+                           r"不要|不许|不准|不允许|不得|不能|不可|禁止|严禁|切勿|勿|避免|不使用")
+_KEEP = compiled_on_use(r"\b(?:keep|keeps|preserve|stay|stays|remain|remains|start with|starts with|begin with|prefixed with)\b|保持|保留|开头|前缀")
+_BUDGET = compiled_on_use(r"\b(?:budget|spend(?:ing)?|cost)\b|预算|花费|金额", re.IGNORECASE)
+_LIMIT = compiled_on_use(r"\b(?:max(?:imum)?|at most|under|below|limit|cap|no more than|up to)\b|上限|不超过|最多|至多|以内", re.IGNORECASE)
+_NUMBER = compiled_on_use(r"\d[\d,]*(?:\.\d+)?")
+_UNIT_AFTER = compiled_on_use(r"\s*(words?|tokens?|lines?|characters?|chars?|files?|calls?|requests?|minutes?|"
                          r"seconds?|hours?|days?|%|字|行|个|次|条|分钟|秒|小时|天)", re.IGNORECASE)
-_PREFIX_TOKEN = re.compile(r"\b([A-Za-z]{2,})_(?=\W|$)")
-_ENGLISH_WORD = re.compile(r"[A-Za-z][A-Za-z0-9'+.-]*[A-Za-z0-9+]|[A-Za-z]")
-_CJK_RUN = re.compile(r"[\u3400-\u9fff]+")
+_PREFIX_TOKEN = compiled_on_use(r"\b([A-Za-z]{2,})_(?=\W|$)")
+_ENGLISH_WORD = compiled_on_use(r"[A-Za-z][A-Za-z0-9'+.-]*[A-Za-z0-9+]|[A-Za-z]")
+_CJK_RUN = compiled_on_use(r"[\u3400-\u9fff]+")
 STOP = frozenset(
     "a an the and or but of to in on at by for from with without into onto over under about as is are be been was were "
     "this that these those it its your you we our they their them any all each every some such other than then when "
@@ -48,7 +50,7 @@ STOP = frozenset(
     "e.g i.e instead rather than own new existing".split()
 )
 # Chinese words that carry the rule's force or grammar, not its subject.
-CJK_STOP = re.compile(
+CJK_STOP = compiled_on_use(
     r"不要|不许|不准|不允许|不得|不能|不可以|不可|禁止|严禁|切勿|必须|务必|一律|强制|需要|只允许|只能|只用|只通过|只在|仅限|始终|总是|"
     r"一定|确保|保证|保持|保留|避免|超过|停下来|问我|出现|任何|所有|里的|中的|的|了|在|和|与|或|是|把|被|对|用|要|请|仅|都|也|就|"
     r"以|为|时|上限|以内|不超过|开头|前缀|使用|发送|发|文本|通知|对外|名单|元|个|条|次|目录|下|这类|类|写"

@@ -12,14 +12,16 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-_FENCE = re.compile(r"^\s*(```|~~~)")
-_HEADING = re.compile(r"^\s{0,3}(#{1,6})\s+(.*?)\s*#*\s*$")
-_ITEM = re.compile(r"^(\s*)(?:[-*+•●▪◦]|\d{1,3}[.)、]|[a-zA-Z][.)]|（?\d{1,3}）)\s+")
-_TABLE = re.compile(r"^\s*\|")
-_TAG_LINE = re.compile(r"^\s*</?[A-Za-z][\w-]*(?:\s[^>]*)?>\s*$")
-_QUOTE_MARK = re.compile(r"^\s*>\s?")
+from ctxtop.context.rules.patterns import compiled_on_use
+
+_FENCE = compiled_on_use(r"^\s*(```|~~~)")
+_HEADING = compiled_on_use(r"^\s{0,3}(#{1,6})\s+(.*?)\s*#*\s*$")
+_ITEM = compiled_on_use(r"^(\s*)(?:[-*+•●▪◦]|\d{1,3}[.)、]|[a-zA-Z][.)]|（?\d{1,3}）)\s+")
+_TABLE = compiled_on_use(r"^\s*\|")
+_TAG_LINE = compiled_on_use(r"^\s*</?[A-Za-z][\w-]*(?:\s[^>]*)?>\s*$")
+_QUOTE_MARK = compiled_on_use(r"^\s*>\s?")
 _OPEN_QUOTES, _CLOSE_QUOTES = "“「『", "”」』"
-_CJK = re.compile(r"[\u3400-\u9fff]")
+_CJK = compiled_on_use(r"[\u3400-\u9fff]")
 
 
 @dataclass(slots=True)
@@ -128,7 +130,7 @@ def units(text: str) -> list[Unit]:
 
 
 PSEUDO_HEADING_LEVEL = 7  # deeper than any Markdown heading
-_HEADING_WORDS_ZH = re.compile(r"(?:事项|规则|约束|规范|要求|原则|准则|须知|说明|示例|流程|步骤|红线|清单)[:：]?$")
+_HEADING_WORDS_ZH = compiled_on_use(r"(?:事项|规则|约束|规范|要求|原则|准则|须知|说明|示例|流程|步骤|红线|清单)[:：]?$")
 
 
 def looks_like_heading(line: str) -> bool:
@@ -166,7 +168,7 @@ def _join(parts: list[str]) -> str:
     return text
 
 
-_SENTENCE_MARKS = re.compile(r"[`\"“”「」『』。！？.!?]")
+_SENTENCE_MARKS = compiled_on_use(r"[`\"“”「」『』。！？.!?]")
 
 
 def sentences(text: str) -> list[str]:

@@ -16,6 +16,7 @@ import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
+from ctxtop.context.rules.patterns import compiled_on_use
 from ctxtop.parsers.model import INJECTED, SYSTEM, USER, Entry
 
 USER_ORIGIN, SYSTEM_PROMPT_ORIGIN, INSTRUCTIONS_ORIGIN = "user message", "system prompt", "instructions"
@@ -25,29 +26,29 @@ USER_SYSTEM_PROMPT_FORMATS = frozenset({"anthropic-request", "openai-messages", 
 # Formats whose "user" turns are the harness's templates and observations (SWE-agent's instance template).
 HARNESS_USER_FORMATS = frozenset({"swe-agent"})
 # Built-in system prompts recognised by how they start, when the format is not known.
-_HARNESS_SYSTEM_PROMPT = re.compile(
+_HARNESS_SYSTEM_PROMPT = compiled_on_use(
     r"^\s*(?:You are Codex|You are a coding agent running in the Codex CLI|You are Claude Code|You are an interactive CLI tool|"
     r"You are OpenHands agent|You are Gemini CLI|You are opencode|You are Cline)", re.IGNORECASE)
 
 # Harness-written sections inside a user turn, dropped with their content.
-_HARNESS_SECTION = re.compile(
+_HARNESS_SECTION = compiled_on_use(
     r"<(system-reminder|command-name|command-message|command-args|local-command-stdout|local-command-stderr|local-command-caveat|"
     r"task-notification|user-prompt-submit-hook|bash-input|bash-stdout|bash-stderr|environment_context|approval_policy|"
     r"sandbox_mode|network_access|permissions instructions|available_skills|available-deferred-tools|tool_use_error|"
     r"session_context|ide_selection|ide_opened_file)\b[^>]*>.*?(?:</\1>|\Z)",
     re.DOTALL | re.IGNORECASE,
 )
-_HARNESS_LINE = re.compile(
+_HARNESS_LINE = compiled_on_use(
     r"^(?:Caveat: The messages below were generated.*|\[Request interrupted by user.*\]|\w+ hook (?:success|error|blocking error).*|"
     r"This session is being continued from a previous conversation.*)$", re.MULTILINE)
 
 # Instruction files a harness injects, with the file's name or path.
-_CLAUDE_MD = re.compile(r"Contents of (\S+?) \([^)\n]*\):\n(.*?)(?=\nContents of \S+ \(|</system-reminder>|\Z)", re.DOTALL)
-_AGENTS_MD = re.compile(r"#\s*AGENTS\.md instructions for (\S+)\s*<INSTRUCTIONS>(.*?)(?:</INSTRUCTIONS>|\Z)", re.DOTALL)
-_USER_INSTRUCTIONS = re.compile(r"<user_instructions>(.*?)(?:</user_instructions>|\Z)", re.DOTALL)
-_GEMINI_CONTEXT = re.compile(r"--- Context from: (\S+) ---\n(.*?)(?:--- End of Context from: \1 ---|\Z)", re.DOTALL)
+_CLAUDE_MD = compiled_on_use(r"Contents of (\S+?) \([^)\n]*\):\n(.*?)(?=\nContents of \S+ \(|</system-reminder>|\Z)", re.DOTALL)
+_AGENTS_MD = compiled_on_use(r"#\s*AGENTS\.md instructions for (\S+)\s*<INSTRUCTIONS>(.*?)(?:</INSTRUCTIONS>|\Z)", re.DOTALL)
+_USER_INSTRUCTIONS = compiled_on_use(r"<user_instructions>(.*?)(?:</user_instructions>|\Z)", re.DOTALL)
+_GEMINI_CONTEXT = compiled_on_use(r"--- Context from: (\S+) ---\n(.*?)(?:--- End of Context from: \1 ---|\Z)", re.DOTALL)
 # Claude Code's note around injected instruction files: the harness's words, not the file's.
-_CLAUDE_MD_TRAILER = re.compile(r"\n\s*IMPORTANT: this context may or may not be relevant to your tasks\..*\Z", re.DOTALL)
+_CLAUDE_MD_TRAILER = compiled_on_use(r"\n\s*IMPORTANT: this context may or may not be relevant to your tasks\..*\Z", re.DOTALL)
 
 
 @dataclass(frozen=True, slots=True)

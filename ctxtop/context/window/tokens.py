@@ -11,15 +11,19 @@ import hashlib
 import os
 import threading
 from collections.abc import Callable, Iterator
-from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
+from functools import cache
 from typing import TYPE_CHECKING
 
-import regex
-import tiktoken
-import tiktoken.load
-
+# tiktoken, regex and the thread pool are imported where they are first used: the hooks and the status line
+# count no token (see guard.transcript.TextOnlyCounter) and are one process per event, where the three
+# cost about 15 ms of a 200 ms budget.
 if TYPE_CHECKING:
+    from concurrent.futures import ThreadPoolExecutor
+
+    import regex
+    import tiktoken
+
     from ctxtop.context.store.token_cache import TokenCache
 
 DEFAULT_ENCODING = "cl100k_base"
@@ -40,7 +44,7 @@ SEARCH_CHARS = 1 << 16
 # checks it): after a newline followed by a non-blank; after a run of digits (digits are only ever
 # pieces of their own); between an ASCII letter and ASCII punctuation other than an apostrophe
 # (which may start a contraction); before a space that precedes a letter (" word" is one piece).
-_SEGMENT_BREAK = regex.compile(r"\n(?=\S)|(?<=\p{N})(?=\P{N})|(?<=[A-Za-z])(?=[!-&(-/:-@\[-`{-~])|(?<=\S)(?= \p{L})")
+SEGMENT_BREAK = r"\n(?=\S)|(?<=\p{N})(?=\P{N})|(?<=[A-Za-z])(?=[!-&(-/:-@\[-`{-~])|(?<=\S)(?= \p{L})"
 # Texts longer than this are digested a piece at a time (the digest is the same): no second copy.
 DIGEST_PIECE_CHARS = 1 << 20
 
@@ -49,8 +53,17 @@ class EncodingUnavailable(ValueError):
     """The encoding is unknown, or would need a download."""
 
 
+@cache
+def _segment_break() -> regex.Pattern[str]:
+    import regex
+
+    return regex.compile(SEGMENT_BREAK)
+
+
 @contextmanager
 def _no_downloads() -> Iterator[None]:
+    import tiktoken.load
+
     original = tiktoken.load.read_file
 
     def local_only(blobpath: str) -> bytes:
@@ -67,6 +80,8 @@ def _no_downloads() -> Iterator[None]:
 
 def load_encoding(name: str) -> tiktoken.Encoding:
     """The named encoding, loaded without touching the network."""
+    import tiktoken
+
     actual = OFFLINE_ALIASES.get(name, name)
     if actual not in tiktoken.list_encoding_names():
         known = sorted(set(tiktoken.list_encoding_names()) - set(OFFLINE_ALIASES.values()))
@@ -97,7 +112,7 @@ def token_length(encode: Callable[[str], list[int]], text: str, segment: int = S
     A 3 MB tool output tokenized whole becomes a list of a million Python ints
     (tens of MB at once; a 200 MB line, gigabytes). Segments are cut at the first
     place past ``segment`` characters where no piece of the encoding's pre-split
-    can span (``_SEGMENT_BREAK``), so they count the same as the whole; with
+    can span (``SEGMENT_BREAK``), so they count the same as the whole; with
     none within ``search`` characters more, the segment is cut there.
     """
     if len(text) <= segment:
@@ -106,7 +121,7 @@ def token_length(encode: Callable[[str], list[int]], text: str, segment: int = S
     while start < len(text):
         end = len(text)
         if start + segment < len(text):
-            cut = _SEGMENT_BREAK.search(text, start + segment, start + segment + search)
+            cut = _segment_break().search(text, start + segment, start + segment + search)
             end = cut.end() if cut else min(len(text), start + segment + search)
         total += len(encode(text[start:end]))
         start = end
@@ -124,6 +139,8 @@ def _pool() -> ThreadPoolExecutor:
     global _POOL
     with _POOL_LOCK:
         if _POOL is None:
+            from concurrent.futures import ThreadPoolExecutor
+
             _POOL = ThreadPoolExecutor(_WORKERS, thread_name_prefix="ctxtop-tokenize")
         return _POOL
 
