@@ -120,3 +120,60 @@ async def test_the_timeline_marks_where_ctxtop_acted(tmp_path):
         table = app.query_one(AlertsTable)
         shown = [str(table.get_row_at(row)[1]) for row in range(table.row_count)]
         assert "guard_reinjected" in shown and "guard_blocked" in shown
+
+
+def demo_with_a_denied_call(tmp_path, result: str, is_error: bool = True):
+    """The demo to its first compaction, then a send_email call with a phone number (it breaks wecom-only and
+    no-phone-numbers) whose result is ``result``: what Claude Code wrote for it."""
+    path = tmp_path / "session.jsonl"
+    path.write_bytes(b"".join(demo_path().read_bytes().splitlines(keepends=True)[:205]))
+    email = {"to": "purchasing@example.com", "body": "请联系客户张先生 13800138000"}
+    with open(path, "ab") as handle:
+        handle.write(line(type="assistant", uuid="h1", parentUuid=None, timestamp="2026-12-03T10:00:01.000Z",
+                          message={"id": "msg_h1", "role": "assistant", "model": "claude-sonnet-4-5-20250929",
+                                   "content": [{"type": "tool_use", "id": "toolu_h1", "name": "send_email", "input": email}],
+                                   "usage": {"input_tokens": 1500, "output_tokens": 40}}))
+        handle.write(line(type="user", uuid="h2", parentUuid="h1", timestamp="2026-12-03T10:00:02.000Z",
+                          message={"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_h1",
+                                                                "is_error": is_error, "content": result}]}))
+    return path
+
+
+# What Claude Code wrote for a PreToolUse hook's denial: the reason dropped (2.1.143, anthropics/claude-code#59643;
+# 2.1.220, #82642 quotes the record as "Error: Hook PreToolUse:Agent denied this tool"), or after "hook error" (#88292).
+HOOK_DENIALS = ["Hook PreToolUse:send_email denied this tool", "<tool_use_error>Error: Hook PreToolUse:send_email denied this tool</tool_use_error>",
+                "PreToolUse:send_email hook error: [/opt/guard/check.sh]: not today"]
+
+
+def test_a_denial_whose_reason_the_log_dropped_is_a_call_a_hook_blocked(tmp_path):
+    for n, text in enumerate(HOOK_DENIALS):
+        folder = tmp_path / str(n)
+        folder.mkdir()
+        alerts = Tracker.open(str(demo_with_a_denied_call(folder, text))).alerts()
+        blocked = [a for a in alerts if a.kind is AlertKind.HOOK_BLOCKED]
+        assert [(a.message, a.constraint) for a in blocked] == [(207, "wecom-only")], text  # at the denial (the call is 206)
+        assert "wecom-only, no-phone-numbers" in blocked[0].detail and "whose hook, it does not say" in blocked[0].detail
+        assert not [a for a in alerts if a.kind in (AlertKind.VIOLATION, AlertKind.GUARD_BLOCKED)]  # it never ran; not ours for sure
+        assert not blocked[0].fails and not blocked[0].kind.by_guard
+
+
+def test_a_call_that_ran_and_failed_still_broke_its_rules(tmp_path):
+    for n, (text, is_error) in enumerate([("SMTP error: connection refused", True), (HOOK_DENIALS[0], False)]):
+        folder = tmp_path / str(n)
+        folder.mkdir()
+        kinds = [a.kind for a in Tracker.open(str(demo_with_a_denied_call(folder, text, is_error))).alerts()]
+        assert AlertKind.VIOLATION in kinds and AlertKind.HOOK_BLOCKED not in kinds
+
+
+def test_a_followed_log_takes_back_the_violation_when_the_denial_arrives(tmp_path):
+    path = demo_with_a_denied_call(tmp_path, HOOK_DENIALS[0])
+    lines = path.read_bytes().splitlines(keepends=True)
+    live_path = tmp_path / "live.jsonl"
+    live_path.write_bytes(b"".join(lines[:-1]))
+    tracker = Tracker.open(str(live_path), live=True)
+    assert AlertKind.VIOLATION in [a.kind for a in tracker.alerts()]  # the call, its result not written yet
+    with open(live_path, "ab") as handle:
+        handle.write(lines[-1])
+    tracker.poll()
+    kinds = [a.kind for a in tracker.alerts()]
+    assert AlertKind.HOOK_BLOCKED in kinds and AlertKind.VIOLATION not in kinds

@@ -23,7 +23,7 @@ from typing import Any
 
 from ctxtop.context.audit.alerts import Alert, AlertKind
 from ctxtop.context.audit.events import IMPLICIT_DROP
-from ctxtop.context.audit.guard_marks import guard_alerts
+from ctxtop.context.audit.guard_marks import guard_alerts, hook_denied
 from ctxtop.context.audit.run import Audit, CompactionAudit, run_audit
 from ctxtop.context.audit.violations import violations
 from ctxtop.context.output.compaction import compaction_view
@@ -279,8 +279,8 @@ class Tracker:
             else:
                 appended = self.session.entries[before:]
                 marks = guard_alerts(appended)
-                if any(mark.kind is AlertKind.GUARD_BLOCKED for mark in marks):
-                    self.run_audit(resume=True)  # a call ctxtop denied: its violations are taken back (audit.run)
+                if any(mark.kind is AlertKind.GUARD_BLOCKED for mark in marks) or any(hook_denied(b) for e in appended for b in e.blocks):
+                    self.run_audit(resume=True)  # a call a hook denied: its violations are taken back (audit.run)
                 else:
                     with self._audit_lock:
                         self.audit.alerts.extend(violations(appended, self.rules) + marks)

@@ -27,6 +27,8 @@ class AlertKind(Enum):
     FORBID_SKIPPED = ("forbid_skipped", False, "forbid pattern skipped", "yellow")
     GUARD_REINJECTED = ("guard_reinjected", False, "re-injected by ctxtop", "green")  # ctxtop's SessionStart hook put rules back
     GUARD_BLOCKED = ("guard_blocked", False, "blocked by ctxtop", "green")  # ctxtop's PreToolUse hook denied a call
+    # A PreToolUse hook denied a call that broke a rule, and the log keeps no reason to tell whose hook it was.
+    HOOK_BLOCKED = ("hook_blocked", False, "blocked by a hook", "green")
 
     @property
     def by_guard(self) -> bool:

@@ -5,6 +5,12 @@ Claude Code writes a hook's added context into the log (a ``hook_success`` or
 a denied call's reason as the call's error result. ctxtop's hooks mark both
 (``guard.reinject``, ``guard.judge`` use the marks here), so the audit can show
 the loop closing: "re-injected by ctxtop", "blocked by ctxtop".
+
+Some Claude Code versions drop a denial's reason before the model (and the
+log) get it, keeping only "Hook PreToolUse:Bash denied this tool" (2.1.143,
+2.1.220: anthropics/claude-code#59643, #82642); others write "PreToolUse:Bash
+hook error: …" with it (#88292). Such a result after a call that broke a rule
+is a call a hook stopped, whoever's hook it was: ``hook_blocked``.
 """
 
 from __future__ import annotations
@@ -21,6 +27,7 @@ BLOCKED_MARK = "blocked by ctxtop"
 MARK_WITHIN_CHARS = 400
 _RULE_ID = re.compile(r"rule \[([^\]\n]{1,80})\]")
 _RULE_LINE = re.compile(r"^- (.+)$", re.MULTILINE)
+_HOOK_DENIAL = re.compile(r"Hook PreToolUse:\S+ denied this tool|PreToolUse:\S+ hook error")
 
 
 def guard_alert(message: int, block: Block) -> Alert | None:
@@ -43,6 +50,19 @@ def guard_alert(message: int, block: Block) -> Alert | None:
             return Alert(AlertKind.GUARD_BLOCKED, message, None, ids[0] if ids else None,
                          f"{BLOCKED_MARK}: its PreToolUse hook denied a call that broke {', '.join(ids) or 'a rule'}")
     return None
+
+
+def hook_denied(block: Block) -> bool:
+    """Whether a failed tool result is Claude Code's record of a PreToolUse hook denying the call."""
+    return block.category == TOOL_RESULT and block.is_error and _HOOK_DENIAL.search(block.text[:MARK_WITHIN_CHARS]) is not None
+
+
+def hook_blocked(message: int, broken: list[Alert]) -> Alert:
+    """The alert for a call that broke ``broken``'s rules and that a PreToolUse hook denied (``hook_denied``)."""
+    ids = list(dict.fromkeys(alert.constraint for alert in broken if alert.constraint))
+    return Alert(AlertKind.HOOK_BLOCKED, message, None, ids[0] if ids else None,
+                 f"a PreToolUse hook denied a call that broke {', '.join(ids) or 'a rule'} (the log keeps no reason: "
+                 f"whose hook, it does not say)")
 
 
 def guard_alerts(entries: Iterable[Entry]) -> list[Alert]:

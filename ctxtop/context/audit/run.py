@@ -26,7 +26,7 @@ from ctxtop.context.audit.forensics import AFTERMATH_MESSAGES, build_forensics, 
 from ctxtop.context.audit.forensics.actions import Action, action_of
 from ctxtop.context.audit.forensics.history import History
 from ctxtop.context.audit.forensics.pair import pair_facts
-from ctxtop.context.audit.guard_marks import guard_alert
+from ctxtop.context.audit.guard_marks import guard_alert, hook_blocked, hook_denied
 from ctxtop.context.audit.lost import lost_items
 from ctxtop.context.audit.violations import checks_of, violations_of
 from ctxtop.context.rules.constraints import KEPT, Constraint, Status, WindowText
@@ -74,8 +74,8 @@ class _Reading:
         self.actions: list[Action] = []
         self.waiting: dict[str, Action] = {}  # tool call id → its action, until its result comes
         self.notes: list[tuple[int, str]] = []
-        # A call ctxtop's PreToolUse hook denied never ran: its result (an error carrying the denial) takes
-        # back the violations the call raised, and the guard_blocked note stands in their place.
+        # A call ctxtop's PreToolUse hook (or any hook) denied never ran: its result (an error carrying the
+        # denial) takes back the violations the call raised, and a guard_blocked (hook_blocked) note stands in their place.
         self.call_violations: dict[str, list[Alert]] = {}  # tool call id → the violations it raised
 
     def copy(self) -> _Reading:
@@ -115,8 +115,11 @@ class _Reading:
                         if block.is_error:
                             if waited is not None:
                                 waited.failed = True
-                            if (mark := guard_alert(entry.index, block)) is not None:
-                                if mark.kind is AlertKind.GUARD_BLOCKED and block.tool_id:
+                            mark = guard_alert(entry.index, block)
+                            if mark is None and block.tool_id in self.call_violations and hook_denied(block):
+                                mark = hook_blocked(entry.index, self.call_violations[block.tool_id])
+                            if mark is not None:
+                                if mark.kind in (AlertKind.GUARD_BLOCKED, AlertKind.HOOK_BLOCKED) and block.tool_id:
                                     stopped = self.call_violations.pop(block.tool_id, [])
                                     self.violated = [a for a in self.violated if not any(a is s for s in stopped)]
                                 self.violated.append(mark)
