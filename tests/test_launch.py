@@ -75,3 +75,19 @@ def test_demo_replays_unless_told_not_to(monkeypatch):
     assert launched["replay_speed"] is None and launched["pins"] == ["rule one"]
     assert cli.main([str(DATA / "claude_compact.jsonl"), "--poll", "0.5"]) == 0
     assert launched["poll_seconds"] == 0.5
+
+
+def test_the_newest_session_is_looked_for_a_few_folders_down_and_not_among_sub_agents(tmp_path):
+    codex = _touch(tmp_path / "2026" / "12" / "05" / "rollout-1.jsonl", 2_000)  # Codex's sessions/YYYY/MM/DD
+    _touch(tmp_path / "proj" / "abc" / "subagents" / "agent-1.jsonl", 3_000)  # Claude Code: the session's, newer
+    _touch(tmp_path / "a" / "b" / "c" / "d" / "e" / "f" / "g" / "deep.jsonl", 4_000)  # no sessions folder is that deep
+    assert newest_session(tmp_path) == codex
+    assert newest_session(tmp_path / "proj" / "abc" / "subagents").name == "agent-1.jsonl"  # named: it is looked in
+
+
+def test_a_folder_with_too_many_files_to_search_is_a_clear_error(tmp_path, monkeypatch):
+    monkeypatch.setattr("ctxtop.tui.discover.MAX_SEARCHED_FILES", 5)
+    for n in range(6):
+        _touch(tmp_path / f"{n}.txt", 1_000)
+    with pytest.raises(UsageError, match="more than 5 files to look through"):
+        resolve_session(str(tmp_path))

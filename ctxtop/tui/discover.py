@@ -23,13 +23,33 @@ def agent_session_roots() -> list[Path]:
     return [home / ".claude" / "projects", home / ".codex" / "sessions"]
 
 
+# How far below the folder given a session is looked for: Codex keeps sessions/YYYY/MM/DD/rollout-*.jsonl
+# (4 levels), Claude Code projects/<project>/<id>.jsonl (2). Deeper is not a sessions folder: `ctxtop
+# export /` must answer, not walk the whole disk.
+MAX_SEARCH_DEPTH = 6
+MAX_SEARCHED_FILES = 200_000
+# Claude Code keeps a session's sub-agents in <id>/subagents/ beside <id>.jsonl: the session opens with them.
+SUBAGENT_FOLDER = "subagents"
+
+
 def newest_session(directory: Path) -> Path | None:
-    """The most recently modified session-like file under ``directory`` (recursively).
+    """The most recently modified session-like file under ``directory`` (at most MAX_SEARCH_DEPTH folders
+    down; sub-agent transcripts are their session's, not sessions of their own).
 
     A folder that cannot be listed or entered is skipped (os.walk's default), as is a file that
-    cannot be looked at: one unreadable corner does not hide every other session."""
+    cannot be looked at: one unreadable corner does not hide every other session. More than
+    MAX_SEARCHED_FILES files is a UsageError: the folder is not a sessions folder."""
     newest: tuple[float, Path] | None = None
-    for folder, _, files in os.walk(directory):
+    searched = 0
+    top = len(directory.parts)
+    for folder, folders, files in os.walk(directory):
+        if len(Path(folder).parts) - top >= MAX_SEARCH_DEPTH:
+            folders.clear()
+        folders[:] = [name for name in folders if name != SUBAGENT_FOLDER]
+        searched += len(files)
+        if searched > MAX_SEARCHED_FILES:
+            raise UsageError(f"{directory}: more than {MAX_SEARCHED_FILES:,} files to look through for the newest session; "
+                             f"name the log, or the folder that holds it")
         for name in files:
             if not name.endswith(SESSION_SUFFIXES):
                 continue
