@@ -64,3 +64,11 @@ def test_verbatim_search_of_the_joined_blocks_finds_each_block_that_holds_the_ru
             assert verbatim == expected
             hits += len(verbatim)
     assert hits > 0
+
+
+def test_paths_lost_are_paths_of_the_task_not_devices_or_fragments():
+    from ctxtop.context.audit.lost import _PATH
+
+    text = ("ran make 2>/dev/null; row/col in /tmp; edited /home/dev/orders/api.py, ~/notes, ./build and "
+            "/srv/ops-agent/config; src/app/main.py")
+    assert _PATH.findall(text) == ["/home/dev/orders/api.py", "~/notes", "./build", "/srv/ops-agent/config", "src/app/main.py"]

@@ -18,7 +18,9 @@ MAX_CANDIDATES = 5000
 FACT_SCAN_CHARS = 4000
 # Rules and decisions are stated by people, instruction files and the agent itself, not by tool output.
 RULE_WRITERS = frozenset({SYSTEM, INJECTED, USER, ASSISTANT, REASONING, SUMMARY})
-_PATH = re.compile(r"(?:~|\.{1,2})?[\w.\-]*/[\w.\-/]+\.\w+|(?:~|\.{1,2})?/[\w.\-/]{3,}")
+# A path with an extension; else one with two parts at least from the root (one, "/col" in "row/col" or
+# "/tmp", says nothing of the task), or from ~ or . ; never a device ("2>/dev/null" is in every other command).
+_PATH = re.compile(r"(?:~|\.{1,2})?[\w.\-]*/[\w.\-/]+\.\w+|/(?!dev/)[\w.\-]+/[\w.\-/]+|~/[\w.\-/]+|\.{1,2}/[\w.\-/]{3,}")
 _IDENT = re.compile(r"\b(?:[A-Za-z]+_[A-Za-z0-9_]+|[a-z]+[A-Z][A-Za-z0-9]+|[A-Z][a-z]+[A-Z][A-Za-z0-9]+)\b")
 # The digit first, then what precedes it (the same matches as a look-behind first, which the regex
 # engine would try at every position rather than only at digits).
