@@ -15,7 +15,7 @@ BENCH = Path(__file__).resolve().parents[1] / "bench"
 
 
 @pytest.mark.parametrize("script, arguments, printed", [
-    ("run.py", ["--mb", "1"], "cold `export` (no caches) ÷ decode floor"),
+    ("run.py", ["--mb", "1", "--tail-mb", "2"], "cold `export` (no caches) ÷ decode floor"),
     ("fleet.py", ["--sessions", "3", "--mb", "1", "--jobs", "1"], "second run, nothing changed"),
     ("peers.py", ["--mb", "1", "--runs", "1"], "ctxtop export (warm)"),
     ("long_line.py", ["--mb", "1"], "1 MB"),

@@ -237,7 +237,9 @@ class CtxtopApp(LiveUpdates, UserActions, AppParts):
         except (OSError, *USER_ERRORS):
             return  # the full load says what is wrong
         if quick is not None:
-            self.post_message(FirstPaint(build_snapshot(quick, None, [], Audit([], [], []))))
+            # As counted so far: a big tail is estimated (said on screen), its exact counts come with the full load.
+            window = quick.window_at(None, exact=False)
+            self.post_message(FirstPaint(build_snapshot(quick, None, [], Audit([], [], []), window=window)))
 
     def on_first_paint(self, message: FirstPaint) -> None:
         if self.view is None:  # (else the full load was quicker)

@@ -51,6 +51,7 @@ def status_of(session: Session, window: Window, update: Update | None, *, from_t
         "limit": limit,
         "limit_source": limit_source,  # as in export: "default" is a guess
         "percent": round(100 * used / limit, 1) if limit else None,
+        "counts_estimated": session.window_rough(window),  # a first line from a big tail (tail_first); else exact
         "categories": {name: t.tokens for name, t in window.totals.items() if t.tokens},
         # Estimates, not counts: the system prompt and tools inferred from a model call, and the rest.
         "inferred_system_tools": inferred,
@@ -76,7 +77,7 @@ def first_line_from_the_tail(path: str, *, encoding: str, window: int | None, as
     except (OSError, *USER_ERRORS):
         return  # the full open says what is wrong
     if quick is not None:
-        print_record(status_of(quick, quick.window_at(None), None, from_tail=True), as_json=as_json, redacted=redacted)
+        print_record(status_of(quick, quick.window_at(None, exact=False), None, from_tail=True), as_json=as_json, redacted=redacted)
 
 
 def alert_record(alert: Alert) -> dict[str, Any]:
@@ -89,7 +90,8 @@ def _text(record: dict[str, Any]) -> str:
         return f"{label} message {record['message']}: {record['kind']} [{record['constraint'] or '-'}] {one_line(record['detail'], 200)}"
     percent = f" ({record['percent']}%)" if record["percent"] is not None else ""
     reported = f"{record['reported_tokens']:,}" if record["reported_tokens"] is not None else "—"
-    parts = " ".join(f"{k} {v:,}" for k, v in record["categories"].items())
+    approx = "≈" if record.get("counts_estimated") else ""
+    parts = " ".join(f"{k} {approx}{v:,}" for k, v in record["categories"].items())
     if record["inferred_system_tools"]:
         parts += f" ≈inferred-sys+tools {record['inferred_system_tools']:,}"
     if record["unattributed"]:
@@ -97,10 +99,10 @@ def _text(record: dict[str, Any]) -> str:
     reset = f" [{record['reset']}]" if record["reset"] else ""
     if record.get("from_tail"):
         reset += " [since the last compaction; reading the history…]"
-    used = record["reported_tokens"] if record["reported_tokens"] is not None else record["estimated_tokens"]
+    used = f"{record['reported_tokens']:,}" if record["reported_tokens"] is not None else f"{approx}{record['estimated_tokens']:,}"
     limit = f"≈{record['limit']:,}" if record.get("limit_source") == "default" else f"{record['limit']:,}"
-    return (f"msg {record['messages']} +{record['new']}: {used:,} / {limit}{percent} "
-            f"reported {reported} estimated {record['estimated_tokens']:,} | {parts}{reset}")
+    return (f"msg {record['messages']} +{record['new']}: {used} / {limit}{percent} "
+            f"reported {reported} estimated {approx}{record['estimated_tokens']:,} | {parts}{reset}")
 
 
 def follow_headless(tracker: Tracker, *, as_json: bool, poll_seconds: float | None, out=None,

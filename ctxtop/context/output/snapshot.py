@@ -55,6 +55,9 @@ def build_snapshot(
     window = window if window is not None else session.window_at(message)
     reported = session.reported_at(message)
     estimated = window.estimated_tokens
+    # False for every window an export or a view shows; True for a first paint of a big tail
+    # (window.tail_first), whose counts are estimates until the history is read.
+    counts_estimated = session.window_rough(window)
     limit, limit_source = session.limit()
     diagnostics = session.parser.diagnostics
     entry = session.entries[message - 1] if message else None
@@ -85,7 +88,8 @@ def build_snapshot(
             "limit": limit,
             "limit_source": limit_source,
             "encoding": session.counter.encoding_name,
-            "categories": _categories(window, reported),
+            "counts_estimated": counts_estimated,
+            "categories": _categories(window, reported, counts_estimated),
         },
         "tool_usage": {"window": as_rows(window_tool_totals(window))},
         "subagents": _subagents(session),
@@ -115,10 +119,14 @@ def split_unexplained(window: Window, reported: int | None) -> tuple[int, int]:
     return inferred, unexplained - inferred
 
 
-def _categories(window: Window, reported: int | None) -> dict[str, dict[str, Any]]:
+def _categories(window: Window, reported: int | None, counts_estimated: bool = False) -> dict[str, dict[str, Any]]:
     """Tokens and blocks of each category; what the log reports beyond the counted text is split
-    into the harness prefix inferred from a model call and the rest, both marked as estimates."""
+    into the harness prefix inferred from a model call and the rest, both marked as estimates (and
+    every row, when the window's counts are: ``counts_estimated``)."""
     rows: dict[str, dict[str, Any]] = {name: {"tokens": t.tokens, "blocks": t.blocks} for name, t in window.totals.items()}
+    if counts_estimated:
+        for row in rows.values():
+            row["estimated"] = True
     inferred, rest = split_unexplained(window, reported)
     prefix = window.harness
     rows[UNATTRIBUTED] = {"tokens": rest, "blocks": 0, "estimated": True}

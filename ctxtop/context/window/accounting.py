@@ -11,7 +11,7 @@ import hashlib
 import math
 from array import array
 
-from ctxtop.context.window.estimate import SHORT_CHARS, Calibration
+from ctxtop.context.window.estimate import SAMPLED_TEXT_CHARS, SHORT_CHARS, Calibration, sample_pieces, sampled_estimate
 from ctxtop.context.window.tokens import DIGEST_BYTES, TokenCounter
 from ctxtop.parsers.model import ASSISTANT, IMAGE, REASONING, TOOL_CALL, Block, Entry
 
@@ -174,7 +174,12 @@ class Accounting:
                 rough = 0
                 if count is None:
                     category = block.category
-                    if (len(text) < SHORT_CHARS or category in OUTPUT_CATEGORIES or not self._seen_call
+                    if len(text) >= SAMPLED_TEXT_CHARS and category not in OUTPUT_CATEGORIES and self._seen_call:
+                        pieces = sample_pieces(text)
+                        piece_chars, piece_tokens = sum(map(len, pieces)), sum(map(counter.tokens_uncached, pieces))
+                        calibration.learn(category, piece_chars, piece_tokens)
+                        count, rough = sampled_estimate(len(text), piece_chars, piece_tokens), 1
+                    elif (len(text) < SHORT_CHARS or category in OUTPUT_CATEGORIES or not self._seen_call
                             or not calibration.ready(category)):
                         count = counter.count_keyed(text, key)
                         calibration.learn(category, len(text), count)

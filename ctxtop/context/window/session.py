@@ -70,14 +70,17 @@ class Session:
         progress: Callable[[float], None] | None = None,
         count: bool = True,
         harness: HarnessPrefix | None = None,
+        estimate: bool = False,
     ) -> None:
         """``count=False``: the caller fills the accounting (from a saved index). ``harness``: the
-        prefix inferred from a first call these entries do not hold (a log read from its last compaction)."""
+        prefix inferred from a first call these entries do not hold (a log read from its last compaction).
+        ``estimate``: texts the caches do not know are estimated, as for a whole log's history
+        (``Accounting.estimate_history``), until a window is asked for exact."""
         self.parser = parser
         self.path = path
         self.counter = counter or TokenCounter(DEFAULT_ENCODING)
         self.window_override = window
-        self.accounting = Accounting(self.counter)
+        self.accounting = Accounting(self.counter, estimate_history=estimate)
         self.subagents: SubagentScan | None = None  # sub-agent transcripts kept beside the log (Claude Code)
         self.texts: LogTexts | None = None  # set when big texts are released and read back from the log
         self._released_to = 0  # entries before this position had their big texts released
@@ -375,6 +378,14 @@ class Session:
                     kept.blocks[n] = mine
                 n += 1
             kept.exact_to = n
+
+    def window_rough(self, window: Window) -> bool:
+        """Whether any count of ``window`` is an estimate from characters (one from ``window_at(exact=False)``)."""
+        accounting = self.accounting
+        if not accounting.rough_blocks:
+            return False
+        return any(accounting.rough(item.entry.index - 1, item.position) for item in window.blocks[window.exact_to :]
+                   if item.position >= 0)
 
     def rough_before(self, message: int | None = None) -> bool:
         """Whether counts of the history up to ``message`` include estimates (timeline, per-tool totals)."""

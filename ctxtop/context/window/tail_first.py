@@ -26,6 +26,10 @@ from ctxtop.parsers.registry import PARSERS
 
 # Below this size a full open is quick enough that a first paint is not worth it.
 TAIL_FIRST_BYTES = 32 << 20
+# A tail bigger than this (big tool outputs, images) is counted by estimates for the first paint, as a whole
+# log's history is (window.estimate): tokenizing 45 MB of text takes 2.5 s on two cores, estimating it
+# a few ms. The first paint says its counts are estimates; the full open shows them exact.
+EXACT_TAIL_BYTES = 8 << 20
 # The head of the log is read this much at a time until its first model call, and no further than
 # the limit: past it the first paint goes without the inference (the full open brings it).
 HEAD_STEP_BYTES = 256 << 10
@@ -35,7 +39,10 @@ HEAD_LIMIT_BYTES = 8 << 20
 def tail_session(path: str | os.PathLike, *, encoding: str = "cl100k_base", window: int | None = None,
                  min_bytes: int | None = None, counter: TokenCounter | None = None) -> Session | None:
     """The session from the last compaction boundary on, or None when a full open is the way (small log,
-    another format, no compaction). ``counter``: another token counter (the hooks, which read only texts)."""
+    another format, no compaction). ``counter``: another token counter (the hooks, which read only texts).
+
+    A tail of more than EXACT_TAIL_BYTES is counted by estimates: ask for its window with
+    ``window_at(None, exact=False)`` and say so (``Session.window_rough``) to paint it at once."""
     if Path(path).is_dir() or os.stat(path).st_size < (TAIL_FIRST_BYTES if min_bytes is None else min_bytes):
         return None
     data = read_log(path)
@@ -52,13 +59,15 @@ def tail_session(path: str | os.PathLike, *, encoding: str = "cl100k_base", wind
             return None
         parser = parser_type()
         parser.feed(data, start, final=False)
+        estimate = False
         if counter is None:
             counter = TokenCounter(encoding, store=TokenCache.default(encoding), parallel=True)  # first paint: every core
+            estimate = len(data) - start > EXACT_TAIL_BYTES
         prefix = _first_call_prefix(data, name, start, counter)
     finally:
         if hasattr(data, "close"):
             data.close()
-    return Session(parser, path=str(Path(path)), counter=counter, window=window, harness=prefix)
+    return Session(parser, path=str(Path(path)), counter=counter, window=window, harness=prefix, estimate=estimate)
 
 
 def _first_call_prefix(data, name: str, end: int, counter: TokenCounter) -> HarnessPrefix | None:

@@ -245,6 +245,10 @@ class TokenCounter:
         if self.store is not None:
             self._unsaved[key] = tokens
 
+    def tokens_uncached(self, text: str) -> int:
+        """The count of ``text``, tokenized now and not remembered (a piece of a text, for an estimate)."""
+        return self._token_length(text) if text else 0
+
     def _token_length(self, text: str) -> int:
         # encode_ordinary: text like "<|endoftext|>" in a log is content, not a special token.
         return token_length(self._encoding.encode_ordinary, text)

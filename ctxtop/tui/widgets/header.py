@@ -23,13 +23,14 @@ def header_text(snapshot: dict, *, available: int, mode: str) -> Text:
     # Most telling first, so that a narrow terminal cuts the least useful: use, position, then the two counts.
     # A limit ctxtop fell back on (no --window, none in the log, an unknown model) is a guess: say so.
     limit = f"≈{window['limit']:,}" if window.get("limit_source") == "default" else f"{window['limit']:,}"
-    text.append(f"{used:,} / {limit} tokens ", style="bold")
+    approx = "≈" if window.get("counts_estimated") else ""  # a big tail's first paint: characters per token
+    text.append(f"{approx if reported is None else ''}{used:,} / {limit} tokens ", style="bold")
     text.append(f"({share:.1f}%)", style="bold red" if share >= 90 else "bold yellow" if share >= 70 else "bold green")
     text.append(f"  message {at['message']} / {available}", style="bold")
     if available < at["messages"]:
         text.append(f" (of {at['messages']})", style="dim")
     text.append(f"  reported {reported:,}" if reported is not None else "  reported —", style="dim")
-    text.append(f"  est. {window['estimated_tokens']:,}", style="dim")
+    text.append(f"  est. {approx}{window['estimated_tokens']:,}", style="dim")
     subagents = snapshot.get("subagents") or {}
     if subagents.get("messages"):
         text.append(f"  sub-agents {subagents['messages']:,} msgs {subagents['tokens']:,} tok", style="dim")
