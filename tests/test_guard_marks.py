@@ -152,7 +152,7 @@ def test_a_denial_whose_reason_the_log_dropped_is_a_call_a_hook_blocked(tmp_path
         alerts = Tracker.open(str(demo_with_a_denied_call(folder, text))).alerts()
         blocked = [a for a in alerts if a.kind is AlertKind.HOOK_BLOCKED]
         assert [(a.message, a.constraint) for a in blocked] == [(207, "wecom-only")], text  # at the denial (the call is 206)
-        assert "wecom-only, no-phone-numbers" in blocked[0].detail and "whose hook, it does not say" in blocked[0].detail
+        assert "wecom-only, no-phone-numbers" in blocked[0].detail and "does not show whose hook" in blocked[0].detail
         assert not [a for a in alerts if a.kind in (AlertKind.VIOLATION, AlertKind.GUARD_BLOCKED)]  # it never ran; not ours for sure
         assert not blocked[0].fails and not blocked[0].kind.by_guard
 

@@ -61,8 +61,8 @@ def hook_blocked(message: int, broken: list[Alert]) -> Alert:
     """The alert for a call that broke ``broken``'s rules and that a PreToolUse hook denied (``hook_denied``)."""
     ids = list(dict.fromkeys(alert.constraint for alert in broken if alert.constraint))
     return Alert(AlertKind.HOOK_BLOCKED, message, None, ids[0] if ids else None,
-                 f"a PreToolUse hook denied a call that broke {', '.join(ids) or 'a rule'} (the log keeps no reason: "
-                 f"whose hook, it does not say)")
+                 f"a PreToolUse hook denied a call that broke {', '.join(ids) or 'a rule'} (the log does not show "
+                 f"whose hook: no ctxtop mark)")
 
 
 def guard_alerts(entries: Iterable[Entry]) -> list[Alert]:
