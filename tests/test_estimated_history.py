@@ -7,6 +7,8 @@ block, and its timeline must stay within the bound README states.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from ctxtop.context.output.html import render_html
@@ -148,3 +150,78 @@ def test_a_followed_log_shows_exact_windows_after_every_poll(tmp_path, no_cache,
         assert latest == exact.message_count
         for message in (latest, latest - 1, latest // 2):
             assert window_counts(follower.window_at(message)) == window_counts(exact.window_at(message)), f"message {message}"
+
+
+def test_refining_the_history_step_by_step_makes_it_the_exact_history(tmp_path, no_cache, stressed):
+    log = tmp_path / "session.jsonl"
+    generate(log, "claude-code", 3.0, seed=3)
+    exact = eager(log)
+    session = Session.open(log)
+    assert session.accounting.rough_blocks > 0 and session.rough_before(None)
+    estimated = [p.total for p in session.timeline()]
+    steps = 1
+    while not session.refine_step(max_chars=50_000):
+        steps += 1
+    assert steps > 2 and session.accounting.rough_blocks == 0 and not session.rough_before(None)
+    session.replay_again()
+    assert [p.total for p in session.timeline()] == [p.total for p in exact.timeline()] != estimated
+    assert_windows_equal(session, exact, [None, session.message_count // 2, session.message_count // 5])
+
+
+def test_the_tracker_refines_a_read_log_until_told_to_stop(tmp_path, monkeypatch, no_cache, stressed):
+    from ctxtop.context.tracker import Tracker
+    from ctxtop.context.window import session as session_module
+
+    log = tmp_path / "session.jsonl"
+    generate(log, "claude-code", 3.0, seed=3)
+    monkeypatch.setattr(session_module, "REFINE_STEP_CHARS", 20_000)
+    tracker = Tracker.open(str(log))
+    assert tracker.refine_history(lambda: True) is False  # stopped after its first step
+    assert tracker.session.accounting.rough_blocks > 0
+    assert tracker.refine_history(lambda: False) is True
+    assert not tracker.session.rough_before(None) and tracker.snapshot()["history_estimated"] is False
+    assert [p.total for p in tracker.timeline()] == [p.total for p in eager(log).timeline()]
+    assert tracker.refine_history(lambda: False) is False  # nothing left to refine
+
+
+async def test_the_tui_refines_the_history_when_idle_and_drops_the_estimate_mark(tmp_path, no_cache, stressed):
+    from ctxtop.tui.app import CtxtopApp
+    from ctxtop.tui.widgets.timeline import Timeline
+
+    from .conftest import workers_done
+
+    log = tmp_path / "session.jsonl"
+    generate(log, "claude-code", 3.0, seed=3)
+    app = CtxtopApp(str(log))
+    async with app.run_test(size=(120, 40)) as pilot:
+        timeline = app.query_one(Timeline)
+        for _ in range(1500):
+            await pilot.pause(0.02)
+            if app.tracker is not None and app.state.audited:
+                break
+        await workers_done(app)
+        await pilot.pause()
+        assert app.tracker is not None and not app.tracker.session.rough_before(None)
+        assert timeline.estimated is False and timeline.points is app.state.timeline
+        assert [p.total for p in timeline.points] == [p.total for p in eager(log).timeline()]
+
+
+def test_a_followed_log_refined_stays_exact_as_it_grows(tmp_path, no_cache, stressed):
+    import sys
+
+    from ctxtop.context.tracker import Tracker
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
+    from generate import GENERATORS
+
+    log = tmp_path / "session.jsonl"
+    generate(log, "claude-code", 3.0, seed=3)
+    tracker = Tracker.open(str(log), live=True)
+    assert tracker.refine_history(lambda: False) is True
+    lines = GENERATORS["claude-code"](seed=8)
+    with open(log, "a", encoding="utf-8") as handle:
+        for _ in range(40):  # long enough texts to be estimated, were the history still estimated
+            handle.write(next(lines))
+    assert tracker.poll() is not None
+    assert tracker.session.accounting.rough_blocks == 0 and not tracker.session.rough_before(None)
+    assert [p.total for p in tracker.timeline()] == [p.total for p in eager(log).timeline()]

@@ -125,6 +125,26 @@ class Tracker:
     def live(self) -> bool:
         return self.follower is not None
 
+    def refine_history(self, should_stop: Callable[[], bool]) -> bool:
+        """Make the history's estimated counts exact, a step at a time, then its timeline (the TUI does it
+        when idle). True when the history changed; False when nothing was estimated, or when ``should_stop``
+        said so first. Each step holds the lock a followed log's polls take, for about a tenth of a second."""
+        session = self.session
+        if not session.accounting.rough_blocks:
+            return False
+        while True:
+            with self.lock:
+                done = session.refine_step()
+            if done:
+                break
+            if should_stop():
+                return False
+        if self.follower is not None:
+            self.follower.replay_again()
+        else:
+            session.replay_again()
+        return True
+
     # --- rules in force ---------------------------------------------------------------------------
     def _select_rules(self) -> None:
         saved = self.saved or SavedPins()

@@ -42,6 +42,7 @@ from ctxtop.tui.messages import (
     AuditReady,
     CompactionReady,
     FirstPaint,
+    HistoryRefined,
     LoadFailed,
     LoadProgress,
     LogChanged,
@@ -522,6 +523,20 @@ class CtxtopApp(LiveUpdates, UserActions, AppParts):
         self._change(constraints=message.constraints, audit=message.audit, revision=self.state.revision + 1)
         self._announce_alerts()
         self._change(audited=True)
+        if message.tracker.session.accounting.rough_blocks:
+            self.refine_history(message.tracker)
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="refine")
+    def refine_history(self, tracker: Tracker) -> None:
+        """Idle, after the audit: count the estimated history exactly, a step at a time (a view asked for
+        meanwhile waits for no more than a step)."""
+        worker = get_current_worker()
+        if tracker.refine_history(lambda: worker.is_cancelled or self.tracker is not tracker):
+            self.post_message(HistoryRefined(tracker))
+
+    def on_history_refined(self, message: HistoryRefined) -> None:
+        if message.tracker is self.tracker:
+            self._change(timeline=message.tracker.timeline(), revision=self.state.revision + 1)
 
     def _announce_alerts(self, fresh: list[Alert] | None = None) -> None:
         """New losses and violations: a notification and the bell (the banner and the Alerts pane follow the state).

@@ -40,6 +40,13 @@ class AuditReady(Message):
 
 
 @dataclass
+class HistoryRefined(Message):
+    """The history's estimated counts were made exact (when idle): the timeline and the view are exact too."""
+
+    tracker: Tracker  # whose history (a result for a session since left is dropped)
+
+
+@dataclass
 class ViewReady(Message):
     """Everything shown for one message: the breakdown, the window's blocks and every strategy's preview."""
 

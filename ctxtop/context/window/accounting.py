@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import hashlib
 import math
+import threading
 from array import array
+from bisect import bisect_right
 
 from ctxtop.context.window.estimate import SAMPLED_TEXT_CHARS, SHORT_CHARS, Calibration, sample_pieces, sampled_estimate
 from ctxtop.context.window.tokens import DIGEST_BYTES, TokenCounter
@@ -63,6 +65,7 @@ class Accounting:
         self.calibration = Calibration()
         self._rough = bytearray()  # parallel to _flat: 1 where the count is an estimate from characters
         self.rough_blocks = 0  # how many are (0: every count is exact)
+        self._exact_lock = threading.Lock()
         self._seen_call = False  # a model call was counted: the harness inference has what it needs
         self._flat = array("q")  # every block's tokens, entry after entry
         self._starts = array("q", [0])  # entry i's blocks are _flat[_starts[i]:_starts[i + 1]]
@@ -107,18 +110,30 @@ class Accounting:
         """Whether any count of the entries before ``position`` is an estimate from characters."""
         return self._rough.find(1, 0, self._starts[min(position, self.counted)]) >= 0
 
+    def rough_positions(self, limit: int) -> list[tuple[int, int]]:
+        """The first ``limit`` blocks (entry position, block index) whose counts are estimates, in log order."""
+        found: list[tuple[int, int]] = []
+        rough, starts = self._rough, self._starts
+        at = rough.find(1)
+        while at >= 0 and len(found) < limit:
+            position = bisect_right(starts, at) - 1
+            found.append((position, at - starts[position]))
+            at = rough.find(1, at + 1)
+        return found
+
     def make_exact(self, blocks: list[tuple[int, int, Block]]) -> None:
         """Tokenize the blocks (position, block index, block) whose counts are estimates, in place."""
         todo = [(position, j, block) for position, j, block in blocks if self._rough[self._starts[position] + j]]
         if not todo:
             return
         counts = self.counter.count_all([block.text for _, _, block in todo])
-        for (position, j, block), count in zip(todo, counts):
-            at = self._starts[position] + j
-            if self._rough[at]:  # (a block listed twice)
-                self._flat[at] = _block_tokens(self.counter, block, count)
-                self._rough[at] = 0
-                self.rough_blocks -= 1
+        with self._exact_lock:  # a view and the history's refinement (two threads) may make the same block exact
+            for (position, j, block), count in zip(todo, counts):
+                at = self._starts[position] + j
+                if self._rough[at]:  # (a block listed twice, or made exact meanwhile)
+                    self._flat[at] = _block_tokens(self.counter, block, count)
+                    self._rough[at] = 0
+                    self.rough_blocks -= 1
         self.counter.persist()
 
     @property

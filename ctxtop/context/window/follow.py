@@ -189,6 +189,13 @@ class LogFollower:
         self.points = self.session.timeline()
         self._latest = self.session.window_at(None)
 
+    def replay_again(self) -> None:
+        """The session's counts changed (its history refined): replay it again, and take its timeline and
+        latest window anew."""
+        with self.lock:
+            self.session.replay_again()
+            self._advance()
+
     # --- reading -----------------------------------------------------------------------------------
     def window_at(self, message: int) -> Window:
         """The window after ``message``; the latest one was made at the last poll."""

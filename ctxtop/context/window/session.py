@@ -35,7 +35,7 @@ from ctxtop.context.window.timeline import Timeline, TimelineView, point_of
 from ctxtop.context.window.tokens import DEFAULT_ENCODING, TokenCounter
 from ctxtop.parsers import registry
 from ctxtop.parsers.base import LineParser, Parser
-from ctxtop.parsers.model import Entry
+from ctxtop.parsers.model import Block, Entry
 
 
 @dataclass(slots=True, frozen=True)
@@ -55,6 +55,9 @@ COUNT_STEP = 2000
 STREAM_CHUNK_BYTES = 4 << 20
 # Enough of a log's head to tell its format (a first record can be big).
 DETECT_HEAD_BYTES = 4 << 20
+# What one step of refining the history tokenizes (refine_step): about a tenth of a second.
+REFINE_STEP_CHARS = 1 << 20
+REFINE_STEP_BLOCKS = 2048
 
 
 class Session:
@@ -378,6 +381,40 @@ class Session:
                     kept.blocks[n] = mine
                 n += 1
             kept.exact_to = n
+
+    # --- the history made exact, a step at a time (the TUI, when idle) ------------------------------
+    def refine_step(self, max_chars: int | None = None) -> bool:
+        """Tokenize the next estimated counts of the history, about ``max_chars`` characters of text
+        (REFINE_STEP_CHARS; a text longer than that alone); True when no estimate is left: then what is
+        appended later is counted exactly too, and ``replay_again`` makes the timeline exact."""
+        accounting, entries = self.accounting, self.entries
+        max_chars = max_chars or REFINE_STEP_CHARS
+        chosen: list[tuple[int, int, Block]] = []
+        chars = 0
+        for position, index in accounting.rough_positions(REFINE_STEP_BLOCKS):
+            block = entries[position].blocks[index]
+            chosen.append((position, index, block))
+            chars += len(block.text)
+            if chars >= max_chars:
+                break
+        accounting.make_exact(chosen)
+        if accounting.rough_blocks:
+            return False
+        accounting.estimate_history = False  # a followed log's new lines: a few texts, counted as they come
+        return True
+
+    def replay_again(self) -> None:
+        """Replay the history read so far from its start, for its timeline and its kept replays: after its
+        counts changed (``refine_step``). Done aside and swapped in, so a window asked for meanwhile is not held up."""
+        with self._checkpoint_lock:
+            stop = self._ahead.position if self._ahead is not None else 0
+        replay, history, checkpoints = self.new_replay(), Timeline(), []
+        for window in replay.run(stop):
+            history.add(window, replay.last_entry)
+            if replay.compacted:
+                checkpoints.append(replay.fork())
+        with self._checkpoint_lock:
+            self._ahead, self.history, self._checkpoints = replay, history, checkpoints
 
     def window_rough(self, window: Window) -> bool:
         """Whether any count of ``window`` is an estimate from characters (one from ``window_at(exact=False)``)."""
