@@ -160,7 +160,7 @@ def test_refining_the_history_step_by_step_makes_it_the_exact_history(tmp_path, 
     assert session.accounting.rough_blocks > 0 and session.rough_before(None)
     estimated = [p.total for p in session.timeline()]
     steps = 1
-    while not session.refine_step(max_chars=50_000):
+    while not session.refine_step(max_tokens=12_000):
         steps += 1
     assert steps > 2 and session.accounting.rough_blocks == 0 and not session.rough_before(None)
     session.replay_again()
@@ -174,7 +174,7 @@ def test_the_tracker_refines_a_read_log_until_told_to_stop(tmp_path, monkeypatch
 
     log = tmp_path / "session.jsonl"
     generate(log, "claude-code", 3.0, seed=3)
-    monkeypatch.setattr(session_module, "REFINE_STEP_CHARS", 20_000)
+    monkeypatch.setattr(session_module, "REFINE_STEP_TOKENS", 5_000)
     tracker = Tracker.open(str(log))
     assert tracker.refine_history(lambda: True) is False  # stopped after its first step
     assert tracker.session.accounting.rough_blocks > 0

@@ -55,8 +55,9 @@ COUNT_STEP = 2000
 STREAM_CHUNK_BYTES = 4 << 20
 # Enough of a log's head to tell its format (a first record can be big).
 DETECT_HEAD_BYTES = 4 << 20
-# What one step of refining the history tokenizes (refine_step): about a tenth of a second.
-REFINE_STEP_CHARS = 1 << 20
+# What one step of refining the history tokenizes (refine_step), by the estimates it replaces (about
+# 1 MB of text, a tenth of a second): sized without reading a text twice.
+REFINE_STEP_TOKENS = 1 << 18
 REFINE_STEP_BLOCKS = 2048
 
 
@@ -383,19 +384,20 @@ class Session:
             kept.exact_to = n
 
     # --- the history made exact, a step at a time (the TUI, when idle) ------------------------------
-    def refine_step(self, max_chars: int | None = None) -> bool:
-        """Tokenize the next estimated counts of the history, about ``max_chars`` characters of text
-        (REFINE_STEP_CHARS; a text longer than that alone); True when no estimate is left: then what is
+    def refine_step(self, max_tokens: int | None = None) -> bool:
+        """Tokenize the next estimated counts of the history, about ``max_tokens`` of them by their estimates
+        (REFINE_STEP_TOKENS; a text bigger than that alone); True when no estimate is left: then what is
         appended later is counted exactly too, and ``replay_again`` makes the timeline exact."""
         accounting, entries = self.accounting, self.entries
-        max_chars = max_chars or REFINE_STEP_CHARS
+        max_tokens = max_tokens or REFINE_STEP_TOKENS
         chosen: list[tuple[int, int, Block]] = []
-        chars = 0
+        tokens, last, blocks = 0, -1, []
         for position, index in accounting.rough_positions(REFINE_STEP_BLOCKS):
-            block = entries[position].blocks[index]
-            chosen.append((position, index, block))
-            chars += len(block.text)
-            if chars >= max_chars:
+            if position != last:  # (a packed entry is unpacked once for its blocks)
+                last, blocks = position, entries[position].blocks
+            chosen.append((position, index, blocks[index]))
+            tokens += accounting.of(position)[index]
+            if tokens >= max_tokens:
                 break
         accounting.make_exact(chosen)
         if accounting.rough_blocks:
@@ -409,10 +411,7 @@ class Session:
         with self._checkpoint_lock:
             stop = self._ahead.position if self._ahead is not None else 0
         replay, history, checkpoints = self.new_replay(), Timeline(), []
-        for window in replay.run(stop):
-            history.add(window, replay.last_entry)
-            if replay.compacted:
-                checkpoints.append(replay.fork())
+        self._run_recording(replay, stop, history, checkpoints.append)
         with self._checkpoint_lock:
             self._ahead, self.history, self._checkpoints = replay, history, checkpoints
 
@@ -449,13 +448,17 @@ class Session:
     def _replay_settled(self, stop: int) -> None:
         with self._checkpoint_lock:
             ahead = self._continue(self._ahead)
-        history = self.history
-        for window in ahead.run(stop):
-            history.add(window, ahead.last_entry)
-            if ahead.compacted:
-                self._keep_checkpoint(ahead.fork())
+        self._run_recording(ahead, stop, self.history, self._keep_checkpoint)
         with self._checkpoint_lock:
             self._ahead = ahead
+
+    @staticmethod
+    def _run_recording(replay: Replay, stop: int, history: Timeline, keep: Callable[[Replay], None]) -> None:
+        """Run ``replay`` to ``stop``, a timeline point for each message and a checkpoint after each compaction."""
+        for window in replay.run(stop):
+            history.add(window, replay.last_entry)
+            if replay.compacted:
+                keep(replay.fork())
 
     def final_before(self) -> int:
         """Entries before this position, and their counts, will not change (unless a position is
