@@ -44,6 +44,7 @@ def small_batches(monkeypatch):
 
     monkeypatch.setattr(entry_store, "BATCH", 4)
     monkeypatch.setattr(entry_store, "CACHED_BATCHES", 2)
+    monkeypatch.setattr(entry_store, "UNPACKED_ALL_BATCHES", 0)
     # Responses' later lines then often reach back into packed entries, which must be unpacked to join them.
     monkeypatch.setattr(claude_code, "MERGE_HORIZON", 2)
 

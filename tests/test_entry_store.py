@@ -99,7 +99,7 @@ operations = st.lists(st.one_of(
 @settings(max_examples=150, deadline=None)
 @given(operations)
 def test_any_sequence_of_operations_keeps_it_equal_to_a_list(ops):
-    entry_store.BATCH, entry_store.CACHED_BATCHES = 3, 2  # (restored below: hypothesis runs without fixtures per example)
+    entry_store.BATCH, entry_store.CACHED_BATCHES, entry_store.UNPACKED_ALL_BATCHES = 3, 2, 0  # (restored below: hypothesis runs without fixtures per example)
     try:
         model: list[Entry] = []
         store = EntryStore()
@@ -121,7 +121,7 @@ def test_any_sequence_of_operations_keeps_it_equal_to_a_list(ops):
             assert len(store) == len(model) and store.frozen <= len(model)
         assert list(store) == model and store[:] == model
     finally:
-        entry_store.BATCH, entry_store.CACHED_BATCHES = 256, 32
+        entry_store.BATCH, entry_store.CACHED_BATCHES, entry_store.UNPACKED_ALL_BATCHES = 256, 32, 256
 
 
 def test_readers_in_threads_see_the_entries_while_they_are_frozen(small_batches):
@@ -208,3 +208,37 @@ def test_a_response_line_that_comes_long_after_its_first_joins_it_even_when_it_w
     whole = Session(parsers.parse(log.read_bytes()), path=str(log))
     assert follower.session.entries == whole.entries
     assert exact_tokens(follower.session) == exact_tokens(whole)
+
+
+def _counting_decodes(monkeypatch) -> list[int]:
+    decoded = [0]
+    decode = entry_store.decode_entry
+
+    def counted(item, texts):
+        decoded[0] += 1
+        return decode(item, texts)
+
+    monkeypatch.setattr(entry_store, "decode_entry", counted)
+    return decoded
+
+
+def test_a_small_session_unpacks_each_batch_once_and_a_big_one_keeps_only_the_recent(monkeypatch):
+    monkeypatch.setattr(entry_store, "BATCH", 4)
+    monkeypatch.setattr(entry_store, "CACHED_BATCHES", 2)
+    monkeypatch.setattr(entry_store, "UNPACKED_ALL_BATCHES", 8)
+    decoded = _counting_decodes(monkeypatch)
+    entries = [make_entry(i) for i in range(1, 25)]  # six batches: all stay unpacked
+    store = EntryStore(entries)
+    store.freeze(24)
+    store._unpacked.clear()  # as after a restart: every batch packed
+    assert list(store) == entries and list(store) == entries and store[:] == entries
+    assert decoded[0] == 24  # each entry unpacked once, not once per walk
+    # A saved index's batches, decoded as they are loaded, are not decoded again when first read.
+    reloaded, decoded[0] = EntryStore(), 0
+    for blob in store.packed_batches():
+        reloaded.adopt(blob, [entry_store.decode_entry(item, None) for item in entry_store.marshal.loads(blob)])
+    assert list(reloaded) == entries and decoded[0] == 24
+    # Past UNPACKED_ALL_BATCHES, memory wins: only the last CACHED_BATCHES stay unpacked.
+    big = EntryStore([make_entry(i) for i in range(1, 41)])
+    big.freeze(40)
+    assert list(big) and len(big._unpacked) == 2

@@ -7,6 +7,10 @@ batch of BATCH at a time, into one ``marshal`` blob of their plain-data form
 (``entry_codec``: some 150 bytes a message, texts already released). Reading
 one unpacks its batch; the batches read most recently stay unpacked
 (CACHED_BATCHES), so walking the entries in order unpacks each batch once.
+A session of up to UNPACKED_ALL_BATCHES batches keeps every batch it unpacks:
+the open, the rules, the audit and the snapshot each walk all the entries,
+and for a session of that size the objects cost less memory (~1 KB a message,
+60 MB at most) than unpacking them again costs time (a third of a warm open).
 
 The entries after the frozen ones are held as they are: parsers append to them
 and may still change the last few (``LineParser.settled_before``). An entry
@@ -31,6 +35,8 @@ from ctxtop.parsers.model import Entry
 BATCH = 256
 # Unpacked batches kept: the window on screen, a replay's neighbourhood (~8k entries).
 CACHED_BATCHES = 32
+# Up to this many batches (65,536 messages: a Claude Code session of ~300 MB, a Codex one of ~65 MB), none is packed away again.
+UNPACKED_ALL_BATCHES = 256
 
 
 class EntryStore(Sequence[Entry]):
@@ -85,7 +91,8 @@ class EntryStore(Sequence[Entry]):
 
     def _keep_unpacked(self, number: int, batch: list[Entry]) -> None:
         self._unpacked[number] = batch
-        if len(self._unpacked) > CACHED_BATCHES:
+        kept = CACHED_BATCHES if len(self._packed) > UNPACKED_ALL_BATCHES else UNPACKED_ALL_BATCHES
+        while len(self._unpacked) > kept:
             self._unpacked.popitem(last=False)
 
     def __iter__(self) -> Iterator[Entry]:
@@ -165,5 +172,6 @@ class EntryStore(Sequence[Entry]):
         with self._lock:
             if len(batch) == BATCH and not self._held:
                 self._packed.append(blob)
+                self._keep_unpacked(len(self._packed) - 1, batch)  # decoded already: kept while it may stay
             else:
                 self._held.extend(batch)
