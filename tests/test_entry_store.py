@@ -147,6 +147,7 @@ def test_readers_in_threads_see_the_entries_while_they_are_frozen(small_batches)
 
 def test_released_texts_read_back_from_unpacked_entries(small_batches, monkeypatch):
     monkeypatch.setattr(lazy_text, "MIN_RELEASE_CHARS", 0)
+    monkeypatch.setattr(lazy_text, "HELD_CATEGORIES", frozenset())
     session = Session.open(demo_path())
     store = session.entries
     assert isinstance(store, EntryStore) and store.frozen > len(store) // 2

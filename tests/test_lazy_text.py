@@ -14,6 +14,7 @@ from ctxtop.context.output.snapshot import build_snapshot
 from ctxtop.context.store import lazy_text
 from ctxtop.context.window import session as session_module
 from ctxtop.context.window.session import Session
+from ctxtop.parsers.model import ASSISTANT, REASONING, USER
 from ctxtop.tui.demo import demo_path
 
 from .conftest import SHARED_FIXTURES, exact_tokens
@@ -44,6 +45,7 @@ def eager(path: Path) -> Session:
 @pytest.fixture
 def release_everything(monkeypatch):
     monkeypatch.setattr(lazy_text, "MIN_RELEASE_CHARS", 0)
+    monkeypatch.setattr(lazy_text, "HELD_CATEGORIES", frozenset())
 
 
 @pytest.mark.parametrize("path", jsonl_logs(), ids=lambda p: f"{p.parent.name}/{p.name[:40]}")
@@ -74,8 +76,14 @@ def test_big_texts_are_released_and_small_ones_kept(tmp_path):
     generate(log, "claude-code", 1.0)
     session = Session.open(log)
     settled = [b for e in session.entries[:-1] for b in e.blocks]
-    assert all(b.released == (b.length >= lazy_text.MIN_RELEASE_CHARS and not b.opaque) for b in settled)
+    assert all(b.released == (b.length >= lazy_text.MIN_RELEASE_CHARS and not b.opaque and b.category not in lazy_text.HELD_CATEGORIES)
+               for b in settled)
     assert sum(b.released for b in settled) > 100
+    # What people and the model wrote stays: a pass over the rules' sources reads nothing back from the log.
+    assert any(b.category == USER and b.length >= lazy_text.MIN_RELEASE_CHARS for b in settled)
+    before = session.texts.lines_read
+    assert [b.text for b in settled if b.category in (USER, ASSISTANT, REASONING)]
+    assert session.texts.lines_read == before
 
 
 def test_a_log_rewritten_under_a_released_text_reads_as_missing_not_as_other_text(tmp_path, release_everything):

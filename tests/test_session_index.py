@@ -22,6 +22,7 @@ from .test_lazy_text import eager, generate, jsonl_logs
 def index_everything(monkeypatch, small_batches):  # packed batches too: the index saves them as they are
     monkeypatch.setattr(session_index, "INDEX_MIN_BYTES", 0)
     monkeypatch.setattr(lazy_text, "MIN_RELEASE_CHARS", 0)
+    monkeypatch.setattr(lazy_text, "HELD_CATEGORIES", frozenset())
 
 
 def same_as_fresh(session: Session, log) -> None:

@@ -34,9 +34,9 @@ from ctxtop.context.store.token_cache import cache_dir
 from ctxtop.parsers.base import LineParser
 from ctxtop.parsers.model import Diagnostics, SessionMeta, SidechainTotals
 
-INDEX_VERSION = 8  # 5: usage carries the prompt-cache figures; 6: diagnostics count invalid numbers;
+INDEX_VERSION = 9  # 5: usage carries the prompt-cache figures; 6: diagnostics count invalid numbers;
 # 7: which counts are estimates from characters, and the calibration behind them; 8: texts over 128K
-# characters estimated from pieces of themselves
+# characters estimated from pieces of themselves; 9: what people and the model wrote is held, not released
 MAGIC = b"ctxtop-index v4\n"  # earlier versions (without the checksum) start otherwise: ignored, not "damaged"
 CHECKSUM_BYTES = 32
 INDEX_MIN_BYTES = 8 << 20  # smaller logs read fast enough; their index would only fill the disk
