@@ -11,6 +11,8 @@ import pytest
 
 from ctxtop import parsers
 from ctxtop.context.output.snapshot import build_snapshot
+from ctxtop.context.rules.constraints import WindowText
+from ctxtop.context.rules.facts import normalize
 from ctxtop.context.store import lazy_text
 from ctxtop.context.window import session as session_module
 from ctxtop.context.window.session import Session
@@ -112,6 +114,43 @@ def test_the_line_cache_stays_within_its_bound(tmp_path, monkeypatch, release_ev
     longest = max(size for _, size in session.texts._lines.values())
     assert session.texts._cached_bytes <= max(10_000, longest) + longest
     assert session.texts.lines_read > len(session.texts._lines)
+
+
+@pytest.mark.parametrize("run_bytes", [1 << 20, 300])  # 300: most lines longer than a run, read on their own
+def test_texts_read_back_together_equal_the_eager_ones_with_the_file_opened_once(tmp_path, monkeypatch, release_everything, run_bytes):
+    monkeypatch.setattr(lazy_text, "RUN_BYTES", run_bytes)
+    monkeypatch.setattr(lazy_text, "READ_STEP", 64)
+    log = tmp_path / "session.jsonl"
+    generate(log, "claude-code", 0.3)
+    session = Session.open(log)
+    blocks = [b for e in session.entries for b in e.blocks]
+    released = {b.source for b in blocks if b.released}
+    assert len(released) > 50
+    session.texts._lines.clear()
+    opened = []
+    open_regular = lazy_text.open_regular
+    monkeypatch.setattr(lazy_text, "open_regular", lambda path: opened.append(path) or open_regular(path))
+    before = session.texts.lines_read
+    assert lazy_text.read_texts(blocks) == [b.text for e in eager(log).entries for b in e.blocks]
+    assert len(opened) == 1 and session.texts.lines_read - before == len(released)  # each line once
+    os.remove(log)
+    session.texts._lines.clear()
+    assert set(lazy_text.read_texts([b for b in blocks if b.released])) == {lazy_text.MISSING}  # gone: no exception
+
+
+def test_the_audit_reads_a_window_back_in_runs_of_lines(tmp_path, monkeypatch, release_everything):
+    log = tmp_path / "session.jsonl"
+    generate(log, "claude-code", 0.3)
+    session = Session.open(log)
+    window = session.window_at(None)
+    session.texts._lines.clear()
+    reads = []
+    pread = os.pread
+    monkeypatch.setattr(lazy_text.os, "pread", lambda fd, size, offset: reads.append(size) or pread(fd, size, offset))
+    assert WindowText(window).blocks == [(item.entry.index, text, normalize(text)) for item, text in
+                                         ((item, item.text) for item in window.blocks) if text]
+    lines = len({item.block.source for item in window.blocks if item.block.released})
+    assert lines > 20 and len(reads) < lines / 4
 
 
 def test_documents_are_read_whole_and_release_nothing():

@@ -69,10 +69,11 @@ class WindowText:
         self._by_term: dict[str, list[int]] | None = None
         self._joined: str | None = None  # the normalized blocks, joined (``_verbatim``)
         self._starts: list[int] = []  # where each block starts in ``_joined``
-        for index, item in enumerate(window.blocks):
+        # Read once, together: a released text comes back from the log.
+        for index, (item, text) in enumerate(zip(window.blocks, window.texts(), strict=True)):
             if item.category == SUMMARY and item.block.opaque:
                 self.opaque = True
-            elif text := item.text:  # read once: a released text comes back from the log
+            elif text:
                 self.blocks.append((item.entry.index, text, normalize(text)))
                 self.window_index.append(index)
                 self.categories.append(item.category)

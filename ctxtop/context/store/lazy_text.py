@@ -20,8 +20,10 @@ from __future__ import annotations
 
 import os
 import threading
+from bisect import bisect_left
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from typing import cast
 
 from ctxtop.context.store.source import open_regular
 from ctxtop.parsers.base import LineParser
@@ -34,6 +36,8 @@ HELD_CATEGORIES = frozenset({SYSTEM, INJECTED, USER, ASSISTANT, REASONING, SUMMA
 # Parsed lines kept for reading back: the window on screen and its neighbours, not the whole log.
 LINE_CACHE_BYTES = 16 << 20
 READ_STEP = 1 << 16
+# Lines read back together (``read_texts``) come in one read when they lie within this many bytes.
+RUN_BYTES = 1 << 20
 MISSING = "[ctxtop: this text is no longer in the log as it was read: the file changed since]"
 
 
@@ -84,21 +88,37 @@ class LogTexts:
 
     def read(self, block: Block, released: _Released) -> str:
         with self._lock:
-            blocks = self._line_blocks(block.source)  # type: ignore[arg-type]
-        alike = [b for b in blocks if b.tool_id == block.tool_id]
-        if released.nth < len(alike):
-            text = alike[released.nth].text
-            if len(text) == released.length:
-                return text
-        return MISSING
+            source = cast(int, block.source)
+            blocks = self._lines_blocks([source])[source]
+        return _pick(blocks, block, released)
 
-    def _line_blocks(self, offset: int) -> list[Block]:
-        cached = self._lines.get(offset)
-        if cached is not None:
-            self._lines.move_to_end(offset)
-            return cached[0]
+    def read_many(self, blocks: Sequence[Block]) -> list[str]:
+        """The texts of ``blocks`` (released by this log), their lines read in file order with the file
+        opened once and nearby lines in one read: what a window's texts cost, read one at a time, was
+        mostly opening the file and calling into the kernel."""
+        sources = [cast(int, block.source) for block in blocks]  # a released block always has its line
+        with self._lock:
+            lines = self._lines_blocks(sorted(set(sources)))
+        return [_pick(lines[source], block, cast(_Released, block._lazy)) for source, block in zip(sources, blocks, strict=True)]  # noqa: SLF001
+
+    def _lines_blocks(self, offsets: list[int]) -> dict[int, list[Block]]:
+        """The blocks of the lines at ``offsets`` (sorted), from the cache or read back and parsed."""
+        found: dict[int, list[Block]] = {}
+        missing = []
+        for offset in offsets:
+            cached = self._lines.get(offset)
+            if cached is not None:
+                self._lines.move_to_end(offset)
+                found[offset] = cached[0]
+            else:
+                missing.append(offset)
+        if missing:
+            for offset, raw in self._read_lines(missing):
+                found[offset] = self._parsed(offset, raw)
+        return found
+
+    def _parsed(self, offset: int, raw: bytes) -> list[Block]:
         parser = self.parser_type()
-        raw = self._read_line(offset)
         if raw:
             parser.feed(raw, base=offset)
         blocks = [b for entry in parser.entries for b in entry.blocks]
@@ -110,27 +130,69 @@ class LogTexts:
             self._cached_bytes -= size
         return blocks
 
-    def _read_line(self, offset: int) -> bytes:
-        """The line starting at ``offset`` (without its newline); empty when the file is gone."""
+    def _read_lines(self, offsets: list[int]) -> Iterator[tuple[int, bytes]]:
+        """Each line starting at one of ``offsets`` (sorted), without its newline; empty when the file is gone."""
         try:
             fd = open_regular(self.path)
         except OSError:
-            return b""
+            yield from ((offset, b"") for offset in offsets)
+            return
         try:
-            parts: list[bytes] = []
-            position = offset
-            while True:
-                chunk = os.pread(fd, READ_STEP if not parts else min(len(parts[-1]) * 2, 64 << 20), position)
-                if not chunk:
-                    break
-                newline = chunk.find(b"\n")
-                if newline != -1:
-                    parts.append(chunk[:newline])
-                    break
-                parts.append(chunk)
-                position += len(chunk)
-            return b"".join(parts)
-        except OSError:
-            return b""
+            run_start, run = 0, b""
+            for position, offset in enumerate(offsets):
+                if not run_start <= offset < run_start + len(run):
+                    # A new run: from this line to the last one wanted within RUN_BYTES, in one read.
+                    last = offsets[bisect_left(offsets, offset + RUN_BYTES, lo=position) - 1]
+                    run_start, run = offset, _pread(fd, last - offset + READ_STEP, offset)
+                newline = run.find(b"\n", offset - run_start)
+                yield offset, run[offset - run_start : newline] if newline != -1 else _read_line(fd, offset)
         finally:
             os.close(fd)
+
+
+def _pick(blocks: list[Block], block: Block, released: _Released) -> str:
+    """``block``'s text among its line's blocks read back, if it is still the text it was."""
+    alike = [b for b in blocks if b.tool_id == block.tool_id]
+    if released.nth < len(alike):
+        text = alike[released.nth].text
+        if len(text) == released.length:
+            return text
+    return MISSING
+
+
+def read_texts(blocks: Sequence[Block]) -> list[str]:
+    """The texts of ``blocks``, those released read back together, log by log (``LogTexts.read_many``)."""
+    texts: list[str | None] = [None if block.released and isinstance(block._lazy, _Released) else block.text  # noqa: SLF001
+                               for block in blocks]
+    by_log: dict[LogTexts, list[int]] = {}
+    for position, text in enumerate(texts):
+        if text is None:
+            by_log.setdefault(blocks[position]._lazy.log, []).append(position)  # type: ignore[union-attr]  # noqa: SLF001
+    for log, positions in by_log.items():
+        for position, text in zip(positions, log.read_many([blocks[p] for p in positions]), strict=True):
+            texts[position] = text
+    return texts  # type: ignore[return-value]
+
+
+def _pread(fd: int, size: int, offset: int) -> bytes:
+    try:
+        return os.pread(fd, size, offset)
+    except OSError:
+        return b""
+
+
+def _read_line(fd: int, offset: int) -> bytes:
+    """The whole line starting at ``offset`` (without its newline), however long; empty on a read error."""
+    parts: list[bytes] = []
+    position = offset
+    while True:
+        chunk = _pread(fd, READ_STEP if not parts else min(len(parts[-1]) * 2, 64 << 20), position)
+        if not chunk:
+            break
+        newline = chunk.find(b"\n")
+        if newline != -1:
+            parts.append(chunk[:newline])
+            break
+        parts.append(chunk)
+        position += len(chunk)
+    return b"".join(parts)

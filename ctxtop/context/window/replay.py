@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 
+from ctxtop.context.store.lazy_text import read_texts
 from ctxtop.context.window.accounting import OUTPUT_CATEGORIES, Accounting, text_tokens
 from ctxtop.context.window.harness import HarnessPrefix, HarnessTracker
 from ctxtop.parsers.model import (
@@ -108,6 +109,12 @@ class Window:
             total = self.totals[item.category]
             total.tokens += item.tokens
             total.blocks += 1
+
+    def texts(self) -> list[str]:
+        """Each block's text as ``WindowBlock.text`` gives it, the released ones read back from the log
+        together (for whatever reads the whole window: the audit)."""
+        read = iter(read_texts([item.block for item in self.blocks if not item.cleared]))
+        return [CLEARED_PLACEHOLDER if item.cleared else next(read) for item in self.blocks]
 
     def categories(self) -> dict[str, CategoryTotal]:
         """A copy of the per-category totals (every category present, zero when empty)."""
