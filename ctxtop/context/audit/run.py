@@ -28,6 +28,7 @@ from ctxtop.context.audit.forensics.history import History
 from ctxtop.context.audit.forensics.pair import pair_facts
 from ctxtop.context.audit.guard_marks import guard_alert, hook_blocked, hook_denied
 from ctxtop.context.audit.lost import lost_items
+from ctxtop.context.audit.remembered import RememberedAudit
 from ctxtop.context.audit.violations import checks_of, violations_of
 from ctxtop.context.rules.constraints import KEPT, Constraint, Status, WindowText
 from ctxtop.context.window.replay import RUN_STEP, Window
@@ -156,6 +157,10 @@ class AuditProgress:
 def run_audit(session: Session, constraints: list[Constraint], resume: AuditProgress | None = None) -> Audit:
     """Audit every compaction of ``session``. ``resume``: the progress of an earlier audit of the same
     session (``Audit.progress``), so that only what came since is read."""
+    remembered = RememberedAudit(session, constraints) if resume is None else None
+    if remembered is not None and (recalled := remembered.recall()) is not None:
+        rows, recalled_alerts = recalled
+        return Audit(constraints, [CompactionAudit(*row) for row in rows], recalled_alerts)
     entries = session.entries
     final = session.final_before()
     if resume is not None and resume.valid_for(session, constraints):
@@ -260,6 +265,8 @@ def run_audit(session: Session, constraints: list[Constraint], resume: AuditProg
     alerts += violated
     alerts += [Alert(drop.kind, drop.message, None, None, drop.detail) for drop in scan.drops]
     alerts.sort(key=lambda a: (a.message, a.kind.key))
+    if remembered is not None:
+        remembered.keep(audits, alerts)
     return Audit(constraints, audits, alerts, progress)
 
 

@@ -106,6 +106,10 @@ class Accounting:
         """A digest of how the counted entries are cut into blocks and of every block's content digest."""
         return hashlib.blake2b(self._starts.tobytes() + bytes(self._digests), digest_size=20).digest()
 
+    def counts_digest(self) -> bytes:
+        """A digest of every block's count and of which are estimates."""
+        return hashlib.blake2b(self._flat.tobytes() + bytes(self._rough), digest_size=20).digest()
+
     def rough_through(self, position: int) -> bool:
         """Whether any count of the entries before ``position`` is an estimate from characters."""
         return self._rough.find(1, 0, self._starts[min(position, self.counted)]) >= 0

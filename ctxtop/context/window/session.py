@@ -90,6 +90,9 @@ class Session:
         self._released_to = 0  # entries before this position had their big texts released
         self.from_index = 0  # bytes of the log taken from a saved index rather than parsed
         self.notices: list[str] = []  # what the user should hear about how it was read (a damaged index rebuilt)
+        # A digest of the bytes a JSON Lines log was read from, once and whole (not followed): what its
+        # entries are made of, known without looking at them (``audit.remembered``). None otherwise.
+        self.read_digest: bytes | None = None
         self._checkpoints: list[Replay] = []  # replays stopped just after a compaction, by position (window_at)
         # While a JSON Lines log is read: a replay kept up with the entries whose counts are final,
         # so that the window at the latest message needs no replay of the history (count_new).
@@ -237,6 +240,9 @@ class Session:
                 pass  # no index (a full disk, a value marshal cannot hold): the next open reads the log again
         parser.resume_offset = parser.feed(pending, 0, line, final=not live, base=base)
         session.count_new()
+        if not live:
+            digest.update(pending)
+            session.read_digest = digest.digest()
         return session
 
     def count_new(self, settled_only: bool = False) -> None:
