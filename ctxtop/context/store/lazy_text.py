@@ -11,9 +11,9 @@ Only JSON Lines logs release texts, only blocks whose whole text came from
 one line, and only what tools wrote: what people and the model wrote (a few
 per cent of a log's text) is read by every pass over the session — rule
 detection, the audit's windows, the notes after a compaction — and reading it
-back each time costs more than holding it. A text read back is checked against the length it had: if the log was
-rewritten in between, the block reads as MISSING rather than as someone else's
-text.
+back each time costs more than holding it. A text read back is checked
+against the length it had: if the log was rewritten in between, the block
+reads as MISSING rather than as someone else's text.
 """
 
 from __future__ import annotations
