@@ -84,7 +84,7 @@ class AuditCache:
 
     def put(self, key: bytes, statuses: dict[str, tuple[Status, Status]], lost_items: dict[str, list[str]],
             forensics: dict[str, Any]) -> None:
-        raw = orjson.dumps({"constraints": {cid: [_status(before), _status(after)] for cid, (before, after) in statuses.items()},
+        raw = orjson.dumps({"constraints": {cid: [plain_status(before), plain_status(after)] for cid, (before, after) in statuses.items()},
                             "lost_items": lost_items, "forensics": forensics})
         with self._lock:
             self._remember(key, raw)
@@ -107,5 +107,6 @@ class AuditCache:
             cls._recent_bytes = 0
 
 
-def _status(status: Status) -> list[Any]:
+def plain_status(status: Status) -> list[Any]:
+    """``status`` as plain data (``Status(*plain)`` makes it again), for the caches."""
     return [status.status, status.found_in, status.missing_facts]

@@ -22,7 +22,7 @@ from typing import Any
 import orjson
 
 from ctxtop.context.audit.alerts import Alert, AlertKind
-from ctxtop.context.audit.cache import AUDIT_VERSION
+from ctxtop.context.audit.cache import AUDIT_VERSION, plain_status
 from ctxtop.context.rules.constraints import Constraint, Status
 from ctxtop.context.window.session import CompactionEvent, Session
 
@@ -67,7 +67,7 @@ def whole_audit_key(session: Session, constraints: list[Constraint]) -> bytes | 
 def encode_audit(compactions: list, alerts: list[Alert]) -> bytes | None:
     """An audit's findings (``run.CompactionAudit`` list, alerts) as bytes; None when they hold a value
     that has no plain form (they are then audited again next time)."""
-    plain = ([(astuple(c.event), c.after_message, {cid: (_status(b), _status(a)) for cid, (b, a) in c.constraints.items()},
+    plain = ([(astuple(c.event), c.after_message, {cid: (plain_status(b), plain_status(a)) for cid, (b, a) in c.constraints.items()},
                c.lost_items, c.drift, c.forensics) for c in compactions],
              [(a.kind.key, a.message, a.compaction, a.constraint, a.detail) for a in alerts])
     try:
@@ -86,7 +86,3 @@ def decode_audit(blob: bytes) -> tuple[list[tuple[Any, ...]], list[Alert]] | Non
         return rows, [Alert(_KINDS[kind], *rest) for kind, *rest in alerts]
     except (EOFError, ValueError, TypeError, KeyError, AttributeError):
         return None
-
-
-def _status(status: Status) -> tuple[str, list[int], list[str]]:
-    return status.status, status.found_in, status.missing_facts
