@@ -627,3 +627,24 @@ def test_an_unreadable_log_is_one_line_after_the_screen_closes(tmp_path):
     text = re.sub(r"\x1b(\[[0-9;?<>=$]*[A-Za-z~]|\][^\x07]*\x07|[=>])", "", output.decode("utf-8", "replace"))
     [line] = [line for line in text.replace("\r", "").split("\n") if "ctxtop: error:" in line]
     assert line.strip().endswith("or name one with --log-format)") and len(line.strip()) > 80
+
+
+async def test_the_breakdown_shows_an_eight_digit_estimate_whole(demo_session):
+    """A window estimated past ten million tokens (a huge tool result) keeps every digit on screen."""
+    from textual.app import App
+
+    from ctxtop.tui.widgets.breakdown import Breakdown
+
+    snapshot = build_snapshot(demo_session, 203)
+    snapshot["window"]["categories"]["tool_result"].update(tokens=11_172_775, estimated=True)
+
+    class Holder(App):
+        def compose(self):
+            yield Breakdown()
+
+    app = Holder()
+    async with app.run_test(size=SIZE) as pilot:
+        app.query_one(Breakdown).show(snapshot)
+        await pilot.pause()
+        screen = app.export_screenshot()
+        assert "≈11,172,775" in screen

@@ -60,9 +60,10 @@ class Breakdown(Vertical):
     def compose(self) -> ComposeResult:
         yield Static(id="bar")
         table: DataTable = DataTable(cursor_type="none", zebra_stripes=False, id="categories")
-        # Fixed widths: rows come and go with the cursor, and the columns must not jump.
+        # Fixed widths: rows come and go with the cursor, and the columns must not jump; tokens
+        # holds "≈999,999,999": a cell too narrow is cut without a mark, and a cut number reads as another.
         table.add_column("category", key="category", width=22)
-        table.add_column(Text("tokens", justify="right"), key="tokens", width=10)
+        table.add_column(Text("tokens", justify="right"), key="tokens", width=12)
         table.add_column(Text("% window", justify="right"), key="share", width=8)
         table.add_column(Text("blocks", justify="right"), key="blocks", width=7)
         yield table
