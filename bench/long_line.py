@@ -4,8 +4,9 @@
 
 The tool output is base64 (no newline to cut at), as an agent reading a binary
 file would log it. Each size runs in a fresh process; its peak RSS is the
-child's ``ru_maxrss``. Memory should grow with the line (it is read and decoded
-once) and not with its tokens: tokenizing holds one segment at a time.
+child's own high-water mark (``peak_memory.PEAK_RSS_KB``). Memory should grow
+with the line (it is read and decoded once) and not with its tokens:
+tokenizing holds one segment at a time.
 """
 
 from __future__ import annotations
@@ -19,6 +20,8 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+
+from peak_memory import PEAK_RSS_KB
 
 ROOT = Path(__file__).resolve().parents[1]
 DEMO = ROOT / "ctxtop" / "tui" / "data" / "demo_session.jsonl"
@@ -42,7 +45,7 @@ def measure(megabytes: int) -> tuple[float, float]:
         write_session(log, megabytes)
         env = {**os.environ, "CTXTOP_NO_CACHE": "1"}
         code = ("import resource, sys; from ctxtop.tui.cli import main; code = main(['export', sys.argv[1]]); "
-                "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, file=sys.stderr); sys.exit(code)")
+                f"print({PEAK_RSS_KB}, file=sys.stderr); sys.exit(code)")
         started = time.perf_counter()
         done = subprocess.run([sys.executable, "-c", code, str(log)], capture_output=True, text=True, env=env, cwd=ROOT)
         seconds = time.perf_counter() - started

