@@ -61,8 +61,13 @@ def test_watch_polls_when_asked_and_ends_cleanly_on_ctrl_c(tmp_path):
 
     log = tmp_path / "live.jsonl"
     log.write_bytes(b"".join(DEMO_LINES[:30]))
+    # Ctrl-C as a terminal sends it: a shell without job control starts its background commands
+    # (and so this test run, and ctxtop) with SIGINT ignored, which Python keeps; the child puts
+    # the default back before it runs `python -m ctxtop watch`.
+    run_as_from_a_terminal = ("import runpy, signal, sys; signal.signal(signal.SIGINT, signal.default_int_handler); "
+                              "sys.argv[0] = 'ctxtop'; runpy.run_module('ctxtop', run_name='__main__', alter_sys=True)")
     proc = subprocess.Popen(
-        [sys.executable, "-m", "ctxtop", "watch", str(log), "--poll", "0.1"],
+        [sys.executable, "-c", run_as_from_a_terminal, "watch", str(log), "--poll", "0.1"],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env={**os.environ, "PYTHONUNBUFFERED": "1"},
     )
     try:
