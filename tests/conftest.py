@@ -71,3 +71,14 @@ async def workers_done(app) -> None:
         except WorkerCancelled:
             await asyncio.sleep(0.02)  # let the cancelled worker leave the manager
     raise AssertionError("the app's workers kept being cancelled")
+
+
+def app_holding(widget_type):
+    """A bare Textual app whose screen holds one ``widget_type()``: a widget tried alone, on real data."""
+    from textual.app import App, ComposeResult
+
+    class Holder(App):
+        def compose(self) -> ComposeResult:
+            yield widget_type()
+
+    return Holder()

@@ -22,7 +22,7 @@ from ctxtop.tui.screens import KEYS, HelpScreen
 from ctxtop.tui.widgets.detail import Detail
 from ctxtop.tui.widgets.window_list import WindowList
 
-from .conftest import DATA, exact_tokens, workers_done
+from .conftest import DATA, app_holding, exact_tokens, workers_done
 
 SIZE = (120, 40)
 # Waits poll every 20 ms and end as soon as their condition holds; the ceiling is generous
@@ -631,18 +631,11 @@ def test_an_unreadable_log_is_one_line_after_the_screen_closes(tmp_path):
 
 async def test_the_breakdown_shows_an_eight_digit_estimate_whole(demo_session):
     """A window estimated past ten million tokens (a huge tool result) keeps every digit on screen."""
-    from textual.app import App
-
     from ctxtop.tui.widgets.breakdown import Breakdown
 
     snapshot = build_snapshot(demo_session, 203)
     snapshot["window"]["categories"]["tool_result"].update(tokens=11_172_775, estimated=True)
-
-    class Holder(App):
-        def compose(self):
-            yield Breakdown()
-
-    app = Holder()
+    app = app_holding(Breakdown)
     async with app.run_test(size=SIZE) as pilot:
         app.query_one(Breakdown).show(snapshot)
         await pilot.pause()

@@ -18,7 +18,7 @@ from ctxtop.context.window import accounting, estimate
 from ctxtop.context.window.follow import LogFollower
 from ctxtop.context.window.session import Session
 
-from .conftest import SHARED_FIXTURES
+from .conftest import SHARED_FIXTURES, app_holding
 from .test_lazy_text import eager, generate, jsonl_logs
 
 # README, "How tokens are counted": the bound on a timeline point of 1,000 tokens or more.
@@ -110,17 +110,10 @@ def test_a_short_log_is_counted_exactly_throughout(no_cache):
 
 
 async def test_the_tuis_timeline_marks_estimated_counts_on_its_scale():
-    from textual.app import App, ComposeResult
-
     from ctxtop.tui.widgets.timeline import Timeline
 
     session = eager(jsonl_logs()[0])
-
-    class Chart(App):
-        def compose(self) -> ComposeResult:
-            yield Timeline()
-
-    async with Chart().run_test(size=(80, 12)) as pilot:
+    async with app_holding(Timeline).run_test(size=(80, 12)) as pilot:
         chart = pilot.app.query_one(Timeline)
         chart.set_position(session.message_count, session.message_count)
         chart.set_data(session.timeline(), 8000)
