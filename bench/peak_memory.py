@@ -2,7 +2,7 @@
 
 Not ``ru_maxrss``: on Linux a process keeps the high-water mark of the memory it replaced at
 ``exec``, so a child started by a benchmark that has just decoded a whole log reports the
-benchmark's own peak (a 200 MB Codex session read 521 MB where ctxtop's open peaked at 227 MB).
+benchmark's own peak (a 200 MB Codex session read 521 MB where ctxtop's peaked at 228 MB).
 ``VmHWM`` in /proc belongs to the child's own address space. Elsewhere (no /proc) the expression
 falls back to ``ru_maxrss`` (kB on Linux; bytes on macOS, where the figure is then not comparable).
 """
