@@ -11,11 +11,14 @@ from textual.widgets import DataTable, Static
 
 from ctxtop.context.output.snapshot import BREAKDOWN_ROWS, INFERRED
 from ctxtop.tui.theme import CATEGORY_COLORS, FREE_COLOR
+from ctxtop.tui.widgets.cells import count_cell
 
 # Row names on screen, where the snapshot's key is not one; ≈ marks an estimate, not a count.
 ROW_NAMES = {INFERRED: "inferred sys+tools"}
 # Where the inferred row's figure comes from, by the reason the harness module gives.
 INFERRED_FROM = {"first call": "the first call", "model switch": "a model switch"}
+_TOKENS_WIDTH = 12
+_BLOCKS_WIDTH = 7
 
 
 def stacked_bar(categories: dict[str, dict[str, int]], limit: int, width: int) -> Text:
@@ -61,11 +64,11 @@ class Breakdown(Vertical):
         yield Static(id="bar")
         table: DataTable = DataTable(cursor_type="none", zebra_stripes=False, id="categories")
         # Fixed widths: rows come and go with the cursor, and the columns must not jump; tokens
-        # holds "≈999,999,999": a cell too narrow is cut without a mark, and a cut number reads as another.
+        # holds "≈999,999,999" whole, and cells.fitted_count rounds what is wider rather than cut it.
         table.add_column("category", key="category", width=22)
-        table.add_column(Text("tokens", justify="right"), key="tokens", width=12)
+        table.add_column(Text("tokens", justify="right"), key="tokens", width=_TOKENS_WIDTH)
         table.add_column(Text("% window", justify="right"), key="share", width=8)
-        table.add_column(Text("blocks", justify="right"), key="blocks", width=7)
+        table.add_column(Text("blocks", justify="right"), key="blocks", width=_BLOCKS_WIDTH)
         yield table
         yield Static(id="note")
 
@@ -88,9 +91,9 @@ class Breakdown(Vertical):
                               key=name)
                 added = True
             estimate = "≈" if total.get("estimated") else ""  # not a count: what the log reports beyond the counted text
-            table.update_cell(name, "tokens", Text(f"{estimate}{total['tokens']:,}", justify="right"))
+            table.update_cell(name, "tokens", count_cell(total["tokens"], _TOKENS_WIDTH, mark=estimate))
             table.update_cell(name, "share", Text(f"{100 * total['tokens'] / limit:.1f}%", justify="right"))
-            table.update_cell(name, "blocks", Text(f"{total['blocks']:,}", justify="right"))
+            table.update_cell(name, "blocks", count_cell(total["blocks"], _BLOCKS_WIDTH))
         self.query_one("#note", Static).update(inference_note(window["categories"]))
         if added:
             order = {ROW_NAMES.get(name, name): i for i, name in enumerate(BREAKDOWN_ROWS)}

@@ -7,6 +7,7 @@ from typing import Any
 from rich.text import Text
 from textual.message import Message
 from textual.widgets import DataTable
+from textual.widgets.data_table import ColumnKey
 
 from ctxtop.context.audit.alerts import Alert
 from ctxtop.context.output.redact import redact_text
@@ -14,6 +15,7 @@ from ctxtop.context.output.sanitize import one_line
 from ctxtop.context.rules.constraints import Constraint
 from ctxtop.context.strategies.preview import Preview
 from ctxtop.tui.theme import STATUS_STYLES
+from ctxtop.tui.widgets.cells import count_cell
 
 
 def status_text(status: str) -> Text:
@@ -77,14 +79,16 @@ class StrategiesTable(DataTable):
             self.strategy = strategy
 
     NONE = "(none)"
+    AFTER_WIDTH = 13
+    CACHE_WIDTH = 14
 
     def on_mount(self) -> None:
         self.cursor_type = "row"
         self.add_column("strategy", key="strategy", width=20)
         self.add_column("fires", key="fires", width=5)
-        self.add_column(Text("after", justify="right"), key="after", width=13)
+        self.add_column(Text("after", justify="right"), key="after", width=self.AFTER_WIDTH)
         self.add_column("kept/risk/lost", key="outcome", width=14)
-        self.add_column(Text("cache re-write", justify="right"), key="cache", width=14)
+        self.add_column(Text("cache re-write", justify="right"), key="cache", width=self.CACHE_WIDTH)
         self.add_column("note", key="note")
 
     def set_strategies(self, names: list[str]) -> None:
@@ -101,12 +105,13 @@ class StrategiesTable(DataTable):
                 fires = {True: Text("yes", style="bold red"), False: Text("no", style="dim"), None: Text("ask", style="dim")}
                 self.update_cell(p.strategy, "fires", fires[p.trigger.fires])
                 share = f" {100 * p.tokens_after / p.tokens_before:3.0f}%" if p.tokens_before else ""
-                self.update_cell(p.strategy, "after", Text(f"{p.tokens_after:,}{share}", justify="right"))
+                after = count_cell(p.tokens_after, self.AFTER_WIDTH - len(share))
+                self.update_cell(p.strategy, "after", after.append(share))
                 counts = p.outcome_counts()
                 style = "bold red" if counts["lost"] else "yellow" if counts["at_risk"] else "green"
                 outcome = f"{counts['kept']}/{counts['at_risk']}/{counts['lost']}" if p.constraints else "—"
                 self.update_cell(p.strategy, "outcome", Text(outcome, style=style))
-                self.update_cell(p.strategy, "cache", Text(f"{p.cache_rewrite_tokens:,}", justify="right"))
+                self.update_cell(p.strategy, "cache", count_cell(p.cache_rewrite_tokens, self.CACHE_WIDTH))
                 self.update_cell(p.strategy, "note", Text(one_line(p.reason or "; ".join(p.notes), 120), style="dim"))
 
     def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
@@ -124,18 +129,27 @@ class AlertsTable(DataTable):
 
     def on_mount(self) -> None:
         self.cursor_type = "row"
-        self.add_column("msg", key="message", width=5)
+        self._add_columns(message_width=5)
+        self._alerts: list[Alert] = []
+        self._redacting = False
+
+    def _add_columns(self, message_width: int) -> None:
+        self.add_column("msg", key="message", width=message_width)
         self.add_column("kind", key="kind", width=22)
         self.add_column("constraint", key="constraint", width=12)
         self.add_column("detail", key="detail")
-        self._alerts: list[Alert] = []
-        self._redacting = False
 
     def set_alerts(self, alerts: list[Alert], redacting: bool = False) -> None:
         if alerts == self._alerts and redacting == self._redacting:
             return
         self._alerts, self._redacting = list(alerts), redacting
-        self.clear()
+        # A message number is where Enter jumps: never rounded, never cut; its column grows to hold it.
+        message_width = max([5, *(len(str(alert.message)) for alert in alerts)])
+        if message_width != self.columns[ColumnKey("message")].width:
+            self.clear(columns=True)
+            self._add_columns(message_width)
+        else:
+            self.clear()
         for number, alert in enumerate(alerts):
             style = alert.kind.style
             self.add_row(Text(str(alert.message)), Text(alert.kind.key, style=style), Text(one_line(alert.constraint or "—", 12)),

@@ -11,6 +11,10 @@ from textual.widgets import DataTable
 
 from ctxtop.context.output.redact import redact_text
 from ctxtop.context.output.sanitize import one_line
+from ctxtop.tui.widgets.cells import count_cell
+
+_MESSAGES_WIDTH = 5
+_WINDOW_WIDTH = 9
 
 
 class SubagentsTable(DataTable):
@@ -31,8 +35,8 @@ class SubagentsTable(DataTable):
         self.cursor_type = "row"
         # The numbers before the names: the pane is narrow, and they are what changes.
         self.add_column("agent", key="id", width=18)
-        self.add_column(Text("msgs", justify="right"), key="messages", width=5)
-        self.add_column(Text("window", justify="right"), key="window", width=9)
+        self.add_column(Text("msgs", justify="right"), key="messages", width=_MESSAGES_WIDTH)
+        self.add_column(Text("window", justify="right"), key="window", width=_WINDOW_WIDTH)
         self.add_column(Text("% limit", justify="right"), key="percent", width=7)
         self.add_column("type", key="kind", width=20)
         self.add_column("task", key="task")
@@ -47,13 +51,14 @@ class SubagentsTable(DataTable):
                 window = agent["window"]
                 reported = window["reported_tokens"]
                 # ≈: no model call reported yet, so the window is our own count of its text.
-                size = f"{reported:,}" if reported is not None else f"≈{window['estimated_tokens']:,}"
+                size = count_cell(reported, _WINDOW_WIDTH) if reported is not None else \
+                    count_cell(window["estimated_tokens"], _WINDOW_WIDTH, mark="≈")
                 percent = window["percent"]
                 style = "bold red" if percent and percent >= 90 else "yellow" if percent and percent >= 70 else ""
                 self.update_cell(key, "id", Text(one_line(agent["id"], 18)))
                 self.update_cell(key, "kind", Text(one_line(agent["kind"], 20), style="dim" if agent["kind"] == "agent" else ""))
-                self.update_cell(key, "messages", Text(f"{agent['messages']:,}", justify="right"))
-                self.update_cell(key, "window", Text(size, justify="right"))
+                self.update_cell(key, "messages", count_cell(agent["messages"], _MESSAGES_WIDTH))
+                self.update_cell(key, "window", size)
                 self.update_cell(key, "percent", Text(f"{percent:.1f}%" if percent is not None else "—", justify="right", style=style))
                 task = one_line(agent["description"] or "", 120)
                 self.update_cell(key, "task", Text(redact_text(task) if redacting else task, style="dim"))

@@ -8,24 +8,20 @@ from rich.text import Text
 from textual.widgets import DataTable
 
 from ctxtop.context.output.sanitize import one_line
+from ctxtop.tui.widgets.cells import count_cell
 
-
-def _num(value: int) -> Text:
-    return Text(f"{value:,}", justify="right")
-
+# The number columns and their widths, the total first after the name: the pane is narrow.
+_COUNTS = (("tokens", "tokens", 9), ("calls", "calls", 6), ("call tok", "call_tokens", 9), ("results", "results", 7),
+           ("result tok", "result_tokens", 10))
 
 class ToolsTable(DataTable):
     """One row per tool (the costliest first), then one per MCP server (``mcp__<server>__…``)."""
 
     def on_mount(self) -> None:
         self.cursor_type = "row"
-        # The total first after the name: the pane is narrow.
         self.add_column("tool", key="tool", width=28)
-        self.add_column(Text("tokens", justify="right"), key="tokens", width=9)
-        self.add_column(Text("calls", justify="right"), key="calls", width=6)
-        self.add_column(Text("call tok", justify="right"), key="call_tokens", width=9)
-        self.add_column(Text("results", justify="right"), key="results", width=7)
-        self.add_column(Text("result tok", justify="right"), key="result_tokens", width=10)
+        for label, key, width in _COUNTS:
+            self.add_column(Text(label, justify="right"), key=key, width=width)
 
     def show(self, usage: dict[str, Any]) -> None:
         """Rebuilt at each move: a window's tools come and go with compactions."""
@@ -38,8 +34,7 @@ class ToolsTable(DataTable):
                 label = Text("MCP ", style="bold") + Text(one_line(row["server"], 14)) + Text(count, style="dim")
                 self._add(label, row)
             if not usage["tools"]:
-                self.add_row(Text("no tool calls in the window", style="dim"), *(Text("") for _ in range(5)))
+                self.add_row(Text("no tool calls in the window", style="dim"), *(Text("") for _ in _COUNTS))
 
     def _add(self, label: Text, row: dict[str, Any]) -> None:
-        self.add_row(label, _num(row["tokens"]), _num(row["calls"]), _num(row["call_tokens"]), _num(row["results"]),
-                     _num(row["result_tokens"]))
+        self.add_row(label, *(count_cell(row[key], width) for _, key, width in _COUNTS))

@@ -1,0 +1,36 @@
+"""Numbers in fixed-width table cells: whole when they fit, rounded with a unit when not, never cut.
+
+A DataTable crops a cell wider than its column without a mark, and a cropped count reads as
+another number ("11,172,775" in nine cells is "11,172,77"). Every fixed-width number cell in the
+TUI goes through here instead.
+"""
+
+from __future__ import annotations
+
+from rich.text import Text
+
+# Ascending: the smallest unit that keeps the figure under a thousand is the most precise one.
+_UNITS = ((10**3, "k"), (10**6, "M"), (10**9, "B"), (10**12, "T"))
+
+
+def fitted_count(value: int, width: int, mark: str = "") -> str:
+    """``value`` in at most ``width`` characters: "12,345,678" when it fits, else "12.3M" (rounded, as
+    its unit says); ``mark`` ("≈" for an estimate) leads either form. "#" fills a cell too narrow for
+    any form, as a spreadsheet does, rather than show a wrong number."""
+    whole = f"{mark}{value:,}"
+    if len(whole) <= width:
+        return whole
+    for scale, unit in _UNITS:
+        for decimals in (1, 0):
+            mantissa = f"{value / scale:.{decimals}f}"
+            if len(mantissa.lstrip("-").split(".")[0]) > 3:
+                break  # 1000.0k: the next unit says it better
+            compact = f"{mark}{mantissa}{unit}"
+            if len(compact) <= width:
+                return compact
+    return "#" * width
+
+
+def count_cell(value: int, width: int, mark: str = "", style: str = "") -> Text:
+    """A right-aligned count for a column ``width`` cells wide (see fitted_count)."""
+    return Text(fitted_count(value, width, mark), justify="right", style=style)

@@ -1,0 +1,96 @@
+"""Numbers in fixed-width table cells: whole when they fit, rounded with a unit otherwise, never cut."""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from ctxtop.context.output.snapshot import build_snapshot
+from ctxtop.context.tracker import Tracker
+from ctxtop.context.window.session import Session
+from ctxtop.tui.demo import demo_path
+from ctxtop.tui.widgets.cells import fitted_count
+
+from .conftest import app_holding
+
+SCALES = {"k": 10**3, "M": 10**6, "B": 10**9, "T": 10**12}
+
+
+@pytest.mark.parametrize(("value", "width", "mark", "shown"), [
+    (11_172_775, 12, "≈", "≈11,172,775"),  # fits: every digit
+    (11_172_775, 9, "", "11.2M"),  # "11,172,77" would be another number
+    (11_172_775, 4, "", "11M"),
+    (9_999_999, 9, "", "9,999,999"),
+    (10_000, 5, "", "10.0k"),  # a sub-agent's message count in a 5-wide column
+    (1_234_567, 9, "≈", "≈1.2M"),
+    (999_960, 6, "", "1.0M"),  # not "1000.0k": the next unit says it in fewer characters
+    (0, 1, "", "0"),
+    (10**16, 5, "", "#####"),  # no form fits: a filled cell, not a wrong number
+])
+def test_a_count_is_whole_or_rounded_with_its_unit(value, width, mark, shown):
+    assert fitted_count(value, width, mark) == shown
+
+
+@given(value=st.integers(min_value=0, max_value=10**15), width=st.integers(min_value=1, max_value=16),
+       mark=st.sampled_from(["", "≈"]))
+def test_a_count_never_overflows_and_never_reads_as_another_number(value, width, mark):
+    shown = fitted_count(value, width, mark)
+    assert len(shown) <= width
+    whole = f"{mark}{value:,}"
+    if len(whole) <= width:
+        assert shown == whole
+        return
+    if set(shown) == {"#"}:
+        return
+    match = re.fullmatch(re.escape(mark) + r"(\d{1,3}(?:\.\d)?)([kMBT])", shown)
+    assert match, shown
+    mantissa, unit = match.groups()
+    decimals = len(mantissa.split(".")[1]) if "." in mantissa else 0
+    # Rounded to its last digit shown: within half of that digit of the true value.
+    assert abs(float(mantissa) * SCALES[unit] - value) <= SCALES[unit] * 10**-decimals / 2 + 1e-6 * value
+
+
+@pytest.fixture(scope="module")
+def demo_snapshot():
+    session = Session.open(str(demo_path()), window=200_000)
+    return build_snapshot(session, 203)
+
+
+async def test_the_tools_pane_rounds_a_count_too_wide_for_its_column(demo_snapshot):
+    from ctxtop.tui.widgets.tools import ToolsTable
+
+    usage = demo_snapshot["tool_usage"]["window"]
+    assert usage["tools"], "the demo's window holds tool calls"
+    usage["tools"][0].update(tokens=12_345_678, result_tokens=123_456_789, calls=1_000_000)
+    app = app_holding(ToolsTable)
+    async with app.run_test(size=(120, 20)) as pilot:
+        app.query_one(ToolsTable).show(usage)
+        await pilot.pause()
+        screen = app.export_screenshot()
+    assert "12.3M" in screen and "123.5M" in screen and "1.0M" in screen
+    assert "12,345,67" not in screen and "123,456,7" not in screen
+
+
+async def test_an_alert_at_a_six_digit_message_keeps_every_digit():
+    """A message number is where Enter jumps: its column grows to hold it rather than round or cut it."""
+    from textual.widgets.data_table import ColumnKey
+
+    from ctxtop.tui.widgets.panels import AlertsTable
+
+    demo_alerts = Tracker.open(str(demo_path())).alerts()
+    assert demo_alerts, "the demo loses rules at its compaction"
+    far = dataclasses.replace(demo_alerts[0], message=123_456)
+    app = app_holding(AlertsTable)
+    async with app.run_test(size=(120, 20)) as pilot:
+        table = app.query_one(AlertsTable)
+        table.set_alerts([far, *demo_alerts])
+        await pilot.pause()
+        assert "123456" in app.export_screenshot()
+        table.set_alerts(demo_alerts)
+        await pilot.pause()
+        assert table.columns[ColumnKey("message")].width == 5
+        assert str(table.get_row_at(0)[0]) == str(demo_alerts[0].message)
