@@ -49,6 +49,31 @@ def small_batches(monkeypatch):
     monkeypatch.setattr(claude_code, "MERGE_HORIZON", 2)
 
 
+@pytest.fixture
+def forks(monkeypatch):
+    """The pids of the forks ``second_core`` makes (by the real fork). Earlier tests leave idle threads
+    behind (a tokenizer pool, Textual's), which would keep it from forking at all: here it forks anyway
+    (what the forks run touches none of them); ``can_fork`` itself is tried on its own."""
+    import os
+
+    from ctxtop.context import second_core
+    from ctxtop.context.audit import pairs
+
+    made = []
+    real = os.fork
+
+    def counted():
+        pid = real()
+        if pid:
+            made.append(pid)
+        return pid
+
+    monkeypatch.setattr(os, "fork", counted)
+    for module in (second_core, pairs):
+        monkeypatch.setattr(module, "can_fork", lambda: True)
+    return made
+
+
 def exact_tokens(session) -> list[list[int]]:
     """Every entry's block tokens, with the history's estimates (``window.estimate``) first made exact:
     what comparing two readings of a log compares."""

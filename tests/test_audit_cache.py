@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from ctxtop.context.audit import run as audit_module
+from ctxtop.context.audit import pairs as audit_pairs
 from ctxtop.context.audit.cache import AuditCache
 from ctxtop.context.audit.run import run_audit
 from ctxtop.context.rules.constraints import make_constraint
@@ -38,7 +38,7 @@ def test_a_second_audit_reads_no_text_and_finds_the_same(demo, monkeypatch):
     session, constraints = demo
     first = run_audit(session, constraints)
     assert any(a.kind.key == "constraint_lost" for a in first.alerts)  # the demo loses rules: the cache holds real findings
-    monkeypatch.setattr(audit_module, "WindowText", no_window_text)
+    monkeypatch.setattr(audit_pairs, "WindowText", no_window_text)
     assert findings(run_audit(session, constraints)) == findings(first)
 
 
@@ -47,7 +47,7 @@ def test_a_new_process_finds_the_audit_in_the_persistent_cache(demo, monkeypatch
     first = run_audit(session, constraints)
     AuditCache.forget()
     reopened = Session.open(demo_path())
-    monkeypatch.setattr(audit_module, "WindowText", no_window_text)
+    monkeypatch.setattr(audit_pairs, "WindowText", no_window_text)
     assert findings(run_audit(reopened, constraints)) == findings(first)
 
 
@@ -64,7 +64,7 @@ def test_without_the_persistent_cache_only_the_process_remembers(demo, monkeypat
 def test_other_constraints_are_audited_afresh(demo, monkeypatch):
     session, constraints = demo
     run_audit(session, constraints)
-    monkeypatch.setattr(audit_module, "WindowText", no_window_text)
+    monkeypatch.setattr(audit_pairs, "WindowText", no_window_text)
     pinned = make_constraint("Refunds above 500 need a second approver", "pin")
     with pytest.raises(WindowTextRead):
         run_audit(session, [*constraints, pinned])
@@ -78,7 +78,7 @@ def test_a_changed_summary_is_audited_afresh(demo, tmp_path, monkeypatch):
     lines[summary] = lines[summary].replace("Summary", "Résumé", 1)
     changed = tmp_path / "changed.jsonl"
     changed.write_text("".join(lines), encoding="utf-8")
-    monkeypatch.setattr(audit_module, "WindowText", no_window_text)
+    monkeypatch.setattr(audit_pairs, "WindowText", no_window_text)
     with pytest.raises(WindowTextRead):
         run_audit(Session.open(changed), constraints)
 

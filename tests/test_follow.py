@@ -177,7 +177,7 @@ def generated_lines(tmp_path, format: str) -> list[bytes]:
 def test_a_followed_log_is_audited_from_where_the_last_audit_stopped_and_equals_a_fresh_audit(tmp_path, format, small_batches, monkeypatch):
     # Each compaction that arrives is audited going on from the audit before: the reading of the
     # history and the compactions audited before are kept. It must find what a whole new audit finds.
-    from ctxtop.context.audit import run as audit_module
+    from ctxtop.context.audit import pairs as audit_pairs
     from ctxtop.context.audit.run import run_audit
 
     if format.endswith(".jsonl"):  # small: line by line, so that every line can be the last one read
@@ -187,7 +187,7 @@ def test_a_followed_log_is_audited_from_where_the_last_audit_stopped_and_equals_
     whole = tmp_path / "whole.jsonl"
     whole.write_bytes(b"".join(lines))
     resumed = []
-    monkeypatch.setattr(audit_module, "_windows_at", lambda *a, _real=audit_module._windows_at: resumed.append(1) or _real(*a))
+    monkeypatch.setattr(audit_pairs, "_windows_at", lambda *a, _real=audit_pairs._windows_at: resumed.append(1) or _real(*a))
     log = tmp_path / "live.jsonl"
     first, step = (1, 1) if format.endswith(".jsonl") else (30, max(11, len(lines) // 60))
     write(log, lines[:first])

@@ -81,10 +81,13 @@ class Tracker:
     """A session, the rules in force over it, their audit and the alerts handed out so far."""
 
     def __init__(self, session: Session, request: RuleRequest = RuleRequest(), *, follower: LogFollower | None = None,
-                 saved: SavedPins | None = None, audit: bool = True) -> None:
+                 saved: SavedPins | None = None, audit: bool = True, processes: int = 1) -> None:
         """``saved``: the pins the user made in the TUI (None: no saved pins are used, as in ``check``).
-        ``audit=False`` leaves the audit for ``run_audit`` (the TUI paints the window first)."""
+        ``audit=False`` leaves the audit for ``run_audit`` (the TUI paints the window first).
+        ``processes=2``: audits fork a second process for half the windows' text (audit.pairs): only
+        for a caller with no other thread, such as a command that reads a log once and exits."""
         self.session = session
+        self.processes = processes
         self.follower = follower
         self.request = request
         self.saved = saved
@@ -103,7 +106,7 @@ class Tracker:
     @classmethod
     def open(cls, path: str, request: RuleRequest = RuleRequest(), *, format: str | None = None,
              encoding: str = DEFAULT_ENCODING, window: int | None = None, live: bool = False, saved_pins: bool = False,
-             progress: Callable[[str, float], None] | None = None, audit: bool = True) -> Tracker:
+             progress: Callable[[str, float], None] | None = None, audit: bool = True, processes: int = 1) -> Tracker:
         """Read (``live``: and follow) the log at ``path``. ``saved_pins``: also the pins made in the TUI for it.
 
         Raises what ``Session.open`` raises, and PinsError for an unusable pins file.
@@ -115,7 +118,7 @@ class Tracker:
         else:
             session = Session.open(path, format=format, encoding=encoding, window=window, progress=progress)
         saved, warning = load_session_pins(path) if saved_pins else (None, None)
-        tracker = cls(session, request, follower=follower, saved=saved, audit=audit)
+        tracker = cls(session, request, follower=follower, saved=saved, audit=audit, processes=processes)
         store = session.counter.store
         tracker.warnings += [w for w in (warning, store.warning if store is not None else None) if w]
         tracker.warnings += session.notices  # how the log was read (a damaged index rebuilt)
@@ -210,7 +213,7 @@ class Tracker:
         """Audit every compaction against the rules in force (``resume``: go on from the last audit)."""
         with self.lock, self._audit_lock:
             progress = self.audit.progress if resume else None
-            self.audit = run_audit(self.session, self.rules, resume=progress)
+            self.audit = run_audit(self.session, self.rules, resume=progress, processes=self.processes)
             return self.audit
 
     def alerts(self, until: int | None = None) -> list[Alert]:

@@ -18,6 +18,7 @@ from ctxtop.context.output.markdown import render_markdown
 from ctxtop.context.output.redact import redact, redact_text
 from ctxtop.context.output.sanitize import clean_text, one_line
 from ctxtop.context.rules.selection import RuleRequest
+from ctxtop.context.second_core import cores_available
 from ctxtop.context.store.source import SourceError, check_log, split_sample
 from ctxtop.context.strategies import STRATEGIES, preview_all
 from ctxtop.context.strategies.report import (
@@ -42,6 +43,9 @@ from ctxtop.tui.output import write_output
 from ctxtop.tui.waiting import not_written_yet, wait_for_log
 
 OUTPUT_FORMATS = {"json": "json", "md": "md", "markdown": "md", "html": "html"}
+# The commands that read a log once run on one thread: their audit and rule detection can do half
+# their work in a second process where there is a second core (context.second_core).
+AUDIT_PROCESSES = min(2, cores_available())
 
 
 class Parser(argparse.ArgumentParser):
@@ -216,7 +220,8 @@ def _read_source(args: argparse.Namespace) -> tuple[str, int | None, str | None]
 def _open_tracker(args: argparse.Namespace) -> Tracker:
     """The session named by the options, read whole, with the rules the options ask for and their audit."""
     path, window, log_format = _read_source(args)
-    tracker = Tracker.open(path, _rule_request(args), format=log_format, encoding=args.encoding, window=window)
+    tracker = Tracker.open(path, _rule_request(args), format=log_format, encoding=args.encoding, window=window,
+                           processes=AUDIT_PROCESSES)
     session = tracker.session
     _tell(tracker)
     if session.message_count == 0 and not session.parser.sidechain.messages and _has_bytes(path):
@@ -230,7 +235,8 @@ def _open_subagent_tracker(args: argparse.Namespace) -> Tracker:
     """The sub-agent ``--subagent`` names, of the session the options name, with the rules asked for."""
     path, window, log_format = _read_source(args)
     agent = find_subagent(Session.open(path, format=log_format, encoding=args.encoding, window=window), args.subagent)
-    tracker = Tracker.open(str(agent.path), _rule_request(args), format="claude-code", encoding=args.encoding, window=window)
+    tracker = Tracker.open(str(agent.path), _rule_request(args), format="claude-code", encoding=args.encoding, window=window,
+                           processes=AUDIT_PROCESSES)
     _tell(tracker)
     return tracker
 

@@ -14,24 +14,23 @@ from __future__ import annotations
 
 from bisect import bisect_right
 from collections import Counter
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from ctxtop.context.audit.alerts import Alert, AlertKind
-from ctxtop.context.audit.cache import AuditCache, pair_key, window_key
+from ctxtop.context.audit.cache import AuditCache
 from ctxtop.context.audit.drift import Call, DriftScan, call_of
 from ctxtop.context.audit.events import EventScan, after_message
 from ctxtop.context.audit.forensics import AFTERMATH_MESSAGES, build_forensics, generation_of
 from ctxtop.context.audit.forensics.actions import Action, action_of
 from ctxtop.context.audit.forensics.history import History
-from ctxtop.context.audit.forensics.pair import pair_facts
 from ctxtop.context.audit.guard_marks import guard_alert, hook_blocked, hook_denied
-from ctxtop.context.audit.lost import lost_items
+from ctxtop.context.audit.pairs import audit_pairs
 from ctxtop.context.audit.remembered import RememberedAudit
 from ctxtop.context.audit.violations import checks_of, violations_of
-from ctxtop.context.rules.constraints import KEPT, Constraint, Status, WindowText
-from ctxtop.context.window.replay import RUN_STEP, Window
+from ctxtop.context.rules.constraints import KEPT, Constraint, Status
+from ctxtop.context.window.replay import RUN_STEP
 from ctxtop.context.window.session import CompactionEvent, Session
 from ctxtop.parsers.model import ASSISTANT, INJECTED, REASONING, TOOL_CALL, TOOL_RESULT, Entry, Usage
 
@@ -154,9 +153,11 @@ class AuditProgress:
                 and all(reset >= self.reading.position for reset in session.replay_resets[self.resets :]))
 
 
-def run_audit(session: Session, constraints: list[Constraint], resume: AuditProgress | None = None) -> Audit:
+def run_audit(session: Session, constraints: list[Constraint], resume: AuditProgress | None = None, *,
+              processes: int = 1) -> Audit:
     """Audit every compaction of ``session``. ``resume``: the progress of an earlier audit of the same
-    session (``Audit.progress``), so that only what came since is read."""
+    session (``Audit.progress``), so that only what came since is read. ``processes=2``: the windows'
+    text read on two cores (``pairs.audit_pairs``: only from a process with no other thread)."""
     remembered = RememberedAudit(session, constraints) if resume is None else None
     if remembered is not None and (recalled := remembered.recall()) is not None:
         rows, recalled_alerts = recalled
@@ -184,14 +185,12 @@ def run_audit(session: Session, constraints: list[Constraint], resume: AuditProg
     summarizing_calls = session.subagents.summarizing_calls() if session.subagents is not None else []
     plans = [(e, afters.get(e.message) or after_message(entries, e.message)) for e in scan.events]
     afters.update((e.message, after) for e, after in plans if after < final)  # (read by position: unpacks)
-    marked = [(e, after) for e, after in plans if e.kind != "implicit" and (e.message, after) not in pairs]
-    # The windows before and after each compaction come from one replay (or, going on from an earlier
-    # audit, from the checkpoints of the session's own), and only the pairs still to audit are held:
-    # the texts of every window at once could outweigh the log.
-    needed = {e.message - 1 for e, _ in marked} | {after for _, after in marked}
-    windows = _windows_at(session, needed) if resume is not None else _windows(session, needed)
-    held: dict[int, tuple[bytes, Window]] = {}
-    cache = AuditCache(session.counter.store)
+    # The windows' text first, every pair still to audit at once (results are small; the windows are not
+    # held past their pair); then the rest, compaction by compaction, from the results.
+    jobs = [(e.message, after, _audited_at(constraints, e.message)) for e, after in plans
+            if e.kind != "implicit" and (e.message, after) not in pairs]
+    audited_pairs = audit_pairs(session, jobs, AuditCache(session.counter.store), from_checkpoints=resume is not None,
+                                processes=processes)
     alerts: list[Alert] = []
     audits = []
     seen_statuses: dict[tuple, Status] = {}
@@ -201,24 +200,20 @@ def run_audit(session: Session, constraints: list[Constraint], resume: AuditProg
 
     for index, (event, after) in enumerate(plans):
         audit = CompactionAudit(event, after)
-        if event.kind != "implicit":
-            while after not in held and (found := next(windows, None)) is not None:
-                held[found[0]] = found[1:]
-        before_window, after_window = held.get(event.message - 1), held.get(after)
         statuses: dict[str, tuple[Status, Status]] = {}
         facts: dict[str, Any] = {}
+        pair = (event.message, after)
         if event.kind == "implicit":
             alerts.append(Alert(AlertKind.IMPLICIT_COMPACTION, event.message, event.message, None,
                                 f"reported context fell from {event.pre_tokens:,} to {event.post_tokens:,} tokens with no compaction marker"))
-        elif (event.message, after) in pairs or (before_window is not None and after_window is not None):
-            audited = [c for c in constraints if c.first_stated is None or c.first_stated < event.message]
-            if (event.message, after) in pairs:
-                statuses, audit.lost_items, facts = pairs[(event.message, after)]
+        elif pair in pairs or pair in audited_pairs:
+            audited = _audited_at(constraints, event.message)
+            if pair in pairs:
+                statuses, audit.lost_items, facts = pairs[pair]
             else:
-                statuses, audit.lost_items, facts = _audit_pair(before_window, after_window, audited, cache,  # type: ignore[arg-type]
-                                                                event.message)
+                statuses, audit.lost_items, facts = audited_pairs[pair]
                 if after < final:  # both windows final: never to be audited again while following
-                    progress.pairs[(event.message, after)] = (statuses, audit.lost_items, facts)
+                    progress.pairs[pair] = (statuses, audit.lost_items, facts)
             # The same status recurs at most compactions (a rule lost long ago stays lost): hold it once.
             audit.constraints = {cid: (shared(before), shared(after)) for cid, (before, after) in statuses.items()}
             for constraint in audited:
@@ -261,7 +256,6 @@ def run_audit(session: Session, constraints: list[Constraint], resume: AuditProg
         for (name, _key), count in audit.drift.pop("_repeats").items():
             alerts.append(Alert(AlertKind.DRIFT, event.message, event.message, None, f"{name} called {count} times after the compaction with the same input"))
         audits.append(audit)
-        held = {at: window for at, window in held.items() if at >= next_message - 1}  # later compactions need no earlier window
     alerts += violated
     alerts += [Alert(drop.kind, drop.message, None, None, drop.detail) for drop in scan.drops]
     alerts.sort(key=lambda a: (a.message, a.kind.key))
@@ -313,37 +307,6 @@ def _notes_between(notes: list[tuple[int, str]], start: int, stop: int) -> list[
     return [note for note in notes[first:first + 4 * AFTERMATH_MESSAGES] if note[0] < stop]
 
 
-def _windows(session: Session, messages: set[int]) -> Iterator[tuple[int, bytes, Window]]:
-    """The window at each of ``messages``, in order, from one replay: its content key and a copy of it."""
-    if not messages:
-        return
-    if 0 in messages:
-        yield 0, window_key(Window(at=0), session.accounting), Window(at=0)
-    for window in session.new_replay().run(max(messages)):
-        if window.at in messages:
-            # A copy of the block list (the replay goes on changing the window), not of the blocks.
-            yield window.at, window_key(window, session.accounting), Window(window.at, list(window.blocks), window.last_compaction)
-
-
-def _windows_at(session: Session, messages: set[int]) -> Iterator[tuple[int, bytes, Window]]:
-    """As ``_windows``, each window replayed from the session's checkpoint before it: for a few
-    windows late in a big session (a followed log's new compaction), not for all of them."""
-    for message in sorted(messages):
-        window = session.window_at(message, exact=False)  # judged by its text, not shown: estimates do
-        yield message, window_key(window, session.accounting), window
-
-
-def _audit_pair(before: tuple[bytes, Window], after: tuple[bytes, Window], constraints: list[Constraint], cache: AuditCache,
-                compaction: int) -> tuple[dict[str, tuple[Status, Status]], dict[str, list[str]], dict[str, Any]]:
-    """Each constraint's status before → after, the facts lost and what the forensics read from the
-    two windows: remembered, or read from the windows' text."""
-    key = pair_key(before[0], after[0], constraints, compaction)
-    found = cache.get(key)
-    if found is not None:
-        return found
-    before_text, after_text = WindowText(before[1]), WindowText(after[1])
-    statuses = {c.id: (before_text.status(c), after_text.status(c)) for c in constraints}
-    lost = lost_items(before_text, after_text)
-    facts = pair_facts(before_text, after_text, after[1], compaction)
-    cache.put(key, statuses, lost, facts)
-    return statuses, lost, facts
+def _audited_at(constraints: list[Constraint], compaction: int) -> list[Constraint]:
+    """The constraints a compaction is judged on: those stated before it (or never, a pin)."""
+    return [c for c in constraints if c.first_stated is None or c.first_stated < compaction]

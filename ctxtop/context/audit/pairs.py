@@ -1,0 +1,133 @@
+"""The text half of the audit: each compaction's windows before and after, read and compared.
+
+This is most of an audit's time on a big session (every window's text is normalized, split into
+terms and scanned for facts), and each pair depends only on its two windows: a command that reads
+a whole log on a machine with a second core gives the later pairs to a forked copy of the process
+(``second_core``), which replays to their windows and sends the results back.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from ctxtop.context.audit.cache import AuditCache, pair_key, window_key
+from ctxtop.context.audit.forensics.pair import pair_facts
+from ctxtop.context.audit.lost import lost_items
+from ctxtop.context.rules.constraints import Constraint, Status, WindowText
+from ctxtop.context.second_core import both_halves, can_fork
+from ctxtop.context.window.replay import Window
+from ctxtop.context.window.session import Session
+
+PairResult = tuple[dict[str, tuple[Status, Status]], dict[str, list[str]], dict[str, Any]]
+# (compaction message, the message whose window counts as "after", the constraints audited there)
+PairJob = tuple[int, int, list[Constraint]]
+# Fewer pairs than this are not worth a process: forking and sending back cost more than they save.
+MIN_FORKED_PAIRS = 4
+
+
+def audit_pairs(session: Session, jobs: list[PairJob], cache: AuditCache, *, from_checkpoints: bool = False,
+                processes: int = 1) -> dict[tuple[int, int], PairResult]:
+    """Each job's statuses, lost facts and forensics facts, by (compaction, after); a pair whose window
+    the session does not reach is left out. ``from_checkpoints``: replay each window from the session's
+    checkpoint before it (a few windows late in a followed log) rather than all in one replay.
+    ``processes=2``: split the jobs with a forked process, when that is safe (``second_core.can_fork``)."""
+    if processes > 1 and len(jobs) >= MIN_FORKED_PAIRS and can_fork():
+        return _split_with_a_fork(session, jobs, cache, from_checkpoints)
+    return dict(_audited(session, jobs, cache, from_checkpoints))
+
+
+def _audited(session: Session, jobs: list[PairJob], cache: AuditCache, from_checkpoints: bool
+             ) -> Iterator[tuple[tuple[int, int], PairResult]]:
+    """The jobs audited in order; only the windows of the pair at hand (and those the next needs) are held:
+    the texts of every window at once could outweigh the log."""
+    needed = {message - 1 for message, _, _ in jobs} | {after for _, after, _ in jobs}
+    windows = _windows_at(session, needed) if from_checkpoints else _windows(session, needed)
+    held: dict[int, tuple[bytes, Window]] = {}
+    for index, (message, after, constraints) in enumerate(jobs):
+        while after not in held and (found := next(windows, None)) is not None:
+            held[found[0]] = found[1:]
+        before_window, after_window = held.get(message - 1), held.get(after)
+        if before_window is not None and after_window is not None:
+            yield (message, after), _audit_pair(before_window, after_window, constraints, cache, message)
+        following = jobs[index + 1][0] if index + 1 < len(jobs) else None
+        held = {at: window for at, window in held.items() if following is not None and at >= following - 1}
+
+
+def _audit_pair(before: tuple[bytes, Window], after: tuple[bytes, Window], constraints: list[Constraint], cache: AuditCache,
+                compaction: int) -> PairResult:
+    """Each constraint's status before → after, the facts lost and what the forensics read from the
+    two windows: remembered, or read from the windows' text."""
+    key = pair_key(before[0], after[0], constraints, compaction)
+    found = cache.get(key)
+    if found is not None:
+        return found
+    before_text, after_text = WindowText(before[1]), WindowText(after[1])
+    statuses = {c.id: (before_text.status(c), after_text.status(c)) for c in constraints}
+    lost = lost_items(before_text, after_text)
+    facts = pair_facts(before_text, after_text, after[1], compaction)
+    cache.put(key, statuses, lost, facts)
+    return statuses, lost, facts
+
+
+def _windows(session: Session, messages: set[int]) -> Iterator[tuple[int, bytes, Window]]:
+    """The window at each of ``messages``, in order, from one replay: its content key and a copy of it."""
+    if not messages:
+        return
+    if 0 in messages:
+        yield 0, window_key(Window(at=0), session.accounting), Window(at=0)
+    for window in session.new_replay().run(max(messages)):
+        if window.at in messages:
+            # A copy of the block list (the replay goes on changing the window), not of the blocks.
+            yield window.at, window_key(window, session.accounting), Window(window.at, list(window.blocks), window.last_compaction)
+
+
+def _windows_at(session: Session, messages: set[int]) -> Iterator[tuple[int, bytes, Window]]:
+    """As ``_windows``, each window replayed from the session's checkpoint before it (one stretch
+    between two compactions each, not all the history before it)."""
+    for message in sorted(messages):
+        window = session.window_at(message, exact=False)  # judged by its text, not shown: estimates do
+        yield message, window_key(window, session.accounting), window
+
+
+class _Collecting(AuditCache):
+    """The fork's cache: what the process remembered before it forked, and no persistent cache (its
+    database connection belongs to the parent); what it audits is kept to be sent back and remembered there."""
+
+    def __init__(self) -> None:
+        super().__init__(None)
+        self.collected: list[tuple[bytes, dict[str, tuple[Status, Status]], dict[str, list[str]], dict[str, Any]]] = []
+
+    def put(self, key: bytes, statuses: dict[str, tuple[Status, Status]], lost_items: dict[str, list[str]],
+            forensics: dict[str, Any]) -> None:
+        self.collected.append((key, statuses, lost_items, forensics))
+
+
+def _split_point(jobs: list[PairJob]) -> int:
+    """Where to cut the jobs so that both halves read about as much: a pair costs about what its window
+    before holds, the entries since the compaction before it."""
+    costs = [message - (jobs[n - 1][1] if n else 0) for n, (message, _, _) in enumerate(jobs)]
+    total, running = sum(costs), 0
+    for n, cost in enumerate(costs):
+        running += cost
+        if 2 * running >= total:
+            return min(max(n + 1, 1), len(jobs) - 1)
+    return len(jobs) // 2
+
+
+def _split_with_a_fork(session: Session, jobs: list[PairJob], cache: AuditCache, from_checkpoints: bool
+                       ) -> dict[tuple[int, int], PairResult]:
+    split = _split_point(jobs)
+    mine, theirs = jobs[:split], jobs[split:]
+
+    def second_half() -> tuple[dict[tuple[int, int], PairResult], list]:
+        collecting = _Collecting()
+        # Its windows made as the parent would make them (a checkpoint may hold older estimates of the
+        # same blocks than a new replay, and the forensics report a summary's tokens): the same results.
+        return dict(_audited(session, theirs, collecting, from_checkpoints)), collecting.collected
+
+    results, (pairs, collected) = both_halves(lambda: dict(_audited(session, mine, cache, from_checkpoints)), second_half)
+    for key, statuses, lost, facts in collected:
+        cache.put(key, statuses, lost, facts)  # remembered here, as if audited here
+    results.update(pairs)
+    return results

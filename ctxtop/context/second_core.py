@@ -1,0 +1,86 @@
+"""Half of a long job in a forked copy of the process, on the machine's second core.
+
+For the commands that read a whole log once and exit: they run on one thread, and the
+slowest of their work (the audit's reading of every window, rule detection over every text people
+wrote) splits into two independent halves. The fork is made only where it is safe: a platform
+that has one, and no other thread running (a fork copies the calling thread only, and a lock
+another thread held stays held in the copy). Anything going wrong with it (not made, dying,
+sending back something unreadable) costs time, not results: the second half then runs here.
+"""
+
+from __future__ import annotations
+
+import os
+import pickle
+import signal
+import threading
+from collections.abc import Callable
+from typing import TypeVar
+
+First = TypeVar("First")
+Second = TypeVar("Second")
+
+
+def cores_available() -> int:
+    """The cores this process may run on (its CPU affinity, where the platform says)."""
+    if hasattr(os, "sched_getaffinity"):
+        return len(os.sched_getaffinity(0))
+    return os.cpu_count() or 1
+
+
+def can_fork() -> bool:
+    return hasattr(os, "fork") and threading.active_count() == 1
+
+
+def both_halves(first: Callable[[], First], second: Callable[[], Second]) -> tuple[First, Second]:
+    """``first()`` here and ``second()`` in a fork at the same time, when ``can_fork()``; else one after
+    the other, here. ``second`` must not write anything the parent reads afterwards (its changes stay
+    in the fork) and its result must pickle."""
+    if not can_fork():
+        return first(), second()
+    reader, writer = os.pipe()
+    try:
+        pid = os.fork()
+    except OSError:  # no memory or processes left for it
+        os.close(reader)
+        os.close(writer)
+        return first(), second()
+    if pid == 0:
+        _the_fork(second, reader, writer)  # never returns
+    os.close(writer)
+    reaped = False
+    try:
+        here = first()
+        with open(reader, "rb", closefd=False) as incoming:
+            payload = incoming.read()  # until the fork exits (the write end is its only copy)
+        _, status = os.waitpid(pid, 0)
+        reaped = True
+    finally:
+        os.close(reader)
+        if not reaped:  # interrupted, or ``first`` failed: the fork goes too
+            os.kill(pid, signal.SIGKILL)
+            os.waitpid(pid, 0)
+    sent = _unpickled(payload) if os.waitstatus_to_exitcode(status) == 0 else None
+    return here, sent[0] if sent is not None else second()
+
+
+def _the_fork(second: Callable[[], Second], reader: int, writer: int) -> None:
+    """The fork's whole life: run ``second``, write its result, exit without the parent's exit handlers
+    or buffered output (both belong to the parent)."""
+    code = 1
+    try:
+        os.close(reader)
+        payload = pickle.dumps((second(),), protocol=pickle.HIGHEST_PROTOCOL)
+        with open(writer, "wb", closefd=False) as outgoing:
+            outgoing.write(payload)
+        code = 0
+    finally:
+        os._exit(code)
+
+
+def _unpickled(payload: bytes) -> tuple | None:
+    try:
+        sent = pickle.loads(payload)  # noqa: S301 (our own fork's output, through a pipe only it and we hold)
+    except Exception:  # cut short: the fork died while writing
+        return None
+    return sent if isinstance(sent, tuple) and len(sent) == 1 else None

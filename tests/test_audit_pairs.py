@@ -1,0 +1,59 @@
+"""The audit's windows read on two cores: the same findings as on one (second_core's own tests cover a failing fork)."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from ctxtop.context.audit import pairs as audit_pairs
+from ctxtop.context.audit.cache import AuditCache
+from ctxtop.context.audit.run import run_audit
+from ctxtop.context.rules.selection import RuleRequest, select_rules
+from ctxtop.context.window.session import Session
+
+from .test_follow import audit_state, generated_lines
+
+pytestmark = pytest.mark.skipif(not hasattr(os, "fork"), reason="no fork on this platform: audits stay on one process")
+
+
+@pytest.fixture(scope="module", params=["claude-code", "codex"])
+def session_with_compactions(request, tmp_path_factory):
+    path = tmp_path_factory.mktemp(request.param) / "session.jsonl"
+    path.write_bytes(b"".join(generated_lines(path.parent, request.param)))
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("CTXTOP_NO_CACHE", "1")  # no persistent cache: every audit is made, none recalled whole
+        session = Session.open(str(path))
+    constraints = select_rules(session.entries, RuleRequest(auto=True))
+    return session, constraints
+
+
+def serial_state(session, constraints):
+    AuditCache.forget()
+    state = audit_state(run_audit(session, constraints))
+    AuditCache.forget()
+    return state
+
+
+def test_two_processes_find_what_one_finds(session_with_compactions, forks):
+    session, constraints = session_with_compactions
+    expected = serial_state(session, constraints)
+    marked = [c for c in run_audit(session, constraints).compactions if c.event.kind != "implicit"]
+    assert len(marked) >= audit_pairs.MIN_FORKED_PAIRS, "too few compactions: nothing would be forked"
+    assert any(status.status != "kept" for c in marked for pair in c.constraints.values() for status in pair), \
+        "every rule kept everywhere: the comparison would prove little"
+    AuditCache.forget()
+    assert audit_state(run_audit(session, constraints, processes=2)) == expected
+    assert len(forks) == 1
+
+
+def test_what_the_fork_audited_is_remembered_by_the_parent(session_with_compactions, forks, monkeypatch):
+    session, constraints = session_with_compactions
+    remembered = []
+    AuditCache.forget()  # (a result the process remembers is not put again)
+    real_put = AuditCache.put
+    monkeypatch.setattr(AuditCache, "put", lambda self, key, *result: remembered.append(key) or real_put(self, key, *result))
+    audit = run_audit(session, constraints, processes=2)
+    assert len(forks) == 1
+    audited = [c for c in audit.compactions if c.event.kind != "implicit"]
+    assert len(set(remembered)) == len(audited), "each pair's result is kept for the next audit, the fork's too"
