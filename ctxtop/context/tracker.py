@@ -84,8 +84,8 @@ class Tracker:
                  saved: SavedPins | None = None, audit: bool = True, processes: int = 1) -> None:
         """``saved``: the pins the user made in the TUI (None: no saved pins are used, as in ``check``).
         ``audit=False`` leaves the audit for ``run_audit`` (the TUI paints the window first).
-        ``processes=2``: audits fork a second process for half the windows' text (audit.pairs): only
-        for a caller with no other thread, such as a command that reads a log once and exits."""
+        ``processes=2``: rule detection and audits fork a second process for half their work
+        (``second_core``): for a caller with no other thread, such as a command that reads a log once."""
         self.session = session
         self.processes = processes
         self.follower = follower
@@ -155,7 +155,7 @@ class Tracker:
             session = self.session
             self.rules = select_rules(session.entries, self.request, saved.texts, frozenset(saved.hidden), session.format,
                                       detect=lambda: detected_constraints(session.entries, session.format, session.accounting,
-                                                                          session.counter.store))
+                                                                          session.counter.store, processes=self.processes))
             self._detected_to = len(self.session.entries)
 
     @property

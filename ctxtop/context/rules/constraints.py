@@ -9,7 +9,7 @@ the window holds a summary ctxtop cannot read (an encrypted compaction).
 from __future__ import annotations
 
 from bisect import bisect_right
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 
 from ctxtop.context.rules.cues import INSTRUCTIONS, USER_MESSAGE
@@ -17,7 +17,8 @@ from ctxtop.context.rules.detect import detect_rules
 from ctxtop.context.rules.facts import has_negation, key_facts, key_terms, normalize
 from ctxtop.context.rules.naming import readable_id
 from ctxtop.context.rules.sources import USER_ORIGIN, source_texts
-from ctxtop.context.window.replay import Window
+from ctxtop.context.second_core import both_halves, can_fork
+from ctxtop.context.window.replay import RUN_STEP, Window
 from ctxtop.parsers.model import IMAGE, INJECTED, SUMMARY, SYSTEM, TOOL_CALL, TOOL_RESULT, USER, Entry
 
 KEPT, PARAPHRASED, LOST, UNVERIFIABLE = "kept", "paraphrased", "lost", "unverifiable"
@@ -150,14 +151,30 @@ class WindowText:
 # --- auto-detection --------------------------------------------------------------------
 # Only text that people or instruction files wrote states rules; tool output does not.
 RULE_SOURCES = (SYSTEM, INJECTED, USER)
+# Fewer entries than this are read in one process: a fork costs more than it would save.
+MIN_SPLIT_ENTRIES = 2000
 
 
-def detect_constraints(entries: Iterable[Entry], log_format: str | None = None) -> list[Constraint]:
+def detect_constraints(entries: Iterable[Entry], log_format: str | None = None, *, processes: int = 1) -> list[Constraint]:
     """The hard rules stated by the user, a system prompt they wrote, or their instruction files.
 
     Harness-written text (reminders, listings, caveats, built-in prompts) is not
     read (``sources``); each rule keeps its cue and where it was first stated.
+    ``processes=2``: the later half of the entries read in a fork (``second_core``), when that is safe.
     """
+    if processes > 1 and isinstance(entries, Sequence) and len(entries) >= MIN_SPLIT_ENTRIES and can_fork():
+        middle = len(entries) // 2
+        found, later = both_halves(lambda: _detected(_stretch(entries, 0, middle), log_format),
+                                   lambda: _detected(_stretch(entries, middle, len(entries)), log_format))
+        for key, constraint in later.items():
+            found.setdefault(key, constraint)  # stated in both halves: first stated in the earlier
+    else:
+        found = _detected(entries, log_format)
+    return unique_ids(list(found.values()))
+
+
+def _detected(entries: Iterable[Entry], log_format: str | None) -> dict[str, Constraint]:
+    """Each rule found, in the order first stated, by its normalized text."""
     seen: dict[str, Constraint] = {}
     for source in source_texts(entries, log_format):
         origin = USER_MESSAGE if source.origin == USER_ORIGIN else INSTRUCTIONS
@@ -167,7 +184,13 @@ def detect_constraints(entries: Iterable[Entry], log_format: str | None = None) 
                 constraint = make_constraint(found.text, "auto")
                 constraint.first_stated, constraint.cue, constraint.origin = source.message, found.cue, source.origin
                 seen[key] = constraint
-    return unique_ids(list(seen.values()))
+    return seen
+
+
+def _stretch(entries: Sequence[Entry], start: int, stop: int) -> Iterator[Entry]:
+    # A slice at a time: a packed store unpacks what is sliced, all of it at once.
+    for at in range(start, stop, RUN_STEP):
+        yield from entries[at : min(stop, at + RUN_STEP)]
 
 
 def locate(constraints: list[Constraint], entries: Sequence[Entry]) -> None:

@@ -32,10 +32,10 @@ def detection_key(accounting: Accounting, log_format: str | None) -> bytes:
 
 
 def detected_constraints(entries: Sequence[Entry], log_format: str | None, accounting: Accounting,
-                         store: TokenCache | None) -> list[Constraint]:
+                         store: TokenCache | None, *, processes: int = 1) -> list[Constraint]:
     """``detect_constraints(entries, log_format)``, remembered in ``store`` (when there is one)."""
     if store is None or accounting.counted != len(entries):
-        return detect_constraints(entries, log_format)
+        return detect_constraints(entries, log_format, processes=processes)
     key = detection_key(accounting, log_format)
     blob = store.get_audit(key)
     if blob is not None:
@@ -43,7 +43,7 @@ def detected_constraints(entries: Sequence[Entry], log_format: str | None, accou
             return [_restored(item) for item in orjson.loads(blob)]
         except (orjson.JSONDecodeError, TypeError, ValueError):
             pass  # written by another version, or damaged: detect again (and overwrite it)
-    found = detect_constraints(entries, log_format)
+    found = detect_constraints(entries, log_format, processes=processes)
     store.put_audit(key, orjson.dumps([[c.id, c.text, c.first_stated, c.cue, c.origin] for c in found]))
     return found
 

@@ -1,7 +1,9 @@
-"""The audit's windows read on two cores: the same findings as on one (second_core's own tests cover a failing fork)."""
+"""Rule detection and the audit's windows on two cores: the same findings as on one (second_core's own
+tests cover a failing fork)."""
 
 from __future__ import annotations
 
+import dataclasses
 import os
 
 import pytest
@@ -9,8 +11,10 @@ import pytest
 from ctxtop.context.audit import pairs as audit_pairs
 from ctxtop.context.audit.cache import AuditCache
 from ctxtop.context.audit.run import run_audit
+from ctxtop.context.rules.constraints import MIN_SPLIT_ENTRIES, detect_constraints
 from ctxtop.context.rules.selection import RuleRequest, select_rules
 from ctxtop.context.window.session import Session
+from ctxtop.parsers.model import USER, Block
 
 from .test_follow import audit_state, generated_lines
 
@@ -57,3 +61,19 @@ def test_what_the_fork_audited_is_remembered_by_the_parent(session_with_compacti
     assert len(forks) == 1
     audited = [c for c in audit.compactions if c.event.kind != "implicit"]
     assert len(set(remembered)) == len(audited), "each pair's result is kept for the next audit, the fork's too"
+
+
+def test_rules_detected_in_two_halves_are_those_found_in_one(session_with_compactions, forks):
+    # The session told twice, its rules restated in the second telling, and a rule new to it: the merge
+    # keeps each rule where it was first stated and adds the new one after the others, as one pass would.
+    session, _ = session_with_compactions
+    told = list(session.entries)
+    again = [dataclasses.replace(entry, index=entry.index + len(told)) for entry in told]
+    new_rule = Block(USER, "Never deploy on a Friday: wait for Monday.")
+    again[len(again) // 2] = dataclasses.replace(again[len(again) // 2], blocks=[new_rule])
+    entries = told + again
+    assert len(entries) >= MIN_SPLIT_ENTRIES, "too few entries: nothing would be forked"
+    one = detect_constraints(entries, session.format)
+    assert any(c.first_stated <= len(told) for c in one) and one[-1].text == new_rule.text
+    assert detect_constraints(entries, session.format, processes=2) == one
+    assert len(forks) == 1
