@@ -26,7 +26,7 @@ sys.path.insert(0, str(ROOT / "bench"))
 
 import orjson  # noqa: E402
 from generate import generate  # noqa: E402
-from peak_memory import PEAK_RSS_KB  # noqa: E402
+from peak_memory import PEAK_RSS_KB, process_tree_peak_mb  # noqa: E402
 
 
 def decode_floor_seconds(path: Path, runs: int = 3) -> float:
@@ -265,6 +265,7 @@ def measure(work: Path, args: argparse.Namespace) -> tuple[list[tuple[str, str, 
     export_cache = work / "export-cache"
     cold_export = command_seconds(["export", str(session)], None)
     cold_check = command_seconds(["check", "--auto", str(session)], None)
+    export_memory = process_tree_peak_mb([sys.executable, "-c", CLI, "export", str(session)], _env(None), cwd=str(ROOT))
     command_seconds(["export", str(session)], export_cache)  # saves the index and fills the caches
     warm_export = command_seconds(["export", str(session)], export_cache)
     append = append_seconds(session, args.format)
@@ -288,6 +289,8 @@ def measure(work: Path, args: argparse.Namespace) -> tuple[list[tuple[str, str, 
         ("second open (session index, token and audit caches)", f"{second:.2f} s", f"first open {first:.2f} s", f"{first / second:.1f}× (target ≥ 5×)"),
         ("second open + timeline + audit + snapshot", f"{second_full:.2f} s", f"first {first_full:.2f} s", f"{first_full / second_full:.1f}×"),
         ("peak RSS (all of the above, as the TUI does it)", f"{rss:.0f} MB at {rss_mb:.0f} MB", "< 400 MB at 1 GB", f"{rss / 400:.2f}"),
+        ("peak memory, cold `export` and its fork (PSS, sampled)", f"{export_memory:.0f} MB at {mb:.0f} MB", "< 400 MB at 1 GB",
+         f"{export_memory / 400:.2f}"),
         ("one appended message", f"{append * 1000:.1f} ms", "< 50 ms", f"{append * 1000 / 50:.2f}"),
         ("all strategy previews, 1M-token window", f"{previews * 1000:.1f} ms", "< 100 ms", f"{previews * 1000 / 100:.2f}"),
     ]

@@ -46,3 +46,21 @@ def test_a_childs_peak_memory_is_its_own_not_its_parents():
     own_kb, inherited_kb = map(int, subprocess.check_output([sys.executable, "-c", code], text=True).split())
     assert inherited_kb > 200 << 10  # the quirk this guards against, still there
     assert 0 < own_kb < 100 << 10
+
+
+@pytest.mark.skipif(not Path("/proc/self/smaps_rollup").exists(), reason="memory shares are read from /proc")
+def test_a_forks_memory_counts_with_its_parents_once():
+    """``export`` forks for half its work: the benchmark counts the fork's own memory, and the pages it
+    shares with its parent once."""
+    sys.path.insert(0, str(BENCH))
+    try:
+        from peak_memory import process_tree_peak_mb
+    finally:
+        sys.path.remove(str(BENCH))
+    code = ("import os, time\n"
+            "shared = bytearray(150 << 20); shared[::4096] = b'\\1' * len(shared[::4096])\n"
+            "if os.fork() == 0:\n"
+            "    own = bytearray(100 << 20); own[::4096] = b'\\1' * len(own[::4096]); time.sleep(1.5); os._exit(0)\n"
+            "os.wait()\n")
+    peak = process_tree_peak_mb([sys.executable, "-c", code], dict(os.environ))
+    assert 240 < peak < 330, peak  # 150 shared once + 100 the fork's own; not 150 + 250
