@@ -45,7 +45,7 @@ from ctxtop.tui.waiting import not_written_yet, wait_for_log
 OUTPUT_FORMATS = {"json": "json", "md": "md", "markdown": "md", "html": "html"}
 # The commands that read a log once run on one thread: their audit and rule detection can do half
 # their work in a second process where there is a second core (context.second_core).
-AUDIT_PROCESSES = min(2, cores_available())
+WHOLE_READ_PROCESSES = min(2, cores_available())
 
 
 class Parser(argparse.ArgumentParser):
@@ -221,7 +221,7 @@ def _open_tracker(args: argparse.Namespace) -> Tracker:
     """The session named by the options, read whole, with the rules the options ask for and their audit."""
     path, window, log_format = _read_source(args)
     tracker = Tracker.open(path, _rule_request(args), format=log_format, encoding=args.encoding, window=window,
-                           processes=AUDIT_PROCESSES)
+                           processes=WHOLE_READ_PROCESSES)
     session = tracker.session
     _tell(tracker)
     if session.message_count == 0 and not session.parser.sidechain.messages and _has_bytes(path):
@@ -236,7 +236,7 @@ def _open_subagent_tracker(args: argparse.Namespace) -> Tracker:
     path, window, log_format = _read_source(args)
     agent = find_subagent(Session.open(path, format=log_format, encoding=args.encoding, window=window), args.subagent)
     tracker = Tracker.open(str(agent.path), _rule_request(args), format="claude-code", encoding=args.encoding, window=window,
-                           processes=AUDIT_PROCESSES)
+                           processes=WHOLE_READ_PROCESSES)
     _tell(tracker)
     return tracker
 
