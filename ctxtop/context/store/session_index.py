@@ -26,6 +26,8 @@ import tempfile
 from pathlib import Path
 from typing import Any, BinaryIO
 
+import xxhash
+
 from ctxtop.context.store.entry_codec import decode_block, decode_entry, encode_block
 from ctxtop.context.store.entry_store import EntryStore
 from ctxtop.context.store.lazy_text import LogTexts
@@ -34,9 +36,10 @@ from ctxtop.context.store.token_cache import cache_dir
 from ctxtop.parsers.base import LineParser
 from ctxtop.parsers.model import Diagnostics, SessionMeta, SidechainTotals
 
-INDEX_VERSION = 9  # 5: usage carries the prompt-cache figures; 6: diagnostics count invalid numbers;
+INDEX_VERSION = 10  # 5: usage carries the prompt-cache figures; 6: diagnostics count invalid numbers;
 # 7: which counts are estimates from characters, and the calibration behind them; 8: texts over 128K
-# characters estimated from pieces of themselves; 9: what people and the model wrote is held, not released
+# characters estimated from pieces of themselves; 9: what people and the model wrote is held, not released;
+# 10: the indexed bytes digested with XXH3-128
 MAGIC = b"ctxtop-index v4\n"  # earlier versions (without the checksum) start otherwise: ignored, not "damaged"
 CHECKSUM_BYTES = 32
 INDEX_MIN_BYTES = 8 << 20  # smaller logs read fast enough; their index would only fill the disk
@@ -49,8 +52,11 @@ def index_path(log: str | os.PathLike, format: str, encoding: str) -> Path:
 
 
 def new_digest() -> Any:
-    """What the indexed bytes are digested with (``update`` it with them in order)."""
-    return hashlib.blake2b(digest_size=20)
+    """What the indexed bytes are digested with (``update`` it with them in order). Every open of an
+    indexed log digests all it indexed, to know the log still begins so: XXH3 does a 200 MB log in
+    0.013 s where BLAKE2b took 0.23 s. It tells changed bytes from unchanged ones; no one gains by
+    forging a log that digests like another (the index only saves reading it)."""
+    return xxhash.xxh3_128()
 
 
 def prefix_digest(log: str | os.PathLike, size: int) -> Any:
