@@ -57,7 +57,6 @@ def forks(monkeypatch):
     import os
 
     from ctxtop.context import second_core
-    from ctxtop.context.audit import pairs
 
     made = []
     real = os.fork
@@ -69,8 +68,7 @@ def forks(monkeypatch):
         return pid
 
     monkeypatch.setattr(os, "fork", counted)
-    for module in (second_core, pairs):
-        monkeypatch.setattr(module, "can_fork", lambda: True)
+    monkeypatch.setattr(second_core, "can_fork", lambda: True)
     return made
 
 

@@ -11,11 +11,11 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
+from ctxtop.context import second_core
 from ctxtop.context.audit.cache import AuditCache, pair_key, window_key
 from ctxtop.context.audit.forensics.pair import pair_facts
 from ctxtop.context.audit.lost import lost_items
 from ctxtop.context.rules.constraints import Constraint, Status, WindowText
-from ctxtop.context.second_core import both_halves, can_fork
 from ctxtop.context.window.replay import Window
 from ctxtop.context.window.session import Session
 
@@ -32,7 +32,7 @@ def audit_pairs(session: Session, jobs: list[PairJob], cache: AuditCache, *, fro
     the session does not reach is left out. ``from_checkpoints``: replay each window from the session's
     checkpoint before it (a few windows late in a followed log) rather than all in one replay.
     ``processes=2``: split the jobs with a forked process, when that is safe (``second_core.can_fork``)."""
-    if processes > 1 and len(jobs) >= MIN_FORKED_PAIRS and can_fork():
+    if processes > 1 and len(jobs) >= MIN_FORKED_PAIRS and second_core.can_fork():
         return _split_with_a_fork(session, jobs, cache, from_checkpoints)
     return dict(_audited(session, jobs, cache, from_checkpoints))
 
@@ -126,7 +126,8 @@ def _split_with_a_fork(session: Session, jobs: list[PairJob], cache: AuditCache,
         # same blocks than a new replay, and the forensics report a summary's tokens): the same results.
         return dict(_audited(session, theirs, collecting, from_checkpoints)), collecting.collected
 
-    results, (pairs, collected) = both_halves(lambda: dict(_audited(session, mine, cache, from_checkpoints)), second_half)
+    results, (pairs, collected) = second_core.both_halves(lambda: dict(_audited(session, mine, cache, from_checkpoints)),
+                                                          second_half)
     for key, statuses, lost, facts in collected:
         cache.put(key, statuses, lost, facts)  # remembered here, as if audited here
     results.update(pairs)

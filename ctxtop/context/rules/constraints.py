@@ -12,12 +12,12 @@ from bisect import bisect_right
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 
+from ctxtop.context import second_core
 from ctxtop.context.rules.cues import INSTRUCTIONS, USER_MESSAGE
 from ctxtop.context.rules.detect import detect_rules
 from ctxtop.context.rules.facts import has_negation, key_facts, key_terms, normalize
 from ctxtop.context.rules.naming import readable_id
 from ctxtop.context.rules.sources import USER_ORIGIN, source_texts
-from ctxtop.context.second_core import both_halves, can_fork
 from ctxtop.context.window.replay import RUN_STEP, Window
 from ctxtop.parsers.model import IMAGE, INJECTED, SUMMARY, SYSTEM, TOOL_CALL, TOOL_RESULT, USER, Entry
 
@@ -162,9 +162,9 @@ def detect_constraints(entries: Iterable[Entry], log_format: str | None = None, 
     read (``sources``); each rule keeps its cue and where it was first stated.
     ``processes=2``: the later half of the entries read in a fork (``second_core``), when that is safe.
     """
-    if processes > 1 and isinstance(entries, Sequence) and len(entries) >= MIN_SPLIT_ENTRIES and can_fork():
+    if processes > 1 and isinstance(entries, Sequence) and len(entries) >= MIN_SPLIT_ENTRIES and second_core.can_fork():
         middle = len(entries) // 2
-        found, later = both_halves(lambda: _detected(_stretch(entries, 0, middle), log_format),
+        found, later = second_core.both_halves(lambda: _detected(_stretch(entries, 0, middle), log_format),
                                    lambda: _detected(_stretch(entries, middle, len(entries)), log_format))
         for key, constraint in later.items():
             found.setdefault(key, constraint)  # stated in both halves: first stated in the earlier
