@@ -7,6 +7,9 @@ benchmark's own peak (a 200 MB Codex session read 521 MB where ctxtop's peaked a
 falls back to ``ru_maxrss`` (kB on Linux; bytes on macOS, where the figure is then not comparable).
 """
 
+import subprocess
+import time
+
 # The child's peak resident set in kB, as Python source for ``python -c``; needs ``import resource``.
 PEAK_RSS_KB = (
     "(next((int(l.split()[1]) for l in open('/proc/self/status') if l.startswith('VmHWM:')), 0)"
@@ -23,9 +26,6 @@ def process_tree_peak_mb(command: list[str], env: dict[str, str], cwd: str | Non
     set size (PSS) divides each shared page among the processes sharing it, so the sum is what they
     hold together. Sampled every ``interval`` seconds while the command runs (a peak shorter than
     that can be missed); Linux only (``/proc/<pid>/smaps_rollup``)."""
-    import subprocess
-    import time
-
     process = subprocess.Popen(command, env=env, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     peak_kb = 0
     while process.poll() is None:

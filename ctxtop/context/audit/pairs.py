@@ -111,7 +111,7 @@ def _split_point(jobs: list[PairJob]) -> int:
     for n, cost in enumerate(costs):
         running += cost
         if 2 * running >= total:
-            return min(max(n + 1, 1), len(jobs) - 1)
+            return min(n + 1, len(jobs) - 1)
     return len(jobs) // 2
 
 

@@ -31,6 +31,6 @@ def fitted_count(value: int, width: int, mark: str = "") -> str:
     return "#" * width
 
 
-def count_cell(value: int, width: int, mark: str = "", style: str = "") -> Text:
+def count_cell(value: int, width: int, mark: str = "") -> Text:
     """A right-aligned count for a column ``width`` cells wide (see fitted_count)."""
-    return Text(fitted_count(value, width, mark), justify="right", style=style)
+    return Text(fitted_count(value, width, mark), justify="right")

@@ -51,8 +51,8 @@ class SubagentsTable(DataTable):
                 window = agent["window"]
                 reported = window["reported_tokens"]
                 # ≈: no model call reported yet, so the window is our own count of its text.
-                size = count_cell(reported, _WINDOW_WIDTH) if reported is not None else \
-                    count_cell(window["estimated_tokens"], _WINDOW_WIDTH, mark="≈")
+                estimated = reported is None
+                size = count_cell(window["estimated_tokens"] if estimated else reported, _WINDOW_WIDTH, mark="≈" if estimated else "")
                 percent = window["percent"]
                 style = "bold red" if percent and percent >= 90 else "yellow" if percent and percent >= 70 else ""
                 self.update_cell(key, "id", Text(one_line(agent["id"], 18)))

@@ -14,6 +14,7 @@ from ctxtop.tui.widgets.cells import count_cell
 _COUNTS = (("tokens", "tokens", 9), ("calls", "calls", 6), ("call tok", "call_tokens", 9), ("results", "results", 7),
            ("result tok", "result_tokens", 10))
 
+
 class ToolsTable(DataTable):
     """One row per tool (the costliest first), then one per MCP server (``mcp__<server>__…``)."""
 
