@@ -234,10 +234,11 @@ def test_a_small_session_unpacks_each_batch_once_and_a_big_one_keeps_only_the_re
     store._unpacked.clear()  # as after a restart: every batch packed
     assert list(store) == entries and list(store) == entries and store[:] == entries
     assert decoded[0] == 24  # each entry unpacked once, not once per walk
-    # A saved index's batches, decoded as they are loaded, are not decoded again when first read.
+    # A saved index's whole batches are adopted packed, and decoded only when first read.
     reloaded, decoded[0] = EntryStore(), 0
     for blob in store.packed_batches():
-        reloaded.adopt(blob, [entry_store.decode_entry(item, None) for item in entry_store.marshal.loads(blob)])
+        reloaded.adopt(blob, 4)
+    assert decoded[0] == 0 and reloaded.frozen == 24
     assert list(reloaded) == entries and decoded[0] == 24
     # Past UNPACKED_ALL_BATCHES, memory wins: only the last CACHED_BATCHES stay unpacked.
     big = EntryStore([make_entry(i) for i in range(1, 41)])

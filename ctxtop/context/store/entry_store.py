@@ -167,11 +167,12 @@ class EntryStore(Sequence[Entry]):
         for start in range(0, len(held), BATCH):
             yield marshal.dumps([encode_entry(e) for e in held[start : start + BATCH]])
 
-    def adopt(self, blob: bytes, batch: list[Entry]) -> None:
-        """Take ``batch``, packed as ``blob`` (from a saved index), as the next entries."""
+    def adopt(self, blob: bytes, count: int) -> None:
+        """Take the ``count`` entries packed as ``blob`` (from a saved index) as the next entries. A whole
+        batch stays packed, unread until an entry of it is (a warm open decodes only what it looks at);
+        a part of one is decoded and held."""
         with self._lock:
-            if len(batch) == BATCH and not self._held:
+            if count == BATCH and not self._held:
                 self._packed.append(blob)
-                self._keep_unpacked(len(self._packed) - 1, batch)  # decoded already: kept while it may stay
             else:
-                self._held.extend(batch)
+                self._held.extend(decode_entry(item, self.texts) for item in marshal.loads(blob))

@@ -28,7 +28,8 @@ from typing import Any, BinaryIO
 
 import xxhash
 
-from ctxtop.context.store.entry_codec import decode_block, decode_entry, encode_block
+from ctxtop.context.store import entry_store
+from ctxtop.context.store.entry_codec import decode_block, encode_block
 from ctxtop.context.store.entry_store import EntryStore
 from ctxtop.context.store.lazy_text import LogTexts
 from ctxtop.context.store.source import open_file
@@ -36,12 +37,12 @@ from ctxtop.context.store.token_cache import cache_dir
 from ctxtop.parsers.base import LineParser
 from ctxtop.parsers.model import Diagnostics, SessionMeta, SidechainTotals
 
-INDEX_VERSION = 10  # 5: usage carries the prompt-cache figures; 6: diagnostics count invalid numbers;
+INDEX_VERSION = 11  # 5: usage carries the prompt-cache figures; 6: diagnostics count invalid numbers;
 # 7: which counts are estimates from characters, and the calibration behind them; 8: texts over 128K
 # characters estimated from pieces of themselves; 9: what people and the model wrote is held, not released;
-# 10: the indexed bytes digested with XXH3-128
-MAGIC = b"ctxtop-index v4\n"  # earlier versions (without the checksum) start otherwise: ignored, not "damaged"
-CHECKSUM_BYTES = 32
+# 10: the indexed bytes digested with XXH3-128; 11: entries decoded when read, not when loaded
+MAGIC = b"ctxtop-index v5\n"  # earlier versions (other checksums, or none) start otherwise: ignored, not "damaged"
+CHECKSUM_BYTES = 16
 INDEX_MIN_BYTES = 8 << 20  # smaller logs read fast enough; their index would only fill the disk
 MAX_INDEXES = 20
 
@@ -107,12 +108,18 @@ def save(path: Path, parser: LineParser, accounting_saved: dict, released_to: in
     _prune(path.parent)
 
 
+def _new_checksum() -> Any:
+    """What finds an index damaged: a digest of all its bytes, taken at every open (XXH3 reads the
+    tens of MB of a big session's index in milliseconds; the damage it looks for is not made on purpose)."""
+    return xxhash.xxh3_128()
+
+
 class _Checksummed:
     """A file being written, digesting what goes through it."""
 
     def __init__(self, file: BinaryIO) -> None:
         self.file = file
-        self.digest = hashlib.blake2b(digest_size=CHECKSUM_BYTES)
+        self.digest = _new_checksum()
 
     def write(self, data: bytes) -> None:
         self.digest.update(data)
@@ -125,7 +132,7 @@ def _intact(handle: BinaryIO) -> bool:
     remaining = size - len(MAGIC) - CHECKSUM_BYTES
     if remaining < 0:
         return False
-    digest = hashlib.blake2b(digest_size=CHECKSUM_BYTES)
+    digest = _new_checksum()
     handle.seek(len(MAGIC))
     while remaining:
         chunk = handle.read(min(remaining, 8 << 20))
@@ -222,11 +229,11 @@ def _read_intact(handle: BinaryIO, log: str | os.PathLike, parser_type: type[Lin
         return None  # the log no longer begins with what was indexed
     parser = parser_type()
     entries = parser.entries = EntryStore(texts=texts)
-    while len(entries) < header["entries"]:
-        blob = _read_blob(handle)
-        # Decoded once here, so that a damaged index is found now, not when an entry is first read.
-        batch = [decode_entry(item, texts) for item in marshal.loads(blob)]
-        entries.adopt(blob, batch)
+    total = header["entries"]
+    while len(entries) < total:
+        # Every batch is whole but the last (``EntryStore.packed_batches``). Left packed, not decoded:
+        # the checksum has already found any damage the disk did.
+        entries.adopt(_read_blob(handle), min(entry_store.BATCH, total - len(entries)))
     rest = _read_record(handle)
     malformed, unknown, skipped, torn, examples, kinds, invalid_numbers = rest["diagnostics"]
     parser.diagnostics = Diagnostics(malformed, unknown, skipped, torn, invalid_numbers, list(examples), dict(kinds))
