@@ -36,6 +36,24 @@ def same_as_fresh(session: Session, log) -> None:
     assert build_snapshot(session) == build_snapshot(whole)
 
 
+def window_facts(window) -> tuple:
+    return (window.at, window.last_compaction, window.harness, {name: (t.tokens, t.blocks) for name, t in window.totals.items()},
+            [(b.entry.index, b.position, b.block.category, b.block.tool_id, b.tokens, b.estimated, b.cleared) for b in window.blocks])
+
+
+def same_replays(warm: Session, cold: Session) -> None:
+    """The replays a warm open took from the index are those a cold read made: the timeline, the
+    checkpoints, and the window at every compaction, next to it, and between (as replayed, before any is made exact)."""
+    assert warm.history.columns() == cold.history.columns() and warm.final_before() == cold.final_before()
+    assert [r.position for r in warm._checkpoints] == [r.position for r in cold._checkpoints]
+    assert list(warm.timeline()) == list(cold.timeline())
+    n = cold.message_count
+    marks = {c.message for c in cold.compactions()}
+    for at in sorted({0, 1, n // 3, n // 2, n, *marks, *(m - 1 for m in marks), *(m + 1 for m in marks)} & set(range(n + 1))):
+        assert window_facts(warm.window_at(at, exact=False)) == window_facts(cold.window_at(at, exact=False)), at
+    assert window_facts(warm.window_at()) == window_facts(cold.window_at())
+
+
 @pytest.mark.parametrize("log", jsonl_logs(), ids=lambda p: f"{p.parent.name}/{p.name[:40]}")
 def test_a_reopened_log_comes_from_its_index_and_equals_a_fresh_read(log, tmp_path):
     copy = tmp_path / log.name
@@ -45,7 +63,35 @@ def test_a_reopened_log_comes_from_its_index_and_equals_a_fresh_read(log, tmp_pa
         pytest.skip(f"{first.format} is not JSON Lines: no index")
     again = Session.open(copy)
     assert again.from_index == copy.read_bytes().rfind(b"\n") + 1  # to its last complete line
+    same_replays(again, first)
     same_as_fresh(again, copy)
+
+
+@pytest.mark.parametrize("format", ["claude-code", "codex"])
+def test_a_warm_open_replays_only_what_was_appended(tmp_path, monkeypatch, format):
+    from ctxtop.context.window.replay import Replay
+
+    generated = tmp_path / "generated.jsonl"
+    generate(generated, format, 2.2)
+    lines = generated.read_bytes().splitlines(keepends=True)
+    log = tmp_path / "session.jsonl"
+    log.write_bytes(b"".join(lines[:-40]))
+    cold = Session.open(log)
+    assert cold.compactions() and cold._checkpoints
+    stepped = []
+    original = Replay._step
+    monkeypatch.setattr(Replay, "_step", lambda self, entry, position: stepped.append(position) or original(self, entry, position))
+    warm = Session.open(log)
+    assert warm.from_index and not stepped  # nothing replayed: the timeline and the replays come from the index
+    same_replays(warm, cold)
+    log.write_bytes(b"".join(lines))
+    stepped.clear()
+    grown = Session.open(log)
+    assert stepped and min(stepped) >= cold.final_before() - 1  # from where the saved replay stopped (a response may join)
+    monkeypatch.setenv("CTXTOP_CACHE_DIR", str(tmp_path / "another cache"))  # a cold read, the reference
+    fresh = Session.open(log)
+    assert not fresh.from_index
+    same_replays(grown, fresh)
 
 
 def test_only_the_appended_lines_are_parsed_and_a_response_split_by_the_index_joins(tmp_path, monkeypatch):
@@ -177,3 +223,18 @@ def test_every_flipped_byte_of_an_index_is_caught_ignored_rebuilt_and_told(tmp_p
     flip(index, size // 2)
     assert main(["export", str(log)]) == 0
     assert capsys.readouterr().err.startswith("ctxtop: note: the saved index of this log was damaged")
+
+
+def test_what_the_session_derived_is_derived_afresh_when_its_saved_form_does_not_fit(tmp_path, monkeypatch):
+    log = tmp_path / "session.jsonl"
+    log.write_bytes(demo_path().read_bytes())
+    cold = Session.open(log)
+    n = cold.message_count
+    monkeypatch.setattr(Session, "saved_derived", lambda self: {"timeline": (b"", b"\0" * 8, []), "tools": (), "ahead": None})
+    index = session_index.index_path(log, "claude-code", "cl100k_base")
+    index.unlink()
+    Session.open(log)  # saves an index whose derived part cannot be taken up
+    warm = Session.open(log)
+    assert warm.from_index
+    assert warm.tools.totals(warm.accounting, n) == cold.tools.totals(cold.accounting, n) and len(warm.tools) > 20
+    same_replays(warm, cold)

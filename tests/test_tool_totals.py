@@ -118,21 +118,3 @@ async def test_the_tools_pane_shows_each_tool_and_each_mcp_server(tmp_path):
     assert [r[0] for r in rows] == [r["tool"] for r in expected["tools"]] + [servers[r["server"]] for r in expected["mcp_servers"]]
     for shown, server in zip(rows[-2:], expected["mcp_servers"]):
         assert shown[1:] == [f"{server[k]:,}" for k in ("tokens", "calls", "call_tokens", "results", "result_tokens")]
-
-
-def test_session_totals_walk_a_packed_store_a_batch_at_a_time(small_batches, monkeypatch):
-    from ctxtop.context.store.entry_store import EntryStore
-    from ctxtop.context.window.tool_totals import logged_tool_totals
-    from ctxtop.tui.demo import demo_path
-
-    session = Session.open(demo_path())
-    store = session.entries
-    assert isinstance(store, EntryStore) and store.frozen > 100
-    expected = logged_tool_totals(list(store), session.accounting, len(store))
-    assert expected and sum(total.calls for total in expected.values()) > 20
-    asked = []
-    get = EntryStore.__getitem__
-    monkeypatch.setattr(EntryStore, "__getitem__", lambda self, position: asked.append(position) or get(self, position))
-    # A slice of the whole store unpacks every entry at once: on a 200 MB rollout, 200 MB more at the peak.
-    assert logged_tool_totals(store, session.accounting, len(store)) == expected
-    assert not [p for p in asked if isinstance(p, slice)]

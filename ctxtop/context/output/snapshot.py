@@ -14,7 +14,7 @@ from ctxtop.context.window.accounting import text_tokens
 from ctxtop.context.window.replay import Window
 from ctxtop.context.window.session import Session
 from ctxtop.context.window.subagents import Subagent
-from ctxtop.context.window.tool_totals import as_rows, logged_tool_totals, window_tool_totals
+from ctxtop.context.window.tool_totals import as_rows, window_tool_totals
 from ctxtop.parsers.model import CATEGORIES, UNATTRIBUTED
 
 SCHEMA = "ctxtop.snapshot/1"
@@ -99,7 +99,7 @@ def build_snapshot(
         "alerts": [a.as_dict() for a in (alerts if alerts is not None else audit.alerts) if a.message <= message],
     }
     if session_tools:
-        snapshot["tool_usage"]["session"] = as_rows(logged_tool_totals(session.entries, session.accounting, message))
+        snapshot["tool_usage"]["session"] = as_rows(session.tools.totals(session.accounting, message))
     if strategies is not None:
         frame = session_frame(session, message, constraints, budget, window, window_text)
         snapshot["budget"] = frame.budget

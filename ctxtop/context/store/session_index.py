@@ -1,8 +1,10 @@
 """A saved index of a JSON Lines session, so opening it again parses only what was appended.
 
 After a big log is read (INDEX_MIN_BYTES and up), its entries (big texts as
-where they are, not what they say), token counts, content digests and the
-parser's carried state are written to the user's cache directory
+where they are, not what they say), token counts, content digests, the
+parser's carried state and what the session derived from its entries (its
+replays, timeline and tool column: a warm open replays nothing and unpacks
+only the entries it reads) are written to the user's cache directory
 (``$CTXTOP_CACHE_DIR/index/``). The next open of the same file with the same
 format and encoding checks that the file still begins with exactly the bytes
 that were indexed (a digest of them, taken while reading) and then feeds the
@@ -40,7 +42,7 @@ from ctxtop.parsers.model import Diagnostics, SessionMeta, SidechainTotals
 INDEX_VERSION = 11  # 5: usage carries the prompt-cache figures; 6: diagnostics count invalid numbers;
 # 7: which counts are estimates from characters, and the calibration behind them; 8: texts over 128K
 # characters estimated from pieces of themselves; 9: what people and the model wrote is held, not released;
-# 10: the indexed bytes digested with XXH3-128; 11: entries decoded when read, not when loaded
+# 10: the indexed bytes digested with XXH3-128; 11: the replays, timeline and tool column saved, entries decoded when read
 MAGIC = b"ctxtop-index v5\n"  # earlier versions (other checksums, or none) start otherwise: ignored, not "damaged"
 CHECKSUM_BYTES = 16
 INDEX_MIN_BYTES = 8 << 20  # smaller logs read fast enough; their index would only fill the disk
@@ -78,9 +80,10 @@ def prefix_digest(log: str | os.PathLike, size: int) -> Any:
 
 
 # --- saving -------------------------------------------------------------------------------------
-def save(path: Path, parser: LineParser, accounting_saved: dict, released_to: int, indexed: int, digest: bytes,
+def save(path: Path, parser: LineParser, accounting_saved: dict, derived_saved: Any, released_to: int, indexed: int, digest: bytes,
          encoding: str) -> None:
-    """Write the index of ``parser``'s entries, read from the log's first ``indexed`` bytes (digest ``digest``)."""
+    """Write the index of ``parser``'s entries, read from the log's first ``indexed`` bytes (digest ``digest``),
+    with the session's counts and what it derived from its entries as plain data (``Session.saved_derived``)."""
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, temporary = tempfile.mkstemp(dir=path.parent, prefix=".index-")
     try:
@@ -100,6 +103,7 @@ def save(path: Path, parser: LineParser, accounting_saved: dict, released_to: in
                 "sidechain": [parser.sidechain.messages, [encode_block(b) for b in parser.sidechain.blocks]],
                 "state": parser.carry_state(),
             })
+            _write(out, derived_saved)
             file.write(out.digest.digest())
         os.replace(temporary, path)
     except BaseException:
@@ -182,8 +186,8 @@ def _prune(directory: Path) -> None:
 class Loaded:
     """A parser and the counts of a session as far as its index goes."""
 
-    def __init__(self, parser: LineParser, accounting: dict, released_to: int, indexed: int, digest: Any) -> None:
-        self.parser, self.accounting, self.released_to, self.indexed = parser, accounting, released_to, indexed
+    def __init__(self, parser: LineParser, accounting: dict, derived: Any, released_to: int, indexed: int, digest: Any) -> None:
+        self.parser, self.accounting, self.derived, self.released_to, self.indexed = parser, accounting, derived, released_to, indexed
         self.digest = digest  # of the indexed bytes, to go on with the bytes read after them
 
 
@@ -243,4 +247,4 @@ def _read_intact(handle: BinaryIO, log: str | os.PathLike, parser_type: type[Lin
     parser.restore_state(rest["state"])
     entries.thaw(parser.settled_before())  # what the lines still to come may change, held as objects
     parser.resume_offset, parser.resume_line = header["indexed"], rest["resume_line"]
-    return Loaded(parser, rest["accounting"], rest["released_to"], header["indexed"], digest)
+    return Loaded(parser, rest["accounting"], _read_record(handle), rest["released_to"], header["indexed"], digest)

@@ -12,6 +12,7 @@ import math
 import threading
 from array import array
 from bisect import bisect_right
+from collections.abc import Iterable
 
 from ctxtop.context.window.estimate import SAMPLED_TEXT_CHARS, SHORT_CHARS, Calibration, sample_pieces, sampled_estimate
 from ctxtop.context.window.tokens import DIGEST_BYTES, TokenCounter
@@ -89,6 +90,11 @@ class Accounting:
     def of(self, position: int) -> array:
         """The tokens of each block of the entry at ``position``."""
         return self._flat[self._starts[position] : self._starts[position + 1]]
+
+    def tokens_of_blocks(self, positions: Iterable[int], blocks: Iterable[int]) -> list[int]:
+        """The tokens of ``entries[p].blocks[b]`` for each (p, b) of ``zip(positions, blocks)``."""
+        flat, starts = self._flat, self._starts
+        return [flat[starts[position] + block] for position, block in zip(positions, blocks)]
 
     def digest(self, position: int, block: int) -> bytes:
         """The content digest of ``entries[position].blocks[block]``'s text."""

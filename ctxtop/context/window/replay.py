@@ -147,6 +147,7 @@ class Replay:
         self.position = 0  # entries replayed so far
         self.last_entry: Entry | None = None  # the entry replayed last
         self.compacted = False  # ...and whether it was a compaction that emptied the window
+        self.last_compaction_at = -1  # the position of the entry window.last_compaction is of
         self._cleared: set[str] = set()
         self._preserved: list[Entry] = []
         self._harness = HarnessTracker(harness, {harness.model: harness} if harness is not None else None)
@@ -155,7 +156,7 @@ class Replay:
         twin = Replay.__new__(Replay)
         twin.entries, twin.accounting, twin.earlier_reasoning_kept = self.entries, self.accounting, self.earlier_reasoning_kept
         twin._by_uid, twin._by_uid_of = self._by_uid, self._by_uid_of
-        twin.compacted, twin.last_entry = self.compacted, self.last_entry
+        twin.compacted, twin.last_entry, twin.last_compaction_at = self.compacted, self.last_entry, self.last_compaction_at
         twin.position, twin._cleared, twin._preserved = self.position, set(self._cleared), list(self._preserved)
         twin._harness = self._harness.fork()
         # Blocks are never changed in place (see Window.clear), so sharing them is safe: O(1) per block.
@@ -185,7 +186,7 @@ class Replay:
         compaction = entry.compaction
         self.compacted = compaction is not None and compaction.kind != "microcompact"
         if compaction is not None:
-            window.last_compaction = compaction
+            window.last_compaction, self.last_compaction_at = compaction, position
             if compaction.kind == "microcompact":
                 cleared.update(compaction.cleared_tool_ids)
                 self._apply_clearing(window, cleared)

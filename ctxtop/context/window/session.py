@@ -30,9 +30,11 @@ from ctxtop.context.window.accounting import Accounting
 from ctxtop.context.window.harness import HarnessPrefix
 from ctxtop.context.window.limits import window_limit
 from ctxtop.context.window.replay import Replay, Window
+from ctxtop.context.window.replay_state import SavedReplay, restored_replay, saved_replay
 from ctxtop.context.window.subagents import SubagentScan
 from ctxtop.context.window.timeline import Timeline, TimelineView, point_of
 from ctxtop.context.window.tokens import DEFAULT_ENCODING, TokenCounter
+from ctxtop.context.window.tool_column import ToolColumn
 from ctxtop.parsers import registry
 from ctxtop.parsers.base import LineParser, Parser
 from ctxtop.parsers.model import Block, Entry
@@ -85,6 +87,7 @@ class Session:
         self.counter = counter or TokenCounter(DEFAULT_ENCODING)
         self.window_override = window
         self.accounting = Accounting(self.counter, estimate_history=estimate)
+        self.tools = ToolColumn()  # the tool calls and results of the counted entries (per-tool totals)
         self.subagents: SubagentScan | None = None  # sub-agent transcripts kept beside the log (Claude Code)
         self.texts: LogTexts | None = None  # set when big texts are released and read back from the log
         self._released_to = 0  # entries before this position had their big texts released
@@ -93,7 +96,7 @@ class Session:
         # A digest of the bytes a JSON Lines log was read from, once and whole (not followed): what its
         # entries are made of, known without looking at them (``audit.remembered``). None otherwise.
         self.read_digest: bytes | None = None
-        self._checkpoints: list[Replay] = []  # replays stopped just after a compaction, by position (window_at)
+        self._checkpoints: list[Replay | SavedReplay] = []  # replays stopped just after a compaction, by position (window_at)
         # While a JSON Lines log is read: a replay kept up with the entries whose counts are final,
         # so that the window at the latest message needs no replay of the history (count_new).
         self._ahead: Replay | None = None
@@ -104,7 +107,7 @@ class Session:
         entries = parser.entries if count else []
         step = max(COUNT_STEP, len(entries) // 50) if progress else len(entries)
         for stop in range(step, len(entries) + step, step or 1):
-            self.accounting.update(entries, self.accounting.counted, stop)
+            self._count(self.accounting.counted, stop)
             if progress:
                 progress(min(1.0, stop / len(entries)))
         if count and entries:
@@ -200,6 +203,11 @@ class Session:
             session = cls(loaded.parser, path=str(Path(path)), counter=counter, window=window, count=False)
             session.accounting.estimate_history = True
             session.accounting.restore(loaded.accounting)
+            try:
+                session.restore_derived(loaded.derived)
+            except (ValueError, TypeError, KeyError, IndexError, AttributeError):
+                # Saved so by a bug, not the disk (the index is checksummed): derived afresh, the replay below.
+                session.tools.update(session.entries, 0, session.accounting.counted)
             session._released_to = loaded.released_to
             session.from_index = loaded.indexed
             base, line, digest = loaded.indexed, loaded.parser.resume_line, loaded.digest
@@ -234,7 +242,7 @@ class Session:
         # read each time, never saved as it was half-way (nor as a malformed line).
         if index is not None and size >= session_index.INDEX_MIN_BYTES and (loaded is None or base > loaded.indexed):
             try:
-                session_index.save(index, parser, session.accounting.saved(), session._released_to, base,
+                session_index.save(index, parser, session.accounting.saved(), session.saved_derived(), session._released_to, base,
                                    digest.digest(), counter.encoding_name)
             except (OSError, ValueError):
                 pass  # no index (a full disk, a value marshal cannot hold): the next open reads the log again
@@ -258,7 +266,7 @@ class Session:
             start = min(start, touched)
             self._released_to = min(self._released_to, touched)
         stop = max(start, len(entries) - 1) if settled_only else len(entries)
-        self._forget_checkpoints_after(self.accounting.update(entries, start, stop))
+        self._forget_checkpoints_after(self._count(start, stop))
         if self.texts is not None:
             settled = max(self._released_to, min(stop, len(entries) - 1))
             self.texts.release(entries, self._released_to, settled)
@@ -270,6 +278,12 @@ class Session:
         # (nor unpacking it). Only up to the last model call that reported usage: the counts of
         # a call still open change when it does, and the replay past them would be dropped.
         self._replay_settled(min(settled, self.accounting.calls_done))
+
+    def _count(self, start: int, stop: int) -> int:
+        """Count the entries from ``start`` to ``stop`` (again); the first position whose counts may have changed."""
+        changed = self.accounting.update(self.entries, start, stop)
+        self.tools.update(self.entries, start, stop)
+        return changed
 
     @classmethod
     def _open_whole(cls, path: str | os.PathLike, format: str | None, sample: int, counter: TokenCounter,
@@ -443,7 +457,7 @@ class Session:
                 nearest = ahead
             return self._continue(nearest)
 
-    def _continue(self, replay: Replay | None) -> Replay:
+    def _continue(self, replay: Replay | SavedReplay | None) -> Replay:
         """A copy of a kept replay to go on from, or a replay from the first entry."""
         return replay.fork() if replay is not None else self.new_replay()
 
@@ -465,6 +479,27 @@ class Session:
             history.add(window, replay.last_entry)
             if replay.compacted:
                 keep(replay.fork())
+
+    def saved_derived(self) -> dict:
+        """The replay kept ahead, the checkpoints, the timeline and the tool column as plain data (for a saved index)."""
+        with self._checkpoint_lock:
+            return {"ahead": None if self._ahead is None else saved_replay(self._ahead),
+                    "checkpoints": [saved_replay(replay) for replay in self._checkpoints],
+                    "timeline": self.history.columns(), "tools": self.tools.columns()}
+
+    def restore_derived(self, saved: dict) -> None:
+        """Take up what ``saved_derived`` gave, over the same entries and counts: what was
+        replayed then is not replayed again. Raises ValueError (or KeyError...) when they do not fit."""
+        history, tools = Timeline.from_columns(saved["timeline"]), ToolColumn.from_columns(saved["tools"])
+        ahead = None if saved["ahead"] is None else self._restored(saved["ahead"])
+        if len(history) != (ahead.position if ahead is not None else 0):
+            raise ValueError("a saved timeline and replay of different lengths")
+        with self._checkpoint_lock:
+            self._ahead, self.history, self.tools = ahead, history, tools
+            self._checkpoints = [SavedReplay(state, self._restored) for state in saved["checkpoints"]]
+
+    def _restored(self, state: tuple) -> Replay:
+        return restored_replay(state, self.entries, self.accounting, earlier_reasoning_kept=self.parser.earlier_reasoning_kept)
 
     def final_before(self) -> int:
         """Entries before this position, and their counts, will not change (unless a position is

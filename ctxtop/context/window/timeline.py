@@ -58,6 +58,21 @@ class Timeline:
         del self._totals[length:]
         del self._compactions[bisect_left(self._compactions, length) :]
 
+    def columns(self) -> tuple[bytes, bytes, list[int]]:
+        """The points as plain data (for a saved index); ``from_columns`` reads them back."""
+        return self._tokens.tobytes(), self._totals.tobytes(), list(self._compactions)
+
+    @classmethod
+    def from_columns(cls, columns: tuple[bytes, bytes, list[int]]) -> Timeline:
+        tokens, totals, compactions = columns
+        timeline = cls()
+        timeline._tokens.frombytes(tokens)
+        timeline._totals.frombytes(totals)
+        if len(timeline._tokens) != WIDTH * len(timeline._totals):
+            raise ValueError("a saved timeline whose columns disagree")
+        timeline._compactions = list(compactions)
+        return timeline
+
     def view(self, length: int, ahead: Sequence[TimelinePoint] = ()) -> TimelineView:
         """The first ``length`` points, then ``ahead`` (points of messages that may still change)."""
         return TimelineView(self, min(length, len(self)), tuple(ahead))

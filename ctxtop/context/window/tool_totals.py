@@ -91,15 +91,3 @@ def as_rows(totals: dict[str, ToolTotal]) -> dict[str, list[dict[str, Any]]]:
     tools.sort(key=lambda r: (-r["tokens"], r["tool"]))
     mcp.sort(key=lambda r: (-r["tokens"], r["server"]))
     return {"tools": tools, "mcp_servers": mcp}
-
-
-def logged_tool_totals(entries, accounting, stop: int) -> dict[str, ToolTotal]:
-    """Per tool over everything the log holds up to position ``stop``, compacted away or not."""
-
-    def pairs():
-        # Walked, not sliced: a slice of a packed store unpacks every entry at once (200 MB for a
-        # rollout of 200,000 messages); walking unpacks a batch at a time.
-        for position, entry in zip(range(stop), entries):
-            yield from zip(entry.blocks, accounting.of(position))
-
-    return tally(pairs())
