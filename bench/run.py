@@ -118,14 +118,16 @@ def open_seconds(path: Path, cache: Path | None) -> float:
     """Wall time of a fresh process opening the session and building the snapshot at its latest message."""
     env = _env(cache)
     # What the TUI does: the session and the window at its latest message (what it waits for),
-    # then in the background the timeline, the rules found in the session, the audit of every
-    # compaction against them and the full snapshot.
+    # then in the background the timeline, the rules found in the session (remembered by content,
+    # as the TUI's tracker asks for them), the audit of every compaction against them and the full snapshot.
     code = (
         "import time,resource,sys;t=time.perf_counter();"
         "from ctxtop.context.window.session import Session;from ctxtop.context.output.snapshot import build_snapshot;"
         "from ctxtop.context.rules.selection import RuleRequest,select_rules;"
+        "from ctxtop.context.rules.remembered import detected_constraints;"
         f"s=Session.open({str(path)!r});s.window_at(None).categories();p=time.perf_counter()-t;s.timeline();"
-        "c=select_rules(s.entries,RuleRequest(auto=True));n=build_snapshot(s,constraints=c);"
+        "c=select_rules(s.entries,RuleRequest(auto=True),"
+        "detect=lambda:detected_constraints(s.entries,s.format,s.accounting,s.counter.store));n=build_snapshot(s,constraints=c);"
         f"print(p, time.perf_counter()-t, {PEAK_RSS_KB}, len(s.entries), len(c),"
         "len(n['compactions']))"
     )
