@@ -44,7 +44,7 @@ INDEX_VERSION = 11  # 5: usage carries the prompt-cache figures; 6: diagnostics 
 # characters estimated from pieces of themselves; 9: what people and the model wrote is held, not released;
 # 10: the indexed bytes digested with XXH3-128; 11: the replays, timeline and tool column saved, entries decoded when read
 MAGIC = b"ctxtop-index v5\n"  # earlier versions (other checksums, or none) start otherwise: ignored, not "damaged"
-CHECKSUM_BYTES = 16
+CHECKSUM_BYTES = 16  # the index ends with new_digest() of all it holds after MAGIC: XXH3-128
 INDEX_MIN_BYTES = 8 << 20  # smaller logs read fast enough; their index would only fill the disk
 MAX_INDEXES = 20
 
@@ -58,7 +58,8 @@ def new_digest() -> Any:
     """What the indexed bytes are digested with (``update`` it with them in order). Every open of an
     indexed log digests all it indexed, to know the log still begins so: XXH3 does a 200 MB log in
     0.013 s where BLAKE2b took 0.23 s. It tells changed bytes from unchanged ones; no one gains by
-    forging a log that digests like another (the index only saves reading it)."""
+    forging a log that digests like another (the index only saves reading it). The index's own
+    checksum is one too: damage from a disk is not made on purpose either."""
     return xxhash.xxh3_128()
 
 
@@ -112,18 +113,12 @@ def save(path: Path, parser: LineParser, accounting_saved: dict, derived_saved: 
     _prune(path.parent)
 
 
-def _new_checksum() -> Any:
-    """What finds an index damaged: a digest of all its bytes, taken at every open (XXH3 reads the
-    tens of MB of a big session's index in milliseconds; the damage it looks for is not made on purpose)."""
-    return xxhash.xxh3_128()
-
-
 class _Checksummed:
     """A file being written, digesting what goes through it."""
 
     def __init__(self, file: BinaryIO) -> None:
         self.file = file
-        self.digest = _new_checksum()
+        self.digest = new_digest()
 
     def write(self, data: bytes) -> None:
         self.digest.update(data)
@@ -136,7 +131,7 @@ def _intact(handle: BinaryIO) -> bool:
     remaining = size - len(MAGIC) - CHECKSUM_BYTES
     if remaining < 0:
         return False
-    digest = _new_checksum()
+    digest = new_digest()
     handle.seek(len(MAGIC))
     while remaining:
         chunk = handle.read(min(remaining, 8 << 20))
