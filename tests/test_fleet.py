@@ -293,3 +293,24 @@ def test_pins_are_tracked_in_every_session_and_a_changed_pins_file_audits_again(
     pins.write_text("[[pin]\n", encoding="utf-8")
     code, _, err = audit(capsys, folder, "--out", tmp_path / "out2", "--pins", pins)
     assert code == 2 and err.count("\n") == 1 and not (tmp_path / "out2").exists()
+
+
+def test_the_content_digest_follows_the_bytes_and_the_file_names(tmp_path):
+    from ctxtop.context.fleet.reuse import content_digest
+
+    log = DATA / CODEX_KEEPS
+    copy = tmp_path / "copy.jsonl"
+    shutil.copy(log, copy)
+    assert content_digest(copy) == content_digest(log)  # the bytes, not the name or place of a single log
+    data = bytearray(copy.read_bytes())
+    data[len(data) // 2] ^= 1
+    copy.write_bytes(bytes(data))
+    assert content_digest(copy) != content_digest(log)
+    assert len(content_digest(log)) == 32  # 128 bits (XXH3-128), as the README says of the column
+
+    folder = tmp_path / "task"
+    shutil.copytree(DATA / "cline_task", folder)
+    before = content_digest(folder)
+    first = sorted(p for p in folder.rglob("*") if p.is_file())[0]
+    first.rename(first.with_name(first.name + ".moved"))
+    assert content_digest(folder) != before  # a folder's files are digested with their names
