@@ -250,40 +250,83 @@ def claude_code_lines(seed: int):
 
 
 def codex_lines(seed: int):
+    """A Codex rollout shaped like the real one in the shared fixtures (localpush, 46 user messages for
+    365 tool calls): each turn is a user message (also echoed as an ``event_msg``) and a
+    ``turn_context``, then several model calls — reasoning (an encrypted item and its summary), now and
+    then a commentary message, a shell call and its output, a ``token_count`` — and a final answer."""
     rng = random.Random(seed)
-    yield dumps({"timestamp": _timestamp(0), "type": "session_meta", "payload": {"id": _uuid(rng), "cwd": "/w"}})
+    yield dumps({"timestamp": _timestamp(0), "type": "session_meta", "payload": {
+        "id": _uuid(rng), "timestamp": _timestamp(0), "cwd": "/w", "originator": "codex_cli_rs", "cli_version": "0.104.0",
+        "source": "cli", "model_provider": "openai"}})
     prompt = CODEX_PREFIX_TOKENS
     spent = 0  # every input token billed so far (total_token_usage)
-    n = 0
-    while True:
-        n += 1
+    n, turn = 0, 0
+    turn_reasoning = 0  # the reasoning of the turn so far: in its later calls' prompts, dropped at the next user message
 
-        def item(payload: dict) -> str:
-            return dumps({"timestamp": _timestamp(n), "type": "response_item", "payload": payload})
+    def line(kind: str, payload: dict) -> str:
+        return dumps({"timestamp": _timestamp(n), "type": kind, "payload": payload})
 
-        call_id = _api_id(rng, "call_")
-        request = _rules_message(rng) if n == 1 else _text(rng, 20)
-        yield item({"type": "message", "role": "user", "content": [{"type": "input_text", "text": request}]})
-        prompt += _tokens(request)
-        arguments = json.dumps({"command": ["bash", "-lc", _text(rng, 5)]}, ensure_ascii=False, separators=(",", ":"))
-        yield item({"type": "function_call", "name": "shell", "call_id": call_id, "arguments": arguments})
-        prompt += _tokens(arguments)
-        output = _tool_output(rng, CODEX_TOOL_OUTPUT_CHARS)
-        yield item({"type": "function_call_output", "call_id": call_id, "output": output})
+    def model_call(output_tokens: int, reasoning_tokens: int) -> str:
+        """The usage of the call that wrote what came before it (then its output is part of the prompt)."""
+        nonlocal spent
         spent += prompt
-        yield dumps({"timestamp": _timestamp(n), "type": "event_msg", "payload": {
-            "type": "token_count", "info": {"last_token_usage": {"input_tokens": prompt, "output_tokens": _tokens(arguments)},
-                                            "total_token_usage": {"input_tokens": spent}, "model_context_window": CODEX_WINDOW}}})
-        prompt += _tokens(output)
-        if prompt > CODEX_COMPACT_AT:  # local compaction, as Codex does near 90% of its window
-            # Recent user messages, then the summary as a last user message (Codex's build_compacted_history).
-            summary = _summary_body(rng, 1200)
-            recent = _text(rng, 40)
-            handoff = ("Another language model started to solve this problem and produced a summary "
-                       "of its thinking process. Here is the summary:\n" + summary)
-            replacement = [{"type": "message", "role": "user", "content": [{"type": "input_text", "text": text}]} for text in (recent, handoff)]
-            yield dumps({"timestamp": _timestamp(n), "type": "compacted", "payload": {"message": summary, "replacement_history": replacement}})
-            prompt = CODEX_PREFIX_TOKENS + _tokens(recent, handoff)
+        return line("event_msg", {"type": "token_count", "info": {
+            "last_token_usage": {"input_tokens": prompt, "cached_input_tokens": prompt - prompt % 1024, "output_tokens": output_tokens,
+                                 "reasoning_output_tokens": reasoning_tokens, "total_tokens": prompt + output_tokens},
+            "total_token_usage": {"input_tokens": spent}, "model_context_window": CODEX_WINDOW},
+            "rate_limits": {"primary": {"used_percent": 13.0, "window_minutes": 300, "resets_at": 1771864834}}})
+
+    while True:
+        turn += 1
+        n += 1
+        request = _rules_message(rng) if turn == 1 else _text(rng, rng.randint(5, 40))
+        prompt, turn_reasoning = prompt - turn_reasoning, 0  # the Responses API drops the earlier turns' reasoning
+        yield line("event_msg", {"type": "user_message", "message": request, "images": []})
+        yield line("turn_context", {"cwd": "/w", "approval_policy": "on-request", "model": "gpt-5-codex", "effort": "high",
+                                    "sandbox_policy": {"type": "workspace-write", "network_access": False}, "summary": "auto"})
+        yield line("response_item", {"type": "message", "role": "user", "content": [{"type": "input_text", "text": request}]})
+        prompt += _tokens(request)
+        for _step in range(rng.randint(2, 14)):
+            n += 1
+            summary = _text(rng, rng.randint(8, 30))
+            reasoning_tokens = _tokens(summary) + rng.randint(50, 600)  # the encrypted part is most of it
+            yield line("event_msg", {"type": "agent_reasoning", "text": summary})
+            yield line("response_item", {"type": "reasoning", "summary": [{"type": "summary_text", "text": summary}], "content": None,
+                                         "encrypted_content": "gAAAAA" + "".join(rng.choice(_BASE62) for _ in range(reasoning_tokens * 3))})
+            output_tokens = reasoning_tokens
+            if rng.random() < 0.4:  # a word to the user between calls
+                commentary = _text(rng, rng.randint(10, 40))
+                yield line("event_msg", {"type": "agent_message", "message": commentary})
+                yield line("response_item", {"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": commentary}]})
+                output_tokens += _tokens(commentary)
+            call_id = _api_id(rng, "call_")
+            arguments = json.dumps({"cmd": _text(rng, 5), "workdir": "/w"}, ensure_ascii=False, separators=(",", ":"))
+            yield line("response_item", {"type": "function_call", "name": "exec_command", "arguments": arguments, "call_id": call_id})
+            output_tokens += _tokens(arguments)
+            yield model_call(output_tokens, reasoning_tokens)
+            prompt += output_tokens
+            turn_reasoning += reasoning_tokens
+            output = _tool_output(rng, CODEX_TOOL_OUTPUT_CHARS)
+            yield line("response_item", {"type": "function_call_output", "call_id": call_id, "output": output})
+            prompt += _tokens(output)
+            if prompt > CODEX_COMPACT_AT:  # local compaction, as Codex does near 90% of its window
+                # Recent user messages, then the summary as a last user message (Codex's build_compacted_history).
+                summary_text = _summary_body(rng, 1200)
+                recent = _text(rng, 40)
+                handoff = ("Another language model started to solve this problem and produced a summary "
+                           "of its thinking process. Here is the summary:\n" + summary_text)
+                replacement = [{"type": "message", "role": "user", "content": [{"type": "input_text", "text": text}]}
+                               for text in (recent, handoff)]
+                yield line("compacted", {"message": summary_text, "replacement_history": replacement})
+                yield line("event_msg", {"type": "context_compacted"})
+                prompt, turn_reasoning = CODEX_PREFIX_TOKENS + _tokens(recent, handoff), 0
+        n += 1
+        answer = _text(rng, rng.randint(20, 120))
+        yield line("event_msg", {"type": "agent_message", "message": answer})
+        yield line("response_item", {"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": answer}]})
+        yield model_call(_tokens(answer), 0)
+        prompt += _tokens(answer)
+        yield line("event_msg", {"type": "task_complete", "last_agent_message": answer})
 
 
 GENERATORS = {"claude-code": claude_code_lines, "codex": codex_lines}
