@@ -1,4 +1,5 @@
-"""Patterns compiled on first use behave as ``re.compile``'s, and a process that imports the rules compiles none."""
+"""Patterns compiled on first use behave as ``re.compile``'s, and a process that imports the rules compiles none;
+keyword gates never turn away a text their pattern matches."""
 
 import copy
 import pickle
@@ -6,7 +7,16 @@ import re
 import subprocess
 import sys
 
-from ctxtop.context.rules.patterns import compiled_on_use
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from ctxtop.context.audit.forensics.pair import REJECTION, REJECTION_WORDS
+from ctxtop.context.audit.lost import _RULE_WORDS as RULE_WORDS
+from ctxtop.context.audit.lost import RULE_WORDS_GATE
+from ctxtop.context.rules.patterns import KeywordGate, compiled_on_use
+
+from .test_lazy_text import eager, jsonl_logs
 
 
 def test_a_pattern_compiled_on_use_answers_as_the_compiled_one():
@@ -45,3 +55,37 @@ def test_importing_the_rules_compiles_none_of_their_patterns():
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True)
     count, compiled, heavy = (result.stdout.split() + [""])[:3]
     assert int(count) >= 60 and int(compiled) == 0 and heavy == "", result.stdout
+
+
+# --- keyword gates: a cheap "cannot match" before a pattern's search ---------------------------------
+
+GATED = [(REJECTION, REJECTION_WORDS), (RULE_WORDS, RULE_WORDS_GATE)]
+GATE_NAMES = ["rejection", "rule words"]
+
+
+@pytest.mark.parametrize("pattern, gate", GATED, ids=GATE_NAMES)
+@settings(max_examples=300, deadline=None)
+@given(data=st.data())
+def test_a_gate_never_says_no_where_its_pattern_matches(pattern, gate, data):
+    # Texts holding a match of the pattern (case-insensitive: the odd letters İ ı ſ K included), amid anything.
+    text = data.draw(st.from_regex(pattern))
+    assert gate.may_match(text)
+
+
+@pytest.mark.parametrize("pattern, gate", GATED, ids=GATE_NAMES)
+def test_a_gate_agrees_with_its_pattern_on_every_real_text(pattern, gate):
+    texts = [block.text for path in jsonl_logs() for entry in eager(path).entries for block in entry.blocks]
+    assert len(texts) > 400
+    passed = [t for t in texts if gate.may_match(t)]
+    assert all(gate.may_match(t) for t in texts if pattern.search(t))
+    assert len(passed) < len(texts)  # it does keep some texts from the pattern
+
+
+def test_a_gate_says_no_only_without_its_keywords():
+    gate = KeywordGate("ruled out", "don't")
+    assert not gate.may_match("ls -la /tmp && cat notes.md")
+    assert not gate.may_match("ruled  out, do not")  # two spaces: not the keyword
+    assert gate.may_match("We RULED OUT redis") and gate.may_match("DON'T")
+    assert gate.may_match("a ſtray letter")  # folds to an ASCII letter in a case-insensitive pattern
+    with pytest.raises(ValueError):
+        KeywordGate("Upper")

@@ -6,6 +6,7 @@ import re
 
 from ctxtop.context.rules.constraints import WindowText
 from ctxtop.context.rules.facts import normalize
+from ctxtop.context.rules.patterns import KeywordGate
 from ctxtop.parsers.model import ASSISTANT, INJECTED, REASONING, SUMMARY, SYSTEM, USER
 
 MAX_LOST_ITEMS = 50
@@ -13,6 +14,10 @@ MAX_LOST_ITEMS = 50
 _DECISION = re.compile(r"\b(?:decided|rejected|instead of|chose|we will use|won't use|switched to)\b|否决|决定|改用|放弃|采用", re.IGNORECASE)
 _NEGATIVE = re.compile(r"\b(?:never|do not|don't|must not|cannot|no longer)\b|不要|禁止|不能|不得|严禁", re.IGNORECASE)
 _RULE_WORDS = re.compile(f"{_NEGATIVE.pattern}|{_DECISION.pattern}", re.IGNORECASE)
+# Every match of _RULE_WORDS holds one of these as it is: a block without any is not split into sentences.
+RULE_WORDS_GATE = KeywordGate("never", "do not", "don't", "must not", "cannot", "no longer", "不要", "禁止", "不能", "不得", "严禁",
+                              "decided", "rejected", "instead of", "chose", "we will use", "won't use", "switched to",
+                              "否决", "决定", "改用", "放弃", "采用")
 # Candidates of one kind looked at per compaction: enough to find the first 50 lost, bounded on huge windows.
 MAX_CANDIDATES = 5000
 FACT_SCAN_CHARS = 4000
@@ -71,7 +76,7 @@ def lost_items(before: WindowText, after: WindowText) -> dict[str, list[str]]:
                 scanned[kind] += len(items)
                 consider(kind, items)
         if ("negative_rules" not in open_kinds and "decisions" not in open_kinds) or category not in RULE_WRITERS \
-                or not _RULE_WORDS.search(text):
+                or not RULE_WORDS_GATE.may_match(text) or not _RULE_WORDS.search(text):
             continue
         negatives: list[str] = []
         decisions: list[str] = []
@@ -112,7 +117,7 @@ def fact_candidates(before: WindowText) -> dict[str, list[str]]:
             found["identifiers"] += _IDENT.findall(head)
         if len(found["numbers"]) < MAX_CANDIDATES:
             found["numbers"] += [m.group(0) for m in _NUMBER_UNIT.finditer(head)]
-        if category not in RULE_WRITERS or not _RULE_WORDS.search(text):
+        if category not in RULE_WRITERS or not RULE_WORDS_GATE.may_match(text) or not _RULE_WORDS.search(text):
             continue  # one scan of the block rules out the sentence-by-sentence one
         for sentence in _SENTENCES.split(text):
             sentence = sentence.strip()

@@ -35,3 +35,30 @@ class _CompiledOnUse:
 def compiled_on_use(source: str, flags: int = 0) -> re.Pattern[str]:
     """``re.compile(source, flags)``, done when the pattern is first used."""
     return cast("re.Pattern[str]", _CompiledOnUse(source, flags))
+
+
+# The only characters outside ASCII that a case-insensitive pattern takes for an ASCII letter
+# (İ and ı for i, ſ for s, the Kelvin sign for k): a text holding one goes on to the pattern.
+_FOLDS_TO_ASCII = re.compile("[\u0130\u0131\u017f\u212a]")
+
+
+class KeywordGate:
+    """Whether a case-insensitive pattern may match a text, from the literal words its matches hold.
+
+    ``keywords``, in lower case, must be such that every match of the pattern holds one of them as
+    it is (no ``\\s+`` inside a keyword: the pattern's own literal spaces only). Then a text without
+    any of them cannot match, and saying so costs a lower-casing and a few substring searches, where
+    the pattern's own search tries its alternation at every position of the text (about a third of the
+    time on real tool output and prose). It never says no where the pattern would match."""
+
+    def __init__(self, *keywords: str) -> None:
+        if any(k != k.lower() or not k for k in keywords):
+            raise ValueError("keywords are non-empty and in lower case")
+        self.keywords = keywords
+
+    def may_match(self, text: str) -> bool:
+        lowered = text.lower()
+        for keyword in self.keywords:  # (a loop, not any() over a generator: a third cheaper)
+            if keyword in lowered:
+                return True
+        return not text.isascii() and _FOLDS_TO_ASCII.search(text) is not None

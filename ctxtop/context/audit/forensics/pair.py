@@ -13,6 +13,7 @@ from typing import Any
 
 from ctxtop.context.audit.forensics.claims import unsupported_claims
 from ctxtop.context.rules.constraints import WindowText
+from ctxtop.context.rules.patterns import KeywordGate
 from ctxtop.context.window.replay import Window
 from ctxtop.parsers.model import ASSISTANT, INJECTED, REASONING, SUMMARY, SYSTEM, USER
 
@@ -29,6 +30,10 @@ REJECTION = re.compile(
     + r"|(?:不用|放弃|否决了?|不再使用|不引入|不采用|弃用)(?P<option4>[^，。；！？,.;!?\n]{2,30})",
     re.IGNORECASE,
 )
+# Every match of REJECTION holds one of these as it is (its literal words, spaces included).
+REJECTION_WORDS = KeywordGate("decide", "chose", "choose", "agreed", "rejected", "ruled out", "gave up on", "abandoned",
+                              "dropped the idea of", "vetoed", "won't", "will not", "shouldn't", "should not", "do not", "don't",
+                              "不用", "放弃", "否决", "不再使用", "不引入", "不采用", "弃用")
 PENDING = re.compile(
     r"\b(?:pending|todo|to-do|next steps?|still (?:need|needs|has|have) to|not yet|remaining|remains? to|yet to|need to|needs to)\b"
     r"|待办|未完成|下一步|还需|尚未|待处理|接下来",
@@ -49,8 +54,8 @@ def pair_facts(before: WindowText, after: WindowText, after_window: Window, comp
         sources.append((category, text, normalized))
         if category == SUMMARY:
             summaries_before.append(message)
-        if category in _WRITERS and len(rejections) < MAX_ITEMS:
-            for match in REJECTION.finditer(text[:SCAN_CHARS]):
+        if category in _WRITERS and len(rejections) < MAX_ITEMS and REJECTION_WORDS.may_match(head := text[:SCAN_CHARS]):
+            for match in REJECTION.finditer(head):
                 rejections.append([message, _sentence_around(text, match), option_of(match)])
     summary_blocks = [(message, text, item_tokens) for (message, text, _), category, item_tokens
                       in zip(after.blocks, after.categories, _tokens(after, after_window)) if category == SUMMARY and message >= compaction]
