@@ -6,6 +6,9 @@ wrote) splits into two independent halves. The fork is made only where it is saf
 that has one, and no other thread running (a fork copies the calling thread only, and a lock
 another thread held stays held in the copy). Anything going wrong with it (not made, dying,
 sending back something unreadable) costs time, not results: the second half then runs here.
+
+A fork may also be started and its result taken later (``start_in_fork``): work on what a cold
+read has reached so far, done while the read goes on (``audit.early``).
 """
 
 from __future__ import annotations
@@ -15,7 +18,7 @@ import pickle
 import signal
 import threading
 from collections.abc import Callable
-from typing import TypeVar
+from typing import Generic, TypeVar
 
 First = TypeVar("First")
 Second = TypeVar("Second")
@@ -36,32 +39,70 @@ def both_halves(first: Callable[[], First], second: Callable[[], Second]) -> tup
     """``first()`` here and ``second()`` in a fork at the same time, when ``can_fork()``; else one after
     the other, here. ``second`` must not write anything the parent reads afterwards (its changes stay
     in the fork) and its result must pickle."""
-    if not can_fork():
+    forked = start_in_fork(second)
+    if forked is None:
         return first(), second()
+    try:
+        here = first()
+    except BaseException:  # interrupted, or ``first`` failed: the fork goes too
+        forked.cancel()
+        raise
+    sent = forked.result()
+    return here, sent[0] if sent is not None else second()
+
+
+class Forked(Generic[Second]):
+    """A call running in a forked copy of the process: ``result`` waits for it and takes what it sent."""
+
+    def __init__(self, pid: int, reader: int) -> None:
+        self._pid, self._reader = pid, reader
+        self._done = False
+
+    def result(self) -> tuple[Second] | None:
+        """``(value,)`` as the call returned it; None when the fork failed (died, or sent something
+        unreadable): what it was for is then done here, or not at all. Waits for the fork; once only."""
+        if self._done:
+            return None
+        reaped = False
+        try:
+            with open(self._reader, "rb", closefd=False) as incoming:
+                payload = incoming.read()  # until the fork exits (the write end is its only copy)
+            _, status = os.waitpid(self._pid, 0)
+            reaped = True
+        finally:
+            self._finish(reaped)
+        return _unpickled(payload) if os.waitstatus_to_exitcode(status) == 0 else None
+
+    def cancel(self) -> None:
+        """Stop the fork and forget what it would have sent."""
+        if not self._done:
+            self._finish(reaped=False)
+
+    def _finish(self, reaped: bool) -> None:
+        self._done = True
+        os.close(self._reader)
+        if not reaped:
+            os.kill(self._pid, signal.SIGKILL)
+            os.waitpid(self._pid, 0)
+
+
+def start_in_fork(call: Callable[[], Second]) -> Forked[Second] | None:
+    """``call()`` started in a fork, when ``can_fork()``; None when no fork is made (the caller then
+    does the work itself). ``call`` must not write anything the parent reads afterwards (its changes
+    stay in the fork) and its result must pickle."""
+    if not can_fork():
+        return None
     reader, writer = os.pipe()
     try:
         pid = os.fork()
     except OSError:  # no memory or processes left for it
         os.close(reader)
         os.close(writer)
-        return first(), second()
+        return None
     if pid == 0:
-        _the_fork(second, reader, writer)  # never returns
+        _the_fork(call, reader, writer)  # never returns
     os.close(writer)
-    reaped = False
-    try:
-        here = first()
-        with open(reader, "rb", closefd=False) as incoming:
-            payload = incoming.read()  # until the fork exits (the write end is its only copy)
-        _, status = os.waitpid(pid, 0)
-        reaped = True
-    finally:
-        os.close(reader)
-        if not reaped:  # interrupted, or ``first`` failed: the fork goes too
-            os.kill(pid, signal.SIGKILL)
-            os.waitpid(pid, 0)
-    sent = _unpickled(payload) if os.waitstatus_to_exitcode(status) == 0 else None
-    return here, sent[0] if sent is not None else second()
+    return Forked(pid, reader)
 
 
 def _the_fork(second: Callable[[], Second], reader: int, writer: int) -> None:
