@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ctxtop.context.audit.alerts import Alert, AlertKind
+from ctxtop.context.audit.early import EarlyAudit
 from ctxtop.context.audit.events import IMPLICIT_DROP
 from ctxtop.context.audit.guard_marks import guard_alerts, hook_denied
 from ctxtop.context.audit.run import Audit, CompactionAudit, run_audit
@@ -30,7 +31,7 @@ from ctxtop.context.output.compaction import compaction_view
 from ctxtop.context.output.html import chart_columns, render_html
 from ctxtop.context.output.redact import redact
 from ctxtop.context.output.snapshot import build_snapshot
-from ctxtop.context.rules.constraints import Constraint, WindowText
+from ctxtop.context.rules.constraints import Constraint, WindowText, detect_constraints
 from ctxtop.context.rules.pin_store import SavedPins, load_session_pins, save_session_pins
 from ctxtop.context.rules.remembered import detected_constraints
 from ctxtop.context.rules.selection import FROM_AUTO, RuleRequest, newly_stated, select_rules
@@ -77,15 +78,23 @@ class Change:
     rules_changed: bool = False
 
 
+def _rules_over(session: Session, request: RuleRequest, saved: SavedPins | None, detect: Callable[[], list[Constraint]]
+                ) -> list[Constraint]:
+    """The rules in force over the session's entries; ``detect``: its auto-detected rules (remembered or not)."""
+    saved = saved or SavedPins()
+    return select_rules(session.entries, request, saved.texts, frozenset(saved.hidden), session.format, detect=detect)
+
+
 class Tracker:
     """A session, the rules in force over it, their audit and the alerts handed out so far."""
 
     def __init__(self, session: Session, request: RuleRequest = RuleRequest(), *, follower: LogFollower | None = None,
-                 saved: SavedPins | None = None, audit: bool = True, processes: int = 1) -> None:
+                 saved: SavedPins | None = None, audit: bool = True, processes: int = 1, early: EarlyAudit | None = None) -> None:
         """``saved``: the pins the user made in the TUI (None: no saved pins are used, as in ``check``).
         ``audit=False`` leaves the audit for ``run_audit`` (the TUI paints the window first).
         ``processes=2``: rule detection and audits fork a second process for half their work
-        (``second_core``): for a caller with no other thread, such as a command that reads a log once."""
+        (``second_core``): for a caller with no other thread, such as a command that reads a log once.
+        ``early``: the compactions a fork audited while the log was read (``open``), taken by the first audit."""
         self.session = session
         self.processes = processes
         self.follower = follower
@@ -97,11 +106,15 @@ class Tracker:
         self.rules: list[Constraint] = []
         self.audit = Audit([], [], [])
         self._announced: set[AlertKey] = set()
+        self._early = early
         self._last_prompt = session.reported_at(None) or 0  # for implicit compactions in a followed log
         self._last_prompt_of: dict[str | None, int] = {}  # ...measured against the same model's last call
         self._select_rules()
         if audit:
             self.run_audit()
+        if self._early is not None:  # not taken (an audit recalled whole): not waited for either
+            self._early.cancel()
+            self._early = None
 
     @classmethod
     def open(cls, path: str, request: RuleRequest = RuleRequest(), *, format: str | None = None,
@@ -111,14 +124,28 @@ class Tracker:
 
         Raises what ``Session.open`` raises, and PinsError for an unusable pins file.
         """
-        follower = None
+        follower, early = None, None
+        saved, warning = load_session_pins(path) if saved_pins else (None, None)
         if live:
             follower = LogFollower(path, format=format, encoding=encoding, window=window, progress=progress)
             session = follower.session
         else:
-            session = Session.open(path, format=format, encoding=encoding, window=window, progress=progress)
-        saved, warning = load_session_pins(path) if saved_pins else (None, None)
-        tracker = cls(session, request, follower=follower, saved=saved, audit=audit, processes=processes)
+            # Audited in part while the read goes on, when the audit comes right after it on two cores.
+            early = EarlyAudit(lambda read: _rules_over(read, request, saved, lambda: detect_constraints(read.entries, read.format))
+                               ) if audit and processes > 1 else None
+            try:
+                session = Session.open(path, format=format, encoding=encoding, window=window, progress=progress,
+                                       on_read=early.on_read if early is not None else None)
+            except BaseException:
+                if early is not None:
+                    early.cancel()
+                raise
+        try:
+            tracker = cls(session, request, follower=follower, saved=saved, audit=audit, processes=processes, early=early)
+        except BaseException:
+            if early is not None:
+                early.cancel()
+            raise
         store = session.counter.store
         tracker.warnings += [w for w in (warning, store.warning if store is not None else None) if w]
         tracker.warnings += session.notices  # how the log was read (a damaged index rebuilt)
@@ -150,12 +177,11 @@ class Tracker:
 
     # --- rules in force ---------------------------------------------------------------------------
     def _select_rules(self) -> None:
-        saved = self.saved or SavedPins()
         with self.lock:
             session = self.session
-            self.rules = select_rules(session.entries, self.request, saved.texts, frozenset(saved.hidden), session.format,
-                                      detect=lambda: detected_constraints(session.entries, session.format, session.accounting,
-                                                                          session.counter.store, processes=self.processes))
+            self.rules = _rules_over(session, self.request, self.saved,
+                                     lambda: detected_constraints(session.entries, session.format, session.accounting,
+                                                                  session.counter.store, processes=self.processes))
             self._detected_to = len(self.session.entries)
 
     @property
@@ -213,8 +239,16 @@ class Tracker:
         """Audit every compaction against the rules in force (``resume``: go on from the last audit)."""
         with self.lock, self._audit_lock:
             progress = self.audit.progress if resume else None
-            self.audit = run_audit(self.session, self.rules, resume=progress, processes=self.processes)
+            self.audit = run_audit(self.session, self.rules, resume=progress, processes=self.processes,
+                                   before_pairs=self._take_early_audit)
             return self.audit
+
+    def _take_early_audit(self) -> frozenset[int]:
+        """Wait for the fork that audited compactions during the read, and remember what it found: taken
+        at the last moment, so that the rules and the audit's pass over the entries are done meanwhile.
+        The compactions it audited."""
+        early, self._early = self._early, None
+        return early.join(self.session.counter.store) if early is not None else frozenset()
 
     def alerts(self, until: int | None = None) -> list[Alert]:
         """The settled alerts raised by messages up to ``until`` (all when None), in message order.

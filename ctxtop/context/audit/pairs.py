@@ -8,7 +8,7 @@ a whole log on a machine with a second core gives the later pairs to a forked co
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator
 from typing import Any
 
 from ctxtop.context import second_core
@@ -26,14 +26,20 @@ PairJob = tuple[int, int, list[Constraint]]
 MIN_FORKED_PAIRS = 4
 
 
+def audited_at(constraints: list[Constraint], compaction: int) -> list[Constraint]:
+    """The constraints a compaction is judged on: those stated before it (or never, a pin)."""
+    return [c for c in constraints if c.first_stated is None or c.first_stated < compaction]
+
+
 def audit_pairs(session: Session, jobs: list[PairJob], cache: AuditCache, *, from_checkpoints: bool = False,
-                processes: int = 1) -> dict[tuple[int, int], PairResult]:
+                processes: int = 1, likely_cached: Collection[int] = ()) -> dict[tuple[int, int], PairResult]:
     """Each job's statuses, lost facts and forensics facts, by (compaction, after); a pair whose window
     the session does not reach is left out. ``from_checkpoints``: replay each window from the session's
     checkpoint before it (a few windows late in a followed log) rather than all in one replay.
-    ``processes=2``: split the jobs with a forked process, when that is safe (``second_core.can_fork``)."""
+    ``processes=2``: split the jobs with a forked process, when that is safe (``second_core.can_fork``);
+    ``likely_cached``: compactions whose pairs are probably in ``cache`` (cheap: weighed as nothing in the split)."""
     if processes > 1 and len(jobs) >= MIN_FORKED_PAIRS and second_core.can_fork():
-        return _split_with_a_fork(session, jobs, cache, from_checkpoints)
+        return _split_with_a_fork(session, jobs, cache, from_checkpoints, likely_cached)
     return dict(_audited(session, jobs, cache, from_checkpoints))
 
 
@@ -90,9 +96,10 @@ def _windows_at(session: Session, messages: set[int]) -> Iterator[tuple[int, byt
         yield message, window_key(window, session.accounting), window
 
 
-class _Collecting(AuditCache):
-    """The fork's cache: what the process remembered before it forked, and no persistent cache (its
-    database connection belongs to the parent); what it audits is kept to be sent back and remembered there."""
+class CollectingCache(AuditCache):
+    """A fork's cache: what the process remembered before it forked, and no persistent cache (its
+    database connection belongs to the parent); what it audits is kept to be sent back and remembered there
+    (``remember_sent``)."""
 
     def __init__(self) -> None:
         super().__init__(None)
@@ -103,10 +110,16 @@ class _Collecting(AuditCache):
         self.collected.append((key, statuses, lost_items, forensics))
 
 
-def _split_point(jobs: list[PairJob]) -> int:
+def remember_sent(cache: AuditCache, collected: list) -> None:
+    """What a fork's ``CollectingCache`` collected, remembered here as if audited here."""
+    for key, statuses, lost, facts in collected:
+        cache.put(key, statuses, lost, facts)
+
+
+def _split_point(jobs: list[PairJob], likely_cached: Collection[int] = ()) -> int:
     """Where to cut the jobs so that both halves read about as much: a pair costs about what its window
-    before holds, the entries since the compaction before it."""
-    costs = [message - (jobs[n - 1][1] if n else 0) for n, (message, _, _) in enumerate(jobs)]
+    before holds, the entries since the compaction before it (nothing, when it is likely cached)."""
+    costs = [0 if message in likely_cached else message - (jobs[n - 1][1] if n else 0) for n, (message, _, _) in enumerate(jobs)]
     total, running = sum(costs), 0
     for n, cost in enumerate(costs):
         running += cost
@@ -115,20 +128,19 @@ def _split_point(jobs: list[PairJob]) -> int:
     return len(jobs) // 2
 
 
-def _split_with_a_fork(session: Session, jobs: list[PairJob], cache: AuditCache, from_checkpoints: bool
-                       ) -> dict[tuple[int, int], PairResult]:
-    split = _split_point(jobs)
+def _split_with_a_fork(session: Session, jobs: list[PairJob], cache: AuditCache, from_checkpoints: bool,
+                       likely_cached: Collection[int]) -> dict[tuple[int, int], PairResult]:
+    split = _split_point(jobs, likely_cached)
     mine, theirs = jobs[:split], jobs[split:]
 
     def second_half() -> tuple[dict[tuple[int, int], PairResult], list]:
-        collecting = _Collecting()
+        collecting = CollectingCache()
         # Its windows made as the parent would make them (a checkpoint may hold older estimates of the
         # same blocks than a new replay, and the forensics report a summary's tokens): the same results.
         return dict(_audited(session, theirs, collecting, from_checkpoints)), collecting.collected
 
     results, (pairs, collected) = second_core.both_halves(lambda: dict(_audited(session, mine, cache, from_checkpoints)),
                                                           second_half)
-    for key, statuses, lost, facts in collected:
-        cache.put(key, statuses, lost, facts)  # remembered here, as if audited here
+    remember_sent(cache, collected)
     results.update(pairs)
     return results

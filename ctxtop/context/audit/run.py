@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from bisect import bisect_right
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -26,7 +26,7 @@ from ctxtop.context.audit.forensics import AFTERMATH_MESSAGES, build_forensics, 
 from ctxtop.context.audit.forensics.actions import Action, action_of
 from ctxtop.context.audit.forensics.history import History
 from ctxtop.context.audit.guard_marks import guard_alert, hook_blocked, hook_denied
-from ctxtop.context.audit.pairs import audit_pairs
+from ctxtop.context.audit.pairs import audit_pairs, audited_at
 from ctxtop.context.audit.remembered import RememberedAudit
 from ctxtop.context.audit.violations import checks_of, violations_of
 from ctxtop.context.rules.constraints import KEPT, Constraint, Status
@@ -154,10 +154,12 @@ class AuditProgress:
 
 
 def run_audit(session: Session, constraints: list[Constraint], resume: AuditProgress | None = None, *,
-              processes: int = 1) -> Audit:
+              processes: int = 1, before_pairs: Callable[[], Collection[int]] | None = None) -> Audit:
     """Audit every compaction of ``session``. ``resume``: the progress of an earlier audit of the same
     session (``Audit.progress``), so that only what came since is read. ``processes=2``: the windows'
-    text read on two cores (``pairs.audit_pairs``: only from a process with no other thread)."""
+    text read on two cores (``pairs.audit_pairs``: only from a process with no other thread).
+    ``before_pairs``: called before the windows' text is read; results it puts in the audit cache are used,
+    and it returns the compactions whose pairs it probably put there."""
     remembered = RememberedAudit(session, constraints) if resume is None else None
     if remembered is not None and (recalled := remembered.recall()) is not None:
         rows, recalled_alerts = recalled
@@ -187,10 +189,11 @@ def run_audit(session: Session, constraints: list[Constraint], resume: AuditProg
     afters.update((e.message, after) for e, after in plans if after < final)  # (read by position: unpacks)
     # The windows' text first, every pair still to audit at once (results are small; the windows are not
     # held past their pair); then the rest, compaction by compaction, from the results.
-    jobs = [(e.message, after, _audited_at(constraints, e.message)) for e, after in plans
+    jobs = [(e.message, after, audited_at(constraints, e.message)) for e, after in plans
             if e.kind != "implicit" and (e.message, after) not in pairs]
+    likely_cached = before_pairs() if before_pairs is not None else ()
     audited_pairs = audit_pairs(session, jobs, AuditCache(session.counter.store), from_checkpoints=resume is not None,
-                                processes=processes)
+                                processes=processes, likely_cached=likely_cached)
     alerts: list[Alert] = []
     audits = []
     seen_statuses: dict[tuple, Status] = {}
@@ -207,7 +210,7 @@ def run_audit(session: Session, constraints: list[Constraint], resume: AuditProg
             alerts.append(Alert(AlertKind.IMPLICIT_COMPACTION, event.message, event.message, None,
                                 f"reported context fell from {event.pre_tokens:,} to {event.post_tokens:,} tokens with no compaction marker"))
         elif pair in pairs or pair in audited_pairs:
-            audited = _audited_at(constraints, event.message)
+            audited = audited_at(constraints, event.message)
             if pair in pairs:
                 statuses, audit.lost_items, facts = pairs[pair]
             else:
@@ -307,6 +310,3 @@ def _notes_between(notes: list[tuple[int, str]], start: int, stop: int) -> list[
     return [note for note in notes[first:first + 4 * AFTERMATH_MESSAGES] if note[0] < stop]
 
 
-def _audited_at(constraints: list[Constraint], compaction: int) -> list[Constraint]:
-    """The constraints a compaction is judged on: those stated before it (or never, a pin)."""
-    return [c for c in constraints if c.first_stated is None or c.first_stated < compaction]

@@ -126,6 +126,7 @@ class Session:
         window: int | None = None,
         live: bool = False,
         progress: Callable[[str, float], None] | None = None,
+        on_read: Callable[[Session, float], None] | None = None,
     ) -> Session:
         """Read, detect, parse and count a log. Raises SourceError / UnknownFormat / EncodingUnavailable.
 
@@ -133,6 +134,8 @@ class Session:
         newline is left for later rather than counted as torn. ``progress(phase,
         fraction)`` is called while reading JSON Lines ("read": parsed and counted
         together), or else while parsing ("parse") and counting ("count").
+        ``on_read(session, fraction)``: called as a JSON Lines log is read, after each part of it,
+        with the session read so far (to start work on it while the read goes on).
         """
         counter = TokenCounter(encoding, store=TokenCache.default(encoding))
         path, sample = split_sample(path)
@@ -143,7 +146,7 @@ class Session:
             return cls(parser, path=str(Path(path)), counter=counter, window=window)
         line_format = cls._line_format(path, format)
         if line_format is not None:
-            session = cls._open_lines(path, line_format, counter, window, live, progress)
+            session = cls._open_lines(path, line_format, counter, window, live, progress, on_read)
         else:
             session = cls._open_whole(path, format, sample, counter, window, live, progress)
         if counter.store is not None:
@@ -188,7 +191,8 @@ class Session:
 
     @classmethod
     def _open_lines(cls, path: str | os.PathLike, parser_type: type[LineParser], counter: TokenCounter, window: int | None,
-                    live: bool, progress: Callable[[str, float], None] | None) -> Session:
+                    live: bool, progress: Callable[[str, float], None] | None,
+                    on_read: Callable[[Session, float], None] | None = None) -> Session:
         """A JSON Lines log read in chunks: each is parsed and counted, then its big texts are let go.
 
         Memory follows the entries, not the file: the bytes of a chunk are dropped
@@ -236,6 +240,8 @@ class Session:
             session.count_new(settled_only=True)
             if progress:
                 progress("read", min(1.0, base / size))
+            if on_read:
+                on_read(session, min(1.0, base / size))
         pending = b"".join([pending, *unfinished]) if unfinished else pending
         session.count_new()
         # Indexed up to the last complete line only: a last line still being written (or torn) is

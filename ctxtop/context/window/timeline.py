@@ -52,6 +52,10 @@ class Timeline:
         self._tokens.extend(tokens)
         self._totals.append(sum(tokens))
 
+    def compaction_markers(self) -> list[int]:
+        """The positions (0-based) of the messages that are compaction markers, in order."""
+        return list(self._compactions)
+
     def truncate(self, length: int) -> None:
         """Drop the points from ``length`` on (the messages they stand for changed)."""
         del self._tokens[length * WIDTH :]
