@@ -124,27 +124,22 @@ class Tracker:
 
         Raises what ``Session.open`` raises, and PinsError for an unusable pins file.
         """
-        follower, early = None, None
+        follower = None
         saved, warning = load_session_pins(path) if saved_pins else (None, None)
-        if live:
-            follower = LogFollower(path, format=format, encoding=encoding, window=window, progress=progress)
-            session = follower.session
-        else:
-            # Audited in part while the read goes on, when the audit comes right after it on two cores.
-            early = EarlyAudit(lambda read: _rules_over(read, request, saved, lambda: detect_constraints(read.entries, read.format))
-                               ) if audit and processes > 1 else None
-            try:
+        # A whole log read with its audit right after, on two cores: audited in part while the read goes on.
+        early = EarlyAudit(lambda read: _rules_over(read, request, saved, lambda: detect_constraints(read.entries, read.format))
+                           ) if audit and processes > 1 and not live else None
+        try:
+            if live:
+                follower = LogFollower(path, format=format, encoding=encoding, window=window, progress=progress)
+                session = follower.session
+            else:
                 session = Session.open(path, format=format, encoding=encoding, window=window, progress=progress,
                                        on_read=early.on_read if early is not None else None)
-            except BaseException:
-                if early is not None:
-                    early.cancel()
-                raise
-        try:
             tracker = cls(session, request, follower=follower, saved=saved, audit=audit, processes=processes, early=early)
         except BaseException:
             if early is not None:
-                early.cancel()
+                early.cancel()  # the read or the audit failed: no fork left running
             raise
         store = session.counter.store
         tracker.warnings += [w for w in (warning, store.warning if store is not None else None) if w]

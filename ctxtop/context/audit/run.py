@@ -308,5 +308,3 @@ def _model_after(entries: Sequence[Entry], event: CompactionEvent, after: int) -
 def _notes_between(notes: list[tuple[int, str]], start: int, stop: int) -> list[tuple[int, str]]:
     first = bisect_right(notes, start, key=lambda note: note[0])
     return [note for note in notes[first:first + 4 * AFTERMATH_MESSAGES] if note[0] < stop]
-
-

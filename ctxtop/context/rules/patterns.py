@@ -39,7 +39,7 @@ def compiled_on_use(source: str, flags: int = 0) -> re.Pattern[str]:
 
 # The only characters outside ASCII that a case-insensitive pattern takes for an ASCII letter
 # (İ and ı for i, ſ for s, the Kelvin sign for k): a text holding one goes on to the pattern.
-_FOLDS_TO_ASCII = re.compile("[\u0130\u0131\u017f\u212a]")
+_FOLDS_TO_ASCII = compiled_on_use("[\u0130\u0131\u017f\u212a]")
 
 
 class KeywordGate:
