@@ -73,8 +73,9 @@ class Accounting:
         # Each block's content digest (DIGEST_BYTES, zeros for an image or an empty text), parallel to
         # _flat: what a block holds is known without reading a released text back.
         self._digests = bytearray()
-        self._estimated: set[tuple[int, int]] = set()  # (entry, block) whose tokens come from usage
-        self._last_estimated = -1  # the last entry in it
+        # Parallel to _flat: 1 where the tokens come from the reported usage (opaque reasoning). A flag a
+        # block rather than a set of (entry, block) pairs: a 1 GB rollout has 190,000 such blocks.
+        self._from_usage = bytearray()
         self._calls_done = 0  # position just after the last entry with usage counted so far: where the open call begins
 
     @property
@@ -102,7 +103,7 @@ class Accounting:
         return bytes(self._digests[at : at + DIGEST_BYTES])
 
     def estimated(self, position: int, block: int) -> bool:
-        return (position, block) in self._estimated
+        return bool(self._from_usage[self._starts[position] + block])
 
     def rough(self, position: int, block: int) -> bool:
         """Whether the count of that block is an estimate from its characters (see ``estimate``)."""
@@ -164,10 +165,8 @@ class Accounting:
         self.rough_blocks -= self._rough.count(1, self._starts[start])
         del self._rough[self._starts[start] :]
         del self._digests[self._starts[start] * DIGEST_BYTES :]
+        del self._from_usage[self._starts[start] :]
         del self._starts[start + 1 :]
-        if self._last_estimated >= start:  # (rare: a live change to a call with opaque reasoning)
-            self._estimated = {key for key in self._estimated if key[0] < start}
-            self._last_estimated = max((i for i, _ in self._estimated), default=-1)
         call_start = self._calls_done if self._calls_done <= start else self._call_start(entries, start)
         span = entries[call_start:stop]  # read once (a store of packed entries takes a lock for each read)
         counted = span[start - call_start :]
@@ -179,6 +178,7 @@ class Accounting:
             counts = iter(self.counter.count_all(texts, keys))
             self._rough.extend(bytes(len(texts)))
         self._digests += b"".join(key or NO_DIGEST for key in keys)
+        self._from_usage += bytes(len(texts))
         for entry in counted:
             self._flat.extend(_block_tokens(self.counter, b, next(counts)) for b in entry.blocks)
             self._starts.append(len(self._flat))
@@ -222,7 +222,7 @@ class Accounting:
     def saved(self) -> dict:
         """The counts as plain data, for a saved session index."""
         return {"flat": self._flat.tobytes(), "starts": self._starts.tobytes(), "digests": bytes(self._digests),
-                "estimated": sorted(self._estimated), "calls_done": self._calls_done, "rough": bytes(self._rough),
+                "estimated": bytes(self._from_usage), "calls_done": self._calls_done, "rough": bytes(self._rough),
                 "calibration": self.calibration.saved(), "seen_call": self._seen_call}
 
     def restore(self, saved: dict) -> None:
@@ -234,8 +234,7 @@ class Accounting:
         self.rough_blocks = self._rough.count(1)
         self.calibration.restore(saved["calibration"])
         self._seen_call = saved["seen_call"]
-        self._estimated = {(i, j) for i, j in saved["estimated"]}
-        self._last_estimated = max((i for i, _ in self._estimated), default=-1)
+        self._from_usage = bytearray(saved["estimated"])
         self._calls_done = saved["calls_done"]
 
     def entry_tokens(self, position: int) -> int:
@@ -282,7 +281,6 @@ class Accounting:
                     # (Counted again rather than taken from tokens[i][j], which may hold an earlier estimate.)
                     part = share // len(opaque) + (1 if n < share % len(opaque) else 0)
                     self._flat[self._starts[i] + j] = max(text_tokens(self.counter, span[i - start].blocks[j]), part)
-                    self._estimated.add((i, j))
-                    self._last_estimated = max(self._last_estimated, i)
+                    self._from_usage[self._starts[i] + j] = 1
             call = []
         return calls_done
