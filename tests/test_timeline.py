@@ -70,3 +70,21 @@ def test_a_view_keeps_its_length_while_the_timeline_grows_and_reads_a_truncated_
     timeline.truncate(2)  # the messages from 3 on changed: a new view will come
     assert view[4].tokens == (0,) * WIDTH and view.total(4) == 0
     assert not timeline.view(5).compaction_in(0, 5) and len(timeline.view(5)) == 2
+
+
+def test_a_count_past_four_bytes_widens_the_columns_and_every_point_stays_exact():
+    # 4 bytes a value while counts allow (half the memory of a 1 GB log's timeline); a log reporting
+    # absurd usage (2^40 reasoning tokens, say) widens them, keeps what came before, and saves and restores.
+    huge = [0] * WIDTH
+    huge[CATEGORIES.index("reasoning")] = 1 << 40
+    timeline = Timeline()
+    timeline.add(window_with(1, [7] * WIDTH), entry(1, False))
+    timeline.add(window_with(2, huge), entry(2, True))
+    timeline.add(window_with(3, [9] * WIDTH), entry(3, False))
+    expected = [TimelinePoint(1, (7,) * WIDTH, False), TimelinePoint(2, tuple(huge), True), TimelinePoint(3, (9,) * WIDTH, False)]
+    assert list(timeline.view(3)) == expected
+    restored = Timeline.from_columns(timeline.columns())
+    assert list(restored.view(3)) == expected and restored.view(3).tallest(0, 3) == 1
+    small = Timeline()
+    small.add(window_with(1, [7] * WIDTH), entry(1, False))
+    assert len(small.columns()[1]) == 4 * WIDTH  # 4 bytes a value until one needs more

@@ -1,7 +1,8 @@
 """The window's size after every message, per category: what the TUI's timeline draws.
 
-Kept as columns, 8 bytes a category a message: a point object per message
-(a dataclass, a tuple, an int per category) costs some 800 bytes, more than a
+Kept as columns, 4 bytes a category a message (8 once a count needs it: only
+a log reporting absurd usage gets there): a point object per message (a
+dataclass, a tuple, an int per category) costs some 800 bytes, more than a
 packed message itself, and a 1 GB log has half a million of them.
 """
 
@@ -37,7 +38,7 @@ class Timeline:
     """Points of messages 1, 2, ... in order, appended by one writer (the session's replay)."""
 
     def __init__(self) -> None:
-        self._tokens = array("q")  # WIDTH per message
+        self._tokens = array("i")  # WIDTH per message (widened to "q" by the first count past 2^31 - 1)
         self._totals = array("q")
         self._compactions: list[int] = []  # positions (0-based) of the messages that are compaction markers
 
@@ -49,7 +50,13 @@ class Timeline:
         tokens = [totals[name].tokens for name in CATEGORIES]
         if entry.compaction is not None:
             self._compactions.append(len(self._totals))
-        self._tokens.extend(tokens)
+        filled = len(self._tokens)
+        try:
+            self._tokens.extend(tokens)
+        except OverflowError:
+            del self._tokens[filled:]  # (extend stops part-way through)
+            self._tokens = array("q", self._tokens)
+            self._tokens.extend(tokens)
         self._totals.append(sum(tokens))
 
     def compaction_markers(self) -> list[int]:
@@ -62,14 +69,15 @@ class Timeline:
         del self._totals[length:]
         del self._compactions[bisect_left(self._compactions, length) :]
 
-    def columns(self) -> tuple[bytes, bytes, list[int]]:
+    def columns(self) -> tuple[str, bytes, bytes, list[int]]:
         """The points as plain data (for a saved index); ``from_columns`` reads them back."""
-        return self._tokens.tobytes(), self._totals.tobytes(), list(self._compactions)
+        return self._tokens.typecode, self._tokens.tobytes(), self._totals.tobytes(), list(self._compactions)
 
     @classmethod
-    def from_columns(cls, columns: tuple[bytes, bytes, list[int]]) -> Timeline:
-        tokens, totals, compactions = columns
+    def from_columns(cls, columns: tuple[str, bytes, bytes, list[int]]) -> Timeline:
+        typecode, tokens, totals, compactions = columns
         timeline = cls()
+        timeline._tokens = array("q" if typecode == "q" else "i")
         timeline._tokens.frombytes(tokens)
         timeline._totals.frombytes(totals)
         if len(timeline._tokens) != WIDTH * len(timeline._totals):
