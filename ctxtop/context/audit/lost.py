@@ -76,7 +76,7 @@ def lost_items(before: WindowText, after: WindowText) -> dict[str, list[str]]:
                 scanned[kind] += len(items)
                 consider(kind, items)
         if ("negative_rules" not in open_kinds and "decisions" not in open_kinds) or category not in RULE_WRITERS \
-                or not RULE_WORDS_GATE.may_match(text) or not _RULE_WORDS.search(text):
+                or not _may_state_rules(text):
             continue
         negatives: list[str] = []
         decisions: list[str] = []
@@ -92,6 +92,11 @@ def lost_items(before: WindowText, after: WindowText) -> dict[str, list[str]]:
         if "decisions" in open_kinds:
             consider("decisions", decisions)
     return lost
+
+
+def _may_state_rules(text: str) -> bool:
+    """Whether ``text`` holds a rule or decision word: the cheap gate first, then the pattern."""
+    return RULE_WORDS_GATE.may_match(text) and _RULE_WORDS.search(text) is not None
 
 
 def _may_hold_identifier(text: str) -> bool:
@@ -117,7 +122,7 @@ def fact_candidates(before: WindowText) -> dict[str, list[str]]:
             found["identifiers"] += _IDENT.findall(head)
         if len(found["numbers"]) < MAX_CANDIDATES:
             found["numbers"] += [m.group(0) for m in _NUMBER_UNIT.finditer(head)]
-        if category not in RULE_WRITERS or not RULE_WORDS_GATE.may_match(text) or not _RULE_WORDS.search(text):
+        if category not in RULE_WRITERS or not _may_state_rules(text):
             continue  # one scan of the block rules out the sentence-by-sentence one
         for sentence in _SENTENCES.split(text):
             sentence = sentence.strip()
