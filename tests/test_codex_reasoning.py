@@ -61,3 +61,23 @@ def test_the_real_0_66_rollout_keeps_only_the_last_turns_reasoning():
     assert sum(1 for p in responses if p["type"] == "reasoning") > since_last_user  # earlier turns reasoned too
     window = Session.open(AGTRACE).window_at()
     assert window.categories()["reasoning"].blocks == since_last_user
+
+
+LOCALPUSH = sorted((SHARED_FIXTURES / "codex").glob("localpush_rollout-*.jsonl"))
+
+
+@pytest.mark.parametrize("path", [ROLLOUT, *LOCALPUSH], ids=lambda p: p.name[:40])
+def test_each_drop_takes_every_earlier_turns_reasoning(path):
+    """A drop looks only past the previous one: at every message of a walk (compactions and snapshots
+    included) the window still holds exactly the reasoning written since the last user message."""
+    session = Session.open(path)
+    last_user, dropped = 0, 0
+    for window in session.new_replay().run():
+        if session.entries[window.at - 1].role == "user":
+            last_user = window.at
+        reasoning = _reasoning_entries(window)
+        assert all(index >= last_user for index in reasoning), (window.at, last_user, reasoning)
+        assert all(item.category != "reasoning" for item in window.blocks[: window.reasoning_from])
+        assert window.categories()["reasoning"].blocks == sum(1 for i in window.blocks if i.category == "reasoning")
+        dropped += bool(last_user == window.at and reasoning == [])
+    assert dropped > 0

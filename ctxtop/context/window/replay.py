@@ -81,6 +81,8 @@ class Window:
     # The first blocks whose counts are known exact (Session.window_at): the list is only appended
     # to, or a block replaced by its placeholder, until it is rebuilt, which sets this back to 0.
     exact_to: int = 0
+    # No block before this index is reasoning (the last drop_reasoning took them all); 0 when unknown.
+    reasoning_from: int = 0
 
     def append(self, item: WindowBlock) -> None:
         self.blocks.append(item)
@@ -95,16 +97,22 @@ class Window:
         self.totals[item.category].tokens += placeholder_tokens - item.tokens
         self.blocks[index] = replace(item, cleared=True, tokens=placeholder_tokens)
 
-    def drop(self, category: str) -> None:
-        self.blocks = [item for item in self.blocks if item.category != category]
-        self.totals[category] = CategoryTotal()
-        self.exact_to = 0
+    def drop_reasoning(self) -> None:
+        """Take the reasoning out of the window. Only the blocks after the last drop are looked at:
+        one done at every user turn would otherwise walk the whole window each time."""
+        start = self.reasoning_from
+        kept = [item for item in self.blocks[start:] if item.category != REASONING]
+        del self.blocks[start:]
+        self.blocks.extend(kept)
+        self.totals[REASONING] = CategoryTotal()
+        self.exact_to = min(self.exact_to, start)
+        self.reasoning_from = len(self.blocks)
 
     def keep_resident(self) -> None:
         """Empty the window but for what is re-sent with every request."""
         self.blocks = [item for item in self.blocks if is_resident(item.category, item.entry.role)]
         self.totals = {name: CategoryTotal() for name in CATEGORIES}
-        self.exact_to = 0
+        self.exact_to = self.reasoning_from = 0
         for item in self.blocks:
             total = self.totals[item.category]
             total.tokens += item.tokens
@@ -207,7 +215,7 @@ class Replay:
             self._replace_snapshot(window, entry, position, cleared)
         else:
             if entry.role == "user" and not self.earlier_reasoning_kept and window.totals[REASONING].blocks:
-                window.drop(REASONING)
+                window.drop_reasoning()
             preserved = self._preserved
             is_summary = bool(entry.blocks) and entry.blocks[0].category == SUMMARY
             if preserved and not is_summary:
@@ -291,7 +299,7 @@ class Replay:
                 window.totals[item.category].tokens -= item.tokens
                 window.totals[item.category].blocks -= 1
         window.blocks = []
-        window.exact_to = 0
+        window.exact_to = window.reasoning_from = 0  # the snapshot goes in front: every index moves
         self._add_entry(window, entry, position, cleared)
         window.blocks.extend(kept)
 
