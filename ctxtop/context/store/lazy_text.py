@@ -33,8 +33,10 @@ from ctxtop.parsers.model import ASSISTANT, INJECTED, REASONING, SUMMARY, SYSTEM
 MIN_RELEASE_CHARS = 128
 # Never released: on generated sessions 2–7 % of the text, and 40–45 % of the texts read back otherwise.
 HELD_CATEGORIES = frozenset({SYSTEM, INJECTED, USER, ASSISTANT, REASONING, SUMMARY})
-# Parsed lines kept for reading back: the window on screen and its neighbours, not the whole log.
-LINE_CACHE_BYTES = 16 << 20
+# Parsed lines kept for reading back: the window on screen and its neighbours, not the whole log
+# (a 200k-token window's texts are under 1 MB). Each process of a whole read keeps its own: at 16 MB
+# a 1 GB rollout's cold export went over 400 MB, for no time saved.
+LINE_CACHE_BYTES = 4 << 20
 READ_STEP = 1 << 16
 # Lines read back together (``read_texts``) come in one read when they lie within this many bytes.
 RUN_BYTES = 1 << 20
