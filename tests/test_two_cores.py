@@ -77,3 +77,28 @@ def test_rules_detected_in_two_halves_are_those_found_in_one(session_with_compac
     assert any(c.first_stated <= len(told) for c in one) and one[-1].text == new_rule.text
     assert detect_constraints(entries, session.format, processes=2) == one
     assert len(forks) == 1
+
+
+@pytest.mark.parametrize("format", ["claude-code", "codex"])
+def test_a_replay_from_a_kept_one_has_the_counts_a_replay_from_the_start_has(tmp_path, monkeypatch, format):
+    # The audit's second process starts at the kept replay nearest its first window: one kept after a
+    # compaction, or the one kept up with the read. Kept replays hold the counts of when they were kept;
+    # once the history is made exact, the windows must count what a replay from the first entry counts
+    # (a summary's tokens are reported), block for block.
+    path = tmp_path / "session.jsonl"
+    path.write_bytes(b"".join(generated_lines(tmp_path, format)))
+    monkeypatch.setenv("CTXTOP_NO_CACHE", "1")
+    session = Session.open(str(path))
+    markers = [e.index for e in session.entries if e.compaction is not None]
+    assert len(markers) >= 2 and session.accounting.rough_blocks, "no compaction to start from, or nothing estimated"
+    while not session.refine_step():
+        pass
+    latest = len(session.entries)
+    assert session.final_before() > markers[-1] + 1, "the replay kept up with the read is not past the last compaction"
+    for message in [*markers[1:], latest]:
+        near, fresh = session.replay_near(message), session.new_replay()
+        assert 0 < near.position <= message
+        fresh.window_at(near.position)
+        assert [(i.entry.index, i.position, i.tokens) for i in near.window.blocks] == \
+            [(i.entry.index, i.position, i.tokens) for i in fresh.window.blocks]
+        assert near.window.estimated_tokens == fresh.window.estimated_tokens

@@ -24,6 +24,10 @@ PairResult = tuple[dict[str, tuple[Status, Status]], dict[str, list[str]], dict[
 PairJob = tuple[int, int, list[Constraint]]
 # Fewer pairs than this are not worth a process: forking and sending back cost more than they save.
 MIN_FORKED_PAIRS = 4
+# What a pair likely cached costs, for each entry before it, against one audited: the replay to its
+# windows (their keys), not reading their text (measured on generated 200 MB rollouts: about 1 s to
+# replay all, 7 s to audit all).
+CACHED_PAIR_COST = 0.15
 
 
 def audited_at(constraints: list[Constraint], compaction: int) -> list[Constraint]:
@@ -77,15 +81,24 @@ def _audit_pair(before: tuple[bytes, Window], after: tuple[bytes, Window], const
 
 
 def _windows(session: Session, messages: set[int]) -> Iterator[tuple[int, bytes, Window]]:
-    """The window at each of ``messages``, in order, from one replay: its content key and a copy of it."""
+    """The window at each of ``messages``, in order, from one replay: its content key and a copy of it.
+    The replay starts at the session's kept replay nearest before the first (a second process auditing
+    the later pairs replays only their part of the session)."""
     if not messages:
         return
     if 0 in messages:
         yield 0, window_key(Window(at=0), session.accounting), Window(at=0)
-    for window in session.new_replay().run(max(messages)):
+    replay = session.replay_near(min(messages))
+    if replay.position and replay.position in messages:
+        yield replay.position, window_key(replay.window, session.accounting), _copy(replay.window)
+    for window in replay.run(max(messages)):
         if window.at in messages:
-            # A copy of the block list (the replay goes on changing the window), not of the blocks.
-            yield window.at, window_key(window, session.accounting), Window(window.at, list(window.blocks), window.last_compaction)
+            yield window.at, window_key(window, session.accounting), _copy(window)
+
+
+def _copy(window: Window) -> Window:
+    """A copy of the block list (the replay goes on changing the window), not of the blocks."""
+    return Window(window.at, list(window.blocks), window.last_compaction)
 
 
 def _windows_at(session: Session, messages: set[int]) -> Iterator[tuple[int, bytes, Window]]:
@@ -117,10 +130,11 @@ def remember_sent(cache: AuditCache, collected: list) -> None:
 
 
 def _split_point(jobs: list[PairJob], likely_cached: Collection[int] = ()) -> int:
-    """Where to cut the jobs so that both halves read about as much: a pair costs about what its window
-    before holds, the entries since the compaction before it (nothing, when it is likely cached)."""
-    costs = [0 if message in likely_cached else message - (jobs[n - 1][1] if n else 0) for n, (message, _, _) in enumerate(jobs)]
-    total, running = sum(costs), 0
+    """Where to cut the jobs so that both halves take about as long: a pair costs about what its window
+    before holds, the entries since the compaction before it; one likely cached, only the replay to its windows."""
+    costs = [(message - (jobs[n - 1][1] if n else 0)) * (CACHED_PAIR_COST if message in likely_cached else 1.0)
+             for n, (message, _, _) in enumerate(jobs)]
+    total, running = sum(costs), 0.0
     for n, cost in enumerate(costs):
         running += cost
         if 2 * running >= total:

@@ -29,7 +29,7 @@ from ctxtop.context.store.token_cache import TokenCache
 from ctxtop.context.window.accounting import Accounting
 from ctxtop.context.window.harness import HarnessPrefix
 from ctxtop.context.window.limits import window_limit
-from ctxtop.context.window.replay import Replay, Window
+from ctxtop.context.window.replay import Replay, Window, WindowBlock
 from ctxtop.context.window.replay_state import SavedReplay, restored_replay, saved_replay
 from ctxtop.context.window.subagents import SubagentScan
 from ctxtop.context.window.timeline import Timeline, TimelineView, point_of
@@ -381,15 +381,20 @@ class Session:
         start = window.exact_to
         logged = [(n, item) for n, item in enumerate(window.blocks[start:], start) if item.position >= 0 and not item.cleared]
         accounting.make_exact([(item.entry.index - 1, item.position, item.block) for _, item in logged])
+        # Also blocks made exact by an earlier call, whose estimate a kept replay still holds.
+        self._take_counts(window, logged)
+        window.exact_to = len(window.blocks)
+        self._hand_back(window)
+        return window
+
+    def _take_counts(self, window: Window, logged: list[tuple[int, WindowBlock]]) -> None:
+        """Give the blocks ``logged`` (index in ``window``, block) the counts the accounting holds now."""
+        accounting = self.accounting
         for n, item in logged:
-            # Also blocks made exact by an earlier call, whose estimate a kept replay still holds.
             tokens = accounting.of(item.entry.index - 1)[item.position]
             if tokens != item.tokens:
                 window.totals[item.category].tokens += tokens - item.tokens
                 window.blocks[n] = replace(item, tokens=tokens)
-        window.exact_to = len(window.blocks)
-        self._hand_back(window)
-        return window
 
     def _hand_back(self, window: Window) -> None:
         """Give the exact blocks of ``window`` to the replay kept ahead, as far as its own first blocks
@@ -462,6 +467,16 @@ class Session:
             if ahead is not None and ahead.position <= at and (nearest is None or ahead.position > nearest.position):
                 nearest = ahead
             return self._continue(nearest)
+
+    def replay_near(self, message: int) -> Replay:
+        """A replay to go on from to ``message`` and past it: from the kept replay nearest before it (or at
+        it), rather than from the first entry. Its window's blocks have the counts a replay from the first
+        entry would give them now (a kept replay holds those of when it was kept), so what is judged from
+        the windows it yields does not depend on where it started (the audit's second process)."""
+        replay = self._replay_before(message)
+        window = replay.window
+        self._take_counts(window, [(n, item) for n, item in enumerate(window.blocks) if item.position >= 0 and not item.cleared])
+        return replay
 
     def _continue(self, replay: Replay | SavedReplay | None) -> Replay:
         """A copy of a kept replay to go on from, or a replay from the first entry."""
