@@ -244,3 +244,22 @@ def test_a_small_session_unpacks_each_batch_once_and_a_big_one_keeps_only_the_re
     big = EntryStore([make_entry(i) for i in range(1, 41)])
     big.freeze(40)
     assert list(big) and len(big._unpacked) == 2
+    # ...and from the start in a store told it will get that big: not all of them until it does.
+    bound = EntryStore([make_entry(i) for i in range(1, 25)])
+    bound.expect(40)
+    bound.freeze(24)
+    assert len(bound._unpacked) == 2 and list(bound) == entries
+
+
+def test_a_log_read_in_parts_tells_its_store_how_many_entries_it_will_hold(tmp_path, monkeypatch):
+    from ctxtop.context.window import session as session_module
+
+    path = tmp_path / "rollout.jsonl"
+    generate(path, "codex", 2.0)
+    monkeypatch.setattr(session_module, "STREAM_CHUNK_BYTES", 1 << 18)
+    monkeypatch.setenv("CTXTOP_NO_CACHE", "1")
+    told: list[int] = []
+    monkeypatch.setattr(EntryStore, "expect", lambda self, entries: told.append(entries))
+    session = Session.open(str(path))
+    assert len(told) >= 4, "read in one part: nothing to project"
+    assert all(0.5 * len(session.entries) <= expected <= 2 * len(session.entries) for expected in told), told

@@ -12,8 +12,12 @@ one unpacks its batch; the batches read most recently stay unpacked
 (CACHED_BATCHES), so walking the entries in order unpacks each batch once.
 A session of up to UNPACKED_ALL_BATCHES batches keeps every batch it unpacks:
 the open, the rules, the audit and the snapshot each walk all the entries,
-and for a session of that size the objects cost less memory (~1 KB a message,
-60 MB at most) than unpacking them again costs time (a third of a warm open).
+and for a session of that size the objects cost less memory (0.7–1 KB a
+message, about 120 MB at most) than unpacking them again costs time (on a
+generated 200 MB Codex rollout, a cold ``export`` takes 15 % longer with the
+batches unpacked at each walk). A log being read tells the store how many
+entries it will probably hold (``expect``), so that one bound to go past that
+keeps few batches from the start rather than all of them until it does.
 
 The entries after the frozen ones are held as they are: parsers append to them
 and may still change the last few (``LineParser.settled_before``). An entry
@@ -39,8 +43,8 @@ from ctxtop.parsers.model import Entry
 BATCH = 256
 # Unpacked batches kept: the window on screen, a replay's neighbourhood (~8k entries).
 CACHED_BATCHES = 32
-# Up to this many batches (65,536 messages: a Claude Code session of ~300 MB, a Codex one of ~65 MB), none is packed away again.
-UNPACKED_ALL_BATCHES = 256
+# Up to this many batches (163,840 messages: a Claude Code session of ~700 MB, a Codex one of ~240 MB), none is packed away again.
+UNPACKED_ALL_BATCHES = 640
 
 
 class EntryStore(Sequence[Entry]):
@@ -51,6 +55,7 @@ class EntryStore(Sequence[Entry]):
         self._packed: list[bytes] = []  # batch k holds entries k*BATCH ... (k+1)*BATCH - 1
         self._held: list[Entry] = list(entries)  # the entries after the packed ones
         self._unpacked: OrderedDict[int, list[Entry]] = OrderedDict()
+        self._expected = 0  # how many entries the store will probably hold (``expect``)
         self._lock = threading.Lock()
 
     @property
@@ -95,9 +100,20 @@ class EntryStore(Sequence[Entry]):
 
     def _keep_unpacked(self, number: int, batch: list[Entry]) -> None:
         self._unpacked[number] = batch
-        kept = CACHED_BATCHES if len(self._packed) > UNPACKED_ALL_BATCHES else UNPACKED_ALL_BATCHES
+        self._trim()
+
+    def _trim(self) -> None:
+        batches = max(len(self._packed), self._expected // BATCH)
+        kept = CACHED_BATCHES if batches > UNPACKED_ALL_BATCHES else UNPACKED_ALL_BATCHES
         while len(self._unpacked) > kept:
             self._unpacked.popitem(last=False)
+
+    def expect(self, entries: int) -> None:
+        """The store will probably hold about ``entries`` (a log's entries so far, scaled to its size):
+        past UNPACKED_ALL_BATCHES, it keeps only the last CACHED_BATCHES unpacked from now on."""
+        with self._lock:
+            self._expected = entries
+            self._trim()
 
     def __iter__(self) -> Iterator[Entry]:
         # A batch at a time under the lock, so a freeze between two batches moves nothing under us.

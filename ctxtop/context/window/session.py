@@ -238,6 +238,8 @@ class Session:
             digest.update(memoryview(data)[: cut + 1])
             line, base, pending = parser.resume_line, base + cut + 1, data[cut + 1 :]
             session.count_new(settled_only=True)
+            if isinstance(parser.entries, EntryStore) and base:
+                parser.entries.expect(len(parser.entries) * size // base)
             if progress:
                 progress("read", min(1.0, base / size))
             if on_read:
