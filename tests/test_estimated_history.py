@@ -14,7 +14,7 @@ import pytest
 from ctxtop.context.output.html import render_html
 from ctxtop.context.output.markdown import render_markdown
 from ctxtop.context.output.snapshot import build_snapshot
-from ctxtop.context.window import accounting, estimate
+from ctxtop.context.window import estimate
 from ctxtop.context.window.follow import LogFollower
 from ctxtop.context.window.session import Session
 
@@ -23,7 +23,7 @@ from .test_lazy_text import eager, generate, jsonl_logs
 
 # README, "How tokens are counted": the bound on a timeline point of 1,000 tokens or more.
 DEFAULT_BOUND = 0.05  # with the calibration as shipped, on the real sessions
-STRESSED_BOUND = 0.15  # calibrated on 4,000 characters a category, every text of 100 or more estimated
+STRESSED_BOUND = 0.15  # calibrated on 4,000 characters a category (and its short texts apart)
 POINT_MIN_TOKENS = 1000
 REAL_LOGS = [p for p in jsonl_logs() if SHARED_FIXTURES in p.parents]
 
@@ -36,7 +36,6 @@ def no_cache(monkeypatch, tmp_path):
 @pytest.fixture
 def stressed(monkeypatch):
     """Estimates everywhere they are allowed, so that the comparison has something to compare."""
-    monkeypatch.setattr(accounting, "SHORT_CHARS", 100)
     monkeypatch.setattr(estimate, "CALIBRATION_CHARS", 4000)
 
 
@@ -218,3 +217,35 @@ def test_a_followed_log_refined_stays_exact_as_it_grows(tmp_path, no_cache, stre
     assert tracker.poll() is not None
     assert tracker.session.accounting.rough_blocks == 0 and not tracker.session.rough_before(None)
     assert [p.total for p in tracker.timeline()] == [p.total for p in eager(log).timeline()]
+
+
+def _redacted_thinking_log(path: Path, turns: int) -> None:
+    """A Claude Code log whose every reply thinks in redacted form and reports no thinking tokens: its
+    reasoning is estimated as the reply's output tokens less the text it shows."""
+    import orjson
+
+    lines = []
+    for turn in range(turns):
+        parent = f"a{turn - 1}" if turn else None
+        lines.append({"type": "user", "uuid": f"u{turn}", "parentUuid": parent, "sessionId": "s", "timestamp": f"2026-12-03T10:{turn % 60:02d}:00Z",
+                      "message": {"role": "user", "content": f"Step {turn}: look at module {turn} again, then say what changed."}})
+        shown = " ".join(f"module{turn}_item{k} changed its return type to Optional[int]," for k in range(4 + turn % 5))
+        lines.append({"type": "assistant", "uuid": f"a{turn}", "parentUuid": f"u{turn}", "sessionId": "s",
+                      "timestamp": f"2026-12-03T10:{turn % 60:02d}:30Z",
+                      "message": {"id": f"m{turn}", "role": "assistant", "model": "claude-sonnet-4-5",
+                                  "content": [{"type": "redacted_thinking", "data": "c2VjcmV0"}, {"type": "text", "text": shown}],
+                                  "usage": {"input_tokens": 2000 + 150 * turn, "output_tokens": 400 + turn % 7 * 30}}})
+    path.write_bytes(b"".join(orjson.dumps(line) + b"\n" for line in lines))
+
+
+def test_reasoning_worked_out_from_what_a_call_shows_is_exact_in_an_estimated_history(tmp_path, no_cache, stressed):
+    # The call's visible text is estimated like any other once calibrated; what the redacted reasoning
+    # is given (the output tokens less that text) must still come from its exact count.
+    log = tmp_path / "redacted.jsonl"
+    _redacted_thinking_log(log, 120)
+    estimated, exact = Session.open(log), eager(log)
+    assert estimated.accounting.rough_blocks > 0, "nothing was estimated: the test would prove nothing"
+    reasoning = [(p, j) for p, entry in enumerate(exact.entries) for j, b in enumerate(entry.blocks) if b.category == "reasoning"]
+    assert len(reasoning) == 120 and all(exact.accounting.estimated(p, j) for p, j in reasoning)
+    assert [estimated.accounting.of(p)[j] for p, j in reasoning] == [exact.accounting.of(p)[j] for p, j in reasoning]
+    assert_windows_equal(estimated, exact, [None, 60, 200])

@@ -14,7 +14,7 @@ from array import array
 from bisect import bisect_right
 from collections.abc import Iterable
 
-from ctxtop.context.window.estimate import SAMPLED_TEXT_CHARS, SHORT_CHARS, Calibration, sample_pieces, sampled_estimate
+from ctxtop.context.window.estimate import SAMPLED_TEXT_CHARS, Calibration, calibrated_kind, sample_pieces, sampled_estimate
 from ctxtop.context.window.tokens import DIGEST_BYTES, TokenCounter
 from ctxtop.parsers.model import ASSISTANT, IMAGE, REASONING, TOOL_CALL, Block, Entry
 
@@ -59,8 +59,8 @@ class Accounting:
 
     def __init__(self, counter: TokenCounter, *, estimate_history: bool = False) -> None:
         """``estimate_history``: texts the caches do not know are estimated (``estimate``) rather than
-        tokenized, but for what the model wrote, short texts and each category's calibration; the
-        windows shown are made exact by ``make_exact``."""
+        tokenized, but for each category's calibration (short texts apart) and what the reasoning
+        estimates need; the windows shown are made exact by ``make_exact``."""
         self.counter = counter
         self.estimate_history = estimate_history
         self.calibration = Calibration()
@@ -137,6 +137,12 @@ class Accounting:
         todo = [(position, j, block) for position, j, block in blocks if self._rough[self._starts[position] + j]]
         if not todo:
             return
+        self._count_exactly(todo)
+        self.counter.persist()
+
+    def _count_exactly(self, todo: list[tuple[int, int, Block]]) -> None:
+        if not todo:
+            return
         counts = self.counter.count_all([block.text for _, _, block in todo])
         with self._exact_lock:  # a view and the history's refinement (two threads) may make the same block exact
             for (position, j, block), count in zip(todo, counts):
@@ -145,7 +151,6 @@ class Accounting:
                     self._flat[at] = _block_tokens(self.counter, block, count)
                     self._rough[at] = 0
                     self.rough_blocks -= 1
-        self.counter.persist()
 
     @property
     def tokens(self) -> list[list[int]]:
@@ -199,19 +204,20 @@ class Accounting:
                 rough = 0
                 if count is None:
                     category = block.category
+                    kind = calibrated_kind(category, len(text))
                     if len(text) >= SAMPLED_TEXT_CHARS and category not in OUTPUT_CATEGORIES and self._seen_call:
                         pieces = sample_pieces(text)
                         piece_chars, piece_tokens = sum(map(len, pieces)), sum(map(counter.tokens_uncached, pieces))
-                        calibration.learn(category, piece_chars, piece_tokens)
+                        calibration.learn(kind, piece_chars, piece_tokens)
                         count, rough = sampled_estimate(len(text), piece_chars, piece_tokens), 1
-                    elif (len(text) < SHORT_CHARS or category in OUTPUT_CATEGORIES or not self._seen_call
-                            or not calibration.ready(category)):
+                    elif not self._seen_call or block.opaque or not calibration.ready(kind):
+                        # (Opaque reasoning: its text is counted for its usage estimate anyway.)
                         count = counter.count_keyed(text, key)
-                        calibration.learn(category, len(text), count)
+                        calibration.learn(kind, len(text), count)
                     else:
-                        count, rough = calibration.estimate(category, len(text)), 1
+                        count, rough = calibration.estimate(kind, len(text)), 1
                 elif text:
-                    calibration.learn(block.category, len(text), count)
+                    calibration.learn(calibrated_kind(block.category, len(text)), len(text), count)
                 counts.append(count)
                 self._rough.append(rough)
                 self.rough_blocks += rough
@@ -269,6 +275,9 @@ class Accounting:
                 if usage.reasoning_tokens is not None:
                     share = usage.reasoning_tokens
                 else:
+                    # The share is what the call wrote less what it shows: that must be counted, not estimated.
+                    self._count_exactly([(i, j, b) for i in call for j, b in enumerate(span[i - start].blocks)
+                                         if b.category in OUTPUT_CATEGORIES and self._rough[self._starts[i] + j]])
                     visible = sum(
                         self._flat[self._starts[i] + j]
                         for i in call

@@ -4,17 +4,18 @@ Reading a whole log, tokenizing every text of its history is most of the cost,
 and only the windows a user looks at need exact counts (the window on screen,
 ``export --at``, the previews): the history (timeline, per-tool totals, the
 windows the audit reads) can go by an estimate. This one is each category's
-own characters per token, learnt on the blocks of that category counted
-exactly (every count found in the caches, the first CALIBRATION_CHARS of each
-category, every short text, and whatever the model wrote). Estimates are marked
-as such wherever they are shown; a test bounds their error on the fixtures.
+own characters per token (its short texts apart), learnt on the blocks of that
+category counted exactly (every count found in the caches, the first
+CALIBRATION_CHARS of each). Estimates are marked as such wherever they are
+shown; a test bounds their error on the fixtures.
 """
 
 from __future__ import annotations
 
 # A category is counted exactly until this many of its characters were: then its ratio is known.
 CALIBRATION_CHARS = 64_000
-# Texts shorter than this are counted exactly (cheap; and a ratio says little about a few words).
+# Texts shorter than this are calibrated apart from the longer ones of their category: a few words,
+# a tool call's arguments, tokenize unlike prose or code at length.
 SHORT_CHARS = 400
 # The ratio used before a category has any exact count (cl100k_base on English prose and code).
 DEFAULT_CHARS_PER_TOKEN = 3.8
@@ -24,6 +25,11 @@ DEFAULT_CHARS_PER_TOKEN = 3.8
 # its pieces), and such a text weighs the most.
 SAMPLED_TEXT_CHARS = 128_000
 SAMPLE_CHARS = 8_192
+
+
+def calibrated_kind(category: str, chars: int) -> str:
+    """What a text of ``chars`` characters in ``category`` is calibrated with: its category's texts of its length."""
+    return category if chars >= SHORT_CHARS else f"{category} (short)"
 
 
 class Calibration:
