@@ -135,12 +135,12 @@ class Accounting:
     def make_exact(self, blocks: list[tuple[int, int, Block]]) -> None:
         """Tokenize the blocks (position, block index, block) whose counts are estimates, in place."""
         todo = [(position, j, block) for position, j, block in blocks if self._rough[self._starts[position] + j]]
-        if not todo:
-            return
-        self._count_exactly(todo)
-        self.counter.persist()
+        if todo:
+            self._count_exactly(todo)
+            self.counter.persist()
 
     def _count_exactly(self, todo: list[tuple[int, int, Block]]) -> None:
+        """Tokenize the blocks of ``todo``, estimates all when listed, and put their counts in their place."""
         if not todo:
             return
         counts = self.counter.count_all([block.text for _, _, block in todo])
