@@ -166,3 +166,19 @@ def test_the_latest_window_continues_the_replay_kept_while_reading(name, monkeyp
     fresh = session.new_replay()
     for message in range(1, session.message_count + 1):
         assert window_state(session.window_at(message)) == window_state(fresh.window_at(message)), message
+
+
+@pytest.mark.parametrize(("summary", "reasoning_tokens", "expected"), [
+    ("鬱" * 10, 20, 30),  # 10 characters, 30 bytes, 30 tokens: more than the share, so its own count
+    ("鬱" * 10, 30, 30),  # as many bytes as the share: the share
+    ("Looking at the repo", 40, 40),  # fewer bytes than the share: the share, not tokenized
+])
+def test_reasoning_is_the_larger_of_its_share_and_its_visible_summary(open_data, tmp_path, summary, reasoning_tokens, expected):
+    source = (DATA / "codex_local_compaction.jsonl").read_text(encoding="utf-8")
+    changed = source.replace('"Looking at the repo"', f'"{summary}"').replace('"reasoning_output_tokens": 40', f'"reasoning_output_tokens": {reasoning_tokens}')
+    path = tmp_path / "rollout.jsonl"
+    path.write_text(changed, encoding="utf-8")
+    session = Session.open(path)
+    reasoning = next(item for item in session.window_at(8).blocks if item.category == "reasoning")
+    assert reasoning.block.text == summary and reasoning.estimated
+    assert reasoning.tokens == expected == max(session.counter.count(summary), reasoning_tokens)

@@ -210,8 +210,7 @@ class Accounting:
                         piece_chars, piece_tokens = sum(map(len, pieces)), sum(map(counter.tokens_uncached, pieces))
                         calibration.learn(kind, piece_chars, piece_tokens)
                         count, rough = sampled_estimate(len(text), piece_chars, piece_tokens), 1
-                    elif not self._seen_call or block.opaque or not calibration.ready(kind):
-                        # (Opaque reasoning: its text is counted for its usage estimate anyway.)
+                    elif not self._seen_call or not calibration.ready(kind):
                         count = counter.count_keyed(text, key)
                         calibration.learn(kind, len(text), count)
                     else:
@@ -276,20 +275,21 @@ class Accounting:
                     share = usage.reasoning_tokens
                 else:
                     # The share is what the call wrote less what it shows: that must be counted, not estimated.
-                    self._count_exactly([(i, j, b) for i in call for j, b in enumerate(span[i - start].blocks)
-                                         if b.category in OUTPUT_CATEGORIES and self._rough[self._starts[i] + j]])
-                    visible = sum(
-                        self._flat[self._starts[i] + j]
-                        for i in call
-                        for j, b in enumerate(span[i - start].blocks)
-                        if b.category in OUTPUT_CATEGORIES and not (b.category == REASONING and b.opaque)
-                    )
-                    share = max(0, usage.output_tokens - visible)
+                    shown = [(i, j, b) for i in call for j, b in enumerate(span[i - start].blocks)
+                             if b.category in OUTPUT_CATEGORIES and not (b.category == REASONING and b.opaque)]
+                    self._count_exactly([item for item in shown if self._rough[self._starts[item[0]] + item[1]]])
+                    share = max(0, usage.output_tokens - sum(self._flat[self._starts[i] + j] for i, j, _ in shown))
                 for n, (i, j) in enumerate(opaque):
-                    # Visible summary text (Codex) is part of the reasoning: keep the larger figure.
-                    # (Counted again rather than taken from tokens[i][j], which may hold an earlier estimate.)
+                    at, block = self._starts[i] + j, span[i - start].blocks[j]
                     part = share // len(opaque) + (1 if n < share % len(opaque) else 0)
-                    self._flat[self._starts[i] + j] = max(text_tokens(self.counter, span[i - start].blocks[j]), part)
-                    self._from_usage[self._starts[i] + j] = 1
+                    # Visible summary text (Codex) is part of the reasoning: keep the larger figure. Each token
+                    # holds a byte at least, so a text of no more bytes than the share is not tokenized to know
+                    # that. (Counted again rather than taken from _flat, which may hold an estimate.)
+                    fits = len(block.text.encode("utf-8", "surrogatepass")) <= part
+                    self._flat[at] = part if fits else max(text_tokens(self.counter, block), part)
+                    self._from_usage[at] = 1
+                    if self._rough[at]:  # (exact now: nothing for make_exact to redo)
+                        self._rough[at] = 0
+                        self.rough_blocks -= 1
             call = []
         return calls_done
