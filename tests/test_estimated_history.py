@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import orjson
 import pytest
 
 from ctxtop.context.output.html import render_html
@@ -222,8 +223,6 @@ def test_a_followed_log_refined_stays_exact_as_it_grows(tmp_path, no_cache, stre
 def _redacted_thinking_log(path: Path, turns: int) -> None:
     """A Claude Code log whose every reply thinks in redacted form and reports no thinking tokens: its
     reasoning is estimated as the reply's output tokens less the text it shows."""
-    import orjson
-
     lines = []
     for turn in range(turns):
         parent = f"a{turn - 1}" if turn else None

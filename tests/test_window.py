@@ -173,7 +173,7 @@ def test_the_latest_window_continues_the_replay_kept_while_reading(name, monkeyp
     ("鬱" * 10, 30, 30),  # as many bytes as the share: the share
     ("Looking at the repo", 40, 40),  # fewer bytes than the share: the share, not tokenized
 ])
-def test_reasoning_is_the_larger_of_its_share_and_its_visible_summary(open_data, tmp_path, summary, reasoning_tokens, expected):
+def test_reasoning_is_the_larger_of_its_share_and_its_visible_summary(tmp_path, summary, reasoning_tokens, expected):
     source = (DATA / "codex_local_compaction.jsonl").read_text(encoding="utf-8")
     changed = source.replace('"Looking at the repo"', f'"{summary}"').replace('"reasoning_output_tokens": 40', f'"reasoning_output_tokens": {reasoning_tokens}')
     path = tmp_path / "rollout.jsonl"

@@ -141,8 +141,6 @@ class Accounting:
 
     def _count_exactly(self, todo: list[tuple[int, int, Block]]) -> None:
         """Tokenize the blocks of ``todo``, estimates all when listed, and put their counts in their place."""
-        if not todo:
-            return
         counts = self.counter.count_all([block.text for _, _, block in todo])
         with self._exact_lock:  # a view and the history's refinement (two threads) may make the same block exact
             for (position, j, block), count in zip(todo, counts):
@@ -277,7 +275,8 @@ class Accounting:
                     # The share is what the call wrote less what it shows: that must be counted, not estimated.
                     shown = [(i, j, b) for i in call for j, b in enumerate(span[i - start].blocks)
                              if b.category in OUTPUT_CATEGORIES and not (b.category == REASONING and b.opaque)]
-                    self._count_exactly([item for item in shown if self._rough[self._starts[item[0]] + item[1]]])
+                    if rough := [item for item in shown if self._rough[self._starts[item[0]] + item[1]]]:
+                        self._count_exactly(rough)
                     share = max(0, usage.output_tokens - sum(self._flat[self._starts[i] + j] for i, j, _ in shown))
                 for n, (i, j) in enumerate(opaque):
                     at, block = self._starts[i] + j, span[i - start].blocks[j]
