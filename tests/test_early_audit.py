@@ -1,16 +1,18 @@
-"""Compactions audited in a fork while the rest of a cold read goes on (``audit.early``): the audit
-after the read takes what the fork found for the pairs that are the same, and its result is the
-one a single process finds, whatever the fork did or failed to do."""
+"""Compactions audited in forks while the rest of a cold read goes on, and while the audit after it gets
+ready (``audit.early``): the audit takes what the forks found for the pairs that are the same, and its
+result is the one a single process finds, whatever the forks did or failed to do."""
 
 from __future__ import annotations
 
 import os
 import sys
+import time
 from pathlib import Path
 
 import pytest
 
 from ctxtop.context.audit import early
+from ctxtop.context.audit import pairs as pairs_module
 from ctxtop.context.audit.cache import AuditCache
 from ctxtop.context.rules.selection import RuleRequest
 from ctxtop.context.tracker import Tracker
@@ -60,15 +62,38 @@ def assert_no_fork_left():
         os.waitpid(-1, os.WNOHANG)  # every fork was reaped
 
 
-def test_the_fork_audits_the_first_compactions_and_the_result_is_a_single_process_one(log, forks, taken):
+def explicit_compactions(snapshot) -> set[int]:
+    return {c["message"] for c in snapshot["compactions"] if c["kind"] != "implicit"}
+
+
+def test_given_time_the_forks_audit_every_compaction_and_the_result_is_a_single_process_one(log, forks, taken, monkeypatch):
     alone = audited(log, processes=1)
     assert not taken and not forks
-    together = audited(log)
-    assert together == alone
+    real_join = early.EarlyAudit.join
+
+    def join_when_the_forks_are_done(self, store):
+        while self._forks and not self._forks[-1].has_sent():  # (the last waits for the one before it)
+            time.sleep(0.01)
+        return real_join(self, store)
+
+    monkeypatch.setattr(early.EarlyAudit, "join", join_when_the_forks_are_done)
+    # Slow pairs: the fork started during the read is still at work when the read ends, and the pairs final
+    # since go to the fork started then (which waits for it).
+    real_audit_pair = pairs_module._audit_pair
+    monkeypatch.setattr(pairs_module, "_audit_pair", lambda *args: time.sleep(0.2) or real_audit_pair(*args))
+    assert audited(log) == alone
     [compactions] = taken
-    audited_after = [c["message"] for c in alone["compactions"]]
-    assert len(compactions) >= 2 and compactions < set(audited_after)  # the first ones, not all
-    assert max(compactions) < min(set(audited_after) - compactions)
+    assert compactions == explicit_compactions(alone)
+    assert len(forks) >= 2
+
+
+def test_the_audit_here_stops_the_forks_and_audits_what_they_did_not(log, forks, taken, monkeypatch):
+    alone = audited(log, processes=1)
+    real_audit_pair = pairs_module._audit_pair
+    monkeypatch.setattr(pairs_module, "_audit_pair", lambda *args: time.sleep(0.3) or real_audit_pair(*args))
+    assert audited(log) == alone
+    [compactions] = taken
+    assert compactions < explicit_compactions(alone)  # stopped: the forks would have taken seconds more
 
 
 def test_a_rule_stated_after_the_fork_changes_keys_not_results(log, forks, taken):
@@ -90,7 +115,7 @@ def test_a_fork_that_dies_costs_time_not_results(log, forks, taken, monkeypatch)
     def dies(*args):
         raise RuntimeError("the fork fails")
 
-    monkeypatch.setattr(early, "_audit_final_pairs", dies)
+    monkeypatch.setattr(early, "_audit_in_fork", dies)
     assert audited(log) == alone
     assert taken == [frozenset()]
 
@@ -104,11 +129,23 @@ def test_no_fork_for_a_log_read_in_one_part(tmp_path, forks, taken, monkeypatch)
     assert len(snapshot["compactions"]) >= 4 and taken == [frozenset()]
 
 
-def test_no_fork_before_a_compaction_is_read(tmp_path, forks, taken, monkeypatch):
+def test_no_fork_before_a_compaction_is_final(tmp_path, forks, taken, monkeypatch):
     monkeypatch.setenv("CTXTOP_NO_CACHE", "1")
     monkeypatch.setattr(session_module, "STREAM_CHUNK_BYTES", 256 << 10)
     log = tmp_path / "session.jsonl"
     generate.generate(log, "claude-code", 3)  # its first compaction at about 2 MB
+    given: list[tuple[int, list[tuple[int, int]]]] = []  # (entries final then, the pairs given) for each fork
+    real_pairs_to_give = early.EarlyAudit._pairs_to_give
+
+    def recorded(self, session):
+        pairs = real_pairs_to_give(self, session)
+        if pairs:
+            given.append((session.final_before(), pairs))
+        return pairs
+
+    monkeypatch.setattr(early.EarlyAudit, "_pairs_to_give", recorded)
     snapshot = audited(log)
-    assert snapshot["compactions"] and snapshot["compactions"][0]["message"] > snapshot["source"]["messages"] * early.START_AT
-    assert taken == [frozenset()]
+    first = min(explicit_compactions(snapshot))
+    assert first > snapshot["source"]["messages"] * early.START_AT
+    assert given and len(forks) == len(given)
+    assert given[0][0] > first and all(after < final for final, pairs in given for _, after in pairs)

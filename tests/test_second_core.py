@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import threading
+import time
 
 import pytest
 
@@ -81,3 +82,21 @@ def test_without_a_fork_both_halves_run_here(forks, monkeypatch):
     monkeypatch.setattr(second_core, "can_fork", lambda: False)
     assert both_halves(lambda: os.getpid(), lambda: os.getpid()) == (os.getpid(), os.getpid())
     assert forks == []
+
+
+def test_a_later_fork_waits_for_an_earlier_one_without_taking_what_it_sent(forks, tmp_path):
+    go = tmp_path / "go"
+
+    def earlier_call():
+        while not go.exists():
+            time.sleep(0.01)
+        return "earlier"
+
+    earlier = second_core.start_in_fork(earlier_call)
+    later = second_core.start_in_fork(lambda: (earlier.wait_until_sent(), earlier.has_sent())[1])
+    assert earlier is not None and later is not None
+    assert not earlier.has_sent()
+    go.touch()
+    assert later.result() == (True,)  # it saw the earlier fork done...
+    assert earlier.has_sent() and earlier.result() == ("earlier",)  # ...and left its result here
+    assert not earlier.has_sent()  # (taken: nothing more to wait for)

@@ -94,7 +94,7 @@ class Tracker:
         ``audit=False`` leaves the audit for ``run_audit`` (the TUI paints the window first).
         ``processes=2``: rule detection and audits fork a second process for half their work
         (``second_core``): for a caller with no other thread, such as a command that reads a log once.
-        ``early``: the compactions a fork audited while the log was read (``open``), taken by the first audit."""
+        ``early``: the compactions forks audited while the log was read (``open``), taken by the first audit."""
         self.session = session
         self.processes = processes
         self.follower = follower
@@ -126,7 +126,8 @@ class Tracker:
         """
         follower = None
         saved, warning = load_session_pins(path) if saved_pins else (None, None)
-        # A whole log read with its audit right after, on two cores: audited in part while the read goes on.
+        # A whole log read with its audit right after, on two cores: audited in part while the read goes on,
+        # and while the rules are picked after it.
         early = EarlyAudit(lambda read: _rules_over(read, request, saved, lambda: detect_constraints(read.entries, read.format))
                            ) if audit and processes > 1 and not live else None
         try:
@@ -136,6 +137,8 @@ class Tracker:
             else:
                 session = Session.open(path, format=format, encoding=encoding, window=window, progress=progress,
                                        on_read=early.on_read if early is not None else None)
+                if early is not None:
+                    early.after_read(session)
             tracker = cls(session, request, follower=follower, saved=saved, audit=audit, processes=processes, early=early)
         except BaseException:
             if early is not None:
@@ -239,9 +242,9 @@ class Tracker:
             return self.audit
 
     def _take_early_audit(self) -> frozenset[int]:
-        """Wait for the fork that audited compactions during the read, and remember what it found: taken
-        at the last moment, so that the rules and the audit's pass over the entries are done meanwhile.
-        The compactions it audited."""
+        """Stop the forks that audit compactions since the read, and remember what they found: taken at
+        the last moment, so that the rules and the audit's pass over the entries are done meanwhile.
+        The compactions they audited."""
         early, self._early = self._early, None
         return early.join(self.session.counter.store) if early is not None else frozenset()
 

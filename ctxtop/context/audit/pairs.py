@@ -8,7 +8,7 @@ a whole log on a machine with a second core gives the later pairs to a forked co
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterator
+from collections.abc import Callable, Collection, Iterator
 from typing import Any
 
 from ctxtop.context import second_core
@@ -45,6 +45,22 @@ def audit_pairs(session: Session, jobs: list[PairJob], cache: AuditCache, *, fro
     if processes > 1 and len(jobs) >= MIN_FORKED_PAIRS and second_core.can_fork():
         return _split_with_a_fork(session, jobs, cache, from_checkpoints, likely_cached)
     return dict(_audited(session, jobs, cache, from_checkpoints))
+
+
+def audit_one_by_one(session: Session, jobs: list[PairJob], cache: AuditCache, should_stop: Callable[[], bool]) -> list[int]:
+    """The jobs audited into ``cache`` in their order, as long as ``should_stop()`` says no before each: the
+    compactions audited. Jobs in message order share one replay; others each replay from the kept replay
+    nearest before their window."""
+    audited: list[int] = []
+    in_order = all(job[0] < following[0] for job, following in zip(jobs, jobs[1:]))
+    for run in [jobs] if in_order else [[job] for job in jobs]:
+        if should_stop():
+            break
+        for (message, _), _ in _audited(session, run, cache, False):
+            audited.append(message)
+            if should_stop():
+                return audited
+    return audited
 
 
 def _audited(session: Session, jobs: list[PairJob], cache: AuditCache, from_checkpoints: bool
