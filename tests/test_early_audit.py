@@ -72,13 +72,13 @@ def test_given_time_the_forks_audit_every_compaction_and_the_result_is_a_single_
     real_join = early.EarlyAudit.join
 
     def join_when_the_forks_are_done(self, store):
-        while self._forks and not self._forks[-1].has_sent():  # (the last waits for the one before it)
+        while self._running is not None and not self._running.forked.has_sent():
             time.sleep(0.01)
         return real_join(self, store)
 
     monkeypatch.setattr(early.EarlyAudit, "join", join_when_the_forks_are_done)
-    # Slow pairs: the fork started during the read is still at work when the read ends, and the pairs final
-    # since go to the fork started then (which waits for it).
+    # Slow pairs: the fork started during the read is still at work when the read ends; it is stopped, and
+    # what it did not audit goes to the fork started then, with the pairs final since.
     real_audit_pair = pairs_module._audit_pair
     monkeypatch.setattr(pairs_module, "_audit_pair", lambda *args: time.sleep(0.2) or real_audit_pair(*args))
     assert audited(log) == alone
@@ -116,8 +116,19 @@ def test_a_fork_that_dies_costs_time_not_results(log, forks, taken, monkeypatch)
         raise RuntimeError("the fork fails")
 
     monkeypatch.setattr(early, "_audit_in_fork", dies)
+    made = []
+    real_start = early.EarlyAudit._start
+
+    def start(self, session, **how):
+        before = self._running
+        real_start(self, session, **how)
+        if self._running is not before:
+            made.append(self._running)
+
+    monkeypatch.setattr(early.EarlyAudit, "_start", start)
     assert audited(log) == alone
     assert taken == [frozenset()]
+    assert len(made) == 1  # what kills one would kill the next: none is made after it
 
 
 def test_no_fork_for_a_log_read_in_one_part(tmp_path, forks, taken, monkeypatch):

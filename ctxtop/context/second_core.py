@@ -76,19 +76,11 @@ class Forked(Generic[Second]):
 
     def has_sent(self) -> bool:
         """Whether the call has returned (what it sends can be read) or the fork is gone: ``result`` will not wait long."""
-        return not self._done and self._readable(0)
-
-    def wait_until_sent(self) -> None:
-        """Wait until the call has returned (what it sends can be read) or the fork is gone, without taking
-        what it sent: for a fork made after this one, which holds a copy of its pipe."""
-        if not self._done:
-            self._readable(None)
-
-    def _readable(self, timeout: int | None) -> bool:
-        """Whether the pipe has something to read (or its end is closed), waiting ``timeout`` ms (None: until then)."""
+        if self._done:
+            return False
         poller = select.poll()  # (not select(): no limit on the descriptor's number)
         poller.register(self._reader, select.POLLIN)
-        return bool(poller.poll(timeout))
+        return bool(poller.poll(0))
 
     def cancel(self) -> None:
         """Stop the fork and forget what it would have sent."""

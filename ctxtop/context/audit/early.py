@@ -1,27 +1,30 @@
 """Compactions audited in forks while the log is still being read, and while the audit here gets ready.
 
 A cold read of a whole log (``export``, ``check``) parses and counts on one core, and the audit
-after it reads the text of every compaction's windows. Forks use the machine's second core meanwhile,
-one at a time:
+after it reads the text of every compaction's windows. Forks use the machine's second core meanwhile:
 
 - From START_AT of the read on, a fork audits the compactions whose two windows are final by then
   (``Session.final_before``), with the rules in force as far as the read has come, while the read
   goes on here; when it is done and the read is not, another takes those final since.
-- Once the read is over, a last fork audits the latest compactions, the last one first, while this
-  process picks the rules and makes the audit's pass over the entries.
+- Once the read is over, the fork at work is stopped after the pair it is auditing, and a last one
+  audits every compaction not audited yet, the last one first, while this process picks the rules and
+  makes the audit's pass over the entries.
 
-``join`` stops them after the pair each is auditing, when the audit here reaches the windows' text,
-so that each core has about as much left. What they found joins the audit cache under each pair's key
-(what both windows hold, the rules judged, the compaction), so the audit after the read takes exactly
-the pairs that are the same and audits the rest itself: a rule first stated later, say, changes a
-pair's key, never its result. A fork that is not made, or dies, costs the time it would have saved,
-nothing else.
+``join`` stops it in turn when the audit here reaches the windows' text, so that each core has about
+as much left. One fork at a time: a fork waiting beside one at work would hold a second copy of
+every page this process changes meanwhile (about 75 MB more at 200 MB).
+
+What they found joins the audit cache under each pair's key (what both windows hold, the rules
+judged, the compaction), so the audit after the read takes exactly the pairs that are the same and
+audits the rest itself: a rule first stated later, say, changes a pair's key, never its result. A
+fork that is not made, or dies, costs the time it would have saved, nothing else.
 """
 
 from __future__ import annotations
 
 import mmap
 from collections.abc import Callable
+from dataclasses import dataclass
 
 from ctxtop.context import second_core
 from ctxtop.context.audit.cache import AuditCache
@@ -42,6 +45,13 @@ Pair = tuple[int, int]  # (compaction message, the message whose window counts a
 Sent = tuple[list[int], list]  # the compactions a fork audited, and what its audit cache was given
 
 
+@dataclass(slots=True)
+class _Running:
+    forked: second_core.Forked[Sent]
+    pairs: list[Pair]
+    stop: mmap.mmap  # shared with the fork: non-zero once it should stop
+
+
 class EarlyAudit:
     """Told of the read by ``Session.open`` (``on_read``) and of its end (``after_read``); ``join`` before the
     audit takes what the forks found.
@@ -51,40 +61,42 @@ class EarlyAudit:
 
     def __init__(self, rules_of: Callable[[Session], list[Constraint]]) -> None:
         self._rules_of = rules_of
-        self._cold: bool | None = None  # read from (near) its start: known at the first part read
-        self._forks: list[second_core.Forked[Sent]] = []  # started, their results not taken yet (the last may wait for the one before)
-        self._given: set[int] = set()  # the compactions given to a fork
-        self._sent: list[Sent] = []  # what the forks that are done sent
-        self._stop = mmap.mmap(-1, 1)  # shared with the forks: non-zero once they should stop
+        # Whether forks are made: for a log read from (near) its start (known at the first part read), until one dies.
+        self._forking: bool | None = None
+        self._running: _Running | None = None  # one fork at a time: on the second core, and in memory
+        self._given: set[int] = set()  # the compactions given to a fork, less those a fork taken did not audit
+        self._sent: list[Sent] = []  # what the forks taken sent
 
     def on_read(self, session: Session, fraction: float) -> None:
-        """``Session.open``'s ``on_read``: a fork for the pairs final so far, when none is running."""
-        if self._cold is None:
-            self._cold = fraction < START_BEFORE
-        if not self._cold or fraction < START_AT:
+        """``Session.open``'s ``on_read``: a fork for the pairs final so far, when none is at work."""
+        if self._forking is None:
+            self._forking = fraction < START_BEFORE
+        if not self._forking or fraction < START_AT:
             return
-        if self._forks:
-            if not self._forks[-1].has_sent():
+        if self._running is not None:
+            if not self._running.forked.has_sent():
                 return
-            self._take_all()
+            self._take(stop=False)
         self._start(session, latest_first=False)
 
     def after_read(self, session: Session) -> None:
-        """Called once the log is read whole: a fork for the pairs still not given, the latest first."""
-        if self._cold:
+        """Called once the log is read whole: the fork at work is stopped after its pair, and a fork takes
+        every pair not audited yet, the latest first."""
+        self._take(stop=True)
+        if self._forking:
             self._start(session, latest_first=True)
 
     def _start(self, session: Session, *, latest_first: bool) -> None:
         pairs = self._pairs_to_give(session)
         if not pairs:
             return
-        self._given.update(message for message, _ in pairs)
         if latest_first:
             pairs.reverse()
-        waits_for, rules_of, stop = self._forks[-1] if self._forks else None, self._rules_of, self._stop
-        forked = second_core.start_in_fork(lambda: _audit_in_fork(session, pairs, rules_of, stop, waits_for))
+        rules_of, stop = self._rules_of, mmap.mmap(-1, 1)
+        forked = second_core.start_in_fork(lambda: _audit_in_fork(session, pairs, rules_of, stop))
         if forked is not None:
-            self._forks.append(forked)
+            self._given.update(message for message, _ in pairs)
+            self._running = _Running(forked, pairs, stop)
 
     def _pairs_to_give(self, session: Session) -> list[Pair]:
         """The pairs not given to a fork yet whose two windows are final, in order."""
@@ -103,11 +115,10 @@ class EarlyAudit:
         return pairs
 
     def join(self, store: TokenCache | None) -> frozenset[int]:
-        """Stop the forks after the pair each is auditing, wait for them and remember what they audited
-        (in ``store`` too, when there is one); the compactions they audited (their pairs are in the cache
-        now, unless a fork judged other rules)."""
-        self._stop[0] = 1
-        self._take_all()
+        """Stop the fork at work after its pair, wait for it and remember what the forks audited (in ``store``
+        too, when there is one); the compactions they audited (their pairs are in the cache now, unless a
+        fork judged other rules)."""
+        self._take(stop=True)
         sent, self._sent = self._sent, []
         cache = AuditCache(store)
         for _, collected in sent:
@@ -115,25 +126,33 @@ class EarlyAudit:
         return frozenset(message for compactions, _ in sent for message in compactions)
 
     def cancel(self) -> None:
-        """Stop the forks, if any runs (the read failed: nothing will be audited)."""
-        forks, self._forks, self._sent = self._forks, [], []
-        for forked in forks:
-            forked.cancel()
+        """Stop the fork, if one is at work (the read failed: nothing will be audited)."""
+        running, self._running, self._sent = self._running, None, []
+        if running is not None:
+            running.forked.cancel()
 
-    def _take_all(self) -> None:
-        """Wait for the forks and keep what they sent (a fork that died sent nothing)."""
-        forks, self._forks = self._forks, []
-        self._sent += [sent[0] for sent in (forked.result() for forked in forks) if sent is not None]
+    def _take(self, *, stop: bool) -> None:
+        """Wait for the fork at work, if any (``stop``: told to stop after its pair first), and keep what it
+        sent; the pairs it did not audit may be given again. A fork that died sent nothing, and no other is
+        made (what kills one would kill the next: the audit here does their pairs)."""
+        running, self._running = self._running, None
+        if running is None:
+            return
+        if stop:
+            running.stop[0] = 1
+        sent = running.forked.result()
+        if sent is None:
+            self._forking = False
+            return
+        self._given -= {message for message, _ in running.pairs} - set(sent[0][0])
+        self._sent.append(sent[0])
 
 
-def _audit_in_fork(session: Session, pairs: list[Pair], rules_of: Callable[[Session], list[Constraint]], stop: mmap.mmap,
-                   waits_for: second_core.Forked | None) -> Sent:
-    """In a fork: ``pairs`` audited in their order, until ``stop`` is set, once ``waits_for`` (the fork before,
-    if still running) is done: one fork at a time on the second core, and in memory."""
-    if waits_for is not None:
-        waits_for.wait_until_sent()
+def _audit_in_fork(session: Session, pairs: list[Pair], rules_of: Callable[[Session], list[Constraint]], stop: mmap.mmap
+                   ) -> Sent:
+    """In a fork: ``pairs`` audited in their order, until ``stop`` is set."""
     if stop[0]:
-        return [], []  # stopped while waiting: the rules are not worth picking
+        return [], []  # stopped as soon as made: the rules are not worth picking
     rules = rules_of(session)
     collecting = CollectingCache()
     jobs = [(message, after, audited_at(rules, message)) for message, after in pairs]
