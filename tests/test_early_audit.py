@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from ctxtop.context import second_core
 from ctxtop.context.audit import early
 from ctxtop.context.audit import pairs as pairs_module
 from ctxtop.context.audit.cache import AuditCache
@@ -66,34 +67,63 @@ def explicit_compactions(snapshot) -> set[int]:
     return {c["message"] for c in snapshot["compactions"] if c["kind"] != "implicit"}
 
 
-def test_given_time_the_forks_audit_every_compaction_and_the_result_is_a_single_process_one(log, forks, taken, monkeypatch):
+@pytest.fixture
+def made(monkeypatch):
+    """The forks the early audit made, in order (each as its record of the pairs given to it)."""
+    forks_made = []
+    real_start = early.EarlyAudit._start
+
+    def start(self, session, **how):
+        before = self._running
+        real_start(self, session, **how)
+        if self._running is not before:
+            forks_made.append(self._running)
+
+    monkeypatch.setattr(early.EarlyAudit, "_start", start)
+    return forks_made
+
+
+def the_read_ends_before_the_first_fork(monkeypatch):
+    """The first fork still at work until the read is over, and done then: none chained during the read."""
+    read = []
+    real_after_read, real_has_sent = early.EarlyAudit.after_read, second_core.Forked.has_sent
+    monkeypatch.setattr(early.EarlyAudit, "after_read", lambda self, session: read.append(True) or real_after_read(self, session))
+
+    def has_sent(self):
+        while read and not real_has_sent(self):
+            time.sleep(0.01)
+        return bool(read) and real_has_sent(self)
+
+    monkeypatch.setattr(second_core.Forked, "has_sent", has_sent)
+
+
+def test_given_time_the_forks_audit_every_compaction_and_the_result_is_a_single_process_one(log, forks, taken, made, monkeypatch):
     alone = audited(log, processes=1)
     assert not taken and not forks
+    the_read_ends_before_the_first_fork(monkeypatch)
     real_join = early.EarlyAudit.join
 
     def join_when_the_forks_are_done(self, store):
-        while self._running is not None and not self._running.forked.has_sent():
-            time.sleep(0.01)
+        if self._running is not None:
+            self._running.forked.has_sent()  # (waits for it, once the read is over)
         return real_join(self, store)
 
     monkeypatch.setattr(early.EarlyAudit, "join", join_when_the_forks_are_done)
-    # Slow pairs: the fork started during the read is still at work when the read ends; it is stopped, and
-    # what it did not audit goes to the fork started then, with the pairs final since.
-    real_audit_pair = pairs_module._audit_pair
-    monkeypatch.setattr(pairs_module, "_audit_pair", lambda *args: time.sleep(0.2) or real_audit_pair(*args))
     assert audited(log) == alone
     [compactions] = taken
     assert compactions == explicit_compactions(alone)
-    assert len(forks) >= 2
+    first, last = made  # the pairs final a third into the read; the rest, given once the read is over, the latest first
+    assert max(first.pairs) < min(last.pairs) and last.pairs == sorted(last.pairs, reverse=True)
 
 
-def test_the_audit_here_stops_the_forks_and_audits_what_they_did_not(log, forks, taken, monkeypatch):
+def test_the_audit_here_stops_the_forks_and_audits_what_they_did_not(log, forks, taken, made, monkeypatch):
     alone = audited(log, processes=1)
     real_audit_pair = pairs_module._audit_pair
     monkeypatch.setattr(pairs_module, "_audit_pair", lambda *args: time.sleep(0.3) or real_audit_pair(*args))
     assert audited(log) == alone
     [compactions] = taken
     assert compactions < explicit_compactions(alone)  # stopped: the forks would have taken seconds more
+    assert len(made) == 1  # still at work when the read ended: no other was made
 
 
 def test_a_rule_stated_after_the_fork_changes_keys_not_results(log, forks, taken):
@@ -109,23 +139,13 @@ def test_a_rule_stated_after_the_fork_changes_keys_not_results(log, forks, taken
     assert taken and taken[0]
 
 
-def test_a_fork_that_dies_costs_time_not_results(log, forks, taken, monkeypatch):
+def test_a_fork_that_dies_costs_time_not_results(log, forks, taken, made, monkeypatch):
     alone = audited(log, processes=1)
 
     def dies(*args):
         raise RuntimeError("the fork fails")
 
     monkeypatch.setattr(early, "_audit_in_fork", dies)
-    made = []
-    real_start = early.EarlyAudit._start
-
-    def start(self, session, **how):
-        before = self._running
-        real_start(self, session, **how)
-        if self._running is not before:
-            made.append(self._running)
-
-    monkeypatch.setattr(early.EarlyAudit, "_start", start)
     assert audited(log) == alone
     assert taken == [frozenset()]
     assert len(made) == 1  # what kills one would kill the next: none is made after it

@@ -6,13 +6,13 @@ after it reads the text of every compaction's windows. Forks use the machine's s
 - From START_AT of the read on, a fork audits the compactions whose two windows are final by then
   (``Session.final_before``), with the rules in force as far as the read has come, while the read
   goes on here; when it is done and the read is not, another takes those final since.
-- Once the read is over, the fork at work is stopped after the pair it is auditing, and a last one
-  audits every compaction not audited yet, the last one first, while this process picks the rules and
-  makes the audit's pass over the entries.
+- Once the read is over, unless the last is still at work, a fork audits every compaction not audited
+  yet, the last one first, while this process picks the rules and makes the audit's pass over the
+  entries.
 
-``join`` stops it in turn when the audit here reaches the windows' text, so that each core has about
-as much left. One fork at a time: a fork waiting beside one at work would hold a second copy of
-every page this process changes meanwhile (about 75 MB more at 200 MB).
+``join`` stops the fork at work after the pair it is auditing, when the audit here reaches the windows'
+text, so that each core has about as much left. One fork at a time: a fork waiting beside one at work
+would hold a second copy of every page this process changes meanwhile (about 75 MB more at 200 MB).
 
 What they found joins the audit cache under each pair's key (what both windows hold, the rules
 judged, the compaction), so the audit after the read takes exactly the pairs that are the same and
@@ -80,9 +80,12 @@ class EarlyAudit:
         self._start(session, latest_first=False)
 
     def after_read(self, session: Session) -> None:
-        """Called once the log is read whole: the fork at work is stopped after its pair, and a fork takes
-        every pair not audited yet, the latest first."""
-        self._take(stop=True)
+        """Called once the log is read whole: unless a fork is still at work, one for every pair not audited
+        yet, the latest first."""
+        if self._running is not None:
+            if not self._running.forked.has_sent():
+                return  # (picking the rules again for another would cost its core more than waiting saves)
+            self._take(stop=False)
         if self._forking:
             self._start(session, latest_first=True)
 
