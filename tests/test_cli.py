@@ -161,3 +161,19 @@ def test_a_directory_stands_for_its_newest_session_in_every_command(tmp_path, ca
     empty.mkdir()
     code, out, err = run(capsys, "export", str(empty))
     assert (code, out) == (2, "") and err == f"ctxtop: error: {empty}: no session logs (*.jsonl, *.json) in this directory\n"
+
+
+@pytest.mark.parametrize("command, collected", [("export", False), ("check", False), ("preview", False), ("watch", True)])
+def test_a_command_that_reads_once_runs_without_the_cycle_collector_and_gives_it_back(monkeypatch, command, collected):
+    # (a long-running one keeps it: its entries come and go)
+    import gc
+
+    from ctxtop.tui import cli
+
+    seen = []
+    monkeypatch.setitem(cli.COMMANDS, command, lambda args: seen.append(gc.isenabled()) or 0)
+    assert gc.isenabled()
+    assert main([command, "--demo"]) == 0
+    assert seen == [collected] and gc.isenabled()
+    monkeypatch.setitem(cli.COMMANDS, command, lambda args: 1 // 0)
+    assert main([command, "--demo"]) == 2 and gc.isenabled()  # given back after a failure too

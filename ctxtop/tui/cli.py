@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import argparse
+import gc
 import os
 import sys
 import traceback
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager, nullcontext
 from pathlib import Path
 from typing import Any
 
@@ -456,6 +458,26 @@ COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
 }
 
 
+# The commands that read a session whole, once, and exit.
+READ_ONCE_COMMANDS = frozenset({"export", "check", "preview", "replay-compaction"})
+
+
+@contextmanager
+def cycles_uncollected() -> Iterator[None]:
+    """Python's cycle collector off for a command that reads a session once. Each of its full passes
+    walks every object alive: the millions of entries, blocks and counts of a big session, none in a
+    reference cycle (a 200 MB export leaves about 1,400 objects in cycles, 20 ms to collect at its end).
+    Its passes cost a cold export of 200 MB about 7% of its time, and touch every object's header in the
+    audit's forks too, copying the pages they share with this process."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv and argv[0] in FAST_COMMANDS:
@@ -470,7 +492,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return exc.code if isinstance(exc.code, int) else 2
     args.command = command
     try:
-        return COMMANDS[command](args)
+        with cycles_uncollected() if command in READ_ONCE_COMMANDS else nullcontext():
+            return COMMANDS[command](args)
     except USER_ERRORS as exc:
         say(f"ctxtop: error: {exc}")
         return 2
