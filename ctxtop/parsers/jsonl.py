@@ -110,36 +110,44 @@ def _without_surrogates(value: Any) -> Any:
 
 
 def iter_lines(data: Buffer, start: int = 0, first_line: int = 1, stop: int | None = None,
-               base: int = 0) -> Iterator[tuple[int, int, memoryview, bool]]:
+               base: int = 0) -> Iterator[tuple[int, int, Buffer, bool]]:
     """Yield ``(offset, line_number, line, complete)`` for each non-blank line before byte ``stop``.
 
-    ``data`` is ``bytes`` or an ``mmap`` (anything with ``find``), so huge files
-    are split without copying. ``complete`` is False only for a last line with
+    ``data`` is ``bytes`` or an ``mmap`` (anything with ``find``). A line is a slice of it, copied
+    (as fast as a view is made, and what a view would be copied into to count its brackets), but
+    for a line longer than BIG_LINE_BYTES: a view, so that a huge file is split without copying
+    its big lines. ``complete`` is False only for a last line with
     no newline after it: a writer may still be in the middle of it. ``stop``
     (default: the end) must fall just after a newline. ``base`` is added to the
     offsets yielded, for ``data`` that is a slice of a file read from there.
     """
-    with memoryview(data) as view:  # released on exit, so an mmap can be closed after
-        end = len(view) if stop is None else min(stop, len(view))
-        pos = start
-        line_number = first_line
-        while pos < end:
-            newline = data.find(b"\n", pos)
-            complete = newline != -1
-            stop = newline if complete else end
-            if not _is_blank(view, pos, stop):
-                with view[pos:stop] as line:
+    end = len(data) if stop is None else min(stop, len(data))
+    find = data.find
+    pos = start
+    line_number = first_line
+    while pos < end:
+        newline = find(b"\n", pos)
+        complete = newline != -1
+        stop = newline if complete else end
+        if pos < stop and (data[pos] > _SPACE or not _is_blank(data, pos, stop)):
+            if stop - pos <= BIG_LINE_BYTES:
+                yield base + pos, line_number, data[pos:stop], complete
+            else:
+                with memoryview(data) as view, view[pos:stop] as line:  # released on exit, so an mmap can be closed after
                     yield base + pos, line_number, line, complete
-            pos = stop + 1
-            line_number += 1
+        pos = stop + 1
+        line_number += 1
 
 
-def _is_blank(view: memoryview, start: int, stop: int) -> bool:
+_SPACE = 0x20  # a line whose first byte is above it is not blank (the whitespace bytes are at or below)
+
+
+def _is_blank(data: Buffer, start: int, stop: int) -> bool:
     # Look at a short head first so that a 50 MB line is not copied just to test it.
-    head = bytes(view[start : min(stop, start + 64)])
-    if head.strip():
-        return False
-    return not bytes(view[start:stop]).strip()
+    with memoryview(data) as view:
+        if bytes(view[start : min(stop, start + 64)]).strip():
+            return False
+        return not bytes(view[start:stop]).strip()
 
 
 def json_text(value: Any) -> str:
