@@ -56,6 +56,9 @@ def test_reads_like_a_list(small_batches):
     assert [store[i] for i in cases] == [entries[i] for i in cases]
     for cut in (slice(None), slice(2, 9), slice(-3, None), slice(5, 2), slice(0, 22, 5), slice(18, 40)):
         assert store[cut] == entries[cut]
+    for start in range(-24, 25):  # within a batch, across batches, into the held entries, past either end
+        for stop in [*range(-24, 25), None]:
+            assert store[start:stop] == entries[start:stop]
     assert list(reversed(store)) == entries[::-1]
     assert store == entries and store != entries[:-1]
     for bad in (22, -23):

@@ -75,13 +75,27 @@ class EntryStore(Sequence[Entry]):
     def __getitem__(self, position: int | slice) -> Entry | list[Entry]:
         with self._lock:
             if isinstance(position, slice):
-                return [self._at(i) for i in range(*position.indices(len(self)))]
+                return self._slice(*position.indices(len(self)))
             size = len(self)
             if position < 0:
                 position += size
             if not 0 <= position < size:
                 raise IndexError("entry position out of range")
             return self._at(position)
+
+    def _slice(self, start: int, stop: int, step: int) -> list[Entry]:
+        if step != 1:
+            return [self._at(i) for i in range(start, stop, step)]
+        entries: list[Entry] = []
+        frozen = self.frozen
+        while start < min(stop, frozen):  # a batch at a time, copied as slices
+            number, first = divmod(start, BATCH)
+            last = min(stop - number * BATCH, BATCH)
+            entries += self._batch(number)[first:last]
+            start = number * BATCH + last
+        if start < stop:
+            entries += self._held[start - frozen : stop - frozen]
+        return entries
 
     def _at(self, position: int) -> Entry:
         frozen = self.frozen
