@@ -86,15 +86,20 @@ def _among(key: str, lost: list[str]) -> bool:
 
 def _backtracking(rejections: list[list[Any]], after: list[Action], notes: list[tuple[int, str]]) -> list[Evidence]:
     evidence: list[Evidence] = []
+    if not rejections:
+        return evidence
     said_after = [(message, text) for message, text in notes if not REJECTION.search(text)]
     said_after += [(a.message, f"{a.tool} {a.subject}") for a in after]
+    said_terms: list[set[str]] | None = None  # each one's terms, found once for all the rejections
     for message, sentence, option in rejections:
         terms = key_terms(option)
         if not terms:
             continue
+        if said_terms is None:
+            said_terms = [key_terms(text) for _, text in said_after]
         distinctive = {t for t in terms if _DISTINCTIVE.search(t)}
-        for later, text in said_after:
-            shared = terms & key_terms(text)
+        for (later, text), their_terms in zip(said_after, said_terms, strict=True):
+            shared = terms & their_terms
             if len(shared) >= OPTION_TERM_SHARE * len(terms) or shared & distinctive:
                 evidence.append({"message": message, "text": f"rejected before: {sentence}"})
                 evidence.append({"message": later, "text": f"proposed or done again after: {text[:300]}"})
