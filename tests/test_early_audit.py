@@ -180,3 +180,17 @@ def test_no_fork_before_a_compaction_is_final(tmp_path, forks, taken, monkeypatc
     assert first > snapshot["source"]["messages"] * early.START_AT
     assert given and len(forks) == len(given)
     assert given[0][0] > first and all(after < final for final, pairs in given for _, after in pairs)
+
+
+def test_the_rules_are_not_detected_in_two_processes_while_a_fork_audits(log, forks, taken, made, monkeypatch):
+    # (three processes on two cores: each slower, and a third copy of the pages the main process changes)
+    from ctxtop.context import tracker as tracker_module
+
+    asked = []
+    real_detected = tracker_module.detected_constraints
+    monkeypatch.setattr(tracker_module, "detected_constraints",
+                        lambda *args, processes: asked.append(processes) or real_detected(*args, processes=processes))
+    real_audit_pair = pairs_module._audit_pair
+    monkeypatch.setattr(pairs_module, "_audit_pair", lambda *args: time.sleep(0.3) or real_audit_pair(*args))
+    audited(log, RuleRequest(auto=True))
+    assert len(made) == 1 and asked == [1]  # still at work when the read ended: the rules found here alone

@@ -177,9 +177,11 @@ class Tracker:
     def _select_rules(self) -> None:
         with self.lock:
             session = self.session
+            # While a fork still audits compactions from the read, the second core is taken.
+            processes = 1 if self._early is not None and self._early.at_work() else self.processes
             self.rules = _rules_over(session, self.request, self.saved,
                                      lambda: detected_constraints(session.entries, session.format, session.accounting,
-                                                                  session.counter.store, processes=self.processes))
+                                                                  session.counter.store, processes=processes))
             self._detected_to = len(self.session.entries)
 
     @property
@@ -242,9 +244,9 @@ class Tracker:
             return self.audit
 
     def _take_early_audit(self) -> frozenset[int]:
-        """Stop the forks that audit compactions since the read, and remember what they found: taken at
-        the last moment, so that the rules and the audit's pass over the entries are done meanwhile.
-        The compactions they audited."""
+        """Stop the fork still auditing compactions from the read, if one is, and remember what the forks
+        found: taken at the last moment, so that the rules and the audit's pass over the entries are done
+        meanwhile. The compactions they audited."""
         early, self._early = self._early, None
         return early.join(self.session.counter.store) if early is not None else frozenset()
 

@@ -73,21 +73,23 @@ class EarlyAudit:
             self._forking = fraction < START_BEFORE
         if not self._forking or fraction < START_AT:
             return
-        if self._running is not None:
-            if not self._running.forked.has_sent():
-                return
-            self._take(stop=False)
+        if self.at_work():
+            return
+        self._take(stop=False)
         self._start(session, latest_first=False)
 
     def after_read(self, session: Session) -> None:
         """Called once the log is read whole: unless a fork is still at work, one for every pair not audited
         yet, the latest first."""
-        if self._running is not None:
-            if not self._running.forked.has_sent():
-                return  # (picking the rules again for another would cost its core more than waiting saves)
-            self._take(stop=False)
+        if self.at_work():
+            return  # (picking the rules again for another would cost its core more than waiting saves)
+        self._take(stop=False)
         if self._forking:
             self._start(session, latest_first=True)
+
+    def at_work(self) -> bool:
+        """Whether a fork is still auditing (the second core is taken)."""
+        return self._running is not None and not self._running.forked.has_sent()
 
     def _start(self, session: Session, *, latest_first: bool) -> None:
         pairs = self._pairs_to_give(session)
@@ -97,7 +99,9 @@ class EarlyAudit:
             pairs.reverse()
         rules_of, stop = self._rules_of, mmap.mmap(-1, 1)
         forked = second_core.start_in_fork(lambda: _audit_in_fork(session, pairs, rules_of, stop))
-        if forked is not None:
+        if forked is None:
+            self._forking = False  # (none can be made here)
+        else:
             self._given.update(message for message, _ in pairs)
             self._running = _Running(forked, pairs, stop)
 
