@@ -134,21 +134,29 @@ class Accounting:
 
     def make_exact(self, blocks: list[tuple[int, int, Block]]) -> None:
         """Tokenize the blocks (position, block index, block) whose counts are estimates, in place."""
-        todo = [(position, j, block) for position, j, block in blocks if self._rough[self._starts[position] + j]]
-        if todo:
-            self._count_exactly(todo)
+        if self._count_exactly(blocks):
             self.counter.persist()
 
-    def _count_exactly(self, todo: list[tuple[int, int, Block]]) -> None:
-        """Tokenize the blocks of ``todo``, estimates all when listed, and put their counts in their place."""
+    def _count_exactly(self, blocks: list[tuple[int, int, Block]]) -> bool:
+        """Tokenize those of the blocks whose counts are estimates and put their counts in their place;
+        whether there were any (the token cache then has counts to persist)."""
+        todo = [(position, j, block) for position, j, block in blocks if self._rough[self._starts[position] + j]]
+        if not todo:
+            return False
         counts = self.counter.count_all([block.text for _, _, block in todo])
         with self._exact_lock:  # a view and the history's refinement (two threads) may make the same block exact
             for (position, j, block), count in zip(todo, counts):
                 at = self._starts[position] + j
                 if self._rough[at]:  # (a block listed twice, or made exact meanwhile)
                     self._flat[at] = _block_tokens(self.counter, block, count)
-                    self._rough[at] = 0
-                    self.rough_blocks -= 1
+                    self._settle(at)
+        return True
+
+    def _settle(self, at: int) -> None:
+        """The count at ``at`` (in ``_flat``) is exact now."""
+        if self._rough[at]:
+            self._rough[at] = 0
+            self.rough_blocks -= 1
 
     @property
     def tokens(self) -> list[list[int]]:
@@ -275,8 +283,7 @@ class Accounting:
                     # The share is what the call wrote less what it shows: that must be counted, not estimated.
                     shown = [(i, j, b) for i in call for j, b in enumerate(span[i - start].blocks)
                              if b.category in OUTPUT_CATEGORIES and not (b.category == REASONING and b.opaque)]
-                    if rough := [item for item in shown if self._rough[self._starts[item[0]] + item[1]]]:
-                        self._count_exactly(rough)
+                    self._count_exactly(shown)
                     share = max(0, usage.output_tokens - sum(self._flat[self._starts[i] + j] for i, j, _ in shown))
                 for n, (i, j) in enumerate(opaque):
                     at, block = self._starts[i] + j, span[i - start].blocks[j]
@@ -287,8 +294,6 @@ class Accounting:
                     fits = len(block.text.encode("utf-8", "surrogatepass")) <= part
                     self._flat[at] = part if fits else max(text_tokens(self.counter, block), part)
                     self._from_usage[at] = 1
-                    if self._rough[at]:  # (exact now: nothing for make_exact to redo)
-                        self._rough[at] = 0
-                        self.rough_blocks -= 1
+                    self._settle(at)  # (nothing for make_exact to redo)
             call = []
         return calls_done

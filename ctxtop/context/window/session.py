@@ -381,7 +381,7 @@ class Session:
         if not accounting.estimate_history:
             return window
         start = window.exact_to
-        logged = [(n, item) for n, item in enumerate(window.blocks[start:], start) if item.position >= 0 and not item.cleared]
+        logged = _logged_blocks(window, start)
         accounting.make_exact([(item.entry.index - 1, item.position, item.block) for _, item in logged])
         # Also blocks made exact by an earlier call, whose estimate a kept replay still holds.
         self._take_counts(window, logged)
@@ -477,7 +477,7 @@ class Session:
         the windows it yields does not depend on where it started (the audit's second process)."""
         replay = self._replay_before(message)
         window = replay.window
-        self._take_counts(window, [(n, item) for n, item in enumerate(window.blocks) if item.position >= 0 and not item.cleared])
+        self._take_counts(window, _logged_blocks(window))
         return replay
 
     def _continue(self, replay: Replay | SavedReplay | None) -> Replay:
@@ -585,3 +585,9 @@ class Session:
             for e in self.entries
             if e.compaction is not None
         ]
+
+
+def _logged_blocks(window: Window, start: int = 0) -> list[tuple[int, WindowBlock]]:
+    """The blocks of ``window`` from index ``start`` that the accounting counts, with their index: each a
+    block of an entry (not of a compaction's replacement), not cleared to a placeholder."""
+    return [(n, item) for n, item in enumerate(window.blocks[start:], start) if item.position >= 0 and not item.cleared]
