@@ -71,21 +71,21 @@ class EarlyAudit:
         """``Session.open``'s ``on_read``: a fork for the pairs final so far, when none is at work."""
         if self._forking is None:
             self._forking = fraction < START_BEFORE
-        if not self._forking or fraction < START_AT:
-            return
-        if self.at_work():
-            return
-        self._take(stop=False)
-        self._start(session, latest_first=False)
+        if self._forking and fraction >= START_AT:
+            self._next_fork(session, latest_first=False)
 
     def after_read(self, session: Session) -> None:
         """Called once the log is read whole: unless a fork is still at work, one for every pair not audited
-        yet, the latest first."""
+        yet, the latest first (picking the rules again for another would cost its core more than waiting saves)."""
+        self._next_fork(session, latest_first=True)
+
+    def _next_fork(self, session: Session, *, latest_first: bool) -> None:
+        """A fork for the pairs not given yet, once the last one is done (and did not die)."""
         if self.at_work():
-            return  # (picking the rules again for another would cost its core more than waiting saves)
+            return
         self._take(stop=False)
         if self._forking:
-            self._start(session, latest_first=True)
+            self._start(session, latest_first=latest_first)
 
     def at_work(self) -> bool:
         """Whether a fork is still auditing (the second core is taken)."""
