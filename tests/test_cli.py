@@ -128,6 +128,21 @@ def test_python_dash_m_ctxtop_runs(tmp_path):
     assert result.returncode == 0 and "claude-code" in result.stdout
 
 
+def test_the_version_is_looked_up_only_when_asked_for(tmp_path):
+    import subprocess
+    import sys
+    from importlib.metadata import version
+
+    result = subprocess.run([sys.executable, "-m", "ctxtop", "--version"], capture_output=True, text=True)
+    assert (result.returncode, result.stdout, result.stderr) == (0, f"ctxtop {version('ctxtop')}\n", "")
+    # Every other command goes without the package metadata (20–30 ms of imports before each one).
+    code = ("import sys; from ctxtop.tui.cli import build_parser, main; build_parser()\n"
+            "assert main(['export', '--demo', '-o', sys.argv[1]]) == 0\n"
+            "print(sorted(m for m in sys.modules if m.startswith('importlib.metadata')))")
+    loaded = subprocess.run([sys.executable, "-c", code, str(tmp_path / "demo.json")], capture_output=True, text=True)
+    assert (loaded.returncode, loaded.stdout) == (0, "[]\n"), loaded.stderr
+
+
 def test_a_closed_pipe_is_not_an_error():
     import subprocess
     import sys

@@ -12,7 +12,7 @@ from contextlib import contextmanager, nullcontext
 from pathlib import Path
 from typing import Any
 
-from ctxtop import __version__
+import ctxtop
 from ctxtop.context.output.compaction import render_compaction_markdown
 from ctxtop.context.output.forensics_text import forensics_summary
 from ctxtop.context.output.json_document import json_document
@@ -56,6 +56,20 @@ class Parser(argparse.ArgumentParser):
     def error(self, message: str) -> None:  # type: ignore[override]
         say(f"{self.prog}: error: {message}")
         self.exit(2)
+
+
+class VersionAction(argparse.Action):
+    """``--version``: the version looked up only when asked for (``ctxtop.__version__`` reads the installed
+    package's metadata, about 20–30 ms that every other command would pay)."""
+
+    def __init__(self, option_strings: Sequence[str], dest: str = argparse.SUPPRESS, default: str = argparse.SUPPRESS,
+                 help: str = "show the program's version number and exit") -> None:  # noqa: A002 (argparse's name)
+        super().__init__(option_strings, dest=dest, default=default, nargs=0, help=help)
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: Any,
+                 option_string: str | None = None) -> None:
+        sys.stdout.write(f"ctxtop {ctxtop.__version__}\n")  # on stdout, as argparse's own version action
+        parser.exit()
 
 
 def _session_options(parser: argparse.ArgumentParser, *, path: bool = True) -> None:
@@ -105,7 +119,7 @@ def build_parser() -> dict[str, argparse.ArgumentParser]:
 
     tui = Parser(prog="ctxtop", description="htop for an AI agent's context window.", epilog=_commands_epilog(),
                  formatter_class=argparse.RawDescriptionHelpFormatter)  # the commands list keeps its lines
-    tui.add_argument("--version", action="version", version=f"ctxtop {__version__}")
+    tui.add_argument("--version", action=VersionAction)
     _session_options(tui)
     tui.add_argument("--format", dest="log_format_alias", metavar="NAME", choices=sorted(PARSERS), help="same as --log-format")
     tui.add_argument("--stay", action="store_true", help="with a directory (or no PATH), stay on the session opened when a newer one appears")

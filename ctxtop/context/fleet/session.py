@@ -12,7 +12,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
-from ctxtop import __version__
+import ctxtop
 from ctxtop.context.audit.alerts import AlertKind
 from ctxtop.context.audit.drift import call_of
 from ctxtop.context.fleet.columns import FAILURE_MODES
@@ -132,7 +132,7 @@ def _audit(path: str, shown: str, settings: AuditSettings, content_digest: str |
         "peak_window_estimated": estimated,
         "first_finding_at": min(findings, default=None),
         "content_digest": content_digest,
-        "ctxtop_version": __version__,
+        "ctxtop_version": ctxtop.__version__,
     }
     return SessionAudit(shown, _clean(row), [_clean(_compaction_row(shown, number, audit, tracker.rules))
                                             for number, audit in enumerate(audits, 1)])

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from html import escape
 from typing import Any
 
-from ctxtop import __version__
+import ctxtop
 from ctxtop.context.output.compaction import FATES
 from ctxtop.context.output.palette import CATEGORY_COLORS, COMPACTION_COLOR
 from ctxtop.context.output.sanitize import clean_text, one_line
@@ -169,7 +169,7 @@ def render_html(snapshot: dict[str, Any], columns: list[tuple[int, tuple[int, ..
     body = [
         f"<h1>ctxtop report — {_e(source['path'] or 'session')}</h1>",
         f'<p class="muted">{_e(source["format"])} · {_e(source["model"] or "model unknown")} · {source["messages"]:,} messages · '
-        f"ctxtop {_e(__version__)}</p>",
+        f"ctxtop {_e(ctxtop.__version__)}</p>",
         f"<p>At message {at['message']} / {at['messages']}: <b>{_n(used)} / {_n(window['limit'])} tokens ({100 * used / limit:.1f}%)</b>"
         f" — reported {_n(window['reported_tokens'])}, estimated {_n(window['estimated_tokens'])}.</p>",
         "<h2>Breakdown</h2>", _breakdown(snapshot),
