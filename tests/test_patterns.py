@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from ctxtop.context.audit.forensics.pair import REJECTION, REJECTION_WORDS
 from ctxtop.context.audit.lost import _RULE_WORDS as RULE_WORDS
 from ctxtop.context.audit.lost import RULE_WORDS_GATE
-from ctxtop.context.rules.patterns import KeywordGate, compiled_on_use
+from ctxtop.context.rules.patterns import KeywordGate, any_of, compiled_on_use
 
 from .test_lazy_text import eager, jsonl_logs
 
@@ -89,3 +89,14 @@ def test_a_gate_says_no_only_without_its_keywords():
     assert gate.may_match("a ſtray letter")  # folds to an ASCII letter in a case-insensitive pattern
     with pytest.raises(ValueError):
         KeywordGate("Upper")
+
+
+def test_a_gate_skips_a_keyword_that_holds_another():
+    assert KeywordGate("decided", "decide", "否决了", "否决", "decide").keywords == ("decide", "否决")
+
+
+def test_any_of_matches_each_word_as_written():
+    words = ("c++", "a.b", "do not", "(x)", "[y]")
+    pattern = re.compile(any_of(words))
+    assert [pattern.fullmatch(word) is not None for word in words] == [True] * len(words)
+    assert pattern.search("c+ aXb do  not x y") is None

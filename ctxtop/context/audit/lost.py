@@ -6,18 +6,20 @@ import re
 
 from ctxtop.context.rules.constraints import WindowText
 from ctxtop.context.rules.facts import normalize
-from ctxtop.context.rules.patterns import KeywordGate
+from ctxtop.context.rules.patterns import KeywordGate, any_of
 from ctxtop.parsers.model import ASSISTANT, INJECTED, REASONING, SUMMARY, SYSTEM, USER
 
 MAX_LOST_ITEMS = 50
 
-_DECISION = re.compile(r"\b(?:decided|rejected|instead of|chose|we will use|won't use|switched to)\b|否决|决定|改用|放弃|采用", re.IGNORECASE)
-_NEGATIVE = re.compile(r"\b(?:never|do not|don't|must not|cannot|no longer)\b|不要|禁止|不能|不得|严禁", re.IGNORECASE)
+_NEGATIVE_WORDS = ("never", "do not", "don't", "must not", "cannot", "no longer")
+_NEGATIVE_WORDS_ZH = ("不要", "禁止", "不能", "不得", "严禁")
+_DECISION_WORDS = ("decided", "rejected", "instead of", "chose", "we will use", "won't use", "switched to")
+_DECISION_WORDS_ZH = ("否决", "决定", "改用", "放弃", "采用")
+_DECISION = re.compile(rf"\b{any_of(_DECISION_WORDS)}\b|{any_of(_DECISION_WORDS_ZH)}", re.IGNORECASE)
+_NEGATIVE = re.compile(rf"\b{any_of(_NEGATIVE_WORDS)}\b|{any_of(_NEGATIVE_WORDS_ZH)}", re.IGNORECASE)
 _RULE_WORDS = re.compile(f"{_NEGATIVE.pattern}|{_DECISION.pattern}", re.IGNORECASE)
-# Every match of _RULE_WORDS holds one of these as it is: a block without any is not split into sentences.
-RULE_WORDS_GATE = KeywordGate("never", "do not", "don't", "must not", "cannot", "no longer", "不要", "禁止", "不能", "不得", "严禁",
-                              "decided", "rejected", "instead of", "chose", "we will use", "won't use", "switched to",
-                              "否决", "决定", "改用", "放弃", "采用")
+# Every match of _RULE_WORDS holds one of its words as it is: a block without any is not split into sentences.
+RULE_WORDS_GATE = KeywordGate(*_NEGATIVE_WORDS, *_NEGATIVE_WORDS_ZH, *_DECISION_WORDS, *_DECISION_WORDS_ZH)
 # Candidates of one kind looked at per compaction: enough to find the first 50 lost, bounded on huge windows.
 MAX_CANDIDATES = 5000
 FACT_SCAN_CHARS = 4000

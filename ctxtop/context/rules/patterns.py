@@ -9,6 +9,7 @@ events (a tool call and its result appended) never reach most of them.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from typing import Any, cast
 
 
@@ -42,6 +43,12 @@ def compiled_on_use(source: str, flags: int = 0) -> re.Pattern[str]:
 _FOLDS_TO_ASCII = compiled_on_use("[\u0130\u0131\u017f\u212a]")
 
 
+def any_of(words: Iterable[str]) -> str:
+    """A pattern matching any of ``words`` as written (spaces included), tried in their order: the source
+    of an alternation whose words a ``KeywordGate`` is also made of, so that they are stated once."""
+    return "(?:" + "|".join(re.escape(word) for word in words) + ")"
+
+
 class KeywordGate:
     """Whether a case-insensitive pattern may match a text, from the literal words its matches hold.
 
@@ -54,7 +61,8 @@ class KeywordGate:
     def __init__(self, *keywords: str) -> None:
         if any(k != k.lower() or not k for k in keywords):
             raise ValueError("keywords are non-empty and in lower case")
-        self.keywords = keywords
+        # A keyword holding another is found wherever that one is ("decided", "decide"): one search less.
+        self.keywords = tuple(k for k in dict.fromkeys(keywords) if not any(o != k and o in k for o in keywords))
 
     def may_match(self, text: str) -> bool:
         lowered = text.lower()

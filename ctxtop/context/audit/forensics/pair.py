@@ -13,7 +13,7 @@ from typing import Any
 
 from ctxtop.context.audit.forensics.claims import unsupported_claims
 from ctxtop.context.rules.constraints import WindowText
-from ctxtop.context.rules.patterns import KeywordGate
+from ctxtop.context.rules.patterns import KeywordGate, any_of
 from ctxtop.context.window.replay import Window
 from ctxtop.parsers.model import ASSISTANT, INJECTED, REASONING, SUMMARY, SYSTEM, USER
 
@@ -22,18 +22,20 @@ SCAN_CHARS = 4000  # of each block: a multi-MB output is not where decisions are
 _WRITERS = frozenset({SYSTEM, INJECTED, USER, ASSISTANT, REASONING, SUMMARY})
 _SENTENCES = re.compile(r"(?<=[。！？!?；;])|\n+|(?<=\.)\s+")
 _END = r"(?P<option>[^.;,:!?\n。；，！？]{3,60})"
+_DECIDED = ("decided", "decide", "chose", "choose", "agreed")  # … not to / against
+_DROPPED = ("rejected", "ruled out", "gave up on", "abandoned", "dropped the idea of", "vetoed")
+_WONT = ("won't", "will not", "shouldn't", "should not", "do not", "don't")  # … use / add / adopt
+_DROPPED_ZH = ("不用", "放弃", "否决了", "否决", "不再使用", "不引入", "不采用", "弃用")
 REJECTION = re.compile(
-    r"\b(?:decided|decide|chose|choose|agreed)\s+(?:not\s+to|against)\s+" + _END
-    + r"|\b(?:rejected|ruled out|gave up on|abandoned|dropped the idea of|vetoed)\s+"
+    rf"\b{any_of(_DECIDED)}\s+(?:not\s+to|against)\s+" + _END
+    + rf"|\b{any_of(_DROPPED)}\s+"
     + r"(?:the\s+(?:idea|option|approach)\s+(?:of|to)\s+)?" + _END.replace("option", "option2")
-    + r"|\b(?:won't|will not|shouldn't|should not|do not|don't)\s+(?:use|add|introduce|adopt|pull in|depend on)\s+" + _END.replace("option", "option3")
-    + r"|(?:不用|放弃|否决了?|不再使用|不引入|不采用|弃用)(?P<option4>[^，。；！？,.;!?\n]{2,30})",
+    + rf"|\b{any_of(_WONT)}\s+(?:use|add|introduce|adopt|pull in|depend on)\s+" + _END.replace("option", "option3")
+    + rf"|{any_of(_DROPPED_ZH)}(?P<option4>[^，。；！？,.;!?\n]{{2,30}})",
     re.IGNORECASE,
 )
-# Every match of REJECTION holds one of these as it is (its literal words, spaces included).
-REJECTION_WORDS = KeywordGate("decide", "chose", "choose", "agreed", "rejected", "ruled out", "gave up on", "abandoned",
-                              "dropped the idea of", "vetoed", "won't", "will not", "shouldn't", "should not", "do not", "don't",
-                              "不用", "放弃", "否决", "不再使用", "不引入", "不采用", "弃用")
+# Every match of REJECTION holds one of the words it starts with as it is (spaces included).
+REJECTION_WORDS = KeywordGate(*_DECIDED, *_DROPPED, *_WONT, *_DROPPED_ZH)
 PENDING = re.compile(
     r"\b(?:pending|todo|to-do|next steps?|still (?:need|needs|has|have) to|not yet|remaining|remains? to|yet to|need to|needs to)\b"
     r"|待办|未完成|下一步|还需|尚未|待处理|接下来",
