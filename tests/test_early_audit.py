@@ -189,8 +189,41 @@ def test_the_rules_are_not_detected_in_two_processes_while_a_fork_audits(log, fo
     asked = []
     real_detected = tracker_module.detected_constraints
     monkeypatch.setattr(tracker_module, "detected_constraints",
-                        lambda *args, processes: asked.append(processes) or real_detected(*args, processes=processes))
+                        lambda *args, processes, known: asked.append(processes) or real_detected(*args, processes=processes, known=known))
     real_audit_pair = pairs_module._audit_pair
     monkeypatch.setattr(pairs_module, "_audit_pair", lambda *args: time.sleep(0.3) or real_audit_pair(*args))
     audited(log, RuleRequest(auto=True))
     assert len(made) == 1 and asked == [1]  # still at work when the read ended: the rules found here alone
+
+
+def test_the_rules_here_are_detected_from_where_the_last_fork_read_them(log, forks, made, monkeypatch):
+    from ctxtop.context import tracker as tracker_module
+    from ctxtop.context.rules.constraints import detected_to
+
+    request = RuleRequest(auto=True)
+    alone = audited(log, request, processes=1)
+    given = []
+    real_detected = tracker_module.detected_constraints
+
+    def detected(entries, log_format, *args, processes, known):
+        given.append((entries, log_format, known))
+        return real_detected(entries, log_format, *args, processes=processes, known=known)
+
+    monkeypatch.setattr(tracker_module, "detected_constraints", detected)
+    assert audited(log, request) == alone
+    [(entries, log_format, known)] = given
+    assert made and 0 < known.entries < len(entries)  # posted by a fork: only what was read since is read here
+    assert list(known.found.values()) == list(detected_to(entries, known.entries, log_format).found.values())
+
+
+def test_what_a_fork_posted_is_not_gone_on_from_once_a_replay_went_back_before_its_end():
+    from types import SimpleNamespace
+
+    from ctxtop.context.rules.constraints import Detected
+
+    audit = early.EarlyAudit(lambda session, known: [])
+    known = Detected(100, {})
+    audit._detected = known, 1  # posted by a fork made after the session's first replay reset
+    assert audit.detected(SimpleNamespace(replay_resets=[40])) is known  # (the reset before the fork)
+    assert audit.detected(SimpleNamespace(replay_resets=[40, 100, 250])) is known
+    assert audit.detected(SimpleNamespace(replay_resets=[40, 100, 99])) is None

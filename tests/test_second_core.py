@@ -99,3 +99,33 @@ def test_whether_a_fork_has_sent_is_known_without_waiting(forks, tmp_path):
         time.sleep(0.01)
     assert forked.result() == ("sent",)
     assert not forked.has_sent()  # (taken: nothing more to come)
+
+
+def test_a_value_posted_by_a_fork_is_read_without_waiting_for_it(forks, tmp_path):
+    go = tmp_path / "go"
+    posted = second_core.Posted[dict]()
+
+    def call():
+        posted.post({"rules": list(range(10_000))})
+        while not go.exists():
+            time.sleep(0.01)
+        return "done"
+
+    forked = second_core.start_in_fork(call)
+    assert forked is not None
+    while (value := posted.read()) is None:
+        time.sleep(0.01)
+    assert value == {"rules": list(range(10_000))} and not forked.has_sent()  # read while the fork still works
+    go.touch()
+    assert forked.result() == ("done",)
+    posted.close()
+
+
+def test_a_posted_value_is_read_whole_or_not_at_all():
+    posted = second_core.Posted[bytes](capacity=1 << 10)
+    assert posted.read() is None  # nothing posted yet
+    assert not posted.post(b"x" * 2000) and posted.read() is None  # does not fit: never read
+    assert posted.post(b"y" * 100) and posted.read() == b"y" * 100
+    posted._area[30] ^= 0xFF  # a byte of the payload not yet written, as the reader may see it
+    assert posted.read() is None
+    posted.close()

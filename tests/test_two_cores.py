@@ -11,7 +11,7 @@ import pytest
 from ctxtop.context.audit import pairs as audit_pairs
 from ctxtop.context.audit.cache import AuditCache
 from ctxtop.context.audit.run import run_audit
-from ctxtop.context.rules.constraints import MIN_SPLIT_ENTRIES, detect_constraints
+from ctxtop.context.rules.constraints import MIN_SPLIT_ENTRIES, detect_constraints, detected_to
 from ctxtop.context.rules.selection import RuleRequest, select_rules
 from ctxtop.context.window.session import Session
 from ctxtop.parsers.model import USER, Block
@@ -77,6 +77,16 @@ def test_rules_detected_in_two_halves_are_those_found_in_one(session_with_compac
     assert any(c.first_stated <= len(told) for c in one) and one[-1].text == new_rule.text
     assert detect_constraints(entries, session.format, processes=2) == one
     assert len(forks) == 1
+    # Gone on from what the first entries state, wherever they end (twice from the same: it is not changed).
+    starts = (0, 1, len(told) // 3, len(told), len(told) + len(again) // 2 + 1, len(entries))
+    for known_to in starts:
+        known = detected_to(entries, known_to, session.format)
+        assert detect_constraints(entries, session.format, known=known) == one
+        assert detect_constraints(entries, session.format, known=known, processes=2) == one
+    # (split only where MIN_SPLIT_ENTRIES at least were left to read)
+    assert len(forks) == 1 + sum(len(entries) - known_to >= MIN_SPLIT_ENTRIES for known_to in starts) >= 4
+    too_far = detected_to(entries, len(entries), session.format)
+    assert detect_constraints(told, session.format, known=too_far) == detect_constraints(told, session.format)
 
 
 @pytest.mark.parametrize("format", ["claude-code", "codex"])

@@ -8,11 +8,14 @@ another thread held stays held in the copy). Anything going wrong with it (not m
 sending back something unreadable) costs time, not results: the second half then runs here.
 
 A fork may also be started and its result taken later (``start_in_fork``): work on what a cold
-read has reached so far, done while the read goes on (``audit.early``).
+read has reached so far, done while the read goes on (``audit.early``). Such a fork may also post one
+value before it is done (``Posted``), for the parent to take without waiting.
 """
 
 from __future__ import annotations
 
+import hashlib
+import mmap
 import os
 import pickle
 import select
@@ -23,6 +26,7 @@ from typing import Generic, TypeVar
 
 First = TypeVar("First")
 Second = TypeVar("Second")
+Value = TypeVar("Value")
 
 
 def cores_available() -> int:
@@ -134,3 +138,47 @@ def _unpickled(payload: bytes) -> tuple | None:
     except Exception:  # cut short: the fork died while writing
         return None
     return sent if isinstance(sent, tuple) and len(sent) == 1 else None
+
+
+class Posted(Generic[Value]):
+    """One value a fork posts for its parent to read at any time after, without waiting for the fork.
+
+    Made before the fork: pages shared by both (anonymous, so only those written take memory). The fork
+    writes the value pickled, then its length and digest; the parent takes it only when the digest
+    matches what it reads, so a value read while it is being written is not taken (None: not posted yet).
+    """
+
+    _HEADER = 8 + 16  # the payload's length, its digest
+
+    def __init__(self, capacity: int = 4 << 20) -> None:
+        self._area = mmap.mmap(-1, self._HEADER + capacity)
+
+    def post(self, value: Value) -> bool:
+        """In the fork: ``value`` posted, unless it does not fit (then the parent never reads one)."""
+        payload = pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
+        if self._HEADER + len(payload) > len(self._area):
+            return False
+        self._area[self._HEADER : self._HEADER + len(payload)] = payload
+        self._area[:self._HEADER] = len(payload).to_bytes(8, "little") + _digest(payload)
+        return True
+
+    def read(self) -> Value | None:
+        """In the parent: the value posted, or None (not posted, or not yet whole)."""
+        header = self._area[:self._HEADER]
+        size = int.from_bytes(header[:8], "little")
+        if not size or self._HEADER + size > len(self._area):
+            return None
+        payload = self._area[self._HEADER : self._HEADER + size]
+        if _digest(payload) != header[8:]:
+            return None
+        try:
+            return pickle.loads(payload)  # noqa: S301 (our own fork's, in pages only it and we map)
+        except Exception:
+            return None
+
+    def close(self) -> None:
+        self._area.close()
+
+
+def _digest(payload: bytes) -> bytes:
+    return hashlib.blake2b(payload, digest_size=16).digest()

@@ -128,7 +128,8 @@ class Tracker:
         saved, warning = load_session_pins(path) if saved_pins else (None, None)
         # A whole log read with its audit right after, on two cores: audited in part while the read goes on,
         # and while the rules are picked after it.
-        early = EarlyAudit(lambda read: _rules_over(read, request, saved, lambda: detect_constraints(read.entries, read.format))
+        early = EarlyAudit(lambda read, known: _rules_over(read, request, saved,
+                                                          lambda: detect_constraints(read.entries, read.format, known=known))
                            ) if audit and processes > 1 and not live else None
         try:
             if live:
@@ -179,9 +180,11 @@ class Tracker:
             session = self.session
             # While a fork still audits compactions from the read, the second core is taken.
             processes = 1 if self._early is not None and self._early.at_work() else self.processes
+            # What the entries read before the last fork began state, as it found them: read from there on.
+            known = self._early.detected(session) if self._early is not None else None
             self.rules = _rules_over(session, self.request, self.saved,
                                      lambda: detected_constraints(session.entries, session.format, session.accounting,
-                                                                  session.counter.store, processes=processes))
+                                                                  session.counter.store, processes=processes, known=known))
             self._detected_to = len(self.session.entries)
 
     @property

@@ -14,6 +14,10 @@ after it reads the text of every compaction's windows. Forks use the machine's s
 text, so that each core has about as much left. One fork at a time: a fork waiting beside one at work
 would hold a second copy of every page this process changes meanwhile (about 75 MB more at 200 MB).
 
+Each fork posts the rules the entries final at its start state (``second_core.Posted``) as soon as it
+has them: the next fork, and the rule detection here after the read, go on from there, reading only the
+entries since.
+
 What they found joins the audit cache under each pair's key (what both windows hold, the rules
 judged, the compaction), so the audit after the read takes exactly the pairs that are the same and
 audits the rest itself: a rule first stated later, say, changes a pair's key, never its result. A
@@ -30,7 +34,7 @@ from ctxtop.context import second_core
 from ctxtop.context.audit.cache import AuditCache
 from ctxtop.context.audit.events import after_message
 from ctxtop.context.audit.pairs import CollectingCache, audit_one_by_one, audited_at, remember_sent
-from ctxtop.context.rules.constraints import Constraint
+from ctxtop.context.rules.constraints import Constraint, Detected, detected_to
 from ctxtop.context.store.token_cache import TokenCache
 from ctxtop.context.window.session import Session
 
@@ -43,6 +47,8 @@ START_BEFORE = 0.8
 
 Pair = tuple[int, int]  # (compaction message, the message whose window counts as "after")
 Sent = tuple[list[int], list]  # the compactions a fork audited, and what its audit cache was given
+# The rules in force over the entries read (``Session``), given what the first of them state (``Detected``, or None).
+RulesOf = Callable[[Session, Detected | None], list[Constraint]]
 
 
 @dataclass(slots=True)
@@ -50,22 +56,26 @@ class _Running:
     forked: second_core.Forked[Sent]
     pairs: list[Pair]
     stop: mmap.mmap  # shared with the fork: non-zero once it should stop
+    detected: second_core.Posted[Detected]  # what the entries final at its start state, once it has read them
+    resets: int  # the session's replay resets when it was made
 
 
 class EarlyAudit:
     """Told of the read by ``Session.open`` (``on_read``) and of its end (``after_read``); ``join`` before the
     audit takes what the forks found.
 
-    ``rules_of(session)``: the rules in force over the entries read so far, as the audit after the read
-    picks them (run in the forks: it must not write anything, nor use the persistent cache)."""
+    ``rules_of(session, known)``: the rules in force over the entries read so far, as the audit after the read
+    picks them, detected from ``known`` on (run in the forks: it must not write anything, nor use the
+    persistent cache). ``detected`` tells the detection after the read where to go on from."""
 
-    def __init__(self, rules_of: Callable[[Session], list[Constraint]]) -> None:
+    def __init__(self, rules_of: RulesOf) -> None:
         self._rules_of = rules_of
         # Whether forks are made: for a log read from (near) its start (known at the first part read), until one dies.
         self._forking: bool | None = None
         self._running: _Running | None = None  # one fork at a time: on the second core, and in memory
         self._given: set[int] = set()  # the compactions given to a fork, less those a fork taken did not audit
         self._sent: list[Sent] = []  # what the forks taken sent
+        self._detected: tuple[Detected, int] | None = None  # the latest posted, with the replay resets when its fork was made
 
     def on_read(self, session: Session, fraction: float) -> None:
         """``Session.open``'s ``on_read``: a fork for the pairs final so far, when none is at work."""
@@ -87,6 +97,16 @@ class EarlyAudit:
         if self._forking:
             self._start(session, latest_first=latest_first)
 
+    def detected(self, session: Session) -> Detected | None:
+        """The rules the most entries final so far state, as the last fork posted them, if it did and they
+        are still final (no replay went back before their end since)."""
+        if self._running is not None and (posted := self._running.detected.read()) is not None:
+            self._detected = posted, self._running.resets
+        if self._detected is None:
+            return None
+        known, resets = self._detected
+        return known if all(reset >= known.entries for reset in session.replay_resets[resets:]) else None
+
     def at_work(self) -> bool:
         """Whether a fork is still auditing (the second core is taken)."""
         return self._running is not None and not self._running.forked.has_sent()
@@ -97,13 +117,14 @@ class EarlyAudit:
             return
         if latest_first:
             pairs.reverse()
-        rules_of, stop = self._rules_of, mmap.mmap(-1, 1)
-        forked = second_core.start_in_fork(lambda: _audit_in_fork(session, pairs, rules_of, stop))
+        rules_of, stop, known, detected = self._rules_of, mmap.mmap(-1, 1), self.detected(session), second_core.Posted[Detected]()
+        forked = second_core.start_in_fork(lambda: _audit_in_fork(session, pairs, rules_of, stop, known, detected))
         if forked is None:
             self._forking = False  # (none can be made here)
+            detected.close()
         else:
             self._given.update(message for message, _ in pairs)
-            self._running = _Running(forked, pairs, stop)
+            self._running = _Running(forked, pairs, stop, detected, len(session.replay_resets))
 
     def _pairs_to_give(self, session: Session) -> list[Pair]:
         """The pairs not given to a fork yet whose two windows are final, in order."""
@@ -137,6 +158,7 @@ class EarlyAudit:
         running, self._running, self._sent = self._running, None, []
         if running is not None:
             running.forked.cancel()
+            running.detected.close()
 
     def _take(self, *, stop: bool) -> None:
         """Wait for the fork at work, if any (``stop``: told to stop after its pair first), and keep what it
@@ -148,6 +170,9 @@ class EarlyAudit:
         if stop:
             running.stop[0] = 1
         sent = running.forked.result()
+        if (posted := running.detected.read()) is not None:
+            self._detected = posted, running.resets
+        running.detected.close()
         if sent is None:
             self._forking = False
             return
@@ -155,12 +180,15 @@ class EarlyAudit:
         self._sent.append(sent[0])
 
 
-def _audit_in_fork(session: Session, pairs: list[Pair], rules_of: Callable[[Session], list[Constraint]], stop: mmap.mmap
-                   ) -> Sent:
-    """In a fork: ``pairs`` audited in their order, until ``stop`` is set."""
+def _audit_in_fork(session: Session, pairs: list[Pair], rules_of: RulesOf, stop: mmap.mmap, known: Detected | None,
+                   detected: second_core.Posted[Detected]) -> Sent:
+    """In a fork: what the entries final now state posted to ``detected`` (from ``known`` on), then ``pairs``
+    audited in their order, until ``stop`` is set."""
     if stop[0]:
         return [], []  # stopped as soon as made: the rules are not worth picking
-    rules = rules_of(session)
+    final = detected_to(session.entries, session.final_before(), session.format, known)
+    detected.post(final)
+    rules = rules_of(session, final)
     collecting = CollectingCache()
     jobs = [(message, after, audited_at(rules, message)) for message, after in pairs]
     audited = audit_one_by_one(session, jobs, collecting, should_stop=lambda: bool(stop[0]))

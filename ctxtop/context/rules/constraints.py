@@ -8,6 +8,7 @@ the window holds a summary ctxtop cannot read (an encrypted compaction).
 
 from __future__ import annotations
 
+import copy
 from bisect import bisect_right
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -155,22 +156,50 @@ RULE_SOURCES = (SYSTEM, INJECTED, USER)
 MIN_SPLIT_ENTRIES = 2000
 
 
-def detect_constraints(entries: Iterable[Entry], log_format: str | None = None, *, processes: int = 1) -> list[Constraint]:
+@dataclass(slots=True)
+class Detected:
+    """The rules detected in a session's first ``entries`` entries, by normalized text in the order first
+    stated: a detection over more of the same entries goes on from it (``detect_constraints``'s ``known``).
+    What a text states depends on that text alone, so the rules of a longer stretch are these and, after
+    them, those first stated past it."""
+
+    entries: int
+    found: dict[str, Constraint]
+
+
+def detect_constraints(entries: Iterable[Entry], log_format: str | None = None, *, processes: int = 1,
+                       known: Detected | None = None) -> list[Constraint]:
     """The hard rules stated by the user, a system prompt they wrote, or their instruction files.
 
     Harness-written text (reminders, listings, caveats, built-in prompts) is not
     read (``sources``); each rule keeps its cue and where it was first stated.
     ``processes=2``: the later half of the entries read in a fork (``second_core``), when that is safe.
+    ``known``: what the first entries state (those entries unchanged since), read from where it ends.
     """
-    if processes > 1 and isinstance(entries, Sequence) and len(entries) >= MIN_SPLIT_ENTRIES and second_core.can_fork():
-        middle = len(entries) // 2
-        found, later = second_core.both_halves(lambda: _detected(_stretch(entries, 0, middle), log_format),
-                                   lambda: _detected(_stretch(entries, middle, len(entries)), log_format))
-        for key, constraint in later.items():
-            found.setdefault(key, constraint)  # stated in both halves: first stated in the earlier
-    else:
-        found = _detected(entries, log_format)
+    if not isinstance(entries, Sequence):
+        return unique_ids(list(_detected(entries, log_format).values()))
+    found = detected_to(entries, len(entries), log_format, known, processes=processes).found
     return unique_ids(list(found.values()))
+
+
+def detected_to(entries: Sequence[Entry], stop: int, log_format: str | None, known: Detected | None = None, *,
+                processes: int = 1) -> Detected:
+    """The rules the first ``stop`` entries state, from ``known`` on when it covers no more of them."""
+    start, found = 0, {}
+    if known is not None and known.entries <= stop:
+        # Copies: the ids are made unique in place (``unique_ids``), and ``known`` may serve again.
+        start, found = known.entries, {key: copy.copy(constraint) for key, constraint in known.found.items()}
+    halves: tuple[dict[str, Constraint], ...]
+    if processes > 1 and stop - start >= MIN_SPLIT_ENTRIES and second_core.can_fork():
+        middle = (start + stop) // 2
+        halves = second_core.both_halves(lambda: _detected(_stretch(entries, start, middle), log_format),
+                                         lambda: _detected(_stretch(entries, middle, stop), log_format))
+    else:
+        halves = (_detected(_stretch(entries, start, stop), log_format),)
+    for half in halves:
+        for key, constraint in half.items():
+            found.setdefault(key, constraint)  # stated in both: first stated in the earlier
+    return Detected(stop, found)
 
 
 def _detected(entries: Iterable[Entry], log_format: str | None) -> dict[str, Constraint]:

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 
 import orjson
 
-from ctxtop.context.rules.constraints import Constraint, detect_constraints, make_constraint
+from ctxtop.context.rules.constraints import Constraint, Detected, detect_constraints, make_constraint
 from ctxtop.context.store.token_cache import TokenCache
 from ctxtop.context.window.accounting import Accounting
 from ctxtop.parsers.model import Entry
@@ -32,10 +32,11 @@ def detection_key(accounting: Accounting, log_format: str | None) -> bytes:
 
 
 def detected_constraints(entries: Sequence[Entry], log_format: str | None, accounting: Accounting,
-                         store: TokenCache | None, *, processes: int = 1) -> list[Constraint]:
-    """``detect_constraints(entries, log_format)``, remembered in ``store`` (when there is one)."""
+                         store: TokenCache | None, *, processes: int = 1, known: Detected | None = None) -> list[Constraint]:
+    """``detect_constraints(entries, log_format)``, remembered in ``store`` (when there is one); ``known``:
+    what the first entries state, as ``detect_constraints`` takes it."""
     if store is None or accounting.counted != len(entries):
-        return detect_constraints(entries, log_format, processes=processes)
+        return detect_constraints(entries, log_format, processes=processes, known=known)
     key = detection_key(accounting, log_format)
     blob = store.get_audit(key)
     if blob is not None:
@@ -43,7 +44,7 @@ def detected_constraints(entries: Sequence[Entry], log_format: str | None, accou
             return [_restored(item) for item in orjson.loads(blob)]
         except (orjson.JSONDecodeError, TypeError, ValueError):
             pass  # written by another version, or damaged: detect again (and overwrite it)
-    found = detect_constraints(entries, log_format, processes=processes)
+    found = detect_constraints(entries, log_format, processes=processes, known=known)
     store.put_audit(key, orjson.dumps([[c.id, c.text, c.first_stated, c.cue, c.origin] for c in found]))
     return found
 
