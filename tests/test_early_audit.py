@@ -42,9 +42,9 @@ def taken(monkeypatch):
     joined: list[frozenset[int]] = []
     real = early.EarlyAudit.join
 
-    def join(self, store):
-        found = real(self, store)
-        joined.append(found)
+    def join(self, session, store):
+        found = real(self, session, store)
+        joined.append(frozenset(message for message, *_ in found))
         return found
 
     monkeypatch.setattr(early.EarlyAudit, "join", join)
@@ -103,10 +103,10 @@ def test_given_time_the_forks_audit_every_compaction_and_the_result_is_a_single_
     the_read_ends_before_the_first_fork(monkeypatch)
     real_join = early.EarlyAudit.join
 
-    def join_when_the_forks_are_done(self, store):
+    def join_when_the_forks_are_done(self, session, store):
         if self._running is not None:
             self._running.forked.has_sent()  # (waits for it, once the read is over)
-        return real_join(self, store)
+        return real_join(self, session, store)
 
     monkeypatch.setattr(early.EarlyAudit, "join", join_when_the_forks_are_done)
     assert audited(log) == alone

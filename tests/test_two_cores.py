@@ -112,3 +112,47 @@ def test_a_replay_from_a_kept_one_has_the_counts_a_replay_from_the_start_has(tmp
         assert [(i.entry.index, i.position, i.tokens) for i in near.window.blocks] == \
             [(i.entry.index, i.position, i.tokens) for i in fresh.window.blocks]
         assert near.window.estimated_tokens == fresh.window.estimated_tokens
+
+
+def test_pairs_a_fork_audited_are_taken_without_replaying_to_their_windows(session_with_compactions, monkeypatch):
+    from ctxtop.context.audit.pairs import CollectingCache, audit_one_by_one, audited_at, remember_sent
+    from ctxtop.context.window.replay import Replay
+
+    session, constraints = session_with_compactions
+    AuditCache.forget()
+    marked = [c for c in run_audit(session, constraints).compactions if c.event.kind != "implicit"]
+    jobs = [(c.event.message, c.after_message, audited_at(constraints, c.event.message)) for c in marked]
+    AuditCache.forget()
+    expected = audit_pairs.audit_pairs(session, jobs, AuditCache(None))
+    # The first half audited as an early fork does, its results sent back and remembered here.
+    AuditCache.forget()
+    collecting, half = CollectingCache(), len(jobs) // 2
+    seen = audit_one_by_one(session, jobs[:half], collecting, should_stop=lambda: False)
+    assert [pair[:2] for pair in seen] == [job[:2] for job in jobs[:half]]
+    AuditCache.forget()
+    cache = AuditCache(None)
+    remember_sent(cache, collected=collecting.collected)
+    stepped: list[int] = []
+    real_step = Replay._step
+    monkeypatch.setattr(Replay, "_step", lambda self, entry, position: stepped.append(position) or real_step(self, entry, position))
+    assert audit_pairs.audit_pairs(session, jobs, cache, seen=seen) == expected
+    first_left = jobs[half][0]
+    # (the replay starts at the one kept after the last compaction seen, or later)
+    assert stepped and min(stepped) == session.kept_replay_before(first_left - 1) >= jobs[half - 1][0]
+    # Told nothing of what the fork saw, the audit replays from the first pair on to know their keys.
+    stepped.clear()
+    assert audit_pairs.audit_pairs(session, jobs, cache) == expected
+    assert min(stepped) < jobs[0][0]
+
+
+def test_what_a_fork_audited_before_a_replay_went_back_is_audited_again():
+    from types import SimpleNamespace
+
+    from ctxtop.context.audit.early import EarlyAudit
+
+    early = EarlyAudit(lambda session, known: [])
+    seen = [(10, 12, b"b" * 16, b"a" * 16), (40, 43, b"c" * 16, b"d" * 16)]
+    early._sent = [((seen, []), 1)]  # sent by a fork made after the session's first replay reset
+    assert early.join(SimpleNamespace(replay_resets=[5]), None) == seen
+    early._sent = [((seen, []), 1)]
+    assert early.join(SimpleNamespace(replay_resets=[5, 60, 20]), None) == seen[:1]  # the second's windows may have changed

@@ -25,6 +25,7 @@ from ctxtop.context.audit.alerts import Alert, AlertKind
 from ctxtop.context.audit.early import EarlyAudit
 from ctxtop.context.audit.events import IMPLICIT_DROP
 from ctxtop.context.audit.guard_marks import guard_alerts, hook_denied
+from ctxtop.context.audit.pairs import SeenPair
 from ctxtop.context.audit.run import Audit, CompactionAudit, run_audit
 from ctxtop.context.audit.violations import violations
 from ctxtop.context.output.compaction import compaction_view
@@ -246,12 +247,12 @@ class Tracker:
                                    before_pairs=self._take_early_audit)
             return self.audit
 
-    def _take_early_audit(self) -> frozenset[int]:
+    def _take_early_audit(self) -> list[SeenPair]:
         """Stop the fork still auditing compactions from the read, if one is, and remember what the forks
         found: taken at the last moment, so that the rules and the audit's pass over the entries are done
-        meanwhile. The compactions they audited."""
+        meanwhile. The pairs they audited, with their windows' keys."""
         early, self._early = self._early, None
-        return early.join(self.session.counter.store) if early is not None else frozenset()
+        return early.join(self.session, self.session.counter.store) if early is not None else []
 
     def alerts(self, until: int | None = None) -> list[Alert]:
         """The settled alerts raised by messages up to ``until`` (all when None), in message order.

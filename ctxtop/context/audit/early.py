@@ -33,7 +33,7 @@ from dataclasses import dataclass
 from ctxtop.context import second_core
 from ctxtop.context.audit.cache import AuditCache
 from ctxtop.context.audit.events import after_message
-from ctxtop.context.audit.pairs import CollectingCache, audit_one_by_one, audited_at, remember_sent
+from ctxtop.context.audit.pairs import CollectingCache, SeenPair, audit_one_by_one, audited_at, remember_sent
 from ctxtop.context.rules.constraints import Constraint, Detected, detected_to
 from ctxtop.context.store.token_cache import TokenCache
 from ctxtop.context.window.session import Session
@@ -46,7 +46,7 @@ START_AT = 0.3
 START_BEFORE = 0.8
 
 Pair = tuple[int, int]  # (compaction message, the message whose window counts as "after")
-Sent = tuple[list[int], list]  # the compactions a fork audited, and what its audit cache was given
+Sent = tuple[list[SeenPair], list]  # the pairs a fork audited, and what its audit cache was given
 # The rules in force over the entries read (``Session``), given what the first of them state (``Detected``, or None).
 RulesOf = Callable[[Session, Detected | None], list[Constraint]]
 
@@ -74,7 +74,7 @@ class EarlyAudit:
         self._forking: bool | None = None
         self._running: _Running | None = None  # one fork at a time: on the second core, and in memory
         self._given: set[int] = set()  # the compactions given to a fork, less those a fork taken did not audit
-        self._sent: list[Sent] = []  # what the forks taken sent
+        self._sent: list[tuple[Sent, int]] = []  # what the forks taken sent, with the replay resets when each was made
         self._detected: tuple[Detected, int] | None = None  # the latest posted, with the replay resets when its fork was made
 
     def on_read(self, session: Session, fraction: float) -> None:
@@ -142,16 +142,18 @@ class EarlyAudit:
             pairs.append((message, after))
         return pairs
 
-    def join(self, store: TokenCache | None) -> frozenset[int]:
+    def join(self, session: Session, store: TokenCache | None) -> list[SeenPair]:
         """Stop the fork at work after its pair, wait for it and remember what the forks audited (in ``store``
-        too, when there is one); the compactions they audited (their pairs are in the cache now, unless a
-        fork judged other rules)."""
+        too, when there is one); the pairs they audited whose windows are still final (no replay went back
+        before their end since), with their windows' keys."""
         self._take(stop=True)
         sent, self._sent = self._sent, []
         cache = AuditCache(store)
-        for _, collected in sent:
+        seen = []
+        for (audited, collected), resets in sent:
             remember_sent(cache, collected)
-        return frozenset(message for compactions, _ in sent for message in compactions)
+            seen += [pair for pair in audited if all(reset >= pair[1] for reset in session.replay_resets[resets:])]
+        return seen
 
     def cancel(self) -> None:
         """Stop the fork, if one is at work (the read failed: nothing will be audited)."""
@@ -176,8 +178,8 @@ class EarlyAudit:
         if sent is None:
             self._forking = False
             return
-        self._given -= {message for message, _ in running.pairs} - set(sent[0][0])
-        self._sent.append(sent[0])
+        self._given -= {message for message, _ in running.pairs} - {message for message, *_ in sent[0][0]}
+        self._sent.append((sent[0], running.resets))
 
 
 def _audit_in_fork(session: Session, pairs: list[Pair], rules_of: RulesOf, stop: mmap.mmap, known: Detected | None,

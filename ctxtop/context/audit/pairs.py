@@ -16,18 +16,18 @@ from ctxtop.context.audit.cache import AuditCache, pair_key, window_key
 from ctxtop.context.audit.forensics.pair import pair_facts
 from ctxtop.context.audit.lost import lost_items
 from ctxtop.context.rules.constraints import Constraint, Status, WindowText
-from ctxtop.context.window.replay import Window
+from ctxtop.context.window.replay import Replay, Window
 from ctxtop.context.window.session import Session
 
 PairResult = tuple[dict[str, tuple[Status, Status]], dict[str, list[str]], dict[str, Any]]
 # (compaction message, the message whose window counts as "after", the constraints audited there)
 PairJob = tuple[int, int, list[Constraint]]
+# A pair audited, by what its two windows held: (compaction message, "after" message, the windows' keys
+# before and after, ``cache.window_key``). From the same final entries, the same windows: another process's
+# are this one's.
+SeenPair = tuple[int, int, bytes, bytes]
 # Fewer pairs than this are not worth a process: forking and sending back cost more than they save.
 MIN_FORKED_PAIRS = 4
-# What a pair likely cached costs, for each entry before it, against one audited: the replay to its
-# windows (their keys), not reading their text (measured on generated 200 MB rollouts: about 1 s to
-# replay all, 7 s to audit all).
-CACHED_PAIR_COST = 0.15
 
 
 def audited_at(constraints: list[Constraint], compaction: int) -> list[Constraint]:
@@ -36,37 +36,50 @@ def audited_at(constraints: list[Constraint], compaction: int) -> list[Constrain
 
 
 def audit_pairs(session: Session, jobs: list[PairJob], cache: AuditCache, *, from_checkpoints: bool = False,
-                processes: int = 1, likely_cached: Collection[int] = ()) -> dict[tuple[int, int], PairResult]:
+                processes: int = 1, seen: Collection[SeenPair] = ()) -> dict[tuple[int, int], PairResult]:
     """Each job's statuses, lost facts and forensics facts, by (compaction, after); a pair whose window
     the session does not reach is left out. ``from_checkpoints``: replay each window from the session's
     checkpoint before it (a few windows late in a followed log) rather than all in one replay.
-    ``processes=2``: split the jobs with a forked process, when that is safe (``second_core.can_fork``);
-    ``likely_cached``: compactions whose pairs are probably in ``cache`` (cheap: weighed as nothing in the split)."""
-    if processes > 1 and len(jobs) >= MIN_FORKED_PAIRS and second_core.can_fork():
-        return _split_with_a_fork(session, jobs, cache, from_checkpoints, likely_cached)
-    return dict(_audited(session, jobs, cache, from_checkpoints))
+    ``processes=2``: split the jobs with a forked process, when that is safe (``second_core.can_fork``).
+    ``seen``: pairs whose windows' keys are known (a fork audited them from the same final entries): one
+    whose result ``cache`` holds for the job's rules is taken as it is, with no replay to its windows."""
+    known = {(message, after): keys for message, after, *keys in seen}
+    results: dict[tuple[int, int], PairResult] = {}
+    left = []
+    for message, after, constraints in jobs:
+        keys = known.get((message, after))
+        found = cache.get(pair_key(keys[0], keys[1], constraints, message)) if keys is not None else None
+        if found is not None:
+            results[message, after] = found
+        else:
+            left.append((message, after, constraints))
+    if processes > 1 and len(left) >= MIN_FORKED_PAIRS and second_core.can_fork():
+        results.update(_split_with_a_fork(session, left, cache, from_checkpoints))
+    else:
+        results.update((pair, result) for pair, _, result in _audited(session, left, cache, from_checkpoints))
+    return results
 
 
-def audit_one_by_one(session: Session, jobs: list[PairJob], cache: AuditCache, should_stop: Callable[[], bool]) -> list[int]:
+def audit_one_by_one(session: Session, jobs: list[PairJob], cache: AuditCache, should_stop: Callable[[], bool]) -> list[SeenPair]:
     """The jobs audited into ``cache`` in their order, as long as ``should_stop()`` says no before each: the
-    compactions audited. Jobs in message order share one replay; others each replay from the kept replay
+    pairs audited. Jobs in message order share one replay; others each replay from the kept replay
     nearest before their window."""
-    audited: list[int] = []
+    audited: list[SeenPair] = []
     in_order = all(job[0] < following[0] for job, following in zip(jobs, jobs[1:]))
     for run in [jobs] if in_order else [[job] for job in jobs]:
         if should_stop():
             break
-        for (message, _), _ in _audited(session, run, cache, False):
-            audited.append(message)
+        for (message, after), keys, _ in _audited(session, run, cache, False):
+            audited.append((message, after, *keys))
             if should_stop():
                 return audited
     return audited
 
 
 def _audited(session: Session, jobs: list[PairJob], cache: AuditCache, from_checkpoints: bool
-             ) -> Iterator[tuple[tuple[int, int], PairResult]]:
-    """The jobs audited in order; only the windows of the pair at hand (and those the next needs) are held:
-    the texts of every window at once could outweigh the log."""
+             ) -> Iterator[tuple[tuple[int, int], tuple[bytes, bytes], PairResult]]:
+    """The jobs audited in order, each with its windows' keys; only the windows of the pair at hand (and
+    those the next needs) are held: the texts of every window at once could outweigh the log."""
     needed = {message - 1 for message, _, _ in jobs} | {after for _, after, _ in jobs}
     windows = _windows_at(session, needed) if from_checkpoints else _windows(session, needed)
     held: dict[int, tuple[bytes, Window]] = {}
@@ -75,7 +88,8 @@ def _audited(session: Session, jobs: list[PairJob], cache: AuditCache, from_chec
             held[found[0]] = found[1:]
         before_window, after_window = held.get(message - 1), held.get(after)
         if before_window is not None and after_window is not None:
-            yield (message, after), _audit_pair(before_window, after_window, constraints, cache, message)
+            yield ((message, after), (before_window[0], after_window[0]),
+                   _audit_pair(before_window, after_window, constraints, cache, message))
         following = jobs[index + 1][0] if index + 1 < len(jobs) else None
         held = {at: window for at, window in held.items() if following is not None and at >= following - 1}
 
@@ -97,19 +111,23 @@ def _audit_pair(before: tuple[bytes, Window], after: tuple[bytes, Window], const
 
 
 def _windows(session: Session, messages: set[int]) -> Iterator[tuple[int, bytes, Window]]:
-    """The window at each of ``messages``, in order, from one replay: its content key and a copy of it.
-    The replay starts at the session's kept replay nearest before the first (a second process auditing
-    the later pairs replays only their part of the session)."""
-    if not messages:
-        return
-    if 0 in messages:
-        yield 0, window_key(Window(at=0), session.accounting), Window(at=0)
-    replay = session.replay_near(min(messages))
-    if replay.position and replay.position in messages:
-        yield replay.position, window_key(replay.window, session.accounting), _copy(replay.window)
-    for window in replay.run(max(messages)):
-        if window.at in messages:
-            yield window.at, window_key(window, session.accounting), _copy(window)
+    """The window at each of ``messages``, in order: its content key and a copy of it. Replayed on from one
+    to the next, or from the session's kept replay nearest before the next when that is further on: a
+    stretch is replayed only when a window in it, or after it before the next kept replay, is needed
+    (a second process auditing the later pairs, or the pairs left once the forks' are taken, replays only
+    their part of the session)."""
+    replay: Replay | None = None
+    for message in sorted(messages):
+        if message == 0:
+            yield 0, window_key(Window(at=0), session.accounting), Window(at=0)
+            continue
+        if replay is None or session.kept_replay_before(message) > replay.position:
+            replay = session.replay_near(message)
+        for _ in replay.run(message):
+            pass
+        if replay.position != message:
+            return  # past the session's end
+        yield message, window_key(replay.window, session.accounting), _copy(replay.window)
 
 
 def _copy(window: Window) -> Window:
@@ -145,12 +163,15 @@ def remember_sent(cache: AuditCache, collected: list) -> None:
         cache.put(key, statuses, lost, facts)
 
 
-def _split_point(jobs: list[PairJob], likely_cached: Collection[int] = ()) -> int:
-    """Where to cut the jobs so that both halves take about as long: a pair costs about what its window
-    before holds, the entries since the compaction before it; one likely cached, only the replay to its windows."""
-    costs = [(message - (jobs[n - 1][1] if n else 0)) * (CACHED_PAIR_COST if message in likely_cached else 1.0)
-             for n, (message, _, _) in enumerate(jobs)]
-    total, running = sum(costs), 0.0
+def _split_point(session: Session, jobs: list[PairJob]) -> int:
+    """Where to cut the jobs so that both halves take about as long: a pair costs about the entries since the
+    compaction before it, which its window before holds (the text read) and which are replayed to reach it
+    (``_windows``: from the last pair's window after, or the kept replay nearest before it if further on)."""
+    costs = []
+    for n, (message, _, _) in enumerate(jobs):
+        replayed_from = max(jobs[n - 1][1] if n else 0, session.kept_replay_before(message - 1))
+        costs.append(message - replayed_from)
+    total, running = sum(costs), 0
     for n, cost in enumerate(costs):
         running += cost
         if 2 * running >= total:
@@ -158,19 +179,19 @@ def _split_point(jobs: list[PairJob], likely_cached: Collection[int] = ()) -> in
     return len(jobs) // 2
 
 
-def _split_with_a_fork(session: Session, jobs: list[PairJob], cache: AuditCache, from_checkpoints: bool,
-                       likely_cached: Collection[int]) -> dict[tuple[int, int], PairResult]:
-    split = _split_point(jobs, likely_cached)
+def _split_with_a_fork(session: Session, jobs: list[PairJob], cache: AuditCache, from_checkpoints: bool
+                       ) -> dict[tuple[int, int], PairResult]:
+    split = _split_point(session, jobs)
     mine, theirs = jobs[:split], jobs[split:]
 
     def second_half() -> tuple[dict[tuple[int, int], PairResult], list]:
         collecting = CollectingCache()
         # Its windows made as the parent would make them (a checkpoint may hold older estimates of the
         # same blocks than a new replay, and the forensics report a summary's tokens): the same results.
-        return dict(_audited(session, theirs, collecting, from_checkpoints)), collecting.collected
+        return {pair: result for pair, _, result in _audited(session, theirs, collecting, from_checkpoints)}, collecting.collected
 
-    results, (pairs, collected) = second_core.both_halves(lambda: dict(_audited(session, mine, cache, from_checkpoints)),
-                                                          second_half)
+    results, (pairs, collected) = second_core.both_halves(
+        lambda: {pair: result for pair, _, result in _audited(session, mine, cache, from_checkpoints)}, second_half)
     remember_sent(cache, collected)
     results.update(pairs)
     return results

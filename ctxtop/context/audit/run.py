@@ -26,7 +26,7 @@ from ctxtop.context.audit.forensics import AFTERMATH_MESSAGES, build_forensics, 
 from ctxtop.context.audit.forensics.actions import Action, action_of
 from ctxtop.context.audit.forensics.history import History
 from ctxtop.context.audit.guard_marks import guard_alert, hook_blocked, hook_denied
-from ctxtop.context.audit.pairs import audit_pairs, audited_at
+from ctxtop.context.audit.pairs import SeenPair, audit_pairs, audited_at
 from ctxtop.context.audit.remembered import RememberedAudit
 from ctxtop.context.audit.violations import checks_of, violations_of
 from ctxtop.context.rules.constraints import KEPT, Constraint, Status
@@ -154,12 +154,12 @@ class AuditProgress:
 
 
 def run_audit(session: Session, constraints: list[Constraint], resume: AuditProgress | None = None, *,
-              processes: int = 1, before_pairs: Callable[[], Collection[int]] | None = None) -> Audit:
+              processes: int = 1, before_pairs: Callable[[], Collection[SeenPair]] | None = None) -> Audit:
     """Audit every compaction of ``session``. ``resume``: the progress of an earlier audit of the same
     session (``Audit.progress``), so that only what came since is read. ``processes=2``: the windows'
     text read on two cores (``pairs.audit_pairs``: only from a process with no other thread).
     ``before_pairs``: called before the windows' text is read; results it puts in the audit cache are used,
-    and it returns the compactions whose pairs it probably put there."""
+    and it returns the pairs it put there, with their windows' keys (``pairs.audit_pairs``'s ``seen``)."""
     remembered = RememberedAudit(session, constraints) if resume is None else None
     if remembered is not None and (recalled := remembered.recall()) is not None:
         rows, recalled_alerts = recalled
@@ -191,9 +191,9 @@ def run_audit(session: Session, constraints: list[Constraint], resume: AuditProg
     # held past their pair); then the rest, compaction by compaction, from the results.
     jobs = [(e.message, after, audited_at(constraints, e.message)) for e, after in plans
             if e.kind != "implicit" and (e.message, after) not in pairs]
-    likely_cached = before_pairs() if before_pairs is not None else ()
+    seen = before_pairs() if before_pairs is not None else ()
     audited_pairs = audit_pairs(session, jobs, AuditCache(session.counter.store), from_checkpoints=resume is not None,
-                                processes=processes, likely_cached=likely_cached)
+                                processes=processes, seen=seen)
     alerts: list[Alert] = []
     audits = []
     seen_statuses: dict[tuple, Status] = {}

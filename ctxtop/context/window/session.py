@@ -462,13 +462,23 @@ class Session:
 
     def _replay_before(self, at: int) -> Replay:
         with self._checkpoint_lock:
-            checkpoints = self._checkpoints
-            found = bisect_right(checkpoints, at, key=lambda r: r.position)
-            nearest = checkpoints[found - 1] if found else None
-            ahead = self._ahead
-            if ahead is not None and ahead.position <= at and (nearest is None or ahead.position > nearest.position):
-                nearest = ahead
-            return self._continue(nearest)
+            return self._continue(self._kept_before(at))
+
+    def kept_replay_before(self, at: int) -> int:
+        """Where ``replay_near(at)`` starts: the position of the kept replay nearest before ``at`` (or at it), or 0."""
+        with self._checkpoint_lock:
+            kept = self._kept_before(at)
+            return kept.position if kept is not None else 0
+
+    def _kept_before(self, at: int) -> Replay | SavedReplay | None:
+        # (with the checkpoint lock held)
+        checkpoints = self._checkpoints
+        found = bisect_right(checkpoints, at, key=lambda r: r.position)
+        nearest = checkpoints[found - 1] if found else None
+        ahead = self._ahead
+        if ahead is not None and ahead.position <= at and (nearest is None or ahead.position > nearest.position):
+            nearest = ahead
+        return nearest
 
     def replay_near(self, message: int) -> Replay:
         """A replay to go on from to ``message`` and past it: from the kept replay nearest before it (or at
