@@ -3,9 +3,10 @@
 A cold read of a whole log (``export``, ``check``) parses and counts on one core, and the audit
 after it reads the text of every compaction's windows. Forks use the machine's second core meanwhile:
 
-- From START_AT of the read on, a fork audits the compactions whose two windows are final by then
-  (``Session.final_before``), with the rules in force as far as the read has come, while the read
-  goes on here; when it is done and the read is not, another takes those final since.
+- As soon as a compaction's two windows are final (``Session.final_before``), a fork audits the
+  compactions final by then, with the rules in force as far as the read has come, while the read
+  goes on here; when it is done and the read is not, another takes those final since (each more
+  than the last, as the forks' work grows with what was read meanwhile).
 - Once the read is over, unless the last is still at work, a fork audits every compaction not audited
   yet, the last one first, while this process picks the rules and makes the audit's pass over the
   entries.
@@ -38,9 +39,6 @@ from ctxtop.context.rules.constraints import Constraint, Detected, detected_to
 from ctxtop.context.store.token_cache import TokenCache
 from ctxtop.context.window.session import Session
 
-# Of the log's bytes, found by measurement (generated 50 and 200 MB sessions of both formats): before, too
-# few compactions are final for a fork to be worth making.
-START_AT = 0.3
 # A log whose first part read reaches this far (a small log read in one part, a warm open that reads only
 # what was appended) is left to the audit after the read: it is short, or recalled whole.
 START_BEFORE = 0.8
@@ -81,7 +79,7 @@ class EarlyAudit:
         """``Session.open``'s ``on_read``: a fork for the pairs final so far, when none is at work."""
         if self._forking is None:
             self._forking = fraction < START_BEFORE
-        if self._forking and fraction >= START_AT:
+        if self._forking:
             self._next_fork(session, latest_first=False)
 
     def after_read(self, session: Session) -> None:
