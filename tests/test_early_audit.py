@@ -227,3 +227,26 @@ def test_what_a_fork_posted_is_not_gone_on_from_once_a_replay_went_back_before_i
     assert audit.detected(SimpleNamespace(replay_resets=[40])) is known  # (the reset before the fork)
     assert audit.detected(SimpleNamespace(replay_resets=[40, 100, 250])) is known
     assert audit.detected(SimpleNamespace(replay_resets=[40, 100, 99])) is None
+
+
+def test_a_fork_done_after_the_read_is_followed_while_the_audit_reads_the_entries(log, forks, taken, made, monkeypatch):
+    alone = audited(log, processes=1)
+    the_read_ends_before_the_first_fork(monkeypatch)
+    real_after_read, real_at_work = early.EarlyAudit.after_read, early.EarlyAudit.at_work
+    calls: list[int] = []  # for each call of after_read, the forks made by it
+
+    def after_read(self, session):
+        before = len(made)
+        if not calls:  # the read's end: the first fork is still at work
+            monkeypatch.setattr(early.EarlyAudit, "at_work", lambda self: True)
+            real_after_read(self, session)
+            monkeypatch.setattr(early.EarlyAudit, "at_work", real_at_work)
+        else:  # the audit's pass over the entries: by now it is done
+            real_after_read(self, session)
+        calls.append(len(made) - before)
+
+    monkeypatch.setattr(early.EarlyAudit, "after_read", after_read)
+    assert audited(log) == alone
+    assert len(calls) >= 2 and calls[0] == 0 and sum(calls[1:]) == 1 and len(made) == 2
+    first, last = made
+    assert max(first.pairs) < min(last.pairs) and last.pairs == sorted(last.pairs, reverse=True)

@@ -244,8 +244,14 @@ class Tracker:
         with self.lock, self._audit_lock:
             progress = self.audit.progress if resume else None
             self.audit = run_audit(self.session, self.rules, resume=progress, processes=self.processes,
-                                   before_pairs=self._take_early_audit)
+                                   before_pairs=self._take_early_audit, while_reading=self._keep_early_audit_going)
             return self.audit
+
+    def _keep_early_audit_going(self) -> None:
+        """While the audit reads the entries: once the fork auditing compactions from the read is done, another
+        for those left (the second core would idle until the audit reaches the windows' text)."""
+        if self._early is not None:
+            self._early.after_read(self.session)
 
     def _take_early_audit(self) -> list[SeenPair]:
         """Stop the fork still auditing compactions from the read, if one is, and remember what the forks

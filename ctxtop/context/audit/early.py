@@ -7,7 +7,7 @@ after it reads the text of every compaction's windows. Forks use the machine's s
   compactions final by then, with the rules in force as far as the read has come, while the read
   goes on here; when it is done and the read is not, another takes those final since (each more
   than the last, as the forks' work grows with what was read meanwhile).
-- Once the read is over, unless the last is still at work, a fork audits every compaction not audited
+- Once the read is over, as soon as the last is done, a fork audits every compaction not audited
   yet, the last one first, while this process picks the rules and makes the audit's pass over the
   entries.
 
@@ -83,8 +83,8 @@ class EarlyAudit:
             self._next_fork(session, latest_first=False)
 
     def after_read(self, session: Session) -> None:
-        """Called once the log is read whole: unless a fork is still at work, one for every pair not audited
-        yet, the latest first (picking the rules again for another would cost its core more than waiting saves)."""
+        """Called once the log is read whole, and again now and then until ``join``: unless a fork is still at
+        work, one for every pair not given to a fork yet, the latest first."""
         self._next_fork(session, latest_first=True)
 
     def _next_fork(self, session: Session, *, latest_first: bool) -> None:

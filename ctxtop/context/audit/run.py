@@ -85,10 +85,12 @@ class _Reading:
         twin.call_violations = dict(self.call_violations)
         return twin
 
-    def read(self, entries: Sequence[Entry], stop: int) -> None:
-        """Go on reading up to position ``stop``."""
+    def read(self, entries: Sequence[Entry], stop: int, between: Callable[[], None] | None = None) -> None:
+        """Go on reading up to position ``stop`` (``between``: called after each slice of entries)."""
         checks = self.checks
         while self.position < stop:
+            if between is not None and self.position:
+                between()
             # A slice at a time: a packed store unpacks what is sliced, all of it at once.
             for entry in entries[self.position : min(stop, self.position + RUN_STEP)]:
                 self.events.see(entry)
@@ -154,12 +156,15 @@ class AuditProgress:
 
 
 def run_audit(session: Session, constraints: list[Constraint], resume: AuditProgress | None = None, *,
-              processes: int = 1, before_pairs: Callable[[], Collection[SeenPair]] | None = None) -> Audit:
+              processes: int = 1, before_pairs: Callable[[], Collection[SeenPair]] | None = None,
+              while_reading: Callable[[], None] | None = None) -> Audit:
     """Audit every compaction of ``session``. ``resume``: the progress of an earlier audit of the same
     session (``Audit.progress``), so that only what came since is read. ``processes=2``: the windows'
     text read on two cores (``pairs.audit_pairs``: only from a process with no other thread).
     ``before_pairs``: called before the windows' text is read; results it puts in the audit cache are used,
-    and it returns the pairs it put there, with their windows' keys (``pairs.audit_pairs``'s ``seen``)."""
+    and it returns the pairs it put there, with their windows' keys (``pairs.audit_pairs``'s ``seen``).
+    ``while_reading``: called now and then during the pass over the entries before it (a caller keeps its
+    second core busy meanwhile)."""
     remembered = RememberedAudit(session, constraints) if resume is None else None
     if remembered is not None and (recalled := remembered.recall()) is not None:
         rows, recalled_alerts = recalled
@@ -175,10 +180,10 @@ def run_audit(session: Session, constraints: list[Constraint], resume: AuditProg
         forensics_done, history_state = {}, None
     # One pass over the entries for the compactions, the tool calls (drift) and the violations:
     # a packed session unpacks its entries again for every pass.
-    reading.read(entries, final)
+    reading.read(entries, final, while_reading)
     progress = AuditProgress(session, list(constraints), reading.copy(), len(session.replay_resets), pairs, afters, drift_done,
                              forensics=forensics_done)
-    reading.read(entries, len(entries))  # the rest, which may still change: not kept for next time
+    reading.read(entries, len(entries), while_reading)  # the rest, which may still change: not kept for next time
     scan, drifts, violated = reading.events, DriftScan(reading.calls), reading.violated
     if drift_state is not None:
         drifts.restore(drift_state)  # the calls before the first drift still to work out, counted
