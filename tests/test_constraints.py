@@ -210,6 +210,21 @@ def test_normalizing_a_long_text_in_pieces_equals_normalizing_it_whole(text):
     assert normalize(text, piece=3) == "".join(unicodedata.normalize("NFKC", text).casefold().split())
 
 
+WHITESPACE = [chr(code) for code in range(0x110000) if chr(code).isspace()]
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.text() | st.lists(st.sampled_from([*WHITESPACE, "a", "É", "ﬁ", "订", "\U0001f600", "\ud800"]), max_size=40).map("".join))
+def test_normalizing_removes_every_whitespace_split_knows(text):
+    # (a lone surrogate, as a log's escape may leave one, is kept as it is)
+    assert normalize(text) == "".join(unicodedata.normalize("NFKC", text).casefold().split())
+
+
+def test_every_whitespace_is_removed_alone_and_between_words():
+    assert len(WHITESPACE) >= 25
+    assert [normalize(f"a{space}B{space}") for space in WHITESPACE] == ["ab"] * len(WHITESPACE)
+
+
 def test_a_pin_is_located_where_people_state_it_else_wherever_it_occurs():
     rule = "Never email the customer, only WeCom"
     entries = [Entry(1, "user", [Block(TOOL_RESULT, f"docs say: {rule}")], 0, 1), Entry(2, "user", [Block(USER, rule)], 0, 2),
