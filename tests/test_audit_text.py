@@ -8,8 +8,11 @@ here to the block-by-block readings they replace, on the demo and the real logs.
 from __future__ import annotations
 
 import itertools
+import re
 
 import pytest
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
 
 from ctxtop.context.audit import lost
 from ctxtop.context.audit.lost import fact_candidates, lost_items, missing_facts
@@ -72,3 +75,31 @@ def test_paths_lost_are_paths_of_the_task_not_devices_or_fragments():
     text = ("ran make 2>/dev/null; row/col in /tmp; edited /home/dev/orders/api.py, ~/notes, ./build and "
             "/srv/ops-agent/config; src/app/main.py")
     assert _PATH.findall(text) == ["/home/dev/orders/api.py", "~/notes", "./build", "/srv/ops-agent/config", "src/app/main.py"]
+
+
+# The fact patterns as first written: what lost_items' quicker ones must find.
+PLAIN_FACT_PATTERNS = {
+    "paths": re.compile(r"(?:~|\.{1,2})?[\w.\-]*/[\w.\-/]+\.\w+|/(?!dev/)[\w.\-]+/[\w.\-/]+|~/[\w.\-/]+|\.{1,2}/[\w.\-/]{3,}"),
+    "identifiers": re.compile(r"\b(?:[A-Za-z]+_[A-Za-z0-9_]+|[a-z]+[A-Z][A-Za-z0-9]+|[A-Z][a-z]+[A-Z][A-Za-z0-9]+)\b"),
+    "numbers": re.compile(r"(?<![\w.])\d[\d,]*(?:\.\d+)?\s?(?:%|元|美元|USD|KB|MB|GB|ms|秒|分钟|小时|天|days?|hours?|tokens?)", re.IGNORECASE),
+}
+QUICK_FACT_PATTERNS = {"paths": lost._PATH, "identifiers": lost._IDENT, "numbers": lost._NUMBER_UNIT}
+FACT_ALPHABET = ["a", "Z", "b_", "é", "٣", "1", "2,5", ".", "..", "/", "~", "~/", "-", "--", " ", "\n", "%", "元", "KB", "ms", "days",
+                 "Tokens", "dev/", "x.py"]
+
+
+@pytest.mark.parametrize("kind", list(PLAIN_FACT_PATTERNS))
+@settings(max_examples=1000, deadline=None)
+@given(text=st.lists(st.sampled_from(FACT_ALPHABET), max_size=30).map("".join))
+@example(text="/é\né.. .1~/..1b.a1--~a.ab_  -")  # a ~ right after a name: its path is tried there (found by a fuzzer)
+def test_the_quicker_fact_patterns_find_what_the_plain_ones_find(kind, text):
+    assert QUICK_FACT_PATTERNS[kind].findall(text) == PLAIN_FACT_PATTERNS[kind].findall(text)
+
+
+@pytest.mark.parametrize("kind", list(PLAIN_FACT_PATTERNS))
+def test_the_quicker_fact_patterns_find_what_the_plain_ones_find_in_real_logs(kind):
+    texts = [block.text[: lost.FACT_SCAN_CHARS] for path in LOGS if path.exists()
+             for entry in Session.open(str(path)).entries for block in entry.blocks if block.text]
+    found = [QUICK_FACT_PATTERNS[kind].findall(text) for text in texts]
+    assert found == [PLAIN_FACT_PATTERNS[kind].findall(text) for text in texts]
+    assert sum(map(len, found)) > 20

@@ -27,11 +27,16 @@ FACT_SCAN_CHARS = 4000
 RULE_WRITERS = frozenset({SYSTEM, INJECTED, USER, ASSISTANT, REASONING, SUMMARY})
 # A path with an extension; else one with two parts at least from the root (one, "/col" in "row/col" or
 # "/tmp", says nothing of the task), or from ~ or . ; never a device ("2>/dev/null" is in every other command).
-_PATH = re.compile(r"(?:~|\.{1,2})?[\w.\-]*/[\w.\-/]+\.\w+|/(?!dev/)[\w.\-]+/[\w.\-/]+|~/[\w.\-/]+|\.{1,2}/[\w.\-/]{3,}")
-_IDENT = re.compile(r"\b(?:[A-Za-z]+_[A-Za-z0-9_]+|[a-z]+[A-Z][A-Za-z0-9]+|[A-Z][a-z]+[A-Z][A-Za-z0-9]+)\b")
+# The matches of the plain pattern, found with less work: the first kind is tried only where a run of
+# name characters starts (or at a ~), as a try inside the run reaches the same end; and a run before a
+# "/", or a number's digits before its unit, is never given back (what follows cannot be one of them:
+# ``*+``, ``++``, ``?+`` are possessive), where the regex engine would retry the rest at every shorter length.
+_PATH = re.compile(r"(?:~|(?<![\w.\-])(?:\.{1,2})?)[\w.\-]*+/[\w.\-/]+\.\w+|/(?!dev/)[\w.\-]+/[\w.\-/]+|~/[\w.\-/]+|\.{1,2}/[\w.\-/]{3,}")
+_IDENT = re.compile(r"\b(?:[A-Za-z]++_[A-Za-z0-9_]+|[a-z]++[A-Z][A-Za-z0-9]+|[A-Z][a-z]++[A-Z][A-Za-z0-9]+)\b")
 # The digit first, then what precedes it (the same matches as a look-behind first, which the regex
 # engine would try at every position rather than only at digits).
-_NUMBER_UNIT = re.compile(r"\d(?<![\w.]\d)[\d,]*(?:\.\d+)?\s?(?:%|元|美元|USD|KB|MB|GB|ms|秒|分钟|小时|天|days?|hours?|tokens?)", re.IGNORECASE)
+_NUMBER_UNIT = re.compile(r"\d(?<![\w.]\d)[\d,]*+(?:\.\d++)?+\s?+(?:%|元|美元|USD|KB|MB|GB|ms|秒|分钟|小时|天|days?|hours?|tokens?)",
+                          re.IGNORECASE)
 # Every identifier _IDENT finds holds an underscore or a lower-case letter before an upper-case one:
 # a text with neither holds none, and most tool output is such text.
 _CAMEL = re.compile(r"[a-z][A-Z]")
