@@ -40,7 +40,7 @@ def compiled_on_use(source: str, flags: int = 0) -> re.Pattern[str]:
 
 # The only characters outside ASCII that a case-insensitive pattern takes for an ASCII letter
 # (İ and ı for i, ſ for s, the Kelvin sign for k): a text holding one goes on to the pattern.
-_FOLDS_TO_ASCII = compiled_on_use("[\u0130\u0131\u017f\u212a]")
+_FOLDS_TO_ASCII = ("\u0130", "\u0131", "\u017f", "\u212a")
 
 
 def any_of(words: Iterable[str]) -> str:
@@ -69,4 +69,8 @@ class KeywordGate:
         for keyword in self.keywords:  # (a loop, not any() over a generator: a third cheaper)
             if keyword in lowered:
                 return True
-        return not text.isascii() and _FOLDS_TO_ASCII.search(text) is not None
+        if text.isascii():
+            return False
+        # (four substring searches: a third of the time of a character class searched for)
+        folds = _FOLDS_TO_ASCII
+        return folds[0] in text or folds[1] in text or folds[2] in text or folds[3] in text
