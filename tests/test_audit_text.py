@@ -98,7 +98,9 @@ def test_the_quicker_fact_patterns_find_what_the_plain_ones_find(kind, text):
 
 @pytest.mark.parametrize("kind", list(PLAIN_FACT_PATTERNS))
 def test_the_quicker_fact_patterns_find_what_the_plain_ones_find_in_real_logs(kind):
-    texts = [block.text[: lost.FACT_SCAN_CHARS] for path in LOGS if path.exists()
+    if not all(path.exists() for path in LOGS):
+        pytest.skip("the real logs are not in the shared fixtures")
+    texts = [block.text[: lost.FACT_SCAN_CHARS] for path in LOGS
              for entry in Session.open(str(path)).entries for block in entry.blocks if block.text]
     found = [QUICK_FACT_PATTERNS[kind].findall(text) for text in texts]
     assert found == [PLAIN_FACT_PATTERNS[kind].findall(text) for text in texts]
