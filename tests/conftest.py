@@ -105,3 +105,12 @@ def app_holding(widget_type):
             yield widget_type()
 
     return Holder()
+
+
+class ResetsOnly:
+    """A session as far as its replay resets go (what was final when, ``Session.unchanged_before``)."""
+
+    unchanged_before = Session.unchanged_before
+
+    def __init__(self, replay_resets: list[int]) -> None:
+        self.replay_resets = replay_resets

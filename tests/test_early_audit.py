@@ -19,6 +19,8 @@ from ctxtop.context.rules.selection import RuleRequest
 from ctxtop.context.tracker import Tracker
 from ctxtop.context.window import session as session_module
 
+from .conftest import ResetsOnly
+
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
 
 import generate  # noqa: E402 (bench/ is put on the path just above)
@@ -217,16 +219,14 @@ def test_the_rules_here_are_detected_from_where_the_last_fork_read_them(log, for
 
 
 def test_what_a_fork_posted_is_not_gone_on_from_once_a_replay_went_back_before_its_end():
-    from types import SimpleNamespace
-
     from ctxtop.context.rules.constraints import Detected
 
     audit = early.EarlyAudit(lambda session, known: [])
     known = Detected(100, {})
     audit._detected = known, 1  # posted by a fork made after the session's first replay reset
-    assert audit.detected(SimpleNamespace(replay_resets=[40])) is known  # (the reset before the fork)
-    assert audit.detected(SimpleNamespace(replay_resets=[40, 100, 250])) is known
-    assert audit.detected(SimpleNamespace(replay_resets=[40, 100, 99])) is None
+    assert audit.detected(ResetsOnly([40])) is known  # (the reset before the fork)
+    assert audit.detected(ResetsOnly([40, 100, 250])) is known
+    assert audit.detected(ResetsOnly([40, 100, 99])) is None
 
 
 def test_a_fork_done_after_the_read_is_followed_while_the_audit_reads_the_entries(log, forks, taken, made, monkeypatch):

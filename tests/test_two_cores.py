@@ -16,6 +16,7 @@ from ctxtop.context.rules.selection import RuleRequest, select_rules
 from ctxtop.context.window.session import Session
 from ctxtop.parsers.model import USER, Block
 
+from .conftest import ResetsOnly
 from .test_follow import audit_state, generated_lines
 
 pytestmark = pytest.mark.skipif(not hasattr(os, "fork"), reason="no fork on this platform: audits stay on one process")
@@ -146,13 +147,11 @@ def test_pairs_a_fork_audited_are_taken_without_replaying_to_their_windows(sessi
 
 
 def test_what_a_fork_audited_before_a_replay_went_back_is_audited_again():
-    from types import SimpleNamespace
-
     from ctxtop.context.audit.early import EarlyAudit
 
     early = EarlyAudit(lambda session, known: [])
     seen = [(10, 12, b"b" * 16, b"a" * 16), (40, 43, b"c" * 16, b"d" * 16)]
     early._sent = [((seen, []), 1)]  # sent by a fork made after the session's first replay reset
-    assert early.join(SimpleNamespace(replay_resets=[5]), None) == seen
+    assert early.join(ResetsOnly([5]), None) == seen
     early._sent = [((seen, []), 1)]
-    assert early.join(SimpleNamespace(replay_resets=[5, 60, 20]), None) == seen[:1]  # the second's windows may have changed
+    assert early.join(ResetsOnly([5, 60, 20]), None) == seen[:1]  # the second's windows may have changed

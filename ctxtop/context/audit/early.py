@@ -98,12 +98,17 @@ class EarlyAudit:
     def detected(self, session: Session) -> Detected | None:
         """The rules the most entries final so far state, as the last fork posted them, if it did and they
         are still final (no replay went back before their end since)."""
-        if self._running is not None and (posted := self._running.detected.read()) is not None:
-            self._detected = posted, self._running.resets
+        if self._running is not None:
+            self._keep_posted(self._running)
         if self._detected is None:
             return None
         known, resets = self._detected
-        return known if all(reset >= known.entries for reset in session.replay_resets[resets:]) else None
+        return known if session.unchanged_before(known.entries, resets) else None
+
+    def _keep_posted(self, running: _Running) -> None:
+        """What ``running`` posted, if it has, as the latest to go on from."""
+        if (posted := running.detected.read()) is not None:
+            self._detected = posted, running.resets
 
     def at_work(self) -> bool:
         """Whether a fork is still auditing (the second core is taken)."""
@@ -150,7 +155,7 @@ class EarlyAudit:
         seen = []
         for (audited, collected), resets in sent:
             remember_sent(cache, collected)
-            seen += [pair for pair in audited if all(reset >= pair[1] for reset in session.replay_resets[resets:])]
+            seen += [pair for pair in audited if session.unchanged_before(pair[1], resets)]
         return seen
 
     def cancel(self) -> None:
@@ -170,8 +175,7 @@ class EarlyAudit:
         if stop:
             running.stop[0] = 1
         sent = running.forked.result()
-        if (posted := running.detected.read()) is not None:
-            self._detected = posted, running.resets
+        self._keep_posted(running)
         running.detected.close()
         if sent is None:
             self._forking = False

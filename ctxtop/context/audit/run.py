@@ -152,7 +152,7 @@ class AuditProgress:
 
     def valid_for(self, session: Session, constraints: list[Constraint]) -> bool:
         return (session is self.session and constraints == self.constraints
-                and all(reset >= self.reading.position for reset in session.replay_resets[self.resets :]))
+                and session.unchanged_before(self.reading.position, self.resets))
 
 
 def run_audit(session: Session, constraints: list[Constraint], resume: AuditProgress | None = None, *,

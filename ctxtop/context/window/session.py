@@ -540,6 +540,11 @@ class Session:
         with self._checkpoint_lock:
             return self._ahead.position if self._ahead is not None else 0
 
+    def unchanged_before(self, position: int, resets_seen: int) -> bool:
+        """Whether the entries before ``position`` are as they were when the session had made ``resets_seen``
+        replay resets: none made since went back before it (what was final then still is, up to there)."""
+        return all(reset >= position for reset in self.replay_resets[resets_seen:])
+
     def timeline(self) -> TimelineView:
         """A point for every message: those replayed as the log was read, then the rest (which
         may still change) replayed on a copy."""
