@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import threading
+import zlib
 
 import pytest
 from hypothesis import given, settings
@@ -12,6 +13,7 @@ from hypothesis import strategies as st
 from ctxtop import parsers
 from ctxtop.context.output.snapshot import build_snapshot
 from ctxtop.context.store import entry_store, lazy_text
+from ctxtop.context.store.entry_codec import encode_entry
 from ctxtop.context.store.entry_store import EntryStore
 from ctxtop.context.window.follow import LogFollower
 from ctxtop.context.window.session import Session
@@ -157,6 +159,20 @@ def test_released_texts_read_back_from_unpacked_entries(small_batches, monkeypat
     whole = eager(demo_path())
     assert any(b.released for e in store for b in e.blocks)
     assert [[b.text for b in e.blocks] for e in store] == [[b.text for b in e.blocks] for e in whole.entries]
+
+
+def test_a_batch_packed_by_either_deflate_unpacks_with_the_other(monkeypatch):
+    # ISA-L's deflate where it has wheels, zlib's elsewhere: a saved index must read back with either.
+    isal_zlib = pytest.importorskip("isal.isal_zlib")
+    entries = list(Session.open(demo_path()).entries)
+    assert entry_store.deflate is isal_zlib  # installed here: the packing under test is ISA-L's
+    by_isal = entry_store.packed(entries)
+    monkeypatch.setattr(entry_store, "deflate", zlib)
+    by_zlib = entry_store.packed(entries)
+    assert entry_store.unpacked(by_isal) == entry_store.unpacked(by_zlib)
+    monkeypatch.setattr(entry_store, "deflate", isal_zlib)
+    assert entry_store.unpacked(by_zlib) == entry_store.unpacked(by_isal) == [encode_entry(e) for e in entries]
+    assert len(by_isal) <= len(by_zlib) * 1.05
 
 
 @pytest.mark.parametrize("path", jsonl_logs(), ids=lambda p: f"{p.parent.name}/{p.name[:40]}")
