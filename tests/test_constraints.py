@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import unicodedata
 
 import pytest
@@ -21,7 +22,7 @@ from ctxtop.context.rules.constraints import (
     locate,
     make_constraint,
 )
-from ctxtop.context.rules.facts import normalize
+from ctxtop.context.rules.facts import CJK_STOP_BIGRAMS, STOPWORDS, key_terms, normalize
 from ctxtop.context.rules.pins import PinsError, load_pins
 from ctxtop.context.rules.selection import RuleRequest, select_rules
 from ctxtop.context.window.replay import Window, WindowBlock
@@ -223,6 +224,31 @@ def test_normalizing_removes_every_whitespace_split_knows(text):
 def test_every_whitespace_is_removed_alone_and_between_words():
     assert len(WHITESPACE) >= 25
     assert [normalize(f"a{space}B{space}") for space in WHITESPACE] == ["ab"] * len(WHITESPACE)
+
+
+def test_key_terms_are_the_content_words_and_cjk_bigrams():
+    assert key_terms("Never send EMAIL to the supplier's team -- only WeCom, don't-ask") == {
+        "send", "email", "supplier's", "team", "wecom", "don't-ask"}
+    assert key_terms("预算上限的是8000；改用 企业微信 和 微") == {"预算", "算上", "上限", "限的", "改用", "企业", "业微", "微信", "和", "微"}
+    assert key_terms("'-' -- ab '--") == set()
+
+
+def _key_terms_word_by_word(text: str) -> set[str]:
+    # The definition, one word and one run at a time as found.
+    folded = unicodedata.normalize("NFKC", text).casefold()
+    terms = {w.strip("'-") for w in re.findall(r"[A-Za-z][A-Za-z'-]{2,}", folded)} - STOPWORDS
+    for run in re.findall(r"[\u4e00-\u9fff]+", folded):
+        terms.update(run[i : i + 2] for i in range(len(run) - 1))
+        if len(run) == 1:
+            terms.add(run)
+    return {t for t in terms if t and t not in CJK_STOP_BIGRAMS}
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(["Never", " ", "the", "'", "-", "ab", "abc", "ABC", "订", "单", "的是", "\n", "ﬁle", "İx", "x'-"]),
+                max_size=40).map("".join))
+def test_key_terms_are_those_of_each_word_and_run_found(text):
+    assert key_terms(text) == _key_terms_word_by_word(text)
 
 
 def test_a_pin_is_located_where_people_state_it_else_wherever_it_occurs():

@@ -106,12 +106,14 @@ def has_negation(text: str) -> bool:
 def key_terms(text: str) -> set[str]:
     """Content words (English, lower-cased) and CJK bigrams of ``text``."""
     text = unicodedata.normalize("NFKC", text).casefold()
-    terms = {w.strip("'-") for w in _WORD.findall(text)} - STOPWORDS
-    for run in _CJK_RUN.findall(text):
+    # Each word and run once (a set first), then trimmed: a text repeats most of its words.
+    terms = {w.strip("'-") for w in set(_WORD.findall(text))} - STOPWORDS
+    for run in set(_CJK_RUN.findall(text)):
         terms.update(run[i : i + 2] for i in range(len(run) - 1))
         if len(run) == 1:
             terms.add(run)
-    return {t for t in terms if t and t not in CJK_STOP_BIGRAMS}
+    terms.discard("")
+    return terms - CJK_STOP_BIGRAMS
 
 
 def fact_present(fact: str, normalized_text: str) -> bool:
