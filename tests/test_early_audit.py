@@ -114,7 +114,7 @@ def test_given_time_the_forks_audit_every_compaction_and_the_result_is_a_single_
     assert audited(log) == alone
     [compactions] = taken
     assert compactions == explicit_compactions(alone)
-    first, last = made  # the pairs final a third into the read; the rest, given once the read is over, the latest first
+    first, last = made  # the pairs final early in the read; the rest, given once the read is over, the latest first
     assert max(first.pairs) < min(last.pairs) and last.pairs == sorted(last.pairs, reverse=True)
 
 

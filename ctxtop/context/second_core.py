@@ -79,7 +79,8 @@ class Forked(Generic[Second]):
         return _unpickled(payload) if os.waitstatus_to_exitcode(status) == 0 else None
 
     def has_sent(self) -> bool:
-        """Whether the call has returned (what it sends can be read) or the fork is gone: ``result`` will not wait long."""
+        """Whether the call has returned (what it sends can be read) or the fork is gone: ``result`` will not wait
+        long. False once ``result`` or ``cancel`` was called: nothing more will come."""
         if self._done:
             return False
         poller = select.poll()  # (not select(): no limit on the descriptor's number)

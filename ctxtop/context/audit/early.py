@@ -57,6 +57,11 @@ class _Running:
     detected: second_core.Posted[Detected]  # what the entries final at its start state, once it has read them
     resets: int  # the session's replay resets when it was made
 
+    def close(self) -> None:
+        """Unmap what it shares with the fork (the fork is done, or killed)."""
+        self.stop.close()
+        self.detected.close()
+
 
 class EarlyAudit:
     """Told of the read by ``Session.open`` (``on_read``) and of its end (``after_read``); ``join`` before the
@@ -124,6 +129,7 @@ class EarlyAudit:
         forked = second_core.start_in_fork(lambda: _audit_in_fork(session, pairs, rules_of, stop, known, detected))
         if forked is None:
             self._forking = False  # (none can be made here)
+            stop.close()
             detected.close()
         else:
             self._given.update(message for message, _ in pairs)
@@ -163,7 +169,7 @@ class EarlyAudit:
         running, self._running, self._sent = self._running, None, []
         if running is not None:
             running.forked.cancel()
-            running.detected.close()
+            running.close()
 
     def _take(self, *, stop: bool) -> None:
         """Wait for the fork at work, if any (``stop``: told to stop after its pair first), and keep what it
@@ -176,7 +182,7 @@ class EarlyAudit:
             running.stop[0] = 1
         sent = running.forked.result()
         self._keep_posted(running)
-        running.detected.close()
+        running.close()
         if sent is None:
             self._forking = False
             return

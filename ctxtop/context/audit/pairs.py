@@ -56,7 +56,7 @@ def audit_pairs(session: Session, jobs: list[PairJob], cache: AuditCache, *, fro
     if processes > 1 and len(left) >= MIN_FORKED_PAIRS and second_core.can_fork():
         results.update(_split_with_a_fork(session, left, cache, from_checkpoints))
     else:
-        results.update((pair, result) for pair, _, result in _audited(session, left, cache, from_checkpoints))
+        results.update(_results(session, left, cache, from_checkpoints))
     return results
 
 
@@ -74,6 +74,12 @@ def audit_one_by_one(session: Session, jobs: list[PairJob], cache: AuditCache, s
             if should_stop():
                 return audited
     return audited
+
+
+def _results(session: Session, jobs: list[PairJob], cache: AuditCache, from_checkpoints: bool
+             ) -> dict[tuple[int, int], PairResult]:
+    """``_audited``'s results by pair, without the windows' keys."""
+    return {pair: result for pair, _, result in _audited(session, jobs, cache, from_checkpoints)}
 
 
 def _audited(session: Session, jobs: list[PairJob], cache: AuditCache, from_checkpoints: bool
@@ -188,10 +194,9 @@ def _split_with_a_fork(session: Session, jobs: list[PairJob], cache: AuditCache,
         collecting = CollectingCache()
         # Its windows made as the parent would make them (a checkpoint may hold older estimates of the
         # same blocks than a new replay, and the forensics report a summary's tokens): the same results.
-        return {pair: result for pair, _, result in _audited(session, theirs, collecting, from_checkpoints)}, collecting.collected
+        return _results(session, theirs, collecting, from_checkpoints), collecting.collected
 
-    results, (pairs, collected) = second_core.both_halves(
-        lambda: {pair: result for pair, _, result in _audited(session, mine, cache, from_checkpoints)}, second_half)
+    results, (pairs, collected) = second_core.both_halves(lambda: _results(session, mine, cache, from_checkpoints), second_half)
     remember_sent(cache, collected)
     results.update(pairs)
     return results
