@@ -98,13 +98,15 @@ def test_someone_elses_status_line_is_left_alone(tmp_path, capsys):
     assert json.loads(path.read_text()) == {"statusLine": {"type": "command", "command": "npx ccusage statusline"}}
 
 
-@pytest.mark.parametrize("text", ["{not json", "[1, 2]", '{"hooks": []}'])
+@pytest.mark.parametrize("text", ["{not json", "[1, 2]", '{"hooks": []}', '{"a": NaN}', '{"b": -Infinity}', "[" * 100_000],
+                         ids=["not json", "an array", "hooks not an object", "NaN", "Infinity", "nested too deeply"])
 def test_a_broken_settings_file_is_not_touched(tmp_path, capsys, text):
     path = tmp_path / "settings.json"
     path.write_text(text)
     assert install(path) == 2
     assert path.read_text() == text and [p.name for p in tmp_path.iterdir()] == ["settings.json"]
-    assert capsys.readouterr().err.count("\n") == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "not changed" in err
 
 
 def test_the_scopes_name_claude_codes_files(tmp_path):

@@ -136,12 +136,19 @@ def read_settings(path: Path) -> tuple[dict[str, Any], str | None]:
     except (OSError, UnicodeDecodeError) as exc:
         raise UsageError(f"{path}: cannot be read ({exc})") from None
     try:
-        settings = json.loads(text) if text.strip() else {}
+        settings = json.loads(text, parse_constant=_not_json) if text.strip() else {}
     except ValueError as exc:
         raise UsageError(f"{path}: not valid JSON ({exc}); not changed") from None
+    except RecursionError:
+        raise UsageError(f"{path}: nested too deeply to read; not changed") from None
     if not isinstance(settings, dict):
         raise UsageError(f"{path}: not a JSON object; not changed")
     return settings, text
+
+
+def _not_json(name: str) -> Any:
+    # The stdlib reads NaN and Infinity, which JSON does not have: written back, Claude Code could not read the file.
+    raise ValueError(f"{name} is not a JSON value")
 
 
 def render(settings: dict[str, Any]) -> str:
