@@ -157,6 +157,36 @@ def test_the_per_session_function_never_raises_and_cleans_log_text(tmp_path):
     assert audit_session(str(empty)).skipped
 
 
+def test_file_names_reach_the_tables_and_reports_without_control_sequences_when_reused_too(tmp_path, capsys):
+    folder = tmp_path / "names"
+    folder.mkdir()
+    hostile = "ok\x1b]0;PWNED\x07\u202e.jsonl"
+    shutil.copy(DATA / CODEX_KEEPS, folder / hostile)
+    try:  # a byte that is not UTF-8 (Latin-1 "café"): os.fsdecode reads it as a lone surrogate
+        undecodable = os.fsdecode(b"caf\xe9.jsonl")
+        shutil.copy(demo_path(), folder / undecodable)
+        junk = os.fsdecode(b"junk\xff.jsonl")
+        (folder / junk).write_bytes(b"not a log\n")
+    except (OSError, UnicodeError):
+        pytest.skip("this file system refuses file names that are not UTF-8")
+    runs = []
+    for out in (tmp_path / "first", tmp_path / "reused"):
+        code, _, err = audit(capsys, folder, "--out", out)
+        assert code == 0 and "Traceback" not in err, err
+        runs.append(out)
+    assert "; 3 result(s) reused from an earlier run, 0 read anew;" in err  # the second run read nothing anew
+    for out in runs:
+        paths = {row["path"].rsplit("/", 1)[-1] for row in read_parquet(out / "sessions.parquet")}
+        assert paths == {"ok.jsonl", "caf\ufffd.jsonl"}
+        assert {row["path"].rsplit("/", 1)[-1] for row in read_parquet(out / "compactions.parquet")} <= paths
+        skipped = (out / "skipped").read_text(encoding="utf-8")
+        assert skipped.startswith(f"{folder}/junk\ufffd.jsonl\t")
+        for name in ("skipped", "report.md", "report.html"):
+            text = (out / name).read_text(encoding="utf-8")
+            assert not any(ch in text for ch in "\x1b\x07\u202e"), name
+    assert read_parquet(runs[0] / "sessions.parquet") == read_parquet(runs[1] / "sessions.parquet")
+
+
 def test_bad_arguments_and_a_missing_extra_are_one_line(tmp_path, capsys, monkeypatch):
     code, _, err = audit(capsys, tmp_path / "nothing-here", "--out", tmp_path / "out")
     assert code == 0 and "0 session(s) audited, 1 skipped" in err  # a PATH that does not exist is a skipped entry, not a crash

@@ -2,7 +2,7 @@
 
 import pytest
 
-from ctxtop.context.output.sanitize import clean_text, markdown_cell, one_line
+from ctxtop.context.output.sanitize import clean_text, markdown_cell, one_line, shown_name
 
 
 @pytest.mark.parametrize(
@@ -27,3 +27,14 @@ def test_one_line_folds_and_cuts():
 
 def test_markdown_cell_escapes_table_and_markup():
     assert markdown_cell("a|b [x](y) `c`\x1b[31m") == "a\\|b \\[x\\](y) \\`c\\`"
+
+
+@pytest.mark.parametrize(("name", "shown"), [
+    ("/logs/session.jsonl", "/logs/session.jsonl"),
+    ("/logs/ok\x1b]0;PWNED\x07\u202e.jsonl", "/logs/ok.jsonl"),  # a title change and a bidi override, dropped
+    ("/logs/caf\udce9.jsonl", "/logs/caf\ufffd.jsonl"),  # os.fsdecode(b"caf\xe9.jsonl"): the byte that is not UTF-8
+    ("s3://bucket/a\x85b.jsonl", "s3://bucket/ab.jsonl"),  # a C1 control
+])
+def test_shown_name(name, shown):
+    assert shown_name(name) == shown
+    assert shown_name(name).encode("utf-8")  # writable to any UTF-8 output

@@ -16,7 +16,7 @@ import ctxtop
 from ctxtop.context.audit.alerts import AlertKind
 from ctxtop.context.audit.drift import call_of
 from ctxtop.context.fleet.columns import FAILURE_MODES
-from ctxtop.context.output.sanitize import clean_json, one_line
+from ctxtop.context.output.sanitize import clean_json, one_line, shown_name
 from ctxtop.context.rules.constraints import KEPT, LOST, PARAPHRASED, UNVERIFIABLE, WindowText
 from ctxtop.context.rules.pins import PinsError
 from ctxtop.context.rules.selection import RuleRequest
@@ -51,15 +51,16 @@ class AuditSettings:
 class SessionAudit:
     """A session's rows, or why it has none (``skipped``)."""
 
-    path: str
+    path: str  # as given: what the run knows the session by (its rows and reports show ``shown_name`` of it)
     row: dict[str, Any] | None = None
     compactions: list[dict[str, Any]] = field(default_factory=list)
     skipped: str | None = None
 
     def shown_as(self, path: str) -> SessionAudit:
         """The same result under another name (a copy fetched from an object store, a reused result)."""
-        row = dict(self.row, path=path) if self.row is not None else None
-        return SessionAudit(path, row, [dict(c, path=path) for c in self.compactions], self.skipped)
+        shown = shown_name(path)
+        row = dict(self.row, path=shown) if self.row is not None else None
+        return SessionAudit(path, row, [dict(c, path=shown) for c in self.compactions], self.skipped)
 
 
 def audit_session(path: str, settings: AuditSettings = AuditSettings(), *, shown_path: str | None = None,
@@ -103,7 +104,7 @@ def _audit(path: str, shown: str, settings: AuditSettings, content_digest: str |
     if peak is None:
         peak, estimated = max((point.total for point in tracker.timeline()), default=0), True
     row: dict[str, Any] = {
-        "path": shown,
+        "path": shown_name(shown),
         "format": session.format,
         "agent": AGENTS.get(session.format),
         "model": session.model,
@@ -134,7 +135,7 @@ def _audit(path: str, shown: str, settings: AuditSettings, content_digest: str |
         "content_digest": content_digest,
         "ctxtop_version": ctxtop.__version__,
     }
-    return SessionAudit(shown, _clean(row), [_clean(_compaction_row(shown, number, audit, tracker.rules))
+    return SessionAudit(shown, _clean(row), [_clean(_compaction_row(shown_name(shown), number, audit, tracker.rules))
                                             for number, audit in enumerate(audits, 1)])
 
 

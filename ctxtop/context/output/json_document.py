@@ -12,10 +12,11 @@ from typing import Any
 
 import orjson
 
+from ctxtop.context.output.sanitize import LONE_SURROGATE
+
 # C1 controls and DEL; bidi marks, embeddings, overrides and isolates; line and paragraph separators
 # (JavaScript's line terminators); zero-width and invisible formatting characters.
 _UNSAFE = re.compile("[\x7f-\x9f\u061c\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff\ufff9-\ufffb]")
-_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 def json_document(value: Any, *, indent: bool = True) -> str:
@@ -34,7 +35,7 @@ def _escape(match: re.Match[str]) -> str:
 
 def _writable(value: Any) -> Any:
     if isinstance(value, str):
-        return _SURROGATE.sub("\ufffd", value)
+        return LONE_SURROGATE.sub("\ufffd", value)
     if isinstance(value, bool) or value is None or isinstance(value, float):
         return value
     if isinstance(value, int):

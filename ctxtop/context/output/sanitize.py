@@ -24,6 +24,10 @@ _INVISIBLE = re.compile(
 )
 
 
+# A lone surrogate: what os.fsdecode makes of a file name's byte that is not UTF-8.
+LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
 def clean_text(text: str) -> str:
     """``text`` with escape sequences and invisible/control characters removed (tab, newline kept)."""
     if text.isprintable():
@@ -41,6 +45,12 @@ def clean_json(value: object) -> object:
     if isinstance(value, dict):
         return {k: clean_json(v) for k, v in value.items()}
     return value
+
+
+def shown_name(name: str) -> str:
+    """A file name or URL as a table or report shows it: ``clean_text``, and each byte the file system's
+    encoding could not decode as U+FFFD (a UTF-8 output cannot hold the lone surrogate it was read as)."""
+    return clean_text(LONE_SURROGATE.sub("\ufffd", name))
 
 
 def one_line(text: str, width: int | None = None) -> str:

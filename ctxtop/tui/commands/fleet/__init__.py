@@ -19,7 +19,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ctxtop.context.output.sanitize import one_line
+from ctxtop.context.output.sanitize import one_line, shown_name
 from ctxtop.context.window.tokens import DEFAULT_ENCODING
 from ctxtop.parsers.registry import PARSERS
 from ctxtop.tui.discover import agent_session_roots
@@ -143,7 +143,7 @@ def write_outputs(results: list[SessionAudit], out: str, options: dict[str, Any]
     results = sorted(results, key=lambda r: r.path)
     sessions = [r.row for r in results if r.row is not None]
     compactions = [c for r in results if r.row is not None for c in r.compactions]
-    skipped = [(r.path, r.skipped or "") for r in results if r.row is None]
+    skipped = [(shown_name(r.path), shown_name(r.skipped or "")) for r in results if r.row is None]
     summary = summarize(sessions, compactions, skipped, reused)
     remote = is_url(out)
     target = None if remote else Path(local_path(out))
