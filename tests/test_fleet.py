@@ -199,6 +199,8 @@ def test_bad_arguments_and_a_missing_extra_are_one_line(tmp_path, capsys, monkey
     assert code == 2 and err.count("\n") == 1 and "KEY=VALUE" in err
     code, _, err = audit(capsys, DATA / CODEX_KEEPS, "--out", tmp_path / "o3", "--scheduler", "tcp://127.0.0.1:1")
     assert code == 2 and "--engine dask" in err
+    code, _, err = audit(capsys, DATA / CODEX_KEEPS, "--out", tmp_path / "o5", "--encoding", "nope")
+    assert code == 2 and err.count("\n") == 1 and "unknown encoding 'nope'" in err and not (tmp_path / "o5").exists()
     monkeypatch.setitem(sys.modules, "duckdb", None)  # as if the extra were not installed
     code, _, err = audit(capsys, DATA / CODEX_KEEPS, "--out", tmp_path / "o4")
     assert code == 2 and err.count("\n") == 1 and "pip install 'ctxtop[fleet]'" in err and "duckdb" in err

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ctxtop.context.output.sanitize import one_line, shown_name
-from ctxtop.context.window.tokens import DEFAULT_ENCODING
+from ctxtop.context.window.tokens import DEFAULT_ENCODING, load_encoding
 from ctxtop.parsers.registry import PARSERS
 from ctxtop.tui.discover import agent_session_roots
 from ctxtop.tui.errors import UsageError
@@ -77,6 +77,7 @@ def run(args: argparse.Namespace) -> int:
     options = parse_options(args.storage_option)
     if args.pins:
         load_pins(args.pins)  # a bad pins file is one error now, not one skipped row per session
+    load_encoding(args.encoding)  # the same for an encoding that is unknown or not installed
     settings = AuditSettings(pins_file=os.path.abspath(args.pins) if args.pins else None, encoding=args.encoding,
                              window=args.window, log_format=args.log_format)
     paths = args.paths or [str(root) for root in agent_session_roots() if root.is_dir()]
