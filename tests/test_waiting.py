@@ -25,6 +25,11 @@ async def test_the_tui_waits_for_a_missing_log_then_shows_it(tmp_path):
     async with app.run_test(size=SIZE) as pilot:
         header = app.query_one("#header", Static)
         assert await until(pilot, lambda: "waiting for session.jsonl" in plain(header))
+        for key in "pUu":  # the rule keys say there is nothing to change yet (they once failed on the missing session)
+            await pilot.press(key)
+        await pilot.pause(0.1)
+        assert app.return_code is None and app.is_running
+        assert [n.message for n in app._notifications][-3:] == ["no session yet: rules can be pinned or unpinned once the log is read"] * 3
         log.parent.mkdir()
         log.write_bytes(b"")  # created empty first, as an agent opening its log does
         await pilot.pause(0.3)

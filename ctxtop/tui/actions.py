@@ -84,7 +84,16 @@ class UserActions(AppParts):
         table = self.query_one(StrategiesTable)
         table.move_cursor(row=(table.cursor_row + 1) % table.row_count)
 
+    def _rules_need_a_session(self) -> bool:
+        """Whether the rules cannot change yet (no log read): then the user is told so."""
+        if self.tracker is None:
+            self.notify("no session yet: rules can be pinned or unpinned once the log is read", timeout=3)
+            return True
+        return False
+
     def action_pin(self) -> None:
+        if self._rules_need_a_session():
+            return
         text = (self.screen.get_selected_text() or "").strip()
         if not text:
             selected = self._selected_block()
@@ -105,6 +114,8 @@ class UserActions(AppParts):
     def action_unpin(self) -> None:
         """Unpin the rule selected in the Constraints tab (an auto-detected one is hidden for this
         session), else the pin the selected block states."""
+        if self._rules_need_a_session():
+            return
         target: str | None = None
         table = self.query_one(ConstraintsTable)
         if self.query_one(TabbedContent).active == "tab-constraints" and table.row_count:
@@ -120,7 +131,8 @@ class UserActions(AppParts):
 
     def action_unhide(self) -> None:
         """Bring back the auto-detected rules hidden for this session."""
-        self.change_rules("unhide", None)
+        if not self._rules_need_a_session():
+            self.change_rules("unhide", None)
 
     def action_export(self) -> None:
         if self.session is None or self.cursor is None:
