@@ -338,6 +338,28 @@ async def test_small_terminal_collapses_the_timeline():
         assert app.query_one(WindowList).size.height >= 5
 
 
+async def test_the_header_keeps_its_two_lines_in_a_narrow_terminal(tmp_path):
+    # A long file name (as Claude Code's uuids are) and every switch on: the first line used to wrap
+    # and push the window's use out of the header.
+    log = tmp_path / "258c7280-ae70-4798-800f-63464d01a85d-a-long-session-name.jsonl"
+    log.write_bytes(demo_path().read_bytes())
+    app = CtxtopApp(str(log), window=DEMO_WINDOW, at=203)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot, app, 203)
+        await pilot.press("b", "r")
+        await pilot.pause(0.1)
+        header = app.query_one("#header", Static)
+        for width in (80, 60):
+            await pilot.resize_terminal(width, 24)
+            await pilot.pause(0.1)
+            first, second = plain(header).split("\n")
+            assert len(first) <= width - 2 and len(second) <= width - 2
+            assert second.startswith(" ") is False and "tokens" in second and "message 203" in second
+        first, second = plain(header).split("\n")
+        assert first.startswith("258c7280-ae70-4…  claude-code  claude-sonn…  ❚❚ PAUSED")  # name and model give way to the mode
+        assert second.endswith("…")
+
+
 def test_readme_lists_every_key_and_every_binding_is_in_the_help():
     from pathlib import Path
 

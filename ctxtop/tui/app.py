@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import replace
+from functools import partial
 from pathlib import Path
 
 from rich.text import Text
@@ -57,7 +58,7 @@ from ctxtop.tui.waiting import not_written_yet, wait_for_log
 from ctxtop.tui.widgets.breakdown import Breakdown
 from ctxtop.tui.widgets.compaction import CompactionView
 from ctxtop.tui.widgets.detail import Detail
-from ctxtop.tui.widgets.header import header_text
+from ctxtop.tui.widgets.header import Header, header_text
 from ctxtop.tui.widgets.panels import AlertsTable, ConstraintsTable, StrategiesTable
 from ctxtop.tui.widgets.subagents import SubagentsTable
 from ctxtop.tui.widgets.timeline import Timeline
@@ -159,7 +160,7 @@ class CtxtopApp(LiveUpdates, UserActions, AppParts):
 
     # --- layout ---------------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
-        yield Static(self._header(self.state), id="header")
+        yield Header(partial(self._header, self.state), id="header")
         yield ProgressBar(total=100, show_eta=False, id="loading")
         yield Static(id="banner")
         with Horizontal(id="top"):
@@ -335,7 +336,7 @@ class CtxtopApp(LiveUpdates, UserActions, AppParts):
             if (view or new.available != old.available or self._header_mode(new) != self._header_mode(old)
                     or new.waiting != old.waiting or new.progress != old.progress or new.first_paint is not old.first_paint
                     or new.failed != old.failed):
-                self.query_one("#header", Static).update(self._header(new))
+                self.query_one(Header).show(partial(self._header, new))
             if new.compaction is not old.compaction or (redacting and new.compaction is not None):
                 self._show_compaction(new)
 
@@ -377,12 +378,14 @@ class CtxtopApp(LiveUpdates, UserActions, AppParts):
             mode += f"  sub-agent {one_line(state.subagent['id'], 24)} ({one_line(state.subagent['kind'], 24)}) · ⌫ back"
         return mode
 
-    def _header(self, state: SessionState) -> Text:
-        """The header: the view's (session, window use, position, mode); until there is one, how loading goes."""
+    def _header(self, state: SessionState, width: int | None = None) -> Text:
+        """The header for ``width`` columns: the view's (session, window use, position, mode); until there is
+        one, how loading goes."""
         if state.view is not None:
-            return header_text(state.view.snapshot, available=state.available, mode=self._header_mode(state))
+            return header_text(state.view.snapshot, available=state.available, mode=self._header_mode(state), width=width)
         if state.first_paint is not None:
-            return header_text(state.first_paint, available=state.first_paint["at"]["messages"], mode="indexing the history…")
+            return header_text(state.first_paint, available=state.first_paint["at"]["messages"], mode="indexing the history…",
+                               width=width)
         name = one_line(Path(state.path).name, 60)
         if state.failed is not None:
             return Text(f"ctxtop: {state.failed} — q quits", style="bold red")

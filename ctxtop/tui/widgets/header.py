@@ -2,36 +2,69 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 from rich.text import Text
+from textual.widgets import Static
 
 from ctxtop.context.output.sanitize import one_line
 
+# The first line's file name and model, when the terminal is wide enough, and at the least.
+NAME_CHARS, MODEL_CHARS = 48, 32
+MIN_NAME_CHARS, MIN_MODEL_CHARS = 16, 12
 
-def header_text(snapshot: dict, *, available: int, mode: str) -> Text:
-    """Two lines: session, format, model and mode; then window use, reported vs estimated, position."""
+
+class Header(Static):
+    """The header, made for the width it has each time it is drawn: its lines are cut, never wrapped
+    (a wrapped first line would push the window's use out of its two rows)."""
+
+    def __init__(self, make: Callable[[int | None], Text], **options) -> None:
+        super().__init__(**options)
+        self._make = make
+
+    def show(self, make: Callable[[int | None], Text]) -> None:
+        """``make(width)``: the header's text for a width (None: not laid out yet)."""
+        self._make = make
+        self.refresh()
+
+    def render(self) -> Text:
+        return self._make(self.content_size.width or None)
+
+
+def header_text(snapshot: dict, *, available: int, mode: str, width: int | None = None) -> Text:
+    """Two lines: session, format, model and mode; then window use, reported vs estimated, position.
+    ``width``: the columns there are; the file name and the model give way first, so that the mode stays
+    in sight, and what still does not fit is cut with an ellipsis."""
     source, at, window = snapshot["source"], snapshot["at"], snapshot["window"]
     reported = window["reported_tokens"]
     used = reported if reported is not None else window["estimated_tokens"]
     share = 100 * used / window["limit"] if window["limit"] else 0
-    text = Text()
-    text.append(one_line(Path(source["path"] or "").name, 48), style="bold")
-    text.append(f"  {source['format']}  {one_line(source['model'] or 'model?', 32)}  ", style="dim")
-    text.append(mode, style="bold green" if "FOLLOW" in mode or "REPLAY" in mode else "bold yellow")
-    text.append("\n")
+    first = Text()
+    name, model = one_line(Path(source["path"] or "").name, NAME_CHARS), one_line(source["model"] or "model?", MODEL_CHARS)
+    if width is not None:  # the name gives way first, then the model, down to a few characters each
+        room = width - len(mode) - len(source["format"]) - 6
+        name = one_line(name, max(MIN_NAME_CHARS, room - len(model)))
+        model = one_line(model, max(MIN_MODEL_CHARS, room - len(name)))
+    first.append(name, style="bold")
+    first.append(f"  {source['format']}  {model}  ", style="dim")
+    first.append(mode, style="bold green" if "FOLLOW" in mode or "REPLAY" in mode else "bold yellow")
     # Most telling first, so that a narrow terminal cuts the least useful: use, position, then the two counts.
     # A limit ctxtop fell back on (no --window, none in the log, an unknown model) is a guess: say so.
+    second = Text()
     limit = f"≈{window['limit']:,}" if window.get("limit_source") == "default" else f"{window['limit']:,}"
     approx = "≈" if window.get("counts_estimated") else ""  # a big tail's first paint: characters per token
-    text.append(f"{approx if reported is None else ''}{used:,} / {limit} tokens ", style="bold")
-    text.append(f"({share:.1f}%)", style="bold red" if share >= 90 else "bold yellow" if share >= 70 else "bold green")
-    text.append(f"  message {at['message']} / {available}", style="bold")
+    second.append(f"{approx if reported is None else ''}{used:,} / {limit} tokens ", style="bold")
+    second.append(f"({share:.1f}%)", style="bold red" if share >= 90 else "bold yellow" if share >= 70 else "bold green")
+    second.append(f"  message {at['message']} / {available}", style="bold")
     if available < at["messages"]:
-        text.append(f" (of {at['messages']})", style="dim")
-    text.append(f"  reported {reported:,}" if reported is not None else "  reported —", style="dim")
-    text.append(f"  est. {approx}{window['estimated_tokens']:,}", style="dim")
+        second.append(f" (of {at['messages']})", style="dim")
+    second.append(f"  reported {reported:,}" if reported is not None else "  reported —", style="dim")
+    second.append(f"  est. {approx}{window['estimated_tokens']:,}", style="dim")
     subagents = snapshot.get("subagents") or {}
     if subagents.get("messages"):
-        text.append(f"  sub-agents {subagents['messages']:,} msgs {subagents['tokens']:,} tok", style="dim")
-    return text
+        second.append(f"  sub-agents {subagents['messages']:,} msgs {subagents['tokens']:,} tok", style="dim")
+    if width is not None:  # each line cut to the width: a wrapped line would push the next out of the header
+        for line in (first, second):
+            line.truncate(width, overflow="ellipsis")
+    return Text("\n").join([first, second])
