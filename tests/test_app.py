@@ -239,6 +239,11 @@ async def test_search_finds_every_match_in_the_session_and_steps_with_n():
                                            app.view.window.blocks[app.query_one(WindowList).selected].position) == second)
         await pilot.press("N")
         await settle(pilot, app, first[0])
+        await pilot.press("slash", *"zzqq-nowhere", "enter")  # a search that finds nothing: n says so, not "no search yet"
+        assert await until(pilot, lambda: app.search is not None and app.search.query == "zzqq-nowhere")
+        await pilot.press("n")
+        await pilot.pause()
+        assert app._notifications and list(app._notifications)[-1].message == "no match for 'zzqq-nowhere': / searches again"
 
 
 async def test_g_goes_to_a_message_and_1_to_4_switch_panes():

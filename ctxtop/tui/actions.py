@@ -209,8 +209,11 @@ class UserActions(AppParts):
     def action_search_step(self, step: int) -> None:
         """The next (or previous) match from the cursor's block on, wrapping around the session."""
         search = self.search
-        if search is None or not search.matches:
+        if search is None:
             self.notify("no search yet: / searches every message", timeout=2)
+            return
+        if not search.matches:
+            self.notify(f"no match for {one_line(search.query, 60)!r}: / searches again", timeout=2, markup=False)
             return
         matches = search.matches
         here = (self.cursor or 0, -1)
