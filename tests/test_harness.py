@@ -12,6 +12,7 @@ from ctxtop.context.window.harness import AFTER_COMPACTION, FIRST_CALL, MODEL_SW
 from ctxtop.context.window.replay import Window
 from ctxtop.context.window.session import Session
 from ctxtop.parsers.model import SYSTEM, TOOLS
+from ctxtop.tui.widgets.header import header_text
 
 from .conftest import DATA, SHARED_FIXTURES
 
@@ -66,6 +67,22 @@ def test_the_inference_holds_across_a_compaction_and_reads_the_same_in_markdown(
     markdown = render_markdown(after)
     assert "| system + tools (inferred from the first call) | ≈ 25,877 |" in markdown
     assert "inferred from the model call at message 2" in markdown
+
+
+def test_after_a_compaction_that_records_no_size_the_window_still_holds_the_inferred_system_and_tools():
+    # Gemini CLI's compression records no size after it: until the next model call reports one, the window is
+    # its counted text and the prefix every request carries, not the counted text alone (5,173 tokens fewer).
+    session = Session.open(DATA / "gemini_chat.jsonl")
+    compaction = session.compactions()[0].message
+    snapshot = build_snapshot(session, compaction + 1)
+    window = snapshot["window"]
+    prefix = window["categories"][INFERRED]
+    assert window["reported_tokens"] is None and prefix["tokens"] == prefix["inferred_from"]["tokens"] == 5_173
+    assert window["used_tokens"] == window["estimated_tokens"] + 5_173 == sum(row["tokens"] for row in window["categories"].values())
+    assert f"≈{window['used_tokens']:,} / " in header_text(snapshot, available=session.message_count, mode="").plain
+    assert f"**Window:** {window['used_tokens']:,} / " in render_markdown(snapshot)
+    reported = build_snapshot(session, compaction + 2)["window"]  # the next call reports its size: that is the window's
+    assert reported["used_tokens"] == reported["reported_tokens"] == 900
 
 
 def _claude_log(tmp_path, calls):

@@ -11,7 +11,7 @@ from ctxtop.context.audit.alerts import Alert
 from ctxtop.context.output.json_document import json_document
 from ctxtop.context.output.redact import redact
 from ctxtop.context.output.sanitize import one_line
-from ctxtop.context.output.snapshot import split_unexplained
+from ctxtop.context.output.snapshot import split_unexplained, window_use
 from ctxtop.context.tracker import Tracker
 from ctxtop.context.window.follow import Update
 from ctxtop.context.window.replay import Window
@@ -38,7 +38,7 @@ def status_of(session: Session, window: Window, update: Update | None, *, from_t
     (the first line of a big log, before its history is read): ``messages`` counts those alone."""
     limit, limit_source = session.limit()
     reported = session.reported_at(None)
-    used = reported if reported is not None else window.estimated_tokens
+    used = window_use(window, reported)
     inferred, unattributed = split_unexplained(window, reported)
     record = {
         "type": "update",
@@ -48,6 +48,7 @@ def status_of(session: Session, window: Window, update: Update | None, *, from_t
         "reset": update.reset if update else None,
         "reported_tokens": reported,
         "estimated_tokens": window.estimated_tokens,
+        "used_tokens": used,  # reported_tokens, else estimated_tokens and the inferred system prompt and tools
         "limit": limit,
         "limit_source": limit_source,  # as in export: "default" is a guess
         "percent": round(100 * used / limit, 1) if limit else None,
@@ -99,7 +100,8 @@ def _text(record: dict[str, Any]) -> str:
     reset = f" [{record['reset']}]" if record["reset"] else ""
     if record.get("from_tail"):
         reset += " [since the last compaction; reading the history…]"
-    used = f"{record['reported_tokens']:,}" if record["reported_tokens"] is not None else f"{approx}{record['estimated_tokens']:,}"
+    estimate = "≈" if record["reported_tokens"] is None and (approx or record["used_tokens"] != record["estimated_tokens"]) else ""
+    used = f"{estimate}{record['used_tokens']:,}"
     limit = f"≈{record['limit']:,}" if record.get("limit_source") == "default" else f"{record['limit']:,}"
     return (f"msg {record['messages']} +{record['new']}: {used} / {limit}{percent} "
             f"reported {reported} estimated {approx}{record['estimated_tokens']:,} | {parts}{reset}")

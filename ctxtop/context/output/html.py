@@ -163,7 +163,7 @@ def _history_note(snapshot: dict[str, Any]) -> str:
 def render_html(snapshot: dict[str, Any], columns: list[tuple[int, tuple[int, ...], bool]], compactions: list[dict[str, Any]]) -> str:
     """The report page for ``snapshot``, the timeline ``columns`` and each compaction's view."""
     source, at, window = snapshot["source"], snapshot["at"], snapshot["window"]
-    used = window["reported_tokens"] if window["reported_tokens"] is not None else window["estimated_tokens"]
+    used = window["used_tokens"]
     limit = window["limit"] or 1
     alerts = snapshot["alerts"]
     body = [

@@ -58,7 +58,7 @@ def _agent_window(window: dict[str, Any]) -> str:
 def render_markdown(snapshot: dict[str, Any]) -> str:
     source, at, window = snapshot["source"], snapshot["at"], snapshot["window"]
     limit = window["limit"]
-    used = window["reported_tokens"] if window["reported_tokens"] is not None else window["estimated_tokens"]
+    used = window["used_tokens"]
     lines = [
         f"## ctxtop snapshot — {cell(source['path'] or 'session')}",
         "",

@@ -85,6 +85,9 @@ def build_snapshot(
         "window": {
             "estimated_tokens": estimated,
             "reported_tokens": reported,
+            # What the front ends show as the window's size: reported_tokens, else estimated_tokens and the inferred
+            # system prompt and tools (categories' inferred_system_tools).
+            "used_tokens": window_use(window, reported),
             "limit": limit,
             "limit_source": limit_source,
             "encoding": session.counter.encoding_name,
@@ -113,10 +116,20 @@ def _model(name: str | None) -> str | None:
 
 def split_unexplained(window: Window, reported: int | None) -> tuple[int, int]:
     """What the log reports beyond the counted text, as (inferred system + tools, unattributed rest).
-    The inferred prefix never takes more than there is to explain."""
-    unexplained = max(0, reported - window.estimated_tokens) if reported is not None else 0
+    The inferred prefix never takes more than there is to explain. With no reported size (after a
+    compaction that records none, until the next model call), the prefix is there all the same: every
+    request carries it."""
+    if reported is None:
+        return (window.harness.tokens if window.harness is not None else 0), 0
+    unexplained = max(0, reported - window.estimated_tokens)
     inferred = min(window.harness.tokens, unexplained) if window.harness is not None else 0
     return inferred, unexplained - inferred
+
+
+def window_use(window: Window, reported: int | None) -> int:
+    """The window's size as shown: the prompt size the log reports, else the counted text and the
+    inferred system prompt and tools (an estimate, then)."""
+    return reported if reported is not None else window.estimated_tokens + split_unexplained(window, None)[0]
 
 
 def _categories(window: Window, reported: int | None, counts_estimated: bool = False) -> dict[str, dict[str, Any]]:

@@ -38,7 +38,7 @@ def header_text(snapshot: dict, *, available: int, mode: str, width: int | None 
     in sight, and what still does not fit is cut with an ellipsis."""
     source, at, window = snapshot["source"], snapshot["at"], snapshot["window"]
     reported = window["reported_tokens"]
-    used = reported if reported is not None else window["estimated_tokens"]
+    used = window["used_tokens"]
     share = 100 * used / window["limit"] if window["limit"] else 0
     first = Text()
     name, model = one_line(Path(source["path"] or "").name, NAME_CHARS), one_line(source["model"] or "model?", MODEL_CHARS)
@@ -54,7 +54,9 @@ def header_text(snapshot: dict, *, available: int, mode: str, width: int | None 
     second = Text()
     limit = f"≈{window['limit']:,}" if window.get("limit_source") == "default" else f"{window['limit']:,}"
     approx = "≈" if window.get("counts_estimated") else ""  # a big tail's first paint: characters per token
-    second.append(f"{approx if reported is None else ''}{used:,} / {limit} tokens ", style="bold")
+    # Without a reported size, the window's is the counted text and the inferred system prompt and tools: an estimate.
+    estimate = "≈" if reported is None and (approx or used != window["estimated_tokens"]) else ""
+    second.append(f"{estimate}{used:,} / {limit} tokens ", style="bold")
     second.append(f"({share:.1f}%)", style="bold red" if share >= 90 else "bold yellow" if share >= 70 else "bold green")
     second.append(f"  message {at['message']} / {available}", style="bold")
     if available < at["messages"]:
