@@ -2,7 +2,7 @@
 
 import pytest
 
-from ctxtop.context.output.sanitize import clean_text, markdown_cell, one_line, shown_name
+from ctxtop.context.sanitize import clean_text, markdown_cell, one_line, shown_name
 
 
 @pytest.mark.parametrize(

@@ -15,7 +15,7 @@ from textual.screen import Screen
 from textual.widgets import Input, TabbedContent
 
 from ctxtop.context.output.redact import redact_text
-from ctxtop.context.output.sanitize import one_line
+from ctxtop.context.sanitize import one_line
 from ctxtop.tui.errors import USER_ERRORS
 from ctxtop.tui.export import export_snapshot
 from ctxtop.tui.keymap import COMMANDS

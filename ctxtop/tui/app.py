@@ -26,9 +26,9 @@ from textual.worker import Worker, WorkerState, get_current_worker
 from ctxtop.context.audit.alerts import Alert, AlertKind
 from ctxtop.context.audit.run import Audit
 from ctxtop.context.output.redact import redact
-from ctxtop.context.output.sanitize import clean_text, one_line
 from ctxtop.context.output.snapshot import build_snapshot
 from ctxtop.context.rules.selection import RuleRequest
+from ctxtop.context.sanitize import clean_text, one_line
 from ctxtop.context.store.source import split_sample
 from ctxtop.context.strategies import STRATEGIES, Preview
 from ctxtop.context.tracker import Tracker

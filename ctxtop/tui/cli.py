@@ -18,8 +18,8 @@ from ctxtop.context.output.forensics_text import forensics_summary
 from ctxtop.context.output.json_document import json_document
 from ctxtop.context.output.markdown import render_markdown
 from ctxtop.context.output.redact import redact, redact_text
-from ctxtop.context.output.sanitize import clean_text, one_line
 from ctxtop.context.rules.selection import RuleRequest
+from ctxtop.context.sanitize import clean_text, one_line
 from ctxtop.context.second_core import cores_available
 from ctxtop.context.store.source import SourceError, check_log, split_sample
 from ctxtop.context.strategies import STRATEGIES, preview_all

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import sys
 
-from ctxtop.context.output.sanitize import one_line
 from ctxtop.context.rules.pins import PinsError
+from ctxtop.context.sanitize import one_line
 from ctxtop.context.store.source import SourceError
 from ctxtop.context.strategies import StrategyError
 from ctxtop.context.window.tokens import EncodingUnavailable

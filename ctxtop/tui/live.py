@@ -13,7 +13,7 @@ from typing import Any
 
 from textual import work
 
-from ctxtop.context.output.sanitize import one_line
+from ctxtop.context.sanitize import one_line
 from ctxtop.tui.errors import USER_ERRORS
 from ctxtop.tui.messages import LogAppended, LogChanged, NewSessionFile
 from ctxtop.tui.parts import AppParts

@@ -14,7 +14,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from ctxtop.context.output.sanitize import clean_text
+from ctxtop.context.sanitize import clean_text
 from ctxtop.tui.errors import UsageError
 
 

@@ -10,8 +10,8 @@ from typing import Any
 from ctxtop.context.audit.alerts import Alert
 from ctxtop.context.output.json_document import json_document
 from ctxtop.context.output.redact import redact
-from ctxtop.context.output.sanitize import one_line
 from ctxtop.context.output.snapshot import split_unexplained, window_use
+from ctxtop.context.sanitize import one_line
 from ctxtop.context.tracker import Tracker
 from ctxtop.context.window.follow import Update
 from ctxtop.context.window.replay import Window

@@ -17,7 +17,7 @@ from typing import Any
 import ctxtop
 from ctxtop.context.fleet.columns import FAILURE_MODES
 from ctxtop.context.output.html import CSS
-from ctxtop.context.output.sanitize import clean_text, markdown_cell, one_line
+from ctxtop.context.sanitize import clean_text, markdown_cell, one_line
 
 WORST = 10  # sessions listed as the worst
 SKIPPED_LISTED = 100  # skipped files named in the report (all of them are in DIR/skipped)

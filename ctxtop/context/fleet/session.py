@@ -16,10 +16,10 @@ import ctxtop
 from ctxtop.context.audit.alerts import AlertKind
 from ctxtop.context.audit.drift import call_of
 from ctxtop.context.fleet.columns import FAILURE_MODES
-from ctxtop.context.output.sanitize import clean_json, one_line, shown_name
 from ctxtop.context.rules.constraints import KEPT, LOST, PARAPHRASED, UNVERIFIABLE, WindowText
 from ctxtop.context.rules.pins import PinsError
 from ctxtop.context.rules.selection import RuleRequest
+from ctxtop.context.sanitize import clean_json, one_line, shown_name
 from ctxtop.context.store.source import SourceError
 from ctxtop.context.tracker import Tracker
 from ctxtop.context.window.replay import RUN_STEP

@@ -22,8 +22,8 @@ from ctxtop.context.guard.record import load_record, record_window, recorded_rul
 from ctxtop.context.guard.reinject import Reinjection, reinjection
 from ctxtop.context.guard.rules import GuardOptions, rules_in_force
 from ctxtop.context.guard.transcript import UNREADABLE, Known, current_session, known_transcript, window_before_last_compaction
-from ctxtop.context.output.sanitize import clean_json, one_line
 from ctxtop.context.rules.constraints import Constraint, WindowText
+from ctxtop.context.sanitize import clean_json, one_line
 
 
 @dataclass(slots=True)

@@ -11,8 +11,8 @@ from typing import Any
 from ctxtop.context.audit.alerts import AlertKind
 from ctxtop.context.audit.guard_marks import BLOCKED_MARK  # how the transcript shows the denial afterwards
 from ctxtop.context.audit.violations import checks_of, violations_of
-from ctxtop.context.output.sanitize import one_line
 from ctxtop.context.rules.constraints import Constraint
+from ctxtop.context.sanitize import one_line
 from ctxtop.parsers.model import TOOL_CALL, Block
 
 # The call is judged as a message after every one in the log, so every rule in force applies to it.

@@ -11,8 +11,8 @@ from dataclasses import dataclass, field
 
 from ctxtop.context.audit.guard_marks import REINJECTED_MARK  # how the transcript shows it afterwards
 from ctxtop.context.audit.lost import missing_facts
-from ctxtop.context.output.sanitize import clean_text, one_line
 from ctxtop.context.rules.constraints import KEPT, Constraint, WindowText
+from ctxtop.context.sanitize import clean_text, one_line
 
 FACT_KINDS = ("paths", "identifiers", "numbers")
 MAX_FACTS_PER_KIND = 6

@@ -17,8 +17,8 @@ from dataclasses import dataclass
 from ctxtop.context.guard.payload import Payload
 from ctxtop.context.guard.rules import GuardOptions, rules_in_force
 from ctxtop.context.guard.transcript import Known, current_session, digest_before, known_path, known_transcript, read_appended, write_json
-from ctxtop.context.output.sanitize import one_line
 from ctxtop.context.rules.constraints import KEPT, LOST, PARAPHRASED, Constraint, WindowText
+from ctxtop.context.sanitize import one_line
 from ctxtop.context.store.source import SourceError
 from ctxtop.context.window.replay import Window, WindowBlock
 from ctxtop.parsers.model import Entry

@@ -16,8 +16,8 @@ from typing import Any
 from ctxtop.context.audit.alerts import Alert, AlertKind
 from ctxtop.context.audit.run import CompactionAudit
 from ctxtop.context.output.markdown import forensics_lines, num, table
-from ctxtop.context.output.sanitize import clean_json, clean_text, markdown_cell, one_line
 from ctxtop.context.rules.constraints import KEPT, Constraint
+from ctxtop.context.sanitize import clean_json, clean_text, markdown_cell, one_line
 from ctxtop.context.window.replay import Window
 from ctxtop.parsers.model import SUMMARY
 

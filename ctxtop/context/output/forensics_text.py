@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from ctxtop.context.output.markdown import cost_line
-from ctxtop.context.output.sanitize import one_line
+from ctxtop.context.sanitize import one_line
 
 
 def forensics_headline(forensics: dict[str, Any]) -> str:

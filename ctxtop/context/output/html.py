@@ -15,7 +15,7 @@ from typing import Any
 import ctxtop
 from ctxtop.context.output.compaction import FATES
 from ctxtop.context.output.palette import CATEGORY_COLORS, COMPACTION_COLOR
-from ctxtop.context.output.sanitize import clean_text, one_line
+from ctxtop.context.sanitize import clean_text, one_line
 from ctxtop.context.window.timeline import TimelinePoint
 from ctxtop.parsers.model import CATEGORIES
 

@@ -12,7 +12,7 @@ from typing import Any
 
 import orjson
 
-from ctxtop.context.output.sanitize import LONE_SURROGATE
+from ctxtop.context.sanitize import LONE_SURROGATE
 
 # C1 controls and DEL; bidi marks, embeddings, overrides and isolates; line and paragraph separators
 # (JavaScript's line terminators); zero-width and invisible formatting characters.

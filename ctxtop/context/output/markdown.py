@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ctxtop.context.output.sanitize import markdown_cell as cell
+from ctxtop.context.sanitize import markdown_cell as cell
 from ctxtop.context.strategies.report import STRATEGY_TABLE_HEADER, strategy_rows
 
 

@@ -6,8 +6,8 @@ from typing import Any
 
 from ctxtop.context.audit.alerts import Alert
 from ctxtop.context.audit.run import Audit, run_audit
-from ctxtop.context.output.sanitize import clean_json, one_line
 from ctxtop.context.rules.constraints import Constraint, WindowText
+from ctxtop.context.sanitize import clean_json, one_line
 from ctxtop.context.strategies import preview_all
 from ctxtop.context.strategies.report import preview_dict, session_frame
 from ctxtop.context.window.accounting import text_tokens

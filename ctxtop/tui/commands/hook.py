@@ -58,7 +58,7 @@ def _arguments(parser: argparse.ArgumentParser, argv: Sequence[str]) -> argparse
 
 def _fail(note: str, consequence: str = "the agent goes on unguarded") -> int:
     """The guard must not break the session: a note, and exit 0 with nothing (more) on stdout."""
-    from ctxtop.context.output.sanitize import one_line  # (light: the rest of the CLI is not loaded)
+    from ctxtop.context.sanitize import one_line  # (light: the rest of the CLI is not loaded)
 
     print(one_line(f"ctxtop: {note}; {consequence}"), file=sys.stderr, flush=True)
     return 0
@@ -67,7 +67,7 @@ def _fail(note: str, consequence: str = "the agent goes on unguarded") -> int:
 def _internal(exc: BaseException, debug: bool) -> int:
     if debug:
         traceback.print_exc()
-    from ctxtop.context.output.sanitize import one_line
+    from ctxtop.context.sanitize import one_line
 
     return _fail(f"internal error: {type(exc).__name__}: {one_line(str(exc), 200)}")
 
@@ -99,8 +99,8 @@ def run_hook(argv: Sequence[str]) -> int:
         from ctxtop.context.guard.hooks import answer
         from ctxtop.context.guard.payload import PayloadError, parse_payload
         from ctxtop.context.guard.rules import GuardOptions
-        from ctxtop.context.output.sanitize import one_line
         from ctxtop.context.rules.pins import PinsError
+        from ctxtop.context.sanitize import one_line
 
         try:
             payload = parse_payload(_read_payload())
@@ -125,8 +125,8 @@ def run_statusline(argv: Sequence[str]) -> int:
         from ctxtop.context.guard.rules import GuardOptions
         from ctxtop.context.guard.status import status
         from ctxtop.context.guard.transcript import UNREADABLE
-        from ctxtop.context.output.sanitize import one_line
         from ctxtop.context.rules.pins import PinsError
+        from ctxtop.context.sanitize import one_line
 
         try:
             payload = parse_payload(_read_payload(), event_required=False)

@@ -18,7 +18,7 @@ from ctxtop.context.audit.forensics.candidate import compare, transcript
 from ctxtop.context.audit.run import CompactionAudit
 from ctxtop.context.output.json_document import json_document
 from ctxtop.context.output.redact import redact
-from ctxtop.context.output.sanitize import clean_json, one_line
+from ctxtop.context.sanitize import clean_json, one_line
 from ctxtop.context.tracker import Tracker
 from ctxtop.tui.arguments import positive_float, positive_int, whole_number
 from ctxtop.tui.commands.summarizer import DEFAULT_MAX_BYTES, DEFAULT_TIMEOUT, run_summarizer

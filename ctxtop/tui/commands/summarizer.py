@@ -13,7 +13,7 @@ import signal
 import subprocess
 import threading
 
-from ctxtop.context.output.sanitize import one_line
+from ctxtop.context.sanitize import one_line
 from ctxtop.tui.errors import UsageError
 
 DEFAULT_TIMEOUT = 120.0  # seconds

@@ -17,7 +17,7 @@ from textual.widgets import Static
 from ctxtop.context.output.compaction import ADDED, FATES, KEPT_BLOCK
 from ctxtop.context.output.forensics_text import forensics_headline
 from ctxtop.context.output.markdown import cost_line
-from ctxtop.context.output.sanitize import clean_text, one_line
+from ctxtop.context.sanitize import clean_text, one_line
 from ctxtop.tui.theme import CATEGORY_COLORS, STATUS_STYLES
 
 SUMMARY_CHARS = 4000  # the view shows the start of a long summary; export --compaction K has all of it

@@ -11,7 +11,7 @@ from textual.containers import VerticalScroll
 from textual.widgets import Static
 
 from ctxtop.context.output.redact import redact_text
-from ctxtop.context.output.sanitize import clean_text, one_line
+from ctxtop.context.sanitize import clean_text, one_line
 from ctxtop.context.window.replay import WindowBlock
 from ctxtop.parsers.model import TOOL_CALL
 

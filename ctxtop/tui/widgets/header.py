@@ -8,7 +8,7 @@ from pathlib import Path
 from rich.text import Text
 from textual.widgets import Static
 
-from ctxtop.context.output.sanitize import one_line
+from ctxtop.context.sanitize import one_line
 
 # The first line's file name and model, when the terminal is wide enough, and at the least.
 NAME_CHARS, MODEL_CHARS = 48, 32

@@ -11,8 +11,8 @@ from textual.widgets.data_table import ColumnKey
 
 from ctxtop.context.audit.alerts import Alert
 from ctxtop.context.output.redact import redact_text
-from ctxtop.context.output.sanitize import one_line
 from ctxtop.context.rules.constraints import Constraint
+from ctxtop.context.sanitize import one_line
 from ctxtop.context.strategies.preview import Preview
 from ctxtop.tui.theme import STATUS_STYLES
 from ctxtop.tui.widgets.cells import count_cell

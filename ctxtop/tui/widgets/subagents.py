@@ -10,7 +10,7 @@ from textual.message import Message
 from textual.widgets import DataTable
 
 from ctxtop.context.output.redact import redact_text
-from ctxtop.context.output.sanitize import one_line
+from ctxtop.context.sanitize import one_line
 from ctxtop.tui.widgets.cells import count_cell
 
 _MESSAGES_WIDTH = 5

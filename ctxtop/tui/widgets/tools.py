@@ -7,7 +7,7 @@ from typing import Any
 from rich.text import Text
 from textual.widgets import DataTable
 
-from ctxtop.context.output.sanitize import one_line
+from ctxtop.context.sanitize import one_line
 from ctxtop.tui.widgets.cells import count_cell
 
 # The number columns and their widths, the total first after the name: the pane is narrow.

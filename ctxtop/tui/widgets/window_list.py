@@ -22,7 +22,7 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from ctxtop.context.output.redact import redact_text
-from ctxtop.context.output.sanitize import one_line
+from ctxtop.context.sanitize import one_line
 from ctxtop.context.window.replay import Window
 from ctxtop.parsers.model import TOOL_CALL, TOOL_RESULT
 from ctxtop.tui.theme import CATEGORY_COLORS, FATE_STYLES

@@ -19,7 +19,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ctxtop.context.output.sanitize import one_line, shown_name
+from ctxtop.context.sanitize import one_line, shown_name
 from ctxtop.context.window.tokens import DEFAULT_ENCODING, load_encoding
 from ctxtop.parsers.registry import PARSERS
 from ctxtop.tui.discover import agent_session_roots
