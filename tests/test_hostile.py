@@ -22,6 +22,7 @@ import pytest
 
 from ctxtop.context.output.json_document import json_document
 from ctxtop.context.rules.pin_store import SavedPins, load_session_pins, save_session_pins
+from ctxtop.context.sanitize import clean_text
 from ctxtop.context.window.session import Session
 from ctxtop.parsers.jsonl import MAX_DEPTH
 from ctxtop.tui.cli import main
@@ -93,18 +94,24 @@ def test_c1_controls_and_bidi_overrides_never_reach_the_output(tmp_path, capsys,
     code, out, err = run(capsys, *argv, log, "--pin", "Never push to main. " + HOSTILE_TEXT)
     assert code in (0, 1), err
     assert_terminal_safe(out)
+    # Nor spelled out: a rule quoted in an alert's detail once showed its escape codes as "\x1b]0;pwned\x07".
+    assert not any(spelled in out for spelled in ("\\x1b", "\\x9b", "\\x07", "\\u202e", "\\u001b", "\\u009b")), out
     if "--json" in argv or argv in (["export"], ["export", "--strategies"]):
-        document = json.loads(out)  # the escapes are JSON: a reader gets the text back
-        assert "\u202eevil" in json.dumps(document, ensure_ascii=False) or argv[0] == "preview"
+        document = json.loads(out)  # decoded, as `jq -r` prints a field: the controls are gone from the data too
+        decoded = json.dumps(document, ensure_ascii=False)
+        assert_terminal_safe(decoded)
+        assert ("Never push to main." in decoded and "evil" in decoded) or argv[0] == "preview"  # (which names rules by id)
 
 
-def test_watch_json_lines_escape_c1_and_bidi():
+def test_watch_json_lines_strip_control_sequences_from_the_data_itself():
     out = io.StringIO()
     print_record({"type": "alert", "detail": HOSTILE_TEXT, "constraint": "\x9b2J"}, as_json=True, redacted=False, out=out)
     line = out.getvalue()
     assert line.count("\n") == 1
     assert_terminal_safe(line)
-    assert json.loads(line)["detail"] == HOSTILE_TEXT
+    record = json.loads(line)  # what `jq -r .detail` would print: no escape code either
+    assert record["detail"] == clean_text(HOSTILE_TEXT) and record["constraint"] == ""
+    assert_terminal_safe(record["detail"])
 
 
 def test_watch_text_lines_strip_control_sequences():
@@ -114,14 +121,15 @@ def test_watch_text_lines_strip_control_sequences():
     assert_terminal_safe(out.getvalue())
 
 
-def test_json_document_escapes_what_json_leaves_raw_and_stays_json():
-    value = {"k\x9b": ["\x85\u2028\u2066x\u2069", "\ud800 lone", 2**70, 2**64 - 1]}
+def test_json_document_strips_control_sequences_from_strings_and_keys_and_stays_json():
+    value = {"k\x9b": ["\x85\u2028\u2066x\u2069", "\ud800 lone", 2**70, 2**64 - 1, "a\x1b]0;title\x07b\u202ec"], "ok": ("t", 1)}
     text = json_document(value)
     assert_terminal_safe(text)
-    assert "\x85" not in text and "\u2028" not in text
+    assert "\x85" not in text and "\u2028" not in text and "\\u001b" not in text and "\\u009b" not in text
     back = json.loads(text)
-    assert back["k\x9b"][0] == "\x85\u2028\u2066x\u2069" and back["k\x9b"][1] == "\ufffd lone"
-    assert back["k\x9b"][3] == 2**64 - 1
+    # Decoded, as jq -r would print them: the controls are gone, not escaped; JavaScript's line terminator is data.
+    assert list(back) == ["k", "ok"] and back["k"][0] == "\u2028x" and back["k"][1] == "\ufffd lone"
+    assert back["k"][3] == 2**64 - 1 and back["k"][4] == "abc" and back["ok"] == ["t", 1]
 
 
 def test_escape_codes_in_a_pin_id_are_not_printed_by_check(tmp_path, capsys):

@@ -2,7 +2,7 @@
 
 import pytest
 
-from ctxtop.context.sanitize import clean_text, markdown_cell, one_line, shown_name
+from ctxtop.context.sanitize import clean_text, markdown_cell, one_line, quoted, shown_name
 
 
 @pytest.mark.parametrize(
@@ -38,3 +38,8 @@ def test_markdown_cell_escapes_table_and_markup():
 def test_shown_name(name, shown):
     assert shown_name(name) == shown
     assert shown_name(name).encode("utf-8")  # writable to any UTF-8 output
+
+
+def test_quoted_drops_control_sequences_instead_of_spelling_them_out():
+    assert quoted("Never push to main.\x1b]0;pwned\x07 \u202eevil") == "'Never push to main. evil'"
+    assert quoted("don't\nstop") == '"don\'t\\nstop"'  # a quote and a newline, as repr writes them

@@ -20,7 +20,7 @@ _ESCAPE_SEQUENCE = re.compile(
 # C0 and C1 controls except tab and newline; DEL; bidi embeddings/overrides/isolates;
 # zero-width and invisible formatting characters.
 _INVISIBLE = re.compile(
-    "[\x00-\x08\x0b-\x1f\x7f-\x9f\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff\ufff9-\ufffb]"
+    "[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff\ufff9-\ufffb]"
 )
 
 
@@ -37,13 +37,13 @@ def clean_text(text: str) -> str:
 
 
 def clean_json(value: object) -> object:
-    """``value`` (JSON-ready data) with every string in it cleaned like ``clean_text``."""
+    """``value`` (JSON-ready data) with every string in it, keys too, cleaned like ``clean_text``."""
     if isinstance(value, str):
         return clean_text(value)
-    if isinstance(value, list):
+    if isinstance(value, (list, tuple)):
         return [clean_json(v) for v in value]
     if isinstance(value, dict):
-        return {k: clean_json(v) for k, v in value.items()}
+        return {clean_text(k) if isinstance(k, str) else k: clean_json(v) for k, v in value.items()}
     return value
 
 
@@ -51,6 +51,12 @@ def shown_name(name: str) -> str:
     """A file name or URL as a table or report shows it: ``clean_text``, and each byte the file system's
     encoding could not decode as U+FFFD (a UTF-8 output cannot hold the lone surrogate it was read as)."""
     return clean_text(LONE_SURROGATE.sub("\ufffd", name))
+
+
+def quoted(text: str) -> str:
+    """``text`` quoted as Python's repr quotes it (a newline or a quote escaped), cleaned first: a control
+    sequence is dropped, not spelled out as ``\\x1b[2J`` for a reader to puzzle over."""
+    return repr(clean_text(text))
 
 
 def one_line(text: str, width: int | None = None) -> str:

@@ -36,6 +36,7 @@ from ctxtop.context.rules.constraints import Constraint, WindowText, detect_cons
 from ctxtop.context.rules.pin_store import SavedPins, load_session_pins, save_session_pins
 from ctxtop.context.rules.remembered import detected_constraints
 from ctxtop.context.rules.selection import FROM_AUTO, RuleRequest, newly_stated, select_rules
+from ctxtop.context.sanitize import quoted
 from ctxtop.context.strategies import Preview, preview_all
 from ctxtop.context.strategies.report import session_frame
 from ctxtop.context.window.follow import LogFollower, Update
@@ -272,7 +273,7 @@ class Tracker:
         judged = {c.event.message for c in audit.compactions if self._judged(c, upto)}
         settled = [a for a in audit.alerts if a.message <= upto and (a.compaction is None or a.compaction in judged)]
         if not self.live:
-            settled = [Alert(AlertKind.NEVER_STATED, 0, None, r.id, f"{r.text!r} is never stated in the session")
+            settled = [Alert(AlertKind.NEVER_STATED, 0, None, r.id, f"{quoted(r.text)} is never stated in the session")
                        for r in rules if r.source != FROM_AUTO and r.first_stated is None] + settled
         return settled
 

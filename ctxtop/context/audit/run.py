@@ -30,6 +30,7 @@ from ctxtop.context.audit.pairs import SeenPair, audit_pairs, audited_at
 from ctxtop.context.audit.remembered import RememberedAudit
 from ctxtop.context.audit.violations import checks_of, violations_of
 from ctxtop.context.rules.constraints import KEPT, Constraint, Status
+from ctxtop.context.sanitize import quoted
 from ctxtop.context.window.replay import RUN_STEP
 from ctxtop.context.window.session import CompactionEvent, Session
 from ctxtop.parsers.model import ASSISTANT, INJECTED, REASONING, TOOL_CALL, TOOL_RESULT, Entry, Usage
@@ -229,7 +230,7 @@ def run_audit(session: Session, constraints: list[Constraint], resume: AuditProg
                 if before.status == KEPT and after_status.status != KEPT:
                     missing = f"; missing {', '.join(after_status.missing_facts)}" if after_status.missing_facts else ""
                     alerts.append(Alert(AlertKind.for_status(after_status.status), event.message, event.message, constraint.id,
-                                        f"{constraint.text!r}: kept → {after_status.status}{missing}"))
+                                        f"{quoted(constraint.text)}: kept → {after_status.status}{missing}"))
         next_message = plans[index + 1][0].message if index + 1 < len(plans) else len(entries) + 1
         generation = generation_of(facts.get("summaries_before", []), generations)
         generations.append((event.message, generation))

@@ -10,6 +10,7 @@ from ctxtop.context.audit.alerts import Alert, AlertKind
 from ctxtop.context.rules.constraints import Constraint
 from ctxtop.context.rules.facts import NEGATIONS
 from ctxtop.context.rules.forbid import SEARCH_SECONDS, ForbidError, forbid_pattern
+from ctxtop.context.sanitize import quoted
 from ctxtop.parsers.jsonl import loads
 from ctxtop.parsers.model import TOOL_CALL, Block, Entry
 
@@ -70,7 +71,7 @@ def violations_of(message: int, block: Block, text: str, checks: list[tuple[Cons
         for kind, check in implied:
             if kind == "pattern" and check.timed_out_on == call.key:
                 alerts.append(Alert(AlertKind.FORBID_SKIPPED, message, None, constraint.id,
-                                    f"forbid pattern {check.pattern!r} took longer than {SEARCH_SECONDS:g} s on this "
+                                    f"forbid pattern {quoted(check.pattern)} took longer than {SEARCH_SECONDS:g} s on this "
                                     f"{block.tool_name or 'tool'} call: not checked here or after"))
     return alerts
 
@@ -94,7 +95,7 @@ def _violation(checks: list[tuple[str, Any]], name: str, call: _Input, message: 
     text = call.text
     for kind, check in checks:
         if kind == "pattern" and check.matches(message, name, text, call=call.key):
-            return f"matches forbidden pattern {check.pattern!r}"
+            return f"matches forbidden pattern {quoted(check.pattern)}"
         if kind == "tool_name" and check.search(name):
             return "uses a forbidden channel"
         if kind == "phone":

@@ -1,8 +1,9 @@
 """Every JSON ctxtop writes (export, check --json, preview --json, watch --json, the TUI's exports).
 
-JSON escapes only C0 controls; a C1 control (U+009B is CSI, U+009D OSC) or a bidi override
-written raw reaches the terminal of whoever prints the output. They are written as ``\\uXXXX``
-escapes instead: the data is unchanged for a JSON reader, inert for a terminal.
+JSON would carry a log's escape sequences, C1 controls and bidi overrides as data (escaped or raw),
+and whoever prints a field (``jq -r``) would send them to a terminal: every string is cleaned as
+every other output's text is (``clean_json``), keys included. What JSON leaves raw and a terminal or
+a JavaScript reader could still take for a control (U+2028, U+2029) is written as a ``\\uXXXX`` escape.
 """
 
 from __future__ import annotations
@@ -12,16 +13,17 @@ from typing import Any
 
 import orjson
 
-from ctxtop.context.sanitize import LONE_SURROGATE
+from ctxtop.context.sanitize import LONE_SURROGATE, clean_json
 
-# C1 controls and DEL; bidi marks, embeddings, overrides and isolates; line and paragraph separators
-# (JavaScript's line terminators); zero-width and invisible formatting characters.
+# Line and paragraph separators (JavaScript's line terminators), which cleaning keeps; and, should any be
+# left, C1 controls, DEL, bidi marks and invisible formatting characters.
 _UNSAFE = re.compile("[\x7f-\x9f\u061c\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff\ufff9-\ufffb]")
 
 
 def json_document(value: Any, *, indent: bool = True) -> str:
     """``value`` as JSON text, one document ending with a newline (or one line when not ``indent``)."""
     option = orjson.OPT_INDENT_2 if indent else 0
+    value = clean_json(value)
     try:
         raw = orjson.dumps(value, option=option)
     except TypeError:  # a lone surrogate or an integer beyond 64 bits got this far: made safe, then written
