@@ -33,6 +33,36 @@ DAMAGED = {
 }
 
 
+def _changed(name: str, change) -> bytes:
+    """tests/data's ``name`` with ``change`` made to its decoded document: valid JSON, a field of a wrong type."""
+    document = json.loads((DATA / name).read_text(encoding="utf-8"))
+    change(document)
+    return json.dumps(document).encode()
+
+
+def _adk_part(document: dict, kind: str) -> dict:
+    return next(part[kind] for event in document["events"] for part in (event.get("content") or {}).get("parts", []) if kind in part)
+
+
+def _inspect_sample(document: dict) -> dict:
+    return document["samples"][0]
+
+
+# Valid JSON whose fields have types the formats do not use: read, the odd field taken for nothing (or as text).
+WRONG_TYPES = {
+    "claude_first_record_type_is_a_list": lambda: b'{"type": [], "sessionId": "x"}\n' + GOOD,
+    "adk_tool_name_is_a_number": lambda: _changed("adk_session.json", lambda d: _adk_part(d, "functionCall").update(name=-1)),
+    "adk_tool_id_is_a_number": lambda: _changed("adk_session.json", lambda d: _adk_part(d, "functionCall").update(id=-1)),
+    "adk_result_name_is_a_number": lambda: _changed("adk_session.json", lambda d: _adk_part(d, "functionResponse").update(name=-1)),
+    "inspect_tool_calls_is_a_number": lambda: _changed(
+        "inspect_compaction.json", lambda d: next(m for m in _inspect_sample(d)["messages"] if "tool_calls" in m).update(tool_calls=-1)),
+    "inspect_event_metadata_is_text": lambda: _changed(
+        "inspect_compaction.json", lambda d: next(e for e in _inspect_sample(d)["events"] if e["event"] == "compaction").update(metadata="x")),
+    "openai_tool_calls_is_a_number": lambda: _changed(
+        "openai_messages.json", lambda d: next(m for m in d if "tool_calls" in m).update(tool_calls=-1)),
+}
+
+
 def run(capsys, *argv):
     code = main(list(argv))
     out, err = capsys.readouterr()
@@ -60,6 +90,27 @@ def test_damage_inside_a_usable_log_is_counted(tmp_path, capsys, command, name):
     if command == ["export"]:
         diagnostics = json.loads(out)["source"]["diagnostics"]
         assert diagnostics["malformed_lines"] + diagnostics["unknown_records"] + diagnostics["torn_last_line"] >= 1
+
+
+@pytest.mark.parametrize("command", COMMANDS, ids=" ".join)
+@pytest.mark.parametrize("name", sorted(WRONG_TYPES))
+def test_fields_of_unexpected_types_cost_the_field_not_the_log(tmp_path, capsys, command, name):
+    suffix = ".jsonl" if name.startswith("claude") else ".json"
+    path = tmp_path / f"{name}{suffix}"
+    path.write_bytes(WRONG_TYPES[name]())
+    code, out, err = run(capsys, *command, str(path))
+    assert code in (0, 1), err  # read (check exits 1 for its findings), not refused nor an internal error
+    if command == ["export"]:
+        assert json.loads(out)["at"]["messages"] > 1
+
+
+@pytest.mark.parametrize("change", [lambda d: d.update(samples=True), lambda d: d.update(_sample_files="x")],
+                         ids=["samples is true", "a field no shape check knows"])
+def test_a_document_with_nothing_readable_is_one_line_not_an_internal_error(tmp_path, capsys, change):
+    path = tmp_path / "inspect.json"
+    path.write_bytes(_changed("inspect_compaction.json", change))
+    code, _, err = run(capsys, "export", str(path))
+    assert code == 2 and err.startswith("ctxtop: error: ") and err.count("\n") == 1 and "internal error" not in err, err
 
 
 @pytest.mark.parametrize("command", COMMANDS, ids=" ".join)

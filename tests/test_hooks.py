@@ -233,6 +233,18 @@ def test_statusline_on_bad_input_still_prints_a_line(tmp_path, monkeypatch, caps
     assert (code, out) == (0, "ctx ?\n") and "no such file" in err
 
 
+def test_statusline_still_prints_a_line_when_ctxtop_itself_fails(tmp_path, monkeypatch, capsys):
+    from ctxtop.context.guard import status
+
+    def broken(*_args):
+        raise RuntimeError("a bug")
+
+    monkeypatch.setattr(status, "status", broken)
+    code, out, err = run("statusline", {"transcript_path": str(demo_until(tmp_path, 150))}, monkeypatch, capsys)
+    assert (code, out) == (0, "ctx ?\n") and err.count("\n") == 1
+    assert "internal error: RuntimeError: a bug" in err and "no status" in err and "unguarded" not in err
+
+
 def test_statusline_reads_only_what_was_appended_and_agrees_with_a_fresh_read(tmp_path, monkeypatch, capsys):
     transcript = demo_until(tmp_path, 205)
     status = {"transcript_path": str(transcript)}

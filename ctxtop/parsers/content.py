@@ -48,6 +48,11 @@ def user_text_category(text: str) -> str:
     return INJECTED if text.lstrip().startswith(HARNESS_PREFIXES) else USER
 
 
+def listed(value: Any) -> list:
+    """``value`` when it is a list, else an empty one: a field a log gives of another type has nothing to list."""
+    return value if isinstance(value, list) else []
+
+
 def as_text(value: Any) -> str:
     """Best-effort text of a tool result or similar field of unknown shape."""
     if value is None:

@@ -16,7 +16,7 @@ import zlib
 from typing import Any
 
 from ctxtop.parsers.base import DocumentParser, UnknownFormat
-from ctxtop.parsers.content import user_text_category
+from ctxtop.parsers.content import listed, user_text_category
 from ctxtop.parsers.jsonl import Buffer, json_text, loads
 from ctxtop.parsers.model import (
     ASSISTANT,
@@ -104,7 +104,7 @@ class InspectParser(DocumentParser):
         if not looks_like(document):
             self.malformed(1, "not an Inspect AI log")
             return
-        samples = [s for s in document.get("samples") or [] if isinstance(s, dict)]
+        samples = [s for s in listed(document.get("samples")) if isinstance(s, dict)]
         count = document.get("_sample_files", len(samples))
         wanted = self.sample  # 1-based
         if count > 1 or wanted != 1:
@@ -119,8 +119,8 @@ class InspectParser(DocumentParser):
             return
         sample = samples[index]
         self.meta.session_id = str(sample.get("id")) if sample.get("id") is not None else None
-        compactions = [e for e in sample.get("events") or [] if isinstance(e, dict) and e.get("event") == "compaction"]
-        for message in sample.get("messages") or []:
+        compactions = [e for e in listed(sample.get("events")) if isinstance(e, dict) and e.get("event") == "compaction"]
+        for message in listed(sample.get("messages")):
             if not isinstance(message, dict) or not isinstance(message.get("role"), str):
                 self.malformed(0, "a message without a role")
                 continue
@@ -131,7 +131,8 @@ class InspectParser(DocumentParser):
                 event = compactions.pop(0)
                 # `messages` is what the sample ended with: everything before the summary survived it.
                 kept = tuple(e.uid for e in self.entries if e.uid)
-                compaction = Compaction("inspect_compaction", trigger=(event.get("metadata") or {}).get("trigger"),
+                details = event.get("metadata") if isinstance(event.get("metadata"), dict) else {}
+                compaction = Compaction("inspect_compaction", trigger=details.get("trigger"),
                                         pre_tokens=event.get("tokens_before"), post_tokens=event.get("tokens_after"),
                                         preserved_ids=kept)
                 blocks = [Block(SUMMARY, b.text) if b.category not in (IMAGE,) else b for b in blocks]
@@ -165,7 +166,7 @@ def _blocks(message: dict) -> list[Block]:
                 blocks.append(Block(TOOL_RESULT, text, tool_id=message.get("tool_call_id"), tool_name=message.get("function")))
             else:
                 blocks.append(Block(user_text_category(text), text))
-    for call in message.get("tool_calls") or []:
+    for call in listed(message.get("tool_calls")):
         if isinstance(call, dict):
             blocks.append(Block(TOOL_CALL, json_text(call.get("arguments", {})), tool_name=call.get("function"), tool_id=call.get("id")))
     if role == "tool" and not any(b.category == TOOL_RESULT for b in blocks):

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from ctxtop.parsers.base import DocumentParser
-from ctxtop.parsers.content import as_text, blocks_from_anthropic, image_size, user_text_category
+from ctxtop.parsers.content import as_text, blocks_from_anthropic, image_size, listed, user_text_category
 from ctxtop.parsers.jsonl import json_text
 from ctxtop.parsers.model import ASSISTANT, IMAGE, SYSTEM, TOOL_CALL, TOOL_RESULT, TOOLS, Block, Usage
 from ctxtop.parsers.numbers import number, summed
@@ -125,7 +125,7 @@ class OpenAIMessagesParser(DocumentParser):
                 blocks.append(Block(ASSISTANT, text))
             else:
                 blocks.append(Block(user_text_category(text), text))
-        for call in message.get("tool_calls") or []:
+        for call in listed(message.get("tool_calls")):
             if not isinstance(call, dict):
                 continue
             function = call.get("function") if isinstance(call.get("function"), dict) else {}

@@ -42,6 +42,10 @@ CATEGORIES: tuple[str, ...] = (
 )
 
 
+def _as_name(value: object) -> str | None:
+    return None if value is None else intern(value) if isinstance(value, str) else intern(str(value))
+
+
 class Block:
     """One piece of content the model sees: a text, a tool call, a result, an image.
 
@@ -57,8 +61,9 @@ class Block:
         self.category = category
         self._text: str | None = text
         # Interned: a session repeats a few tool names thousands of times, and each id twice (call, result).
-        self.tool_name = intern(tool_name) if type(tool_name) is str else tool_name
-        self.tool_id = intern(tool_id) if type(tool_id) is str else tool_id
+        # A log that names a tool or an id with a number (or anything else) gets it as text: every reader expects one.
+        self.tool_name = intern(tool_name) if type(tool_name) is str else _as_name(tool_name)
+        self.tool_id = intern(tool_id) if type(tool_id) is str else _as_name(tool_id)
         self.is_error = is_error
         # Reasoning that the log keeps only encrypted (or empty): its size must come
         # from the usage the log reports, not from the text.

@@ -78,21 +78,30 @@ def detect(data: Buffer) -> str:
     for record in head_records:
         if not isinstance(record, dict):
             continue
-        if codex.looks_like(record):
+        if _looks(codex.looks_like, record):
             return codex.CodexParser.name
-        if claude_code.looks_like(record):
+        if _looks(claude_code.looks_like, record):
             return claude_code.ClaudeCodeParser.name
-        if gemini.looks_like_record(record) and len(head_records) > 1:
+        if _looks(gemini.looks_like_record, record) and len(head_records) > 1:
             return gemini.GeminiJsonlParser.name
     document = _whole_document(data, head_records)
     if document is not None:
         for looks_like, name in DOCUMENT_FORMATS:
-            if looks_like(document):
+            if _looks(looks_like, document):
                 return name
     decoded = [r for r in head_records if r is not None]
     if decoded and all(isinstance(r, dict) and isinstance(r.get("role"), str) for r in decoded):
         return messages.OpenAIMessagesParser.name
     raise UnknownFormat("not a session log ctxtop knows (see `ctxtop formats`, or name one with --log-format)")
+
+
+def _looks(looks_like: Callable[[Any], bool], value: Any) -> bool:
+    """``looks_like(value)``, and no when the value's fields are of types it does not expect (a record
+    whose "type" is a list, say): a record that does not look like the format's."""
+    try:
+        return bool(looks_like(value))
+    except (TypeError, AttributeError, KeyError, ValueError):
+        return False
 
 
 def _whole_document(data: Buffer, head_records: list[Any]) -> Any:
@@ -128,7 +137,13 @@ def parse(data: Buffer, format: str | None = None, *, final: bool = True,
         parser.resume_offset = _feed_in_slices(parser, data, final, progress)
     elif isinstance(parser, DocumentParser):
         document, offsets = _document_or_lines(data, parser, sample)
-        parser.parse(document, offsets)
+        try:
+            parser.parse(document, offsets)
+        except UnknownFormat:
+            raise  # (a ValueError, with its own reason: a sample the log does not have)
+        except (TypeError, AttributeError, KeyError, ValueError) as exc:
+            # A line format loses only the record (LineParser._dispatch); a document is one record.
+            raise UnknownFormat(f"cannot read this {parser.name} log: a field of an unexpected type ({type(exc).__name__})") from None
     return parser
 
 
