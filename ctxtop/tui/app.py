@@ -413,9 +413,15 @@ class CtxtopApp(LiveUpdates, UserActions, AppParts):
         """The window list's marks and title: the strategy's effect, the search and where it stands."""
         preview = self._preview(state)
         self.query_one(WindowList).set_fates(preview.fates if preview else None)
-        title = Text()
+        # Where the user stands first, the legend last: a narrow pane cuts the least useful.
+        title = Text(no_wrap=True, overflow="ellipsis")
         if state.view is not None:
-            title.append(f"message {state.view.at} · {len(state.view.window.blocks):,} blocks", style="bold")
+            blocks = len(state.view.window.blocks)
+            title.append(f"message {state.view.at} · {blocks:,} block{'' if blocks == 1 else 's'}", style="bold")
+        if state.search is not None:
+            found = len(state.search.matches)
+            at = f"{state.search_index + 1} / {found:,}" if found and state.search_index >= 0 else f"{found} matches"
+            title.append(f" · {one_line(state.search.query, 30)!r}: {at}", style="bold" if found else "yellow")
         if preview is not None:
             counts = preview.outcome_counts()
             title.append(f" · {preview.strategy}", style="bold")
@@ -423,10 +429,6 @@ class CtxtopApp(LiveUpdates, UserActions, AppParts):
             title.append("  (✘ dropped ⌀ placeholder Σ summarized … cut)", style="dim")
         elif state.view is not None:
             title.append("  (s: mark a strategy's effect)", style="dim")
-        if state.search is not None:
-            found = len(state.search.matches)
-            at = f"{state.search_index + 1} / {found:,}" if found and state.search_index >= 0 else f"{found} matches"
-            title.append(f"  · {one_line(state.search.query, 30)!r}: {at}", style="bold" if found else "yellow")
         self.query_one("#window-title", Static).update(title)
 
     def _selected_block(self) -> tuple[Window, int] | None:
