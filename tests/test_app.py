@@ -475,7 +475,8 @@ async def test_rename_rotation_is_followed_into_the_new_file_and_a_log_gone_for_
         log.unlink()
         assert await until(pilot, lambda: any("stopped following" in n for n in notes))
         await pilot.pause()
-        assert "LIVE" not in plain(app.query_one("#header", Static))
+        header = plain(app.query_one("#header", Static))
+        assert "LIVE" not in header and "FOLLOW" not in header and "■ STOPPED: the log is no longer followed" in header
 
 
 @pytest.mark.parametrize("stay", [False, True])

@@ -368,6 +368,8 @@ class CtxtopApp(LiveUpdates, UserActions, AppParts):
             mode = "● FOLLOW" if state.follow else "❚❚ PAUSED"
             if state.tracker is not None and state.tracker.live and state.watching:
                 mode = ("● LIVE" if state.follow else "❚❚ PAUSED (live)")
+            elif state.stopped is not None:
+                mode = "■ STOPPED: the log is no longer followed"
             if state.unseen and not state.follow:
                 mode += f"  +{state.unseen} new (f: follow)"
         if not state.bell_on:

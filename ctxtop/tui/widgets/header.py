@@ -48,7 +48,7 @@ def header_text(snapshot: dict, *, available: int, mode: str, width: int | None 
         model = one_line(model, max(MIN_MODEL_CHARS, room - len(name)))
     first.append(name, style="bold")
     first.append(f"  {source['format']}  {model}  ", style="dim")
-    first.append(mode, style="bold green" if "FOLLOW" in mode or "REPLAY" in mode else "bold yellow")
+    first.append(mode, style="bold green" if "FOLLOW" in mode or "REPLAY" in mode else "bold red" if "STOPPED" in mode else "bold yellow")
     # Most telling first, so that a narrow terminal cuts the least useful: use, position, then the two counts.
     # A limit ctxtop fell back on (no --window, none in the log, an unknown model) is a guess: say so.
     second = Text()
