@@ -58,7 +58,8 @@ from ctxtop.tui.waiting import not_written_yet, wait_for_log
 from ctxtop.tui.widgets.breakdown import Breakdown
 from ctxtop.tui.widgets.compaction import CompactionView
 from ctxtop.tui.widgets.detail import Detail
-from ctxtop.tui.widgets.header import Header, header_text
+from ctxtop.tui.widgets.fitted import Fitted, cut
+from ctxtop.tui.widgets.header import header_text
 from ctxtop.tui.widgets.panels import AlertsTable, ConstraintsTable, StrategiesTable
 from ctxtop.tui.widgets.subagents import SubagentsTable
 from ctxtop.tui.widgets.timeline import Timeline
@@ -160,9 +161,9 @@ class CtxtopApp(LiveUpdates, UserActions, AppParts):
 
     # --- layout ---------------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
-        yield Header(partial(self._header, self.state), id="header")
+        yield Fitted(partial(self._header, self.state), id="header")
         yield ProgressBar(total=100, show_eta=False, id="loading")
-        yield Static(id="banner")
+        yield Fitted(id="banner")
         with Horizontal(id="top"):
             yield Breakdown()
             yield Timeline(id="timeline")
@@ -336,7 +337,7 @@ class CtxtopApp(LiveUpdates, UserActions, AppParts):
             if (view or new.available != old.available or self._header_mode(new) != self._header_mode(old)
                     or new.waiting != old.waiting or new.progress != old.progress or new.first_paint is not old.first_paint
                     or new.failed != old.failed):
-                self.query_one(Header).show(partial(self._header, new))
+                self.query_one("#header", Fitted).show(partial(self._header, new))
             if new.compaction is not old.compaction or (redacting and new.compaction is not None):
                 self._show_compaction(new)
 
@@ -570,27 +571,33 @@ class CtxtopApp(LiveUpdates, UserActions, AppParts):
         """The banner speaks of the cursor: what is lost or broken at the message shown; what happens
         later in the session only as a count (calmer, when nothing is lost yet here)."""
         tracker, at = state.tracker, state.cursor
-        banner = self.query_one("#banner", Static)
+        banner = self.query_one("#banner", Fitted)
         seen = tracker.cursor_alerts(at, state.available) if tracker is not None and at is not None else None
         banner.set_class(bool(seen and (seen.here or seen.later)), "-visible")
         banner.set_class(bool(seen and not seen.here and seen.later), "-ahead")
         if seen is None or not (seen.here or seen.later):
             return
+        # The counts first, the latest alert's detail last: one row cuts the longest and least needed part.
         text = Text()
         if seen.here:
             lost = sorted({a.constraint or "" for a in seen.here if a.kind.rule_lost})
             broken = [a for a in seen.here if a.kind is AlertKind.VIOLATION]
             text.append(f" ⚠ at message {at}: ", style="bold")
-            text.append(f"{len(lost)} rule(s) lost or weakened" + (f" ({one_line(', '.join(lost[:3]), 60)})" if lost else ""))
-            text.append(f", {len(broken)} broken")
-            latest = seen.here[-1]
-            text.append(f" — latest at {latest.message}: ")
-            if latest.kind is AlertKind.VIOLATION and latest.constraint in seen.lost_at:
-                text.append(f"lost at {seen.lost_at[latest.constraint]} → broken at {latest.message}: ", style="bold")
-            text.append(self._shown(one_line(latest.detail, 100)))
+            text.append(f"{len(lost)} rule(s) lost or weakened, {len(broken)} broken")
         if seen.later:
             lost_later = sum(a.kind.rule_lost for a in seen.later)
+            counts = [f"{n} {what}" for n, what in ((lost_later, "lost or weakened"), (len(seen.later) - lost_later, "broken")) if n]
             text.append(("  ·  later: " if seen.here else " ▸ later in the session: "),
                         style="dim" if seen.here else "bold")
-            text.append(f"{lost_later} lost or weakened, {len(seen.later) - lost_later} broken (from message {seen.later[0].message})")
-        banner.update(text)
+            text.append(f"{', '.join(counts)} (from message {seen.later[0].message})")
+        if seen.here:
+            latest = seen.here[-1]
+            # A rule lost, then broken: the story to tell, before the rules' names.
+            lost_at = seen.lost_at.get(latest.constraint or "") if latest.kind is AlertKind.VIOLATION else None
+            if lost and lost_at is None:
+                text.append(f"  ·  {one_line(', '.join(lost[:3]), 60)}")
+            text.append(f"  ·  latest at {latest.message}: ")
+            if lost_at is not None:
+                text.append(f"lost at {lost_at} → broken at {latest.message}: ", style="bold")
+            text.append(self._shown(one_line(latest.detail, 100)))
+        banner.show(partial(cut, text))  # one row: cut with an ellipsis, not wrapped out of sight

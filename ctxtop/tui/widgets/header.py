@@ -2,34 +2,16 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from pathlib import Path
 
 from rich.text import Text
-from textual.widgets import Static
 
 from ctxtop.context.sanitize import one_line
+from ctxtop.tui.widgets.fitted import cut
 
 # The first line's file name and model, when the terminal is wide enough, and at the least.
 NAME_CHARS, MODEL_CHARS = 48, 32
 MIN_NAME_CHARS, MIN_MODEL_CHARS = 16, 12
-
-
-class Header(Static):
-    """The header, made for the width it has each time it is drawn: its lines are cut, never wrapped
-    (a wrapped first line would push the window's use out of its two rows)."""
-
-    def __init__(self, make: Callable[[int | None], Text], **options) -> None:
-        super().__init__(**options)
-        self._make = make
-
-    def show(self, make: Callable[[int | None], Text]) -> None:
-        """``make(width)``: the header's text for a width (None: not laid out yet)."""
-        self._make = make
-        self.refresh()
-
-    def render(self) -> Text:
-        return self._make(self.content_size.width or None)
 
 
 def header_text(snapshot: dict, *, available: int, mode: str, width: int | None = None) -> Text:
@@ -66,7 +48,4 @@ def header_text(snapshot: dict, *, available: int, mode: str, width: int | None 
     subagents = snapshot.get("subagents") or {}
     if subagents.get("messages"):
         second.append(f"  sub-agents {subagents['messages']:,} msgs {subagents['tokens']:,} tok", style="dim")
-    if width is not None:  # each line cut to the width: a wrapped line would push the next out of the header
-        for line in (first, second):
-            line.truncate(width, overflow="ellipsis")
-    return Text("\n").join([first, second])
+    return cut(Text("\n").join([first, second]), width)  # a wrapped line would push the next out of the header
