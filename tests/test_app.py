@@ -20,6 +20,7 @@ from ctxtop.tui.app import CtxtopApp
 from ctxtop.tui.demo import DEMO_WINDOW, demo_path
 from ctxtop.tui.screens import KEYS, HelpScreen
 from ctxtop.tui.widgets.detail import Detail
+from ctxtop.tui.widgets.timeline import Timeline
 from ctxtop.tui.widgets.window_list import WindowList
 
 from .conftest import DATA, app_holding, exact_tokens, workers_done
@@ -363,6 +364,19 @@ async def test_the_header_keeps_its_two_lines_in_a_narrow_terminal(tmp_path):
         first, second = plain(header).split("\n")
         assert first.startswith("258c7280-ae70-4…  claude-code  claude-sonn…  ❚❚ PAUSED")  # name and model give way to the mode
         assert second.endswith("…")
+
+
+async def test_a_click_on_a_compactions_marker_opens_it_and_the_cursor_label_hides_no_marker():
+    app = demo_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, app, 390)
+        timeline = app.query_one(Timeline)
+        markers = plain(timeline).split("\n")[-1]
+        # The demo's three compactions (204, 306, 383): the label of the cursor at 390 covers none of them.
+        assert markers.count("▲") == 3
+        first = markers.index("▲")  # its column's last message is past 204: the click still opens the compaction
+        await pilot.click(Timeline, offset=(first, timeline.size.height - 1))
+        assert await until(pilot, lambda: app.state.compaction is not None and app.cursor == 204)
 
 
 def test_readme_lists_every_key_and_every_binding_is_in_the_help():

@@ -109,7 +109,9 @@ class TimelineView(Sequence[TimelinePoint]):
         tokens = tuple(settled._tokens[position * WIDTH : (position + 1) * WIDTH])  # noqa: SLF001 - its own view
         if len(tokens) < WIDTH:  # truncated under us (a change to the session): read as empty until redrawn
             tokens = (0,) * WIDTH
-        compacted = self._compaction_between(position, position + 1)
+        marks = settled._compactions  # noqa: SLF001
+        found = bisect_left(marks, position)
+        compacted = found < len(marks) and marks[found] == position
         return TimelinePoint(position + 1, tokens, compacted)
 
     def __iter__(self) -> Iterator[TimelinePoint]:
@@ -138,11 +140,13 @@ class TimelineView(Sequence[TimelinePoint]):
 
     def compaction_in(self, start: int, stop: int) -> bool:
         """Whether a message in [start, stop) is a compaction marker."""
-        if self._compaction_between(start, min(stop, self._length)):
-            return True
-        return any(point.compaction for point in self._ahead[max(0, start - self._length) : max(0, stop - self._length)])
+        return self.first_compaction_in(start, stop) is not None
 
-    def _compaction_between(self, start: int, stop: int) -> bool:
+    def first_compaction_in(self, start: int, stop: int) -> int | None:
+        """The position of the first compaction marker in [start, stop), if any."""
         marks = self._settled._compactions  # noqa: SLF001
         found = bisect_left(marks, start)
-        return found < len(marks) and marks[found] < stop
+        if found < len(marks) and marks[found] < min(stop, self._length):
+            return marks[found]
+        ahead = self._ahead[max(0, start - self._length) : max(0, stop - self._length)]
+        return next((max(start, self._length) + n for n, point in enumerate(ahead) if point.compaction), None)

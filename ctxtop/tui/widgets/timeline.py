@@ -143,8 +143,8 @@ class Timeline(Widget):
                 rows[height - 1 - row].append(char, style=CATEGORY_COLORS[cell])
             here = start < self.cursor <= end
             compacted = points.compaction_in(start, end)
-            if here:
-                markers.append("●", style=CURSOR_STYLE)
+            if here:  # (its compaction's ▲ in the cursor's colour: the cursor must not hide a compaction)
+                markers.append("▲" if compacted else "●", style=CURSOR_STYLE)
             elif self.guard_marks and self._guarded(start, end):
                 markers.append(GUARD_MARK, style=GUARD_STYLE)  # (a re-injection follows the ▲ it answers)
             elif compacted:
@@ -163,8 +163,12 @@ class Timeline(Widget):
         if at is None:
             return
         label = f" {self.cursor} "
-        begin = GUTTER + at + 1 if at + 1 + len(label) <= len(columns) else GUTTER + at - len(label)
-        if begin >= GUTTER:
+        plain = markers.plain
+        # After the ●, or before it; never over a compaction's ▲ (the header says the number anyway).
+        sides = [GUTTER + at + 1] if at + 1 + len(label) <= len(columns) else []
+        sides.append(GUTTER + at - len(label))
+        begin = next((b for b in sides if b >= GUTTER and "▲" not in plain[b : b + len(label)]), None)
+        if begin is not None:
             markers.stylize("bold", begin, begin + len(label))
             plain = markers.plain
             styled = Text(plain[:begin] + label + plain[begin + len(label):])
@@ -174,8 +178,10 @@ class Timeline(Widget):
             markers.append_text(styled)
 
     def on_click(self, event: events.Click) -> None:
+        """The column's last message; its compaction, when it holds one (its ▲: the app opens the compaction)."""
         columns = self._columns()
-        if columns and 0 <= event.x - GUTTER < len(columns):
+        if columns and self.points is not None and 0 <= event.x - GUTTER < len(columns):
             start, end = columns[event.x - GUTTER]
-            self.post_message(self.Picked(end))
+            compaction = self.points.first_compaction_in(start, end)
+            self.post_message(self.Picked(end if compaction is None else compaction + 1))
 
