@@ -13,6 +13,7 @@ from ctxtop.context.output.snapshot import build_snapshot
 from ctxtop.context.window.session import Session
 from ctxtop.tui.app import CtxtopApp
 from ctxtop.tui.cli import main
+from ctxtop.tui.widgets.header import header_text
 
 from .conftest import SHARED_FIXTURES
 from .test_app import SIZE, settle, until
@@ -48,6 +49,9 @@ def test_the_sub_agents_are_listed_with_their_type_task_and_totals():
     # Each file's records: 6 and 4 messages (user/assistant records, one response merged by message id).
     assert (task["messages"], by_id["acompact-fffbd0"]["messages"]) == (6, 4)
     assert all(a["window"]["limit"] == 200_000 for a in agents)
+    # The header sums their counted text: our count (est.), as the window's own is, not their windows.
+    snapshot = build_snapshot(Session.open(SESSION))
+    assert "sub-agents 10 msgs est. 32,777 tok" in header_text(snapshot, available=snapshot["at"]["messages"], mode="").plain
 
 
 @pytest.mark.skipif(not _own_conversation(), reason="a sub-agent file does not parse as its own conversation yet (issue 16 item 1)")

@@ -47,5 +47,6 @@ def header_text(snapshot: dict, *, available: int, mode: str, width: int | None 
     second.append(f"  est. {approx}{window['estimated_tokens']:,}", style="dim")
     subagents = snapshot.get("subagents") or {}
     if subagents.get("messages"):
-        second.append(f"  sub-agents {subagents['messages']:,} msgs {subagents['tokens']:,} tok", style="dim")
+        # (our count of their text, as est. is of the window's: each agent's own window is in the Agents pane)
+        second.append(f"  sub-agents {subagents['messages']:,} msgs est. {subagents['tokens']:,} tok", style="dim")
     return cut(Text("\n").join([first, second]), width)  # a wrapped line would push the next out of the header
