@@ -176,6 +176,8 @@ def _fixture(path: str) -> Path:
         ("claude-code/ccviewer_1af7fc5e-8455-4414-9ccd-011d40f70b2a.jsonl", "the /init command's built-in prompt (isMeta)"),
         ("claude-code/ccviewer_5c0375b4-57a5-4f26-b12d-d022ee4e51b7.jsonl", "a slash-command expansion (isMeta)"),
         ("claude-code/marot_258c7280-ae70-4798-800f-63464d01a85d.jsonl", "<task-notification>, interrupted-request lines"),
+        ("claude-code/marot_258c7280-ae70-4798-800f-63464d01a85d/subagents/agent-acompact-fffbd0.jsonl",
+         "Claude Code's request to summarize the conversation, a compaction sub-agent's prompt"),
         ("codex/agtrace_codex_session.jsonl", "<environment_context> with <approval_policy>, <sandbox_mode>"),
         ("swe-agent/6e44b9__sweagenttestrepo-1c2844.traj", "SWE-agent's system and instance templates"),
         ("swe-agent/function_calling_simple.traj", "SWE-agent's demonstration and templates"),

@@ -42,6 +42,10 @@ _HARNESS_LINE = compiled_on_use(
     r"^(?:Caveat: The messages below were generated.*|\[Request interrupted by user.*\]|\w+ hook (?:success|error|blocking error).*|"
     r"This session is being continued from a previous conversation.*)$", re.MULTILINE)
 
+# User turns the harness writes whole: Claude Code's request to summarize the conversation (the prompt of a
+# compaction sub-agent, agent-acompact-*.jsonl), whose instructions are to the summarizer, not the user's rules.
+_HARNESS_TURN = compiled_on_use(r"\s*Your task is to create a detailed summary of the conversation so far\b")
+
 # Instruction files a harness injects, with the file's name or path.
 _CLAUDE_MD = compiled_on_use(r"Contents of (\S+?) \([^)\n]*\):\n(.*?)(?=\nContents of \S+ \(|</system-reminder>|\Z)", re.DOTALL)
 _AGENTS_MD = compiled_on_use(r"#\s*AGENTS\.md instructions for (\S+)\s*<INSTRUCTIONS>(.*?)(?:</INSTRUCTIONS>|\Z)", re.DOTALL)
@@ -83,6 +87,8 @@ def source_texts(entries: Iterable[Entry], log_format: str | None = None) -> Ite
 
 def _typed_text(text: str) -> str:
     """A user turn without what the harness wrote into it."""
+    if _HARNESS_TURN.match(text):
+        return ""
     if "<" in text:
         text = _HARNESS_SECTION.sub("", text)
     return _HARNESS_LINE.sub("", text)
