@@ -1,8 +1,9 @@
-"""Make untrusted log text safe to show in a terminal or write into Markdown.
+"""Make untrusted log text safe to show: in a terminal, a Markdown or HTML document, JSON, a table.
 
-Log text is whatever tools returned: escape sequences (OSC 52 clipboard writes,
-title changes, cursor moves), bidi overrides and zero-width characters must
-never reach the terminal or a rendered document.
+Log text is whatever tools returned, and file names are whatever was on disk: escape sequences (OSC 52
+clipboard writes, title changes, cursor moves), bidi overrides and zero-width characters must never
+reach the terminal or a rendered document. The lowest layer of ``context``: every concern that shows
+such text (the audit's alert details, the outputs, the guard, the fleet) cleans it with these.
 """
 
 from __future__ import annotations
