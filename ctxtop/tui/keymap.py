@@ -25,12 +25,14 @@ class Command:
 
 
 COMMANDS: tuple[Command, ...] = (
-    Command("left", "move(-1)", "← / →", "previous / next message", "Previous message", "Move the cursor one message back", "Prev", True),
-    Command("right", "move(1)", "← / →", "", "Next message", "Move the cursor one message on", "Next", True),
+    # A pair of keys is one footer entry (the first's, shown as both keys): at 160 columns the footer must still end with Quit.
+    Command("left", "move(-1)", "← / →", "previous / next message", "Previous message", "Move the cursor one message back", "Message",
+            True, "← / →"),
+    Command("right", "move(1)", "← / →", "", "Next message", "Move the cursor one message on", "", True),
     Command("left_square_bracket", "compaction(-1)", "[ / ]", "previous / next compaction, opening its compaction view",
-            "Previous compaction", "Jump to the compaction before the cursor and show what it did", "Prev compaction", True, "["),
+            "Previous compaction", "Jump to the compaction before the cursor and show what it did", "Compactions", True, "[ / ]"),
     Command("right_square_bracket", "compaction(1)", "[ / ]", "", "Next compaction",
-            "Jump to the compaction after the cursor and show what it did", "Next compaction", True, "]"),
+            "Jump to the compaction after the cursor and show what it did", "", True, "]"),
     Command("home", "jump('start')", "Home / End", "first / latest message", "First message", "Jump to the first message", "", True),
     Command("end", "jump('end')", "Home / End", "", "Latest message", "Jump to the latest message", "", True),
     Command("g", "goto", "g", "go to a message by its number", "Go to message", "Type a message number and go there"),
