@@ -369,3 +369,14 @@ def test_export_includes_strategies_on_request(capsys):
     assert "### Strategy previews (budget 2,412 tokens)" in markdown and "| pinned\\_slot |" in markdown
     assert main(["export", "--demo"]) == 0
     assert "strategies" not in json.loads(capsys.readouterr().out)
+
+
+@pytest.mark.parametrize(("after", "shown"), [(2_000, "2,000 (41%)"), (3_210, "3,210 (67%)"), (4_562, "4,562 (95%)"), (1_880, "1,880 (39%)")])
+def test_the_preview_tables_percent_is_rounded_once_from_the_counts(after, shown):
+    # 2,000 of 4,825 is 41.45%: rounded to percent_of_before's 41.5 first, it showed as 42%, where the TUI said 41%.
+    from ctxtop.context.strategies.report import strategy_rows
+
+    preview_row = {"strategy": "sliding_window", "params": {}, "trigger": {"rule": "", "fires": None}, "reason": "", "notes": [],
+                   "tokens": {"before": 4_825, "after": after, "percent_of_before": round(100 * after / 4_825, 1)},
+                   "constraint_counts": {"kept": 0, "at_risk": 0, "lost": 0, "total": 0}, "cache": {"rewrite_tokens": 0}}
+    assert strategy_rows([preview_row])[0][3] == shown

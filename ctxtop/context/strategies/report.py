@@ -85,7 +85,8 @@ def strategy_rows(previews: list[dict[str, Any]]) -> list[list[str]]:
         if fires is not None:
             triggers += f" ({p['trigger']['rule']})"
         tokens = p["tokens"]
-        percent = f" ({tokens['percent_of_before']:.0f}%)" if tokens["percent_of_before"] is not None else ""
+        # From the counts, not from percent_of_before: 41.45% rounded to 41.5 and then to a whole number is 42.
+        percent = f" ({100 * tokens['after'] / tokens['before']:.0f}%)" if tokens["before"] else ""
         counts = p["constraint_counts"]
         outcome = f"{counts['kept']}/{counts['at_risk']}/{counts['lost']} of {counts['total']}" if counts["total"] else "—"
         rows.append([
