@@ -92,6 +92,18 @@ async def test_arrows_home_end_move_and_the_breakdown_shows_known_numbers(demo_s
         await settle(pilot, app, 390)
 
 
+async def test_a_category_of_blocks_without_tokens_has_its_row():
+    # A remote compaction's summary is opaque: 1 block, 0 tokens counted. Its row keeps the blocks column whole.
+    app = CtxtopApp(str(DATA / "codex_remote_compaction.jsonl"), at=9)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, app, 9)
+        categories = app.view.snapshot["window"]["categories"]
+        assert (categories["summary"]["tokens"], categories["summary"]["blocks"]) == (0, 1)
+        assert cell(app, "#categories", "summary", "blocks") == "1"
+        shown = sum(int(cell(app, "#categories", name, "blocks").replace(",", "")) for name in app.query_one("#categories").rows)
+        assert shown == len(app.view.window.blocks)
+
+
 async def test_brackets_jump_between_compactions():
     app = demo_app(at=100)
     async with app.run_test(size=SIZE) as pilot:

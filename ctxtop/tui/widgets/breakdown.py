@@ -77,7 +77,8 @@ class Breakdown(Vertical):
         return self._snapshot is not None
 
     def show(self, snapshot: dict[str, Any]) -> None:
-        """Update the rows in place; a category gets its row the first time it holds tokens."""
+        """Update the rows in place; a category gets its row the first time it holds tokens or blocks (a summary
+        of 0 tokens is still a block of the window: the blocks column must add up to the window's)."""
         self._snapshot = snapshot
         window = snapshot["window"]
         limit = window["limit"]
@@ -85,7 +86,7 @@ class Breakdown(Vertical):
         added = False
         for name, total in window["categories"].items():
             if name not in table.rows:
-                if not total["tokens"]:
+                if not total["tokens"] and not total["blocks"]:
                     continue
                 table.add_row(Text("■ ", style=CATEGORY_COLORS[name]) + Text(ROW_NAMES.get(name, name)), Text(""), Text(""), Text(""),
                               key=name)
