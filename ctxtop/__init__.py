@@ -8,13 +8,9 @@ Textual app and the command line).
 
 
 def __getattr__(name: str) -> str:
-    # ``__version__`` is looked up when asked for (``ctxtop --version``): importlib.metadata costs
-    # about 20 ms, a fifth of what `ctxtop hook` may spend before every tool call.
+    # ``__version__`` is looked up when asked for (``ctxtop.version``: importlib.metadata is not free).
     if name == "__version__":
-        from importlib.metadata import PackageNotFoundError, version
+        from ctxtop.version import version
 
-        try:
-            return version("ctxtop")
-        except PackageNotFoundError:  # run from a checkout that was never installed
-            return "0+unknown"
+        return version()
     raise AttributeError(f"module 'ctxtop' has no attribute {name!r}")

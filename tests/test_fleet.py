@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import shutil
 import socket
+import subprocess
 import sys
 
 import pytest
@@ -144,6 +145,18 @@ def test_worker_processes_give_the_same_rows(fleet, tmp_path, capsys, monkeypatc
     for table in ("sessions.parquet", "compactions.parquet"):
         assert read_parquet(tmp_path / "one" / table) == read_parquet(tmp_path / "two" / table)
     assert (tmp_path / "one" / "skipped").read_text() == (tmp_path / "two" / "skipped").read_text()
+
+
+def test_worker_processes_start_well_beside_a_folder_named_ctxtop(tmp_path):
+    # A clone's parent holds a folder named ctxtop: with an editable install, a process started there (python -m,
+    # the workers' fork server) imported it as a namespace package, and every session was skipped for the
+    # version its row records ("module 'ctxtop' has no attribute '__version__'").
+    (tmp_path / "ctxtop").mkdir()
+    command = [sys.executable, "-m", "ctxtop", "audit", str(DATA / CODEX_KEEPS), str(DATA / "claude_compact.jsonl"),
+               "--out", "out", "--jobs", "2", "--no-reuse"]
+    result = subprocess.run(command, cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0 and "2 session(s) audited, 0 skipped" in result.stderr, result.stderr
+    assert all(row["ctxtop_version"] not in (None, "") for row in read_parquet(tmp_path / "out" / "sessions.parquet"))
 
 
 def test_the_per_session_function_never_raises_and_cleans_log_text(tmp_path):

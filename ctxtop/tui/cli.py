@@ -12,7 +12,6 @@ from contextlib import contextmanager, nullcontext
 from pathlib import Path
 from typing import Any
 
-import ctxtop
 from ctxtop.context.output.compaction import render_compaction_markdown
 from ctxtop.context.output.forensics_text import forensics_summary
 from ctxtop.context.output.json_document import json_document
@@ -43,6 +42,7 @@ from ctxtop.tui.entry import main as fast_main
 from ctxtop.tui.errors import USER_ERRORS, UsageError, os_error_line, say
 from ctxtop.tui.output import write_output
 from ctxtop.tui.waiting import not_written_yet, wait_for_log
+from ctxtop.version import version
 
 OUTPUT_FORMATS = {"json": "json", "md": "md", "markdown": "md", "html": "html"}
 # The commands that read a log once run on one thread: their audit and rule detection can do half
@@ -59,7 +59,7 @@ class Parser(argparse.ArgumentParser):
 
 
 class VersionAction(argparse.Action):
-    """``--version``: the version looked up only when asked for (``ctxtop.__version__`` reads the installed
+    """``--version``: the version looked up only when asked for (``version()`` reads the installed
     package's metadata, about 20–30 ms that every other command would pay)."""
 
     def __init__(self, option_strings: Sequence[str], dest: str = argparse.SUPPRESS, default: str = argparse.SUPPRESS,
@@ -68,7 +68,7 @@ class VersionAction(argparse.Action):
 
     def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: Any,
                  option_string: str | None = None) -> None:
-        sys.stdout.write(f"ctxtop {ctxtop.__version__}\n")  # on stdout, as argparse's own version action
+        sys.stdout.write(f"ctxtop {version()}\n")  # on stdout, as argparse's own version action
         parser.exit()
 
 

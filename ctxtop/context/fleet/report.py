@@ -14,10 +14,10 @@ from collections.abc import Sequence
 from html import escape
 from typing import Any
 
-import ctxtop
 from ctxtop.context.fleet.columns import FAILURE_MODES
 from ctxtop.context.output.html import CSS
 from ctxtop.context.sanitize import clean_text, markdown_cell, one_line
+from ctxtop.version import version
 
 WORST = 10  # sessions listed as the worst
 SKIPPED_LISTED = 100  # skipped files named in the report (all of them are in DIR/skipped)
@@ -114,7 +114,7 @@ def _bar(value: float | None) -> str:
 def render_markdown(summary: dict[str, Any]) -> str:
     s = summary
     lines = [f"# ctxtop fleet audit — {s['sessions']:,} session(s)", "",
-             f"ctxtop {markdown_cell(ctxtop.__version__)} · {s['skipped']:,} file(s) skipped · {s['reused']:,} result(s) reused from an earlier run", "",
+             f"ctxtop {markdown_cell(version())} · {s['skipped']:,} file(s) skipped · {s['reused']:,} result(s) reused from an earlier run", "",
              "## Totals", "", "| | |", "|---|---|"]
     lines += [f"| {label} | {value} |" for label, value in _totals(s)]
     lines += ["", "## Failure modes", "", "Share of the failure modes found at compactions (as seed 001's study reports them), "
@@ -196,7 +196,7 @@ def _table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
 def render_html(summary: dict[str, Any]) -> str:
     s = summary
     body = [f"<h1>ctxtop fleet audit — {s['sessions']:,} session(s)</h1>",
-            f'<p class="muted">ctxtop {_e(ctxtop.__version__)} · {s["skipped"]:,} file(s) skipped · {s["reused"]:,} result(s) reused from an earlier run</p>',
+            f'<p class="muted">ctxtop {_e(version())} · {s["skipped"]:,} file(s) skipped · {s["reused"]:,} result(s) reused from an earlier run</p>',
             "<h2>Totals</h2>", _table(["", ""], [[_e(label), _e(value)] for label, value in _totals(s)]),
             "<h2>Failure modes</h2>",
             _table(["failure mode", "compactions", "share", "of all compactions", ""],

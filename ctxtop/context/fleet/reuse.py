@@ -16,10 +16,10 @@ from typing import Any
 
 import orjson
 
-import ctxtop
 from ctxtop.context.fleet.session import AuditSettings, SessionAudit
 from ctxtop.context.store.session_index import new_digest
 from ctxtop.context.store.token_cache import TokenCache
+from ctxtop.version import version
 
 # Bump when what a row holds changes: older results are then audited again.
 FLEET_VERSION = 3  # 2: Codex cache reads after a compaction; cost_estimated of an unpriced summarizing call. 3: XXH3 digests
@@ -56,7 +56,7 @@ def settings_key(settings: AuditSettings) -> bytes:
     """What, besides the log, decides its rows. Raises OSError when the pins file cannot be read."""
     digest = hashlib.blake2b(digest_size=16, person=b"ctxtop-fleet-set")
     pins = Path(settings.pins_file).read_bytes() if settings.pins_file else b""
-    digest.update(orjson.dumps([FLEET_VERSION, ctxtop.__version__, settings.encoding, settings.window, settings.log_format]))
+    digest.update(orjson.dumps([FLEET_VERSION, version(), settings.encoding, settings.window, settings.log_format]))
     digest.update(hashlib.blake2b(pins, digest_size=16).digest())
     return digest.digest()
 

@@ -12,7 +12,6 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
-import ctxtop
 from ctxtop.context.audit.alerts import AlertKind
 from ctxtop.context.audit.drift import call_of
 from ctxtop.context.fleet.columns import FAILURE_MODES
@@ -26,6 +25,7 @@ from ctxtop.context.window.replay import RUN_STEP
 from ctxtop.context.window.tokens import DEFAULT_ENCODING, EncodingUnavailable
 from ctxtop.parsers.model import TOOL_CALL, TOOL_RESULT
 from ctxtop.parsers.registry import UnknownFormat
+from ctxtop.version import version
 
 # The agent behind each log format (None: a bare API dump says nothing about the agent).
 AGENTS = {
@@ -133,7 +133,7 @@ def _audit(path: str, shown: str, settings: AuditSettings, content_digest: str |
         "peak_window_estimated": estimated,
         "first_finding_at": min(findings, default=None),
         "content_digest": content_digest,
-        "ctxtop_version": ctxtop.__version__,
+        "ctxtop_version": version(),
     }
     return SessionAudit(shown, _clean(row), [_clean(_compaction_row(shown_name(shown), number, audit, tracker.rules))
                                             for number, audit in enumerate(audits, 1)])

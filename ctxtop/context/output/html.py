@@ -12,12 +12,12 @@ from collections.abc import Sequence
 from html import escape
 from typing import Any
 
-import ctxtop
 from ctxtop.context.output.compaction import FATES
 from ctxtop.context.output.palette import CATEGORY_COLORS, COMPACTION_COLOR
 from ctxtop.context.sanitize import clean_text, one_line
 from ctxtop.context.window.timeline import TimelinePoint
 from ctxtop.parsers.model import CATEGORIES
+from ctxtop.version import version
 
 CHART_WIDTH, CHART_HEIGHT = 960, 240
 CHART_COLUMNS = 600  # a long session is drawn as this many columns at most
@@ -169,7 +169,7 @@ def render_html(snapshot: dict[str, Any], columns: list[tuple[int, tuple[int, ..
     body = [
         f"<h1>ctxtop report — {_e(source['path'] or 'session')}</h1>",
         f'<p class="muted">{_e(source["format"])} · {_e(source["model"] or "model unknown")} · {source["messages"]:,} messages · '
-        f"ctxtop {_e(ctxtop.__version__)}</p>",
+        f"ctxtop {_e(version())}</p>",
         f"<p>At message {at['message']} / {at['messages']}: <b>{_n(used)} / {_n(window['limit'])} tokens ({100 * used / limit:.1f}%)</b>"
         f" — reported {_n(window['reported_tokens'])}, estimated {_n(window['estimated_tokens'])}.</p>",
         "<h2>Breakdown</h2>", _breakdown(snapshot),
