@@ -159,6 +159,21 @@ def test_worker_processes_start_well_beside_a_folder_named_ctxtop(tmp_path):
     assert all(row["ctxtop_version"] not in (None, "") for row in read_parquet(tmp_path / "out" / "sessions.parquet"))
 
 
+def test_a_session_skipped_for_a_bug_of_ctxtops_is_audited_again_next_run(tmp_path, capsys, monkeypatch):
+    from ctxtop.context.fleet import session
+
+    def broken(*_args):
+        raise RuntimeError("a bug")
+
+    monkeypatch.setattr(session, "_audit", broken)
+    code, _, err = audit(capsys, DATA / CODEX_KEEPS, "--out", tmp_path / "one")
+    assert code == 0 and "0 session(s) audited, 1 skipped" in err
+    assert "internal error: RuntimeError: a bug" in (tmp_path / "one" / "skipped").read_text()
+    monkeypatch.undo()
+    code, _, err = audit(capsys, DATA / CODEX_KEEPS, "--out", tmp_path / "two")  # not the skip kept from the first run
+    assert code == 0 and "1 session(s) audited, 0 skipped; 0 result(s) reused from an earlier run, 1 read anew" in err
+
+
 def test_the_per_session_function_never_raises_and_cleans_log_text(tmp_path):
     hostile = tmp_path / "a\x1b]52;c;aGk=\x07b.jsonl"
     shutil.copy(DATA / CODEX_KEEPS, hostile)

@@ -37,6 +37,10 @@ MAX_LOST_FACTS = 50  # per compaction, in its row: a sample, as the audit's own 
 UNREADABLE = (SourceError, UnknownFormat, EncodingUnavailable, PinsError, OSError, UnicodeError)
 
 
+# The start of a skipped session's reason when the audit itself failed (a bug of ctxtop's, not the log's).
+INTERNAL_ERROR = "internal error"
+
+
 @dataclass(frozen=True, slots=True)
 class AuditSettings:
     """What every session of a run is audited with (part of what decides whether a result can be reused)."""
@@ -78,7 +82,7 @@ def audit_session(path: str, settings: AuditSettings = AuditSettings(), *, shown
     except MemoryError:
         return SessionAudit(shown, skipped="out of memory while auditing it")
     except Exception as exc:  # noqa: BLE001 - a bug on one log must not stop the other thousand
-        return SessionAudit(shown, skipped=one_line(f"internal error: {type(exc).__name__}: {exc}", 300))
+        return SessionAudit(shown, skipped=one_line(f"{INTERNAL_ERROR}: {type(exc).__name__}: {exc}", 300))
 
 
 def _audit(path: str, shown: str, settings: AuditSettings, content_digest: str | None) -> SessionAudit:

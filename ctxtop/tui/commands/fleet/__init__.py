@@ -62,7 +62,7 @@ def build(parser_type: type[argparse.ArgumentParser], positive_int: Callable[[st
 
 def run(args: argparse.Namespace) -> int:
     from ctxtop.context.fleet.reuse import ResultStore, content_digest
-    from ctxtop.context.fleet.session import AuditSettings, SessionAudit
+    from ctxtop.context.fleet.session import INTERNAL_ERROR, AuditSettings, SessionAudit
     from ctxtop.context.rules.pins import load_pins
     from ctxtop.tui.commands.fleet.engines import dask_engine, lost_by_engine, run_local
     from ctxtop.tui.commands.fleet.extra import need
@@ -110,7 +110,8 @@ def run(args: argparse.Namespace) -> int:
     progress = sys.stderr.isatty()
     for done, result in enumerate(engine(tasks, args.jobs), 1):
         results.append(result)
-        if result.path in digests and not lost_by_engine(result):
+        # Kept for reuse: what the log's own bytes decide, not a worker lost nor a bug of ctxtop's (the next run retries).
+        if result.path in digests and not lost_by_engine(result) and not (result.skipped or "").startswith(INTERNAL_ERROR):
             store.put(digests[result.path], result)
         if progress:
             print(f"\rctxtop: audited {done:,} / {len(tasks):,}", end="", file=sys.stderr, flush=True)
