@@ -19,7 +19,9 @@ def test_the_demo_first_compaction_view_holds_the_incident():
     assert (view["message"], view["reported"]) == (204, {"before": 6415, "after": 1298})
     statuses = {r["text"][:6]: (r["before"], r["after"]) for r in view["rules"]}
     assert statuses == {"预算上限 8": ("kept", "paraphrased"), "只允许用企业": ("kept", "lost"), "客户名单里的": ("kept", "lost")}
-    assert [(v["lost_at"], v["broken_at"]) for v in view["later_violations"]] == [(204, 386), (204, 388), (204, 388)]
+    # What this compaction did to each: the budget rule was only paraphrased here (it is lost at 306).
+    assert [(v["rule"], v["became"], v["lost_at"], v["broken_at"]) for v in view["later_violations"]] == [
+        ("budget-8000", "weakened", 204, 386), ("wecom-only", "lost", 204, 388), ("no-phone-numbers", "lost", 204, 388)]
     # Nothing survived as it was: the history before the boundary was summarized, the summary arrived.
     assert sum(t["kept"] for t in view["categories"].values()) == 0
     assert view["categories"]["tool_result"]["summarized"] > 0 and view["categories"]["summary"]["added"] > 0
@@ -30,7 +32,8 @@ def test_the_demo_first_compaction_view_holds_the_incident():
 def test_export_a_compaction_as_markdown_and_json(capsys):
     assert main(["export", "--demo", "--compaction", "1", "--format", "md"]) == 0
     text = capsys.readouterr().out
-    assert "6,415 → 1,298" in text and "| wecom-only | kept | lost |" in text and "| 204 | 388 |" in text
+    assert "6,415 → 1,298" in text and "| wecom-only | kept | lost |" in text and "| lost at 204 | 388 |" in text
+    assert "| budget-8000 | weakened at 204 | 386 |" in text
     assert main(["export", "--demo", "--compaction", "2"]) == 0
     assert json.loads(capsys.readouterr().out)["message"] == 306
     assert main(["export", "--demo", "--compaction", "4"]) == 2
@@ -72,6 +75,9 @@ async def test_the_banner_speaks_of_the_cursor_and_counts_what_comes_later():
         text = plain(banner)
         assert not banner.has_class("-ahead") and "at message 205: 3 rule(s) lost or weakened" in text and ", 0 broken" in text
         assert "later: 3 broken (from message 386)" in text  # (within the row: the counts come before the details)
+        app._go(386)
+        await settle(pilot, app, 386)
+        assert "weakened at 204 → broken at 386" in plain(banner)  # the budget rule was paraphrased at 204, not lost
         app._go(388)
         await settle(pilot, app, 388)
         assert "lost at 204 → broken at 388" in plain(banner) and "later" not in plain(banner)

@@ -68,7 +68,7 @@ class CursorAlerts:
     at: int
     here: list[Alert]
     later: list[Alert]
-    lost_at: dict[str, int]  # rule id → the compaction where it was first lost or weakened, at or before ``at``
+    lost_at: dict[str, Alert]  # rule id → its first alert of a compaction that lost or weakened it, at or before ``at``
 
 
 @dataclass(slots=True)
@@ -281,10 +281,10 @@ class Tracker:
         """What is lost or broken at message ``at`` (the banner), apart from what happens later up to ``until``."""
         failing = [a for a in self.alerts(until) if a.fails]
         here = [a for a in failing if a.message <= at]
-        lost_at: dict[str, int] = {}
+        lost_at: dict[str, Alert] = {}
         for alert in here:
             if alert.kind.rule_lost and alert.constraint is not None:
-                lost_at.setdefault(alert.constraint, alert.message)
+                lost_at.setdefault(alert.constraint, alert)
         return CursorAlerts(at, here, [a for a in failing if a.message > at], lost_at)
 
     def findings(self) -> list[Alert]:

@@ -577,27 +577,30 @@ class CtxtopApp(LiveUpdates, UserActions, AppParts):
         banner.set_class(bool(seen and not seen.here and seen.later), "-ahead")
         if seen is None or not (seen.here or seen.later):
             return
-        # The counts first, the latest alert's detail last: one row cuts the longest and least needed part.
+        # Most telling first, the latest alert's detail last: one row cuts the longest and least needed part.
+        # Here: the counts, and a rule lost (or weakened) then broken, the story to tell; then what comes later;
+        # then the rules' names (with no story) and the detail.
         text = Text()
+        lost: list[str] = []
+        latest = seen.here[-1] if seen.here else None
+        lost_at = seen.lost_at.get(latest.constraint or "") if latest is not None and latest.kind is AlertKind.VIOLATION else None
         if seen.here:
             lost = sorted({a.constraint or "" for a in seen.here if a.kind.rule_lost})
             broken = [a for a in seen.here if a.kind is AlertKind.VIOLATION]
             text.append(f" ⚠ at message {at}: ", style="bold")
             text.append(f"{len(lost)} rule(s) lost or weakened, {len(broken)} broken")
+        if latest is not None and lost_at is not None:
+            became = AlertKind.became(lost_at.kind.key.removeprefix("constraint_"))
+            text.append(f"  ·  {became} at {lost_at.message} → broken at {latest.message}", style="bold")
         if seen.later:
             lost_later = sum(a.kind.rule_lost for a in seen.later)
             counts = [f"{n} {what}" for n, what in ((lost_later, "lost or weakened"), (len(seen.later) - lost_later, "broken")) if n]
             text.append(("  ·  later: " if seen.here else " ▸ later in the session: "),
                         style="dim" if seen.here else "bold")
             text.append(f"{', '.join(counts)} (from message {seen.later[0].message})")
-        if seen.here:
-            latest = seen.here[-1]
-            # A rule lost, then broken: the story to tell, before the rules' names.
-            lost_at = seen.lost_at.get(latest.constraint or "") if latest.kind is AlertKind.VIOLATION else None
+        if latest is not None:
             if lost and lost_at is None:
                 text.append(f"  ·  {one_line(', '.join(lost[:3]), 60)}")
-            text.append(f"  ·  latest at {latest.message}: ")
-            if lost_at is not None:
-                text.append(f"lost at {lost_at} → broken at {latest.message}: ", style="bold")
+            text.append("  ·  " if lost_at is not None else f"  ·  latest at {latest.message}: ")
             text.append(self._shown(one_line(latest.detail, 100)))
         banner.show(partial(cut, text))  # one row: cut with an ellipsis, not wrapped out of sight

@@ -49,6 +49,11 @@ class AlertKind(Enum):
         """A rule the window no longer holds as it was (as opposed to a call that broke one)."""
         return self in _RULE_LOST
 
+    @staticmethod
+    def became(status: str) -> str:
+        """What a compaction did to a rule whose status after it is ``status``, in the words the views use."""
+        return "weakened" if status == "paraphrased" else status  # (lost, unverifiable)
+
     @classmethod
     def for_status(cls, status: str) -> AlertKind:
         """The alert for a rule whose status after a compaction is ``status`` (lost, paraphrased…)."""

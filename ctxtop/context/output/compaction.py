@@ -5,7 +5,7 @@ first call after: reported tokens before → after; each block kept, cleared,
 summarized (or dropped when no summary took its place) and what arrived new;
 the summary text; each rule's status before → after with its missing facts;
 the facts lost; the drift that followed; and the later violations of a rule
-this compaction lost or weakened ("lost at 204 → broken at 388"). The TUI's
+this compaction lost or weakened ("weakened at 204 → broken at 388"). The TUI's
 compaction view, ``export --compaction K`` and the HTML report all show this.
 """
 
@@ -78,7 +78,8 @@ def compaction_view(number: int, compaction: CompactionAudit, before: Window, af
         "drift": {k: v for k, v in compaction.drift.items() if not k.startswith("_")},
         "forensics": clean_json(compaction.forensics),  # (the snapshot's schema; it quotes the log)
         "later_violations": [
-            {"rule": alert.constraint, "lost_at": event.message, "broken_at": alert.message, "detail": alert.detail}
+            {"rule": alert.constraint, "lost_at": event.message, "became": AlertKind.became(compaction.constraints[alert.constraint][1].status),
+             "broken_at": alert.message, "detail": alert.detail}
             for alert in alerts
             if alert.kind is AlertKind.VIOLATION and alert.constraint in weakened and alert.message > event.message
         ],
@@ -104,8 +105,8 @@ def render_compaction_markdown(view: dict[str, Any]) -> str:
         if view["rules"] else ["_No rule was in force._"]
     if view["later_violations"]:
         lines += ["", "### Broken later", ""]
-        lines += table(["rule", "lost at", "broken at", "detail"],
-                       [[v["rule"], v["lost_at"], v["broken_at"], v["detail"]] for v in view["later_violations"]])
+        lines += table(["rule", "here it was", "broken at", "detail"],
+                       [[v["rule"], f"{v['became']} at {v['lost_at']}", v["broken_at"], v["detail"]] for v in view["later_violations"]])
     lines += ["", "### What happened to the window", ""]
     lines += table(["category", *FATES], [[name, *(num(t[f]) for f in FATES)] for name, t in view["categories"].items()])
     lost = {kind: items for kind, items in view["facts_lost"].items() if items}

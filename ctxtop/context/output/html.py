@@ -138,7 +138,7 @@ def _compaction(view: dict[str, Any]) -> str:
                             [[f"<b>{_e(r['id'])}</b>", _status(r["before"]), _status(r["after"]), _e(", ".join(r["missing_facts"])) or "—"]
                              for r in view["rules"]]))
     for violation in view["later_violations"]:
-        parts.append(f'<p class="broken">lost at {violation["lost_at"]} → broken at {violation["broken_at"]}: '
+        parts.append(f'<p class="broken">{_e(violation["became"])} at {violation["lost_at"]} → broken at {violation["broken_at"]}: '
                      f'<b>{_e(violation["rule"])}</b> {_e(violation["detail"])}</p>')
     parts.append(_table(["category", *FATES], [[_e(name), *(f'<td class="n">{_n(t[f])}</td>' for f in FATES)]
                                                for name, t in view["categories"].items()]))

@@ -89,7 +89,7 @@ def rules_text(view: dict[str, Any]) -> Text:
             text.append(f"  missing {one_line(', '.join(rule['missing_facts']), 60)}", style="yellow")
         text.append(f"\n    {one_line(rule['text'] or '', 200)}\n")
     for violation in view["later_violations"]:
-        text.append(f"lost at {violation['lost_at']} → broken at {violation['broken_at']}: ", style="bold red")
+        text.append(f"{violation['became']} at {violation['lost_at']} → broken at {violation['broken_at']}: ", style="bold red")
         text.append(f"{one_line(violation['rule'], 32)}  {one_line(violation['detail'], 120)}\n")
     lost = {kind: items for kind, items in view["facts_lost"].items() if items}
     if lost:
