@@ -34,6 +34,8 @@ def test_export_a_compaction_as_markdown_and_json(capsys):
     text = capsys.readouterr().out
     assert "6,415 → 1,298" in text and "| wecom-only | kept | lost |" in text and "| lost at 204 | 388 |" in text
     assert "| budget-8000 | weakened at 204 | 386 |" in text
+    # Named for what they count (calls the drift alert counts are another measure: one call repeated after it).
+    assert "calls made again from before it: " in text and "files read again: " in text and "repeated calls" not in text
     assert main(["export", "--demo", "--compaction", "2"]) == 0
     assert json.loads(capsys.readouterr().out)["message"] == 306
     assert main(["export", "--demo", "--compaction", "4"]) == 2

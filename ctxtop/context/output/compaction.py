@@ -86,6 +86,17 @@ def compaction_view(number: int, compaction: CompactionAudit, before: Window, af
     }
 
 
+# The drift counts as the views name them: each compares the calls after the compaction with those before it
+# (the drift alert is another measure: one call made more than DRIFT_REPEAT_ALERT times after it).
+DRIFT_LABELS = {"repeated_calls": "calls made again from before it", "rereads": "files read again",
+                "repeated_edits": "edits applied again"}
+
+
+def drift_text(drift: dict[str, Any], separator: str = ": ") -> str:
+    """The compaction's drift counts, named as the views name them."""
+    return ", ".join(f"{DRIFT_LABELS.get(key, key.replace('_', ' '))}{separator}{value}" for key, value in drift.items())
+
+
 def render_compaction_markdown(view: dict[str, Any]) -> str:
     """The compaction view as Markdown (``export --format md --compaction K``)."""
     reported, estimated = view["reported"], view["estimated"]
@@ -114,7 +125,7 @@ def render_compaction_markdown(view: dict[str, Any]) -> str:
         lines += ["", "### Facts lost", ""]
         lines += [f"- **{kind}:** " + ", ".join(markdown_cell(one_line(item, 80)) for item in items) for kind, items in lost.items()]
     if view["drift"]:
-        lines += ["", "### Drift after it", "", ", ".join(f"{k.replace('_', ' ')}: {v}" for k, v in view["drift"].items())]
+        lines += ["", "### Drift after it", "", drift_text(view["drift"])]
     if view["forensics"]:
         lines += ["", "### Forensics", "", *forensics_lines(view["message"], view["forensics"])[:-1]]
     lines += ["", "### Summary", ""]

@@ -14,7 +14,7 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal, VerticalScroll
 from textual.widgets import Static
 
-from ctxtop.context.output.compaction import ADDED, FATES, KEPT_BLOCK
+from ctxtop.context.output.compaction import ADDED, FATES, KEPT_BLOCK, drift_text
 from ctxtop.context.output.forensics_text import forensics_headline
 from ctxtop.context.output.markdown import cost_line
 from ctxtop.context.sanitize import clean_text, one_line
@@ -99,7 +99,7 @@ def rules_text(view: dict[str, Any]) -> Text:
             text.append(one_line(", ".join(items[:12]), 160) + (f" (+{len(items) - 12})" if len(items) > 12 else "") + "\n")
     if view["drift"]:
         text.append("\nDrift after it: ", style="bold")
-        text.append(", ".join(f"{key.replace('_', ' ')} {value}" for key, value in view["drift"].items()))
+        text.append(drift_text(view["drift"], " "))
     forensics = view.get("forensics")
     if forensics:
         text.append("\nForensics: ", style="bold")
