@@ -165,11 +165,12 @@ def test_a_session_skipped_for_a_bug_of_ctxtops_is_audited_again_next_run(tmp_pa
     def broken(*_args):
         raise RuntimeError("a bug")
 
+    working = session._audit
     monkeypatch.setattr(session, "_audit", broken)
     code, _, err = audit(capsys, DATA / CODEX_KEEPS, "--out", tmp_path / "one")
     assert code == 0 and "0 session(s) audited, 1 skipped" in err
     assert "internal error: RuntimeError: a bug" in (tmp_path / "one" / "skipped").read_text()
-    monkeypatch.undo()
+    monkeypatch.setattr(session, "_audit", working)  # (not undo(): that would also give back the real cache folder)
     code, _, err = audit(capsys, DATA / CODEX_KEEPS, "--out", tmp_path / "two")  # not the skip kept from the first run
     assert code == 0 and "1 session(s) audited, 0 skipped; 0 result(s) reused from an earlier run, 1 read anew" in err
 
