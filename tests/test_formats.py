@@ -82,6 +82,13 @@ def test_openhands_condensation_forgets_a_range_and_keeps_the_rest():
     assert ("constraint_lost", 6) in [(a.kind.key, a.message) for a in alerts]
 
 
+def test_an_openhands_call_and_its_result_count_under_the_function_called():
+    # The action is execute_bash (tool_call_metadata.function_name), its observation of kind "run": one tool.
+    session = Session.open(DATA / "openhands_condensation.json")
+    tools = build_snapshot(session)["tool_usage"]["window"]["tools"]
+    assert [(t["tool"], t["calls"], t["results"]) for t in tools] == [("execute_bash", 1, 1)]
+
+
 def test_gemini_last_version_wins_notices_are_skipped_and_compression_rewrites_history():
     session = Session.open(DATA / "gemini_chat.jsonl")
     second = session.entries[1]

@@ -86,11 +86,14 @@ class OpenHandsParser(DocumentParser):
         args = event.get("args") if isinstance(event.get("args"), dict) else {}
         metadata = event.get("tool_call_metadata") if isinstance(event.get("tool_call_metadata"), dict) else {}
         tool_id = metadata.get("tool_call_id") if isinstance(metadata.get("tool_call_id"), str) else None
+        # The function the model called, when the event names it: a call and its result are counted under one tool
+        # (the action and the observation kinds differ: str_replace_editor is answered by an "edit" observation).
+        name = metadata.get("function_name") if isinstance(metadata.get("function_name"), str) else kind
         if "observation" in event:
             if kind == "agent_condensation":
                 return [Block(SUMMARY, _text(event.get("content") or event.get("message")))]
             text = _text(event.get("content")) or _text(event.get("message"))
-            return [Block(TOOL_RESULT, text, tool_name=kind, tool_id=tool_id or _cause(event))]
+            return [Block(TOOL_RESULT, text, tool_name=name, tool_id=tool_id or _cause(event))]
         if kind == "message":
             text = _text(args.get("content")) or _text(event.get("message"))
             return [Block(USER if event.get("source") == "user" else ASSISTANT, text)] if text else None
@@ -108,7 +111,6 @@ class OpenHandsParser(DocumentParser):
         if thought:
             blocks.append(Block(ASSISTANT, thought))
         call = {k: v for k, v in args.items() if k not in ("thought", "translated_ipython_code", "impl_source")}
-        name = metadata.get("function_name") if isinstance(metadata.get("function_name"), str) else kind
         blocks.append(Block(TOOL_CALL, json_text(call), tool_name=name, tool_id=tool_id or str(event["id"])))
         return blocks
 
