@@ -348,6 +348,14 @@ async def test_unreadable_session_exits_with_code_2(tmp_path):
     assert app.return_code == 2
 
 
+async def test_a_named_format_that_reads_no_message_is_refused_when_the_demo_replays_too():
+    # `ctxtop demo --log-format codex`: the replay reads the log whole, not followed; it opened an empty session.
+    app = CtxtopApp(str(demo_path()), window=DEMO_WINDOW, log_format="codex", replay_speed=1.0)
+    async with app.run_test() as pilot:
+        await pilot.pause(0.5)
+    assert app.return_code == 2 and "no message could be read as codex" in (app.load_error or "")
+
+
 async def test_small_terminal_collapses_the_timeline():
     app = demo_app(at=203)
     async with app.run_test(size=(80, 24)) as pilot:

@@ -151,15 +151,15 @@ class Session:
             session = cls._open_whole(path, format, sample, counter, window, live, progress)
         if counter.store is not None:
             counter.store.maybe_prune()
-        if format is not None and live:
+        if format is not None:
             session._check_forced_format(path, format)
         session.look_for_subagents()
         return session
 
     def _check_forced_format(self, path: str | os.PathLike, format: str) -> None:
-        """A log followed with a format named by the user (the CLI refuses a log read whole that yields
-        no message): a log still being written may hold only bookkeeping so far, but one whose lines the
-        parser rejected, with no message read, is in another format: say so rather than follow nothing."""
+        """A log read with a format named by the user, followed or read whole (the TUI replaying the demo,
+        say): a log still being written may hold only bookkeeping so far, but one whose lines the parser
+        rejected, with no message read, is in another format: say so rather than show nothing."""
         d = self.parser.diagnostics
         if self.message_count or not (d.malformed_lines or d.unknown_records):
             return
