@@ -40,3 +40,10 @@ def test_the_demo_report_renders_in_a_real_browser_without_errors(tmp_path):
     shot = tmp_path / "report.png"
     subprocess.run([*common, f"--screenshot={shot}", "--window-size=1200,1600", report.as_uri()], capture_output=True, timeout=120)
     assert shot.stat().st_size > 20_000  # a drawn page, not a blank one
+
+
+def test_the_report_says_how_many_lost_facts_it_leaves_out(capsys):
+    # The demo's first compaction lost 50 numbers: the page shows 20 and says so (the JSON and Markdown hold all 50).
+    assert main(["export", "--demo", "--format", "html"]) == 0
+    page = capsys.readouterr().out
+    assert "<i>numbers</i>: " in page and "(+30 more)" in page

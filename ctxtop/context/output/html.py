@@ -19,6 +19,8 @@ from ctxtop.context.window.timeline import TimelinePoint
 from ctxtop.parsers.model import CATEGORIES
 from ctxtop.version import version
 
+HTML_FACTS = 20  # facts lost shown per kind in a compaction's section of the report
+
 CHART_WIDTH, CHART_HEIGHT = 960, 240
 CHART_COLUMNS = 600  # a long session is drawn as this many columns at most
 STATUS_CLASSES = {"kept": "kept", "paraphrased": "weak", "unverifiable": "weak", "lost": "lost"}
@@ -144,8 +146,10 @@ def _compaction(view: dict[str, Any]) -> str:
                                                for name, t in view["categories"].items()]))
     lost = {kind: items for kind, items in view["facts_lost"].items() if items}
     if lost:
-        parts.append("<p>Facts lost: " + "; ".join(f"<i>{_e(kind.replace('_', ' '))}</i>: " + _e(", ".join(one_line(i, 60) for i in items[:20]))
-                                                   for kind, items in lost.items()) + "</p>")
+        # The first HTML_FACTS of each kind, and how many more (the JSON and Markdown list them all).
+        parts.append("<p>Facts lost: " + "; ".join(
+            f"<i>{_e(kind.replace('_', ' '))}</i>: " + _e(", ".join(one_line(i, 60) for i in items[:HTML_FACTS]))
+            + (f" (+{len(items) - HTML_FACTS} more)" if len(items) > HTML_FACTS else "") for kind, items in lost.items()) + "</p>")
     if view["opaque"]:
         parts.append('<p class="muted">The summary is encrypted: ctxtop cannot read it.</p>')
     elif view["summary"]:
