@@ -69,6 +69,15 @@ def test_the_inference_holds_across_a_compaction_and_reads_the_same_in_markdown(
     assert "inferred from the model call at message 2" in markdown
 
 
+def test_the_note_says_when_the_window_leaves_less_than_the_inferred_figure():
+    # At 205 the demo reports 1,298 tokens for 160 counted: the row holds the 1,138 left, not the 1,175 inferred.
+    from ctxtop.tui.demo import DEMO_WINDOW, demo_path
+
+    markdown = render_markdown(build_snapshot(Session.open(demo_path(), window=DEMO_WINDOW), 205))
+    assert "| system + tools (inferred from the first call) | ≈ 1,138 |" in markdown
+    assert "(1,175 tokens, first call; here 1,138, all the reported size leaves)" in markdown
+
+
 def test_after_a_compaction_that_records_no_size_the_window_still_holds_the_inferred_system_and_tools():
     # Gemini CLI's compression records no size after it: until the next model call reports one, the window is
     # its counted text and the prefix every request carries, not the counted text alone (5,173 tokens fewer).

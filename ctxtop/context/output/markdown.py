@@ -23,8 +23,10 @@ def _inferred_note(categories: dict[str, Any]) -> str:
     if inferred is None:
         return "No system prompt or tools were inferred: all of it is unattributed."
     source = inferred["inferred_from"]
+    # The row holds no more than this window leaves unexplained: it can be less than the figure inferred.
+    capped = f"; here {num(inferred['tokens'])}, all the reported size leaves" if inferred["tokens"] < source["tokens"] else ""
     return (f"The system prompt and tools the log does not show are inferred from the model call at message "
-            f"{source['message']} ({num(source['tokens'])} tokens, {cell(source['reason'])}); the rest is unattributed.")
+            f"{source['message']} ({num(source['tokens'])} tokens, {cell(source['reason'])}{capped}); the rest is unattributed.")
 
 
 def _tool_tables(usage: dict[str, Any], message: int, history_estimated: bool = False) -> list[str]:
