@@ -20,7 +20,7 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.notifications import SeverityLevel
 from textual.screen import ModalScreen
-from textual.widgets import Footer, Input, ProgressBar, Static, TabbedContent, TabPane
+from textual.widgets import Footer, Input, ProgressBar, TabbedContent, TabPane
 from textual.worker import Worker, WorkerState, get_current_worker
 
 from ctxtop.context.audit.alerts import Alert, AlertKind
@@ -169,7 +169,7 @@ class CtxtopApp(LiveUpdates, UserActions, AppParts):
             yield Timeline(id="timeline")
         with Horizontal(id="main"):
             with Vertical(id="window-pane"):
-                yield Static(id="window-title")
+                yield Fitted(id="window-title")
                 yield WindowList(id="window-list")
             with TabbedContent(id="panes"):
                 with TabPane("Detail", id="tab-detail"):
@@ -316,7 +316,8 @@ class CtxtopApp(LiveUpdates, UserActions, AppParts):
                 self._show_progress(new)
             if new.first_paint is not old.first_paint and new.first_paint is not None and new.view is None:
                 self.query_one(Breakdown).show(new.first_paint)
-                self.query_one("#window-title", Static).update(Text("the window after the last compaction; the rest follows", style="dim"))
+                following = Text("the window after the last compaction; the rest follows", style="dim")
+                self.query_one("#window-title", Fitted).show(partial(cut, following))
             if new.timeline is not None and new.session is not None and (
                     new.timeline is not old.timeline or new.session is not old.session):
                 self.query_one(Timeline).set_data(new.timeline, new.session.limit()[0], estimated=new.session.rough_before(None))
@@ -417,7 +418,7 @@ class CtxtopApp(LiveUpdates, UserActions, AppParts):
         preview = self._preview(state)
         self.query_one(WindowList).set_fates(preview.fates if preview else None)
         # Where the user stands first, the legend last: a narrow pane cuts the least useful.
-        title = Text(no_wrap=True, overflow="ellipsis")
+        title = Text()
         if state.view is not None:
             blocks = len(state.view.window.blocks)
             title.append(f"message {state.view.at} · {blocks:,} block{'' if blocks == 1 else 's'}", style="bold")
@@ -432,7 +433,7 @@ class CtxtopApp(LiveUpdates, UserActions, AppParts):
             title.append("  (✘ dropped ⌀ placeholder Σ summarized … cut)", style="dim")
         elif state.view is not None:
             title.append("  (s: mark a strategy's effect)", style="dim")
-        self.query_one("#window-title", Static).update(title)
+        self.query_one("#window-title", Fitted).show(partial(cut, title))
 
     def _selected_block(self) -> tuple[Window, int] | None:
         if self.view is None or not self.view.window.blocks:
