@@ -22,7 +22,8 @@ from ctxtop.context.store.token_cache import TokenCache
 from ctxtop.version import version
 
 # Bump when what a row holds changes: older results are then audited again.
-FLEET_VERSION = 3  # 2: Codex cache reads after a compaction; cost_estimated of an unpriced summarizing call. 3: XXH3 digests
+FLEET_VERSION = 4  # 2: Codex cache reads after a compaction; cost_estimated of an unpriced summarizing call. 3: XXH3 digests;
+# 4: rule detection leaves Claude Code's summarizing request out, alert details quote cleaned rules
 READ_BYTES = 8 << 20
 
 

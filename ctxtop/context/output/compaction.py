@@ -5,7 +5,7 @@ first call after: reported tokens before → after; each block kept, cleared,
 summarized (or dropped when no summary took its place) and what arrived new;
 the summary text; each rule's status before → after with its missing facts;
 the facts lost; the drift that followed; and the later violations of a rule
-this compaction lost or weakened ("weakened at 204 → broken at 388"). The TUI's
+this compaction lost or weakened ("lost at 204 → broken at 388", "weakened at 204" for one only paraphrased). The TUI's
 compaction view, ``export --compaction K`` and the HTML report all show this.
 """
 
