@@ -42,10 +42,6 @@ CATEGORIES: tuple[str, ...] = (
 )
 
 
-def _as_name(value: object) -> str | None:
-    return None if value is None else intern(value) if isinstance(value, str) else intern(str(value))
-
-
 class Block:
     """One piece of content the model sees: a text, a tool call, a result, an image.
 
@@ -62,8 +58,9 @@ class Block:
         self._text: str | None = text
         # Interned: a session repeats a few tool names thousands of times, and each id twice (call, result).
         # A log that names a tool or an id with a number (or anything else) gets it as text: every reader expects one.
-        self.tool_name = intern(tool_name) if type(tool_name) is str else _as_name(tool_name)
-        self.tool_id = intern(tool_id) if type(tool_id) is str else _as_name(tool_id)
+        # (No call for the usual str or None: a block is made for every piece of every message.)
+        self.tool_name = intern(tool_name) if type(tool_name) is str else None if tool_name is None else intern(str(tool_name))
+        self.tool_id = intern(tool_id) if type(tool_id) is str else None if tool_id is None else intern(str(tool_id))
         self.is_error = is_error
         # Reasoning that the log keeps only encrypted (or empty): its size must come
         # from the usage the log reports, not from the text.
