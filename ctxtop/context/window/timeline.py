@@ -109,9 +109,7 @@ class TimelineView(Sequence[TimelinePoint]):
         tokens = tuple(settled._tokens[position * WIDTH : (position + 1) * WIDTH])  # noqa: SLF001 - its own view
         if len(tokens) < WIDTH:  # truncated under us (a change to the session): read as empty until redrawn
             tokens = (0,) * WIDTH
-        marks = settled._compactions  # noqa: SLF001
-        found = bisect_left(marks, position)
-        compacted = found < len(marks) and marks[found] == position
+        compacted = self._settled_compaction_in(position, position + 1) is not None
         return TimelinePoint(position + 1, tokens, compacted)
 
     def __iter__(self) -> Iterator[TimelinePoint]:
@@ -144,9 +142,14 @@ class TimelineView(Sequence[TimelinePoint]):
 
     def first_compaction_in(self, start: int, stop: int) -> int | None:
         """The position of the first compaction marker in [start, stop), if any."""
-        marks = self._settled._compactions  # noqa: SLF001
-        found = bisect_left(marks, start)
-        if found < len(marks) and marks[found] < min(stop, self._length):
-            return marks[found]
+        settled = self._settled_compaction_in(start, stop)
+        if settled is not None:
+            return settled
         ahead = self._ahead[max(0, start - self._length) : max(0, stop - self._length)]
         return next((max(start, self._length) + n for n, point in enumerate(ahead) if point.compaction), None)
+
+    def _settled_compaction_in(self, start: int, stop: int) -> int | None:
+        """The first compaction marker in [start, stop) among the settled points."""
+        marks = self._settled._compactions  # noqa: SLF001
+        found = bisect_left(marks, start)
+        return marks[found] if found < len(marks) and marks[found] < min(stop, self._length) else None
