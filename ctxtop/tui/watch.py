@@ -10,7 +10,7 @@ from typing import Any
 from ctxtop.context.audit.alerts import Alert
 from ctxtop.context.output.json_document import json_document
 from ctxtop.context.output.redact import redact
-from ctxtop.context.output.snapshot import split_unexplained, window_use
+from ctxtop.context.output.snapshot import split_unexplained, use_mark, window_use
 from ctxtop.context.sanitize import one_line
 from ctxtop.context.tracker import Tracker
 from ctxtop.context.window.follow import Update
@@ -100,8 +100,7 @@ def _text(record: dict[str, Any]) -> str:
     reset = f" [{record['reset']}]" if record["reset"] else ""
     if record.get("from_tail"):
         reset += " [since the last compaction; reading the history…]"
-    estimate = "≈" if record["reported_tokens"] is None and (approx or record["used_tokens"] != record["estimated_tokens"]) else ""
-    used = f"{estimate}{record['used_tokens']:,}"
+    used = f"{use_mark(record)}{record['used_tokens']:,}"
     limit = f"≈{record['limit']:,}" if record.get("limit_source") == "default" else f"{record['limit']:,}"
     return (f"msg {record['messages']} +{record['new']}: {used} / {limit}{percent} "
             f"reported {reported} estimated {approx}{record['estimated_tokens']:,} | {parts}{reset}")

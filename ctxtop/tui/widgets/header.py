@@ -6,6 +6,7 @@ from pathlib import Path
 
 from rich.text import Text
 
+from ctxtop.context.output.snapshot import use_mark
 from ctxtop.context.sanitize import one_line
 from ctxtop.tui.widgets.fitted import cut
 
@@ -36,9 +37,7 @@ def header_text(snapshot: dict, *, available: int, mode: str, width: int | None 
     second = Text()
     limit = f"≈{window['limit']:,}" if window.get("limit_source") == "default" else f"{window['limit']:,}"
     approx = "≈" if window.get("counts_estimated") else ""  # a big tail's first paint: characters per token
-    # Without a reported size, the window's is the counted text and the inferred system prompt and tools: an estimate.
-    estimate = "≈" if reported is None and (approx or used != window["estimated_tokens"]) else ""
-    second.append(f"{estimate}{used:,} / {limit} tokens ", style="bold")
+    second.append(f"{use_mark(window)}{used:,} / {limit} tokens ", style="bold")
     second.append(f"({share:.1f}%)", style="bold red" if share >= 90 else "bold yellow" if share >= 70 else "bold green")
     second.append(f"  message {at['message']} / {available}", style="bold")
     if available < at["messages"]:
