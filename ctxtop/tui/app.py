@@ -370,7 +370,7 @@ class CtxtopApp(LiveUpdates, UserActions, AppParts):
             mode = "● FOLLOW" if state.follow else "❚❚ PAUSED"
             if state.tracker is not None and state.tracker.live and state.watching:
                 mode = ("● LIVE" if state.follow else "❚❚ PAUSED (live)")
-            elif state.stopped is not None:
+            elif state.stopped:
                 mode = "■ STOPPED: the log is no longer followed"
             if state.unseen and not state.follow:
                 mode += f"  +{state.unseen} new (f: follow)"
@@ -591,8 +591,7 @@ class CtxtopApp(LiveUpdates, UserActions, AppParts):
             text.append(f" ⚠ at message {at}: ", style="bold")
             text.append(f"{len(lost)} rule(s) lost or weakened, {len(broken)} broken")
         if latest is not None and lost_at is not None:
-            became = AlertKind.became(lost_at.kind.key.removeprefix("constraint_"))
-            text.append(f"  ·  {became} at {lost_at.message} → broken at {latest.message}", style="bold")
+            text.append(f"  ·  {lost_at.kind.rule_became} at {lost_at.message} → broken at {latest.message}", style="bold")
         if seen.later:
             lost_later = sum(a.kind.rule_lost for a in seen.later)
             counts = [f"{n} {what}" for n, what in ((lost_later, "lost or weakened"), (len(seen.later) - lost_later, "broken")) if n]

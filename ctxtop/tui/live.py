@@ -102,7 +102,7 @@ class LiveUpdates(AppParts):
             self._observer.stop()
             self._observer = None
         self.notify(f"stopped following: {one_line(error, 160)}", severity="error", timeout=10)
-        self._change(watching=False, stopped=one_line(error, 60))  # no longer LIVE
+        self._change(watching=False, stopped=True)  # no longer LIVE
 
     def on_log_appended(self, message: LogAppended) -> None:
         change = message.change

@@ -54,7 +54,7 @@ class SessionState:
     follow: bool = True
     unseen: int = 0  # messages that arrived while the cursor was elsewhere
     watching: bool = False  # the log is watched as it grows (the header says LIVE)
-    stopped: str | None = None  # why following the log stopped (it disappeared…): the header says so, not FOLLOW
+    stopped: bool = False  # following the log stopped (it disappeared…; a notification said why): the header says so
     view: ViewReady | None = None  # everything shown for the cursor's message, once computed
     search: SearchDone | None = None  # the last search and its matches, stepped with n / N
     search_index: int = -1

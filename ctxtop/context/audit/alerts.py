@@ -54,6 +54,11 @@ class AlertKind(Enum):
         """What a compaction did to a rule whose status after it is ``status``, in the words the views use."""
         return "weakened" if status == "paraphrased" else status  # (lost, unverifiable)
 
+    @property
+    def rule_became(self) -> str:
+        """What the compaction of a ``rule_lost`` alert did to its rule, as ``became`` words it."""
+        return AlertKind.became(self.key.removeprefix("constraint_"))
+
     @classmethod
     def for_status(cls, status: str) -> AlertKind:
         """The alert for a rule whose status after a compaction is ``status`` (lost, paraphrased…)."""
