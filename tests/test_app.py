@@ -7,7 +7,7 @@ import os
 
 import pytest
 from rich.text import Text
-from textual.widgets import DataTable, Static, TabbedContent
+from textual.widgets import DataTable, Footer, Static, TabbedContent
 
 from ctxtop import parsers
 from ctxtop.context.output.snapshot import build_snapshot
@@ -354,6 +354,20 @@ async def test_a_named_format_that_reads_no_message_is_refused_when_the_demo_rep
     async with app.run_test() as pilot:
         await pilot.pause(0.5)
     assert app.return_code == 2 and "no message could be read as codex" in (app.load_error or "")
+
+
+async def test_the_footer_ends_with_quit_at_120_columns_whatever_has_the_focus():
+    app = demo_app(at=203)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, app, 203)
+        for _ in range(6):  # the window list, the detail pane (its own key), the tabs...
+            await pilot.pause()
+            footer = app.screen.query_one(Footer)
+            keys = [key for key in footer.query("FooterKey") if key.display]
+            last = keys[-1]
+            assert (last.key_display, last.description) == ("q", "Quit")
+            assert last.region.right <= SIZE[0], f"Quit cut with the focus on {app.focused}"
+            await pilot.press("tab")
 
 
 async def test_small_terminal_collapses_the_timeline():

@@ -186,7 +186,7 @@ class CtxtopApp(LiveUpdates, UserActions, AppParts):
                     yield SubagentsTable(id="agents")
         yield CompactionView(id="compaction")
         yield Input(id="prompt")  # search and go-to type here
-        yield Footer()
+        yield Footer(show_command_palette=False)
 
     def on_mount(self) -> None:
         self.query_one(WindowList).focus()

@@ -25,7 +25,8 @@ class Command:
 
 
 COMMANDS: tuple[Command, ...] = (
-    # A pair of keys is one footer entry (the first's, shown as both keys): at 160 columns the footer must still end with Quit.
+    # A pair of keys is one footer entry (the first's, shown as both keys): at 120 columns the footer must still end with Quit
+    # (the palette and the detail pane's "a" are not in it: the help lists one, the pane itself says the other).
     Command("left", "move(-1)", "← / →", "previous / next message", "Previous message", "Move the cursor one message back", "Message",
             True, "← / →"),
     Command("right", "move(1)", "← / →", "", "Next message", "Move the cursor one message on", "", True),
@@ -53,7 +54,7 @@ COMMANDS: tuple[Command, ...] = (
     Command("p", "pin", "p", "pin the selected block, or the text selected in the detail pane", "Pin",
             "Pin the selected block or the selected text as a rule", "Pin"),
     Command("u", "unpin", "u", "unpin (the highlighted constraint, or the one in the selected block); an auto-detected rule is hidden",
-            "Unpin", "Remove a pin made in the UI, or hide an auto-detected rule", "Unpin"),
+            "Unpin", "Remove a pin made in the UI, or hide an auto-detected rule"),
     Command("U", "unhide", "U", "bring back the auto-detected rules hidden in this session", "Unhide rules",
             "Bring back the auto-detected rules hidden in this session"),
     Command("s", "cycle_strategy", "s", "cycle the strategy marked in the window list", "Cycle strategy",

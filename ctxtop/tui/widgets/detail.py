@@ -66,7 +66,7 @@ class Detail(VerticalScroll):
     Detail > #detail-body { width: 100%; }
     """
 
-    BINDINGS = [Binding("a", "show_all", "Show all")]
+    BINDINGS = [Binding("a", "show_all", "Show all", show=False)]  # the pane says "(a: show all)" where a text is cut
 
     def __init__(self, **kwargs) -> None:
         super().__init__(**kwargs)
