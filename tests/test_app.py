@@ -20,6 +20,7 @@ from ctxtop.tui.app import CtxtopApp
 from ctxtop.tui.demo import DEMO_WINDOW, demo_path
 from ctxtop.tui.screens import KEYS, HelpScreen
 from ctxtop.tui.widgets.detail import Detail
+from ctxtop.tui.widgets.empty_note import EmptyNote
 from ctxtop.tui.widgets.timeline import Timeline
 from ctxtop.tui.widgets.window_list import WindowList
 
@@ -368,6 +369,21 @@ async def test_the_footer_ends_with_quit_at_120_columns_whatever_has_the_focus()
             assert (last.key_display, last.description) == ("q", "Quit")
             assert last.region.right <= SIZE[0], f"Quit cut with the focus on {app.focused}"
             await pilot.press("tab")
+
+
+async def test_an_empty_pane_says_why_it_is_empty():
+    # No rule stated, no sub-agent: each pane says so rather than showing a bare header.
+    app = CtxtopApp(str(DATA / "openai_messages.jsonl"))
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, app)
+        notes = {note.parent.id: str(note.render()) for note in app.query(EmptyNote) if note.display}
+        assert notes.keys() == {"tab-constraints", "tab-alerts", "tab-agents"}
+        assert notes["tab-constraints"].startswith("No rules tracked")
+    app = demo_app(at=390)  # rules, and alerts after the compaction: their notes stay hidden
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, app, 390)
+        shown = {note.parent.id for note in app.query(EmptyNote) if note.display}
+        assert shown == {"tab-agents"}
 
 
 async def test_small_terminal_collapses_the_timeline():

@@ -58,6 +58,7 @@ from ctxtop.tui.waiting import not_written_yet, wait_for_log
 from ctxtop.tui.widgets.breakdown import Breakdown
 from ctxtop.tui.widgets.compaction import CompactionView
 from ctxtop.tui.widgets.detail import Detail
+from ctxtop.tui.widgets.empty_note import EmptyNote
 from ctxtop.tui.widgets.fitted import Fitted, cut
 from ctxtop.tui.widgets.header import header_text
 from ctxtop.tui.widgets.panels import AlertsTable, ConstraintsTable, StrategiesTable
@@ -176,14 +177,17 @@ class CtxtopApp(LiveUpdates, UserActions, AppParts):
                     yield Detail(id="detail")
                 with TabPane("Constraints", id="tab-constraints"):
                     yield ConstraintsTable(id="constraints")
+                    yield EmptyNote("No rules tracked: none found in the log so far. p pins the selected block or text.")
                 with TabPane("Strategies", id="tab-strategies"):
                     yield StrategiesTable(id="strategies")
                 with TabPane("Alerts", id="tab-alerts"):
                     yield AlertsTable(id="alerts")
+                    yield EmptyNote("No alerts so far: no tracked rule lost, weakened or broken.")
                 with TabPane("Tools", id="tab-tools"):
                     yield ToolsTable(id="tools")
                 with TabPane("Agents", id="tab-agents"):
                     yield SubagentsTable(id="agents")
+                    yield EmptyNote("No sub-agents in this session so far.")
         yield CompactionView(id="compaction")
         yield Input(id="prompt")  # search and go-to type here
         yield Footer(show_command_palette=False)

@@ -16,6 +16,7 @@ from ctxtop.context.sanitize import one_line
 from ctxtop.context.strategies.preview import Preview
 from ctxtop.tui.theme import STATUS_STYLES
 from ctxtop.tui.widgets.cells import count_cell
+from ctxtop.tui.widgets.empty_note import show_if_empty
 
 
 def status_text(status: str) -> Text:
@@ -59,6 +60,7 @@ class ConstraintsTable(DataTable):
         self._redacting = redacting
         for c in constraints:
             self.add_row(status_text("…"), rule_text(c, redacting), key=c.id)
+        show_if_empty(self)
 
     def show(self, rows: list[dict[str, Any]]) -> None:
         with self.app.batch_update():
@@ -141,6 +143,7 @@ class AlertsTable(DataTable):
 
     def set_alerts(self, alerts: list[Alert], redacting: bool = False) -> None:
         if alerts == self._alerts and redacting == self._redacting:
+            show_if_empty(self)  # (the first call, with no alert yet, changes no row but must say so)
             return
         self._alerts, self._redacting = list(alerts), redacting
         # A message number is where Enter jumps: never rounded, never cut; its column grows to hold it.
@@ -154,6 +157,7 @@ class AlertsTable(DataTable):
             style = alert.kind.style
             self.add_row(Text(str(alert.message)), Text(alert.kind.key, style=style), Text(one_line(alert.constraint or "—", 12)),
                          Text(redact_text(one_line(alert.detail, 300)) if redacting else one_line(alert.detail, 300)), key=str(number))
+        show_if_empty(self)
 
     def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
         alert = self._alerts[int(str(event.row_key.value))]

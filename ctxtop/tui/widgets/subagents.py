@@ -12,6 +12,7 @@ from textual.widgets import DataTable
 from ctxtop.context.output.redact import redact_text
 from ctxtop.context.sanitize import one_line
 from ctxtop.tui.widgets.cells import count_cell
+from ctxtop.tui.widgets.empty_note import show_if_empty
 
 _MESSAGES_WIDTH = 5
 _WINDOW_WIDTH = 9
@@ -65,6 +66,7 @@ class SubagentsTable(DataTable):
             for gone in set(self._agents) - {a["path"] for a in agents}:
                 self.remove_row(gone)
                 del self._agents[gone]
+            show_if_empty(self)
 
     @on(DataTable.RowSelected)
     def open_selected(self, event: DataTable.RowSelected) -> None:
