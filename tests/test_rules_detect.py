@@ -77,6 +77,11 @@ def test_the_evaluation_counts_half_a_sentence_as_a_miss():
         ("回复要简短", "要"),
         ("只在 staging 环境部署", "只在"),
         ("只通过企业微信通知客户", "只通过"),
+        # Missed in whole instruction files nobody here wrote (16 public CLAUDE.md, AGENTS.md, GEMINI.md…):
+        ("Half-done or plausible-but-wrong patches are not acceptable.", "not acceptable"),
+        ("Silent retries are unacceptable.", "unacceptable"),
+        ("Commit subject lines stay <=50 chars", "<=50 chars"),
+        ("写代码只遵循一个路径解决原则", "只遵循"),
     ],
 )
 def test_the_patterns_keyword_detection_missed(text, cue):
@@ -113,10 +118,36 @@ def test_a_heading_carries_its_negation_to_its_items_and_is_no_rule_itself():
         "Could you never mind the tests for now?",
         "You can use either npm or pnpm.",  # a permission
         "Prefer small functions.",  # a preference
+        "The user may not have enough context to judge the change.",  # a possibility, not a prohibition
+        "Consult the README for a general overview of the project.",  # a pointer
+        "Refer to STYLE.md for detailed style guidelines.",
+        "打包脚本用于发布版本",  # 用于: "is used for"
+        "本服务为 LLM 应用提供持久化记忆。",  # 应用: "application"
+        "无需手动添加关键词",  # 无需: "no need to"
+        "| `--only` | runs one test |",  # a table cell that does not open with a firm word
     ],
 )
 def test_what_is_never_a_rule(text):
     assert detect_rules(text) == []
+
+
+def test_descriptive_sections_and_sentence_lead_ins_give_their_items_no_force():
+    # A title naming rules still covers a section of bare items ("# Docker Rules" / "## Volumes"), but a
+    # tech list, a documents list, a goals list or a sentence describing principles is not a rule list.
+    text = ("# Project rules\n\n## Volumes\n\n- Named volumes for persistence\n\n## Active Technologies\n\n"
+            "- Git file storage (core repo + sub-repos)\n\n## Goals of these guidelines\n\n- Keep code and docs in sync\n")
+    assert [(r.text, r.cue) for r in detect_rules(text)] == [("Named volumes for persistence", "under heading 'Project rules'")]
+    text = ("# Editor\n\nThe core architecture follows these principles:\n\n- Dependency injection through constructors\n\n"
+            "Coding rules:\n\n- Tabs for indentation\n")
+    assert [(r.text, r.cue) for r in detect_rules(text)] == [("Tabs for indentation", "under 'Coding rules:'")]
+
+
+def test_a_table_cell_that_opens_with_a_firm_word_is_a_rule():
+    text = ("| Rule | Why |\n|---|---|\n| **NEVER** commit .env files | secrets leak |\n"
+            "| Always run `make test` before pushing | CI is slow |\n| 禁止直接推送到 main 分支 | 保护主干 |\n")
+    assert [(r.text, r.cue) for r in detect_rules(text)] == [
+        ("**NEVER** commit .env files", "never"), ("Always run `make test` before pushing", "always"),
+        ("禁止直接推送到 main 分支", "禁止")]
 
 
 def test_a_bare_imperative_in_a_message_is_a_request_not_a_rule():

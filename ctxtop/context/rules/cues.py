@@ -29,7 +29,8 @@ def _words(*words: str) -> str:
 
 NEGATION_EN = compiled_on_use(_words(
     r"never", r"do\s+not", r"don[’']?t", r"dont", r"does\s+not", r"must\s+not", r"mustn[’']?t", r"should\s+not",
-    r"shouldn[’']?t", r"shall\s+not", r"may\s+not", r"not\s+allowed", r"forbidden", r"prohibited", r"banned",
+    r"shouldn[’']?t", r"shall\s+not", r"may\s+not(?!\s+(?:have|be|even|always|necessarily|need|know|exist|apply|work|match))",
+    r"(?:not\s+|un)acceptable", r"not\s+allowed", r"forbidden", r"prohibited", r"banned",
     r"avoid(?:ing)?", r"no\s+longer\s+allowed", r"under\s+no\s+circumstances?", r"refrain\s+from",
 ))
 OBLIGATION_EN = compiled_on_use(_words(
@@ -43,7 +44,7 @@ _INVARIANT_EN = compiled_on_use(_words(r"keeps?", r"preserves?", r"stays?", r"re
                                   r"(?:starts?|begins?|ends?)\s+with", r"backward[s-]?\s*compatible"))
 _LIMIT_EN = compiled_on_use(r"\b(?:under|below|within|at\s+most|max(?:imum)?|up\s+to|limit(?:ed)?\s+to|"
                        r"capped\s+at|(?:cap|budget|limit|maximum|max)(?:\s+(?:is|of|=|:))?|no\s+more\s+than|fewer\s+than|"
-                       r"less\s+than|≤|<=)\s*[$€£¥]?\d"
+                       r"less\s+than)\s*[$€£¥]?\d|(?:≤|<=)\s*[$€£¥]?\d"
                        r"|\d[\d,.]*\s*%\+|\b\d+\s*%\+?\s+(?:test\s+)?coverage")
 _NUMBER_AND_UNIT = compiled_on_use(r"\d(?:[\d,.]*\d)?%?\+?(?:\s+[^\W\d_]+)?")  # "150 words", "2,000", "95%+"
 _IMPERATIVE_EN = compiled_on_use(_W + r"(?:please\s+)?(" + "|".join((
@@ -78,15 +79,15 @@ NEGATION_ZH = compiled_on_use(r"不要|不许|不准|不允许|不得|不能|不
                          r"不应|不宜|避免|杜绝|不用|不使用|绝不|决不|从不|而不是|而非")
 OBLIGATION_ZH = compiled_on_use(r"必须|务必|一律|强制|需要|需|务须|应该|应当|应(?=[使用遵保确在按从以提同写列避当尽采])|只允许|只能|只在|只通过|只用|只需|"
                            r"只回|只输出|仅限|仅|始终|总是|一定要|一定|统一|确保|保证|要(?![求点素是么]|紧|不然)|保持|保留|不超过|上限|以内|至多|"
-                           r"最多|至少|不少于")
-_NOT_OBLIGATION_ZH = compiled_on_use(r"重要|主要|只要|要求是|摘要|概要|纲要|需求|必需品|是否需|如需|若需|不需要|我需|我要|们需|户需")
+                           r"最多|至少|不少于|只遵循|只使用|只修改")
+_NOT_OBLIGATION_ZH = compiled_on_use(r"重要|主要|只要|要求是|摘要|概要|纲要|需求|必需品|是否需|如需|若需|不需要|无需|我需|我要|们需|户需|应用|统一管理")
 _IMPERATIVE_ZH = compiled_on_use(r"^(?:请)?(?:使用|采用|保持|遵循|遵守|确保|避免|描述|移除|删除|添加|编写|运行|执行|检查|提供|回复|回答|输出|记录|提交|"
-                            r"按|用|先|尽量|统一|忽略|列出|给出|标注|注明|明确|优化|修改|更新|同步|补充|引用|导入|保留|控制|限制|拒绝|说明|提出|停下|"
+                            r"按|用(?!于|来|户|例)|先|尽量|统一|忽略|列出|给出|标注|注明|明确|优化|修改|更新|同步|补充|引用|导入|保留|控制|限制|拒绝|说明|提出|停下|"
                             r"停止|询问|告知|转人工|升级|标记|注意|参考|阅读|复用|拆分|合并|测试|验证|校验)")
 _CONDITIONAL_ZH = compiled_on_use(r"^(?:如果|若|如需|如有|当|在.{0,20}时|每次|每当|凡是|一旦|遇到).{0,80}?[，,：:](?:.{0,6})(?:就|"
                              r"则|那就|请|须|需|应|必须|先|再|直接|停下|提出|用|使用|按|仍|都|也)|[，,](?:就|那就|则)[^，,。]{1,20}[。]?$")
 _CONTRAST_ZH = compiled_on_use(r"不是.{1,20}而是|代替|替代")
-_NEG_START_ZH = compiled_on_use(r'(?:^|(?<=[。！；;"“]))\s*(?:不|无|非)(?!是|同|少|仅|但|过|会|知|明|管|论|断|满|错|久|止|一样|足)')
+_NEG_START_ZH = compiled_on_use(r'(?:^|(?<=[。！；;"“]))\s*(?:不|无|非)(?!是|同|少|仅|但|过|会|知|明|管|论|断|满|错|久|止|一样|足|需)')
 _FORMAT_ZH = compiled_on_use(r"格式为|格式：|格式:")
 
 _CJK_CHAR = compiled_on_use(r"[\u3400-\u9fff]")
@@ -106,8 +107,8 @@ _ROLE = compiled_on_use(r"^(?:you\s+are\s+(?:a|an|the)\b|you\s+are\s+\w+gpt|i\s+
                    r"be|pretend)|act\s+as\b|as\s+an?\s+\w+(?:\s+\w+)?,\s+you\s+can|"
                    r"我(?:希望|想让|想要|要)你(?:来)?(?:充当|扮演|担任|作为|表现)|下面我让你来?充当|你是一[名位个]|你是.{0,12}(?:专家|助手|大师|顾问))")
 _SETUP = compiled_on_use(r"^(?:i\s+will|i'll|my\s+first\s+(?:command|request|question|sentence)|我将|我会|我的第一[个句]|第一个问题)")
-_POINTER = compiled_on_use(r"^(?:see|check|refer\s+to|consult|read)\b.{0,120}\b(?:for\s+(?:the\s+)?(?:full|"
-                      r"more|details?|complete|further)|for\s+details)\b|^(?:see|参见|详见|参考)\b",
+_POINTER = compiled_on_use(r"^(?:see|check|refer\s+to|consult|read)\b.{0,120}\b(?:for\s+(?:the\s+|an?\s+)?(?:full|"
+                      r"more|details?|detailed|complete|further|general|overview)|for\s+details)\b|^(?:see|参见|详见|参考)\b",
                       re.IGNORECASE)
 _META = compiled_on_use(r"^(?:please\s+)?(?:follow|obey|apply|read|observe)\s+(?:these|the\s+following|"
                    r"all\s+(?:of\s+)?these|the\s+rules|the\s+instructions)\b|^(?:these|the\s+following)\s+(?:rules|"
@@ -123,7 +124,9 @@ RULE_HEADING = compiled_on_use(_words(r"rules?", r"constraints?", r"requirements
                                  r"conventions?", r"standards?", r"best\s+practices", r"principles?", r"do's", r"dos")
                           + r"|规则|约束|要求|规范|禁止|必须|原则|准则|注意事项|红线|守则|纪律|限制|不要|不得|严禁|须知")
 INFO_SECTION = compiled_on_use(r"^\W*(?:\d+[.)]\s*)?(?:workflow|steps?|process|profile|skills?|description|background|overview|"
-                          r"examples?|context|about|project\s+overview|key\s+dependencies)\b|^\W*(?:工作流程|流程|步骤|简介|个人简介|技能|擅长|背景|概述|项目定位)|示例|例子|范例|\bexamples?\b",
+                          r"examples?|context|about|project\s+overview|key\s+dependencies|goals?|purpose|(?:active\s+)?technolog(?:y|ies)|tech\s+stack|"
+                          r"(?:key\s+)?documents|recent\s+changes|change\s*log|glossary)\b|"
+                          r"^\W*(?:工作流程|流程|步骤|简介|个人简介|技能|擅长|背景|概述|项目定位|技术栈|更新日志|变更记录)|示例|例子|范例|\bexamples?\b",
                           re.IGNORECASE)
 
 
@@ -181,7 +184,10 @@ def rule_cue(text: str, *, is_item: bool, headings: tuple[str, ...] = (), lead_i
         if lead_in:
             lead = lead_in.lower()
             lead_cjk = bool(_CJK_CHAR.search(lead))
-            if RULE_HEADING.search(lead) or _strong_cue(lead, lead_cjk)[0] or (origin == INSTRUCTIONS and _weak_cue(lead, lead, lead_cjk)):
+            # A short lead-in names its items ("Rules:"); a sentence only describes them ("The code
+            # follows these principles:") unless it says must / never itself.
+            named = RULE_HEADING.search(lead) and len(lead.split()) <= 4
+            if named or _strong_cue(lead, lead_cjk)[0] or (origin == INSTRUCTIONS and _weak_cue(lead, lead, lead_cjk)):
                 return f"under '{lead_in.strip()[:40]}'"
     if origin == INSTRUCTIONS:
         return _weak_cue(body, bare, cjk)  # bare imperatives, procedures, invariants: rules in an instruction file

@@ -21,7 +21,7 @@ from ctxtop.context.window.accounting import Accounting
 from ctxtop.parsers.model import Entry
 
 # Bump when what detection finds changes (cues, units, sources): older results are then not reused.
-DETECTION_VERSION = 2  # 2: Claude Code's request to summarize the conversation is the harness's text
+DETECTION_VERSION = 3  # 2: Claude Code's request to summarize the conversation is the harness's text; 3: tables, descriptive sections
 
 
 def detection_key(accounting: Accounting, log_format: str | None) -> bytes:

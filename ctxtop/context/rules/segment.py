@@ -1,7 +1,8 @@
 """Cut an instruction text into the units a rule can be: list items and sentences.
 
 Markdown-aware without a Markdown parser (one pass over the lines, linear in
-the text): fenced code and tables are skipped, headings are remembered (a
+the text): fenced code is skipped, and tables but for their cells that open with
+a firm word; headings are remembered (a
 rule heading's force carries to the items under it), a list item is one unit
 with its wrapped lines, and prose is cut into sentences — never at ``;``,
 never inside quotes, never at a line wrap inside a sentence.
@@ -86,6 +87,8 @@ def units(text: str) -> list[Unit]:
             if not in_fence:
                 flush_item()
                 flush_paragraph()
+                if _TABLE.match(raw):
+                    out.extend(Unit(cell, False, heading_path(), None, number) for cell in _rule_cells(raw))
             continue
         line = _QUOTE_MARK.sub("", raw, count=1) if raw.lstrip().startswith(">") else raw
         if not line.strip():
@@ -127,6 +130,16 @@ def units(text: str) -> list[Unit]:
     flush_item()
     flush_paragraph()
     return out
+
+
+# A table is data, but a cell that opens with a firm word is a rule ("| NEVER commit .env files | … |").
+_FIRM_CELL = compiled_on_use(r"(?:never|always|must|do\s+not|don[’']?t|only)\b|(?:必须|禁止|不要|严禁|不得|只能|务必|始终|一律)")
+
+
+def _rule_cells(row: str) -> list[str]:
+    """The cells of a table row that open with a firm word, without their emphasis."""
+    cells = (cell.strip() for cell in row.strip().strip("|").split("|"))
+    return [cell for cell in cells if _FIRM_CELL.match(cell.strip("*_` ").lower())]
 
 
 PSEUDO_HEADING_LEVEL = 7  # deeper than any Markdown heading
