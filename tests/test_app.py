@@ -7,6 +7,7 @@ import os
 
 import pytest
 from rich.text import Text
+from textual import events
 from textual.widgets import DataTable, Footer, Static, TabbedContent
 
 from ctxtop import parsers
@@ -272,6 +273,19 @@ async def test_g_goes_to_a_message_and_1_to_4_switch_panes():
             await pilot.press(key)
             await pilot.pause()
             assert app.query_one(TabbedContent).active == pane
+
+
+async def test_keys_typed_right_after_g_go_to_the_prompt_not_to_the_bindings():
+    # A fast typist's "g205⏎" arrives at once, before the prompt has the focus: "2" and "5" used to
+    # switch panes and the prompt stayed open and empty.
+    app = demo_app(at=10)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, app, 10)
+        for key, character in (("g", "g"), ("2", "2"), ("0", "0"), ("5", "5"), ("enter", "\r")):
+            app.post_message(events.Key(key, character))
+        await settle(pilot, app, 205)
+        assert app.query_one(TabbedContent).active == "tab-detail"
+        assert not app.query_one("#prompt").has_class("-visible")
 
 
 async def test_help_lists_the_keys():

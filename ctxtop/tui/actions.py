@@ -247,10 +247,24 @@ class UserActions(AppParts):
     def action_show_pane(self, pane: str) -> None:
         self.query_one(TabbedContent).active = pane
 
+    def prompt_opening(self) -> bool:
+        """The prompt is open but does not have the focus yet: keys typed right after ``g`` or ``/``
+        arrive before it does, and belong to it (not to the bindings: "g 2 0 5" is no pane switch)."""
+        prompt = self.query_one("#prompt", Input)
+        return prompt.has_class("-visible") and self.focused is not prompt
+
     def on_key(self, event) -> None:
         prompt = self.query_one("#prompt", Input)
         if event.key == "escape" and prompt.has_class("-visible"):
             self._close_prompt()
+            event.stop()
+        elif self.prompt_opening():
+            if event.key == "enter":
+                prompt.post_message(Input.Submitted(prompt, prompt.value))
+            elif event.key == "backspace":
+                prompt.action_delete_left()
+            elif event.is_printable and event.character:
+                prompt.insert_text_at_cursor(event.character)
             event.stop()
 
     def action_help(self) -> None:

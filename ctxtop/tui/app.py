@@ -158,7 +158,7 @@ class CtxtopApp(LiveUpdates, UserActions, AppParts):
         screen (the help, the command palette) they belong to it, not to the session behind."""
         if action in PRIORITY_ACTIONS and isinstance(self.screen, ModalScreen):
             return False
-        return True
+        return not self.prompt_opening()
 
     # --- layout ---------------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
