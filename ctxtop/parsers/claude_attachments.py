@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from ctxtop.parsers.content import blocks_from_anthropic
+from ctxtop.parsers.content import blocks_from_anthropic, listed, mapping
 from ctxtop.parsers.jsonl import DecodeError, json_text, loads
 from ctxtop.parsers.model import IMAGE, INJECTED, SYSTEM, TOOLS, USER, Block
 
@@ -53,12 +53,12 @@ class Reading:
 
 
 def read_attachment(record: dict) -> Reading:
-    attachment = _dict(record.get("attachment"))
+    attachment = mapping(record.get("attachment"))
     kind = _str(attachment.get("type"))
     if kind == "prompt_snapshot":
         return Reading(kind, _prompt_snapshot(attachment), snapshot=True)
     category = TOOLS if kind in LISTINGS else USER if kind == "queued_command" else INJECTED
-    rendered = [_str(r.get("content")) for r in _list(record.get("rendered")) if isinstance(r, dict)]
+    rendered = [_str(r.get("content")) for r in listed(record.get("rendered")) if isinstance(r, dict)]
     if any(rendered):
         return Reading(kind, [Block(category, text) for text in rendered if text])
     if kind in ("hook_success", "hook_additional_context"):
@@ -98,7 +98,7 @@ def _hook_output(a: dict) -> dict | None:
 
 def _hook_context_text(a: dict) -> str:
     output = _hook_output(a)
-    return _str(_dict(output.get("hookSpecificOutput")).get("additionalContext")) if output is not None else ""
+    return _str(mapping(output.get("hookSpecificOutput")).get("additionalContext")) if output is not None else ""
 
 
 def _hook_success(a: dict) -> list[Block]:
@@ -113,15 +113,15 @@ def _hook_success(a: dict) -> list[Block]:
 
 
 def _hook_blocking_error(a: dict) -> list[Block]:
-    error = _dict(a.get("blockingError"))
+    error = mapping(a.get("blockingError"))
     text = _str(error.get("blockingError"))
     name = _str(a.get("hookName")) or "hook"
     return [Block(INJECTED, f"{name} blocking error from command {_str(error.get('command'))}: {text}")] if text else []
 
 
 def _file(a: dict) -> list[Block]:
-    content = _dict(a.get("content"))
-    file = _dict(content.get("file"))
+    content = mapping(a.get("content"))
+    file = mapping(content.get("file"))
     if content.get("type") == "image":
         return [Block(IMAGE, "")]
     text = _str(file.get("content"))
@@ -139,13 +139,13 @@ def _nested_memory(a: dict) -> list[Block]:
 
 
 def _instructions(a: dict) -> list[Block]:
-    texts = [_str(f.get("content")) for f in _list(a.get("files")) if isinstance(f, dict)]
+    texts = [_str(f.get("content")) for f in listed(a.get("files")) if isinstance(f, dict)]
     return [Block(INJECTED, text) for text in texts if text]
 
 
 def _list_items(a: dict) -> list[Block]:
     # todo_reminder / task_reminder: the list itself, which the reminder quotes as JSON.
-    items = _list(a.get("content"))
+    items = listed(a.get("content"))
     return [Block(INJECTED, json_text(items))] if items else []
 
 
@@ -178,12 +178,12 @@ def _queued_command(a: dict) -> list[Block]:
 
 
 def _invoked_skills(a: dict) -> list[Block]:
-    texts = [_str(s.get("content")) for s in _list(a.get("skills")) if isinstance(s, dict)]
+    texts = [_str(s.get("content")) for s in listed(a.get("skills")) if isinstance(s, dict)]
     return [Block(INJECTED, text) for text in texts if text]
 
 
 def _diagnostics(a: dict) -> list[Block]:
-    files = _list(a.get("files"))
+    files = listed(a.get("files"))
     return [Block(INJECTED, json_text(files))] if files else []
 
 
@@ -197,7 +197,7 @@ def _prompt_snapshot(a: dict) -> list[Block]:
         text = _str(part.get("text")) if isinstance(part, dict) else _str(part)
         if text:
             blocks.append(Block(SYSTEM, text))
-    for tool in _list(a.get("tools")):
+    for tool in listed(a.get("tools")):
         if isinstance(tool, dict):
             blocks.append(Block(TOOLS, json_text(tool), tool_name=_str(tool.get("name")) or None))
     return blocks
@@ -206,19 +206,11 @@ def _prompt_snapshot(a: dict) -> list[Block]:
 def _join(value: Any, separator: str = "\n") -> str:
     if isinstance(value, str):
         return value
-    return separator.join(v for v in _list(value) if isinstance(v, str) and v)
+    return separator.join(v for v in listed(value) if isinstance(v, str) and v)
 
 
 def _str(value: Any) -> str:
     return value if isinstance(value, str) else ""
-
-
-def _dict(value: Any) -> dict:
-    return value if isinstance(value, dict) else {}
-
-
-def _list(value: Any) -> list:
-    return value if isinstance(value, list) else []
 
 
 READERS: dict[str, Callable[[dict], list[Block]]] = {

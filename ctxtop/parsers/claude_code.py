@@ -13,7 +13,7 @@ from typing import Any
 
 from ctxtop.parsers.base import LineParser, stamp_source
 from ctxtop.parsers.claude_attachments import read_attachment
-from ctxtop.parsers.content import blocks_from_anthropic
+from ctxtop.parsers.content import blocks_from_anthropic, mapping
 from ctxtop.parsers.model import SYSTEM_SNAPSHOT, Block, Compaction, Usage
 from ctxtop.parsers.numbers import number, summed
 
@@ -309,8 +309,7 @@ def _usage(raw: Any) -> Usage | None:
     thinking = _int(details.get("thinking_tokens")) if isinstance(details, dict) else None
     if prompt == 0 and output == 0:
         return None  # synthetic or error responses report zeros; they are not a model call
-    split = raw.get("cache_creation")
-    split = split if isinstance(split, dict) else {}
+    split = mapping(raw.get("cache_creation"))
     return Usage(prompt_tokens=prompt, output_tokens=output, reasoning_tokens=thinking,
                  cache_write_tokens=_int(raw.get("cache_creation_input_tokens")),
                  cache_write_5m_tokens=_int(split.get("ephemeral_5m_input_tokens")),

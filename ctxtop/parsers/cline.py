@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ctxtop.parsers.content import blocks_from_anthropic
+from ctxtop.parsers.content import blocks_from_anthropic, listed
 from ctxtop.parsers.jsonl import loads
 from ctxtop.parsers.model import SUMMARY, Block, Compaction, Usage
 from ctxtop.parsers.numbers import number, summed
@@ -39,8 +39,7 @@ class ClineTaskParser(TreeParser):
         if not isinstance(history, list):
             self.malformed(0, f"{HISTORY} is not a JSON array")
             return
-        ui = self.load(files, UI)
-        ui = ui if isinstance(ui, list) else []
+        ui = listed(self.load(files, UI))
         truncations = _truncations(ui)
         usages = _request_usages(ui)
         condensed: dict[str, list[str]] = {}  # condenseId -> uids it replaced

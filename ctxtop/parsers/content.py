@@ -53,6 +53,11 @@ def listed(value: Any) -> list:
     return value if isinstance(value, list) else []
 
 
+def mapping(value: Any) -> dict:
+    """``value`` when it is an object, else an empty one: a field a log gives of another type has no fields."""
+    return value if isinstance(value, dict) else {}
+
+
 def as_text(value: Any) -> str:
     """Best-effort text of a tool result or similar field of unknown shape."""
     if value is None:

@@ -14,6 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 from ctxtop.parsers.base import DocumentParser, LineParser, Parser, stamp_source
+from ctxtop.parsers.content import listed
 from ctxtop.parsers.jsonl import json_text
 from ctxtop.parsers.model import (
     ASSISTANT,
@@ -79,8 +80,7 @@ def message_blocks(record: dict) -> list[Block]:
                 blocks.append(Block(REASONING, "\n".join(str(thought.get(k) or "") for k in ("subject", "description")).strip()))
     if text:
         blocks.append(Block(ASSISTANT, text))
-    calls = record.get("toolCalls")
-    for call in calls if isinstance(calls, list) else []:
+    for call in listed(record.get("toolCalls")):
         if not isinstance(call, dict):
             continue
         name = call.get("name") if isinstance(call.get("name"), str) else None
