@@ -75,6 +75,18 @@ def test_export_subagent_gives_that_transcript_and_a_wrong_id_is_one_line(capsys
     assert error.count("\n") == 1 and "no sub-agent 'nope' (sub-agents: a881341, acompact-fffbd0)" in error
 
 
+def test_a_summarization_call_says_its_unlogged_part_holds_the_conversation_it_summarized(capsys):
+    # agent-acompact-*: 169,248 tokens reported, 5,776 counted; the rest is mostly the conversation
+    # sent to be summarized, which the transcript does not hold. "system + tools" alone would be wrong.
+    assert main(["export", str(SESSION), "--subagent", "acompact-fffbd0"]) == 0
+    inferred = json.loads(capsys.readouterr().out)["window"]["categories"]["inferred_system_tools"]
+    assert inferred["summarized_conversation"] is True
+    assert inferred["label"].startswith("the conversation summarized + system + tools")
+    assert main(["export", str(SESSION), "--subagent", "a881341"]) == 0
+    inferred = json.loads(capsys.readouterr().out)["window"]["categories"]["inferred_system_tools"]
+    assert inferred["summarized_conversation"] is False and inferred["label"].startswith("system + tools")
+
+
 def _agents_table(app) -> DataTable:
     return app.query_one("#agents", DataTable)
 

@@ -68,6 +68,8 @@ RECENT_RESPONSES = 256
 MERGE_HORIZON = 64
 # A hook's context written twice (hook_success stdout, hook_additional_context) comes in neighbouring records.
 HOOK_ECHO_LINES = 8
+# The agent id of a compaction's summarization call, run as a sub-agent (agent-acompact-*.jsonl, Claude Code 2.1+).
+SUMMARIZER_AGENT_PREFIX = "acompact-"
 
 
 class ClaudeCodeParser(LineParser):
@@ -142,11 +144,13 @@ class ClaudeCodeParser(LineParser):
     def _aside(self, record: dict) -> bool:
         """Whether a record belongs to a side chain kept out of this file's window."""
         sidechain = record.get("isSidechain") is True
-        agent = record.get("agentId") if isinstance(record.get("agentId"), str) else ""
+        agent_id = record.get("agentId")
+        agent = agent_id if isinstance(agent_id, str) else ""
         if self._own_chain is None:
             # The first conversation record decides: a session's transcript starts on its main chain
             # (inlined sub-agents come after the call that made them), a sub-agent's own file on its chain.
             self._own_chain = agent if sidechain else ""
+            self.meta.summarizer = sidechain and agent.startswith(SUMMARIZER_AGENT_PREFIX)
         if self._own_chain == "":
             return sidechain
         return not sidechain or agent not in ("", self._own_chain)

@@ -208,6 +208,9 @@ class SessionMeta:
     context_window: int | None = None
     title: str | None = None
     cwd: str | None = None
+    # The transcript of a compaction's summarization call (Claude Code's agent-acompact-*): the
+    # conversation it summarized is sent with the call, and not written in this log.
+    summarizer: bool = False
 
 
 @dataclass(slots=True)

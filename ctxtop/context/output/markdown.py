@@ -25,7 +25,9 @@ def _inferred_note(categories: dict[str, Any]) -> str:
     source = inferred["inferred_from"]
     # The row holds no more than this window leaves unexplained: it can be less than the figure inferred.
     capped = f"; here {num(inferred['tokens'])}, all the reported size leaves" if inferred["tokens"] < source["tokens"] else ""
-    return (f"The system prompt and tools the log does not show are inferred from the model call at message "
+    what = ("The conversation this call summarized, the system prompt and tools (sent with the call, not in this log)"
+            if inferred.get("summarized_conversation") else "The system prompt and tools the log does not show")
+    return (f"{what} are inferred from the model call at message "
             f"{source['message']} ({num(source['tokens'])} tokens, {cell(source['reason'])}{capped}); the rest is unattributed.")
 
 

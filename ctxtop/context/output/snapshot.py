@@ -93,7 +93,7 @@ def build_snapshot(
             "limit_source": limit_source,
             "encoding": session.counter.encoding_name,
             "counts_estimated": counts_estimated,
-            "categories": _categories(window, reported, counts_estimated),
+            "categories": _categories(window, reported, counts_estimated, session.parser.meta.summarizer),
         },
         "tool_usage": {"window": as_rows(window_tool_totals(window))},
         "subagents": _subagents(session),
@@ -140,10 +140,11 @@ def use_mark(counts: Mapping[str, Any]) -> str:
     return "≈" if estimated else ""
 
 
-def _categories(window: Window, reported: int | None, counts_estimated: bool = False) -> dict[str, dict[str, Any]]:
+def _categories(window: Window, reported: int | None, counts_estimated: bool = False, summarizer: bool = False) -> dict[str, dict[str, Any]]:
     """Tokens and blocks of each category; what the log reports beyond the counted text is split
     into the harness prefix inferred from a model call and the rest, both marked as estimates (and
-    every row, when the window's counts are: ``counts_estimated``)."""
+    every row, when the window's counts are: ``counts_estimated``). In a summarization call's log
+    (``summarizer``) the inferred part holds the conversation it summarized, sent and not logged."""
     rows: dict[str, dict[str, Any]] = {name: {"tokens": t.tokens, "blocks": t.blocks} for name, t in window.totals.items()}
     if counts_estimated:
         for row in rows.values():
@@ -151,8 +152,10 @@ def _categories(window: Window, reported: int | None, counts_estimated: bool = F
     inferred, rest = split_unexplained(window, reported)
     prefix = window.harness
     rows[UNATTRIBUTED] = {"tokens": rest, "blocks": 0, "estimated": True}
-    rows[INFERRED] = {"tokens": inferred, "blocks": 0, "estimated": True,
-                      "label": one_line(prefix.label, 120) if prefix is not None else "system + tools (inferred)",
+    label = prefix.label if prefix is not None else "system + tools (inferred)"
+    if summarizer:
+        label = f"the conversation summarized + {label}"
+    rows[INFERRED] = {"tokens": inferred, "blocks": 0, "estimated": True, "label": one_line(label, 160), "summarized_conversation": summarizer,
                       "inferred_from": {"message": prefix.message, "model": _model(prefix.model), "reason": prefix.reason,
                                         "tokens": prefix.tokens} if prefix is not None else None}
     return {name: rows[name] for name in BREAKDOWN_ROWS}

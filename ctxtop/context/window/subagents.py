@@ -22,6 +22,7 @@ from ctxtop.context.store.source import SourceError, open_file
 from ctxtop.context.window.accounting import text_tokens
 from ctxtop.context.window.tokens import TokenCounter
 from ctxtop.parsers.base import LineParser
+from ctxtop.parsers.claude_code import SUMMARIZER_AGENT_PREFIX as COMPACTION_PREFIX  # agent-acompact-*.jsonl
 from ctxtop.parsers.jsonl import DecodeError, iter_lines, loads
 from ctxtop.parsers.model import TOOL_CALL, USER, Usage
 
@@ -36,7 +37,6 @@ class SubagentTotals:
 
 # The tool that starts a sub-agent: its input names the agent type and the task.
 TASK_TOOLS = frozenset({"Task", "Agent"})
-COMPACTION_PREFIX = "acompact-"  # agent-acompact-*.jsonl: the summarization call of a compaction
 
 
 @dataclass(slots=True)

@@ -43,7 +43,9 @@ def inference_note(categories: dict[str, dict[str, Any]]) -> Text:
     if source is None or not categories[INFERRED]["tokens"]:
         return Text("")
     where = INFERRED_FROM.get(source["reason"], "the first call after a compaction")
-    return Text(f"≈ estimates · inferred from {where} (message {source['message']})", no_wrap=True, overflow="ellipsis")
+    # A summarization call's log: what it summarized was sent with the call, not logged.
+    held = ", with the conversation summarized" if categories[INFERRED].get("summarized_conversation") else ""
+    return Text(f"≈ estimates · inferred from {where} (message {source['message']}){held}", no_wrap=True, overflow="ellipsis")
 
 
 class Breakdown(Vertical):
