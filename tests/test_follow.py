@@ -14,7 +14,7 @@ from ctxtop.context.window.follow import LogFollower
 from ctxtop.context.window.session import Session
 from ctxtop.tui.demo import DEMO_WINDOW, demo_path
 
-from .conftest import DATA, exact_tokens
+from .conftest import DATA, SHARED_FIXTURES, exact_tokens
 
 DEMO_LINES = demo_path().read_bytes().splitlines(keepends=True)
 
@@ -90,6 +90,29 @@ def test_a_compaction_appended_live_raises_its_alert_in_the_same_update(tmp_path
     kinds = {a.kind.key for a in change.alerts}
     assert {"constraint_paraphrased", "constraint_lost"} <= kinds
     assert all(a.message == 204 for a in change.alerts if a.kind.rule_lost)
+
+
+CODEX_ROLLOUT = next((SHARED_FIXTURES / "codex").glob("localpush_rollout-2026-02-23T12-54-34-*.jsonl"), None) \
+    if (SHARED_FIXTURES / "codex").is_dir() else None
+
+
+@pytest.mark.skipif(CODEX_ROLLOUT is None, reason=f"shared fixtures not found at {SHARED_FIXTURES}")
+def test_drift_made_by_calls_after_the_compaction_is_raised_while_following(tmp_path):
+    # The compaction is the rollout's line 1788; the calls that repeat one made before it come later,
+    # each in an append with no compaction: the drift used to be judged only when a compaction came.
+    lines = CODEX_ROLLOUT.read_bytes().splitlines(keepends=True)
+    log = tmp_path / "rollout.jsonl"
+    write(log, lines[:1793])
+    tracker = Tracker.open(str(log), live=True)
+    assert not [a for a in tracker.new_alerts() if a.kind.key == "drift"]
+    raised = []
+    for start in range(1793, len(lines), 40):
+        write(log, lines[start : start + 40])
+        change = tracker.poll()
+        raised += change.alerts if change is not None else []
+    fresh = Tracker.open(str(log))
+    assert [a.kind.key for a in fresh.alerts() if a.kind.key == "drift"] == ["drift"]
+    assert [(a.kind, a.message, a.detail) for a in raised] == [(a.kind, a.message, a.detail) for a in fresh.alerts()]
 
 
 def test_no_append_is_lost_in_a_burst_from_another_thread(tmp_path):

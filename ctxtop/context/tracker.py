@@ -44,7 +44,7 @@ from ctxtop.context.window.replay import RUN_STEP, Window
 from ctxtop.context.window.session import Session
 from ctxtop.context.window.timeline import TimelineView
 from ctxtop.context.window.tokens import DEFAULT_ENCODING
-from ctxtop.parsers.model import SUMMARY
+from ctxtop.parsers.model import SUMMARY, TOOL_CALL
 
 AlertKey = tuple[AlertKind, int, str | None]
 MAX_SEARCH_MATCHES = 10_000
@@ -349,6 +349,10 @@ class Tracker:
                 marks = guard_alerts(appended)
                 if any(mark.kind is AlertKind.GUARD_BLOCKED for mark in marks) or any(hook_denied(b) for e in appended for b in e.blocks):
                     self.run_audit(resume=True)  # a call a hook denied: its violations are taken back (audit.run)
+                elif self.audit.compactions and any(b.category == TOOL_CALL for e in appended for b in e.blocks):
+                    # A call after the last compaction may be the one that makes its drift (the same call
+                    # repeated): that drift is not final until the next compaction, so audit on from there.
+                    self.run_audit(resume=True)
                 else:
                     with self._audit_lock:
                         self.audit.alerts.extend(violations(appended, self.rules) + marks)
