@@ -1,5 +1,7 @@
 """Claude Code transcripts: merging, sidechains, compaction markers and diagnostics."""
 
+import json
+
 import pytest
 
 from ctxtop.parsers import parse
@@ -67,6 +69,32 @@ def test_harness_text_is_injected():
                    b'{"type":"user","sessionId":"s","uuid":"2","isMeta":true,"message":{"role":"user","content":[{"type":"text","text":"skill text"}]}}\n'
                    b'{"type":"attachment","sessionId":"s","uuid":"3","attachment":{"type":"file"},"rendered":[{"content":"<system-reminder>file a.py</system-reminder>"}]}\n')
     assert [e.blocks[0].category for e in parser.entries] == [INJECTED, INJECTED, INJECTED]
+
+
+def _record(kind: str, **fields) -> bytes:
+    return json.dumps({"type": kind, "sessionId": "s", **fields}).encode() + b"\n"
+
+
+def test_a_message_queued_while_the_agent_works_is_the_users_when_sent_in_the_turn():
+    # Claude Code 2.1: a message typed during a turn is queued; "remove" sends it to the model within
+    # the turn and nothing else logs it; a queued task notification is delivered as the next turn's
+    # user record, and "dequeue" hands a queued command to the next turn, which logs it.
+    notification = "<task-notification>\n<task-id>b1</task-id>\n</task-notification>"
+    log = b"".join([
+        _record("user", uuid="1", message={"role": "user", "content": "run the tests"}),
+        _record("queue-operation", operation="enqueue", content=notification),
+        _record("queue-operation", operation="enqueue", content="never push to main"),
+        _record("queue-operation", operation="remove"),
+        _record("user", uuid="2", message={"role": "user", "content": notification}),
+        _record("queue-operation", operation="enqueue", content="/compact"),
+        _record("queue-operation", operation="dequeue"),
+        _record("queue-operation", operation="remove"),  # nothing typed is left in the queue
+    ])
+    parser = parse(log)
+    assert [(e.blocks[0].category, e.blocks[0].text) for e in parser.entries] == [
+        (USER, "run the tests"), (USER, "never push to main"), (INJECTED, notification)]
+    assert parser.entries[1].line == 4 and parser.entries[1].blocks[0].source is None  # its text is on line 3
+    assert parser.diagnostics.skipped_records == 5
 
 
 def test_microcompact_and_opaque_thinking():

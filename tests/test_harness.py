@@ -188,7 +188,8 @@ def test_a_log_without_usage_has_nothing_inferred():
     snapshot = build_snapshot(Session.open(DATA / "anthropic_request.json"))
     assert snapshot["window"]["reported_tokens"] is None
     assert snapshot["window"]["categories"][INFERRED] == {
-        "tokens": 0, "blocks": 0, "estimated": True, "label": "system + tools (inferred)", "inferred_from": None}
+        "tokens": 0, "blocks": 0, "estimated": True, "label": "system + tools (inferred)", "inferred_from": None,
+        "summarized_conversation": False}
 
 
 def test_the_html_report_labels_the_inferred_row_and_marks_both_estimates():

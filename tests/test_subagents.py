@@ -99,8 +99,9 @@ async def test_the_agents_pane_lists_them_opens_one_in_the_same_screen_and_goes_
     task_lines = (AGENTS / "agent-a881341.jsonl").read_bytes().splitlines(keepends=True)
     (agents / "agent-a881341.jsonl").write_bytes(b"".join(task_lines[:3]))
     app = CtxtopApp(str(log))
+    last = Session.open(SESSION).message_count
     async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot, app, 345)
+        await settle(pilot, app, last)
         app.query_one(TabbedContent).active = "tab-agents"
         table = _agents_table(app)
         assert await until(pilot, lambda: table.row_count == 1)
@@ -124,7 +125,7 @@ async def test_the_agents_pane_lists_them_opens_one_in_the_same_screen_and_goes_
         if _own_conversation():
             assert app.view.snapshot["window"]["reported_tokens"] == 42_182 and app.session.message_count == 6
         await pilot.press("backspace")
-        await settle(pilot, app, 345)
+        await settle(pilot, app, last)
         assert app.path == str(log) and app.subagent is None
         assert "⌫ back" not in str(app.query_one("#header").render())
 

@@ -161,8 +161,11 @@ class Parser:
 class LineParser(Parser):
     """A parser for JSON Lines logs: one record per line, decoded independently."""
 
-    def add_entry(self, role: str, blocks: list[Block], offset: int, line: int, **fields: Any) -> Entry:
-        stamp_source(blocks, offset)
+    def add_entry(self, role: str, blocks: list[Block], offset: int, line: int, *, from_line: bool = True, **fields: Any) -> Entry:
+        """``from_line``: the line at ``offset`` holds the blocks' text (a released text is read back from
+        it); False for text an earlier line gave (it is then never released)."""
+        if from_line:
+            stamp_source(blocks, offset)
         return super().add_entry(role, blocks, offset, line, **fields)
 
     def settled_before(self) -> int:

@@ -13,8 +13,8 @@ from typing import Any
 
 from ctxtop.parsers.base import LineParser, stamp_source
 from ctxtop.parsers.claude_attachments import read_attachment
-from ctxtop.parsers.content import blocks_from_anthropic, mapping
-from ctxtop.parsers.model import SYSTEM_SNAPSHOT, Block, Compaction, Usage
+from ctxtop.parsers.content import blocks_from_anthropic, mapping, user_text_category
+from ctxtop.parsers.model import SYSTEM_SNAPSHOT, USER, Block, Compaction, Usage
 from ctxtop.parsers.numbers import number, summed
 
 # Records that are never sent to the model: titles, UI state, snapshots, progress.
@@ -22,7 +22,6 @@ METADATA_TYPES = frozenset(
     {
         "summary",
         "file-history-snapshot",
-        "queue-operation",
         "progress",
         "custom-title",
         "ai-title",
@@ -95,6 +94,8 @@ class ClaudeCodeParser(LineParser):
         self._snapshot_key: str | None = None  # digest of the last prompt_snapshot's content
         # The last hook context read: (attachment kind, (call or event, text), line).
         self._last_hook: tuple[str, tuple[str, str], int] | None = None
+        # What was typed (or notified) while the agent worked, queued and not delivered yet, oldest first.
+        self._queued: list[str] = []
 
     def settled_before(self) -> int:
         # A later line of a response merges into the entry its first line made, a few entries back at most
@@ -103,13 +104,15 @@ class ClaudeCodeParser(LineParser):
 
     def carry_state(self) -> Any:
         return {"responses": [[mid, index] for mid, index in self._by_message_id.items()], "sidechain_ids": sorted(self._sidechain_ids),
-                "own_chain": self._own_chain, "snapshot_key": self._snapshot_key, "last_hook": self._last_hook}
+                "own_chain": self._own_chain, "snapshot_key": self._snapshot_key, "last_hook": self._last_hook,
+                "queued": list(self._queued)}
 
     def restore_state(self, state: Any) -> None:
         self._by_message_id = {mid: index for mid, index in state["responses"]}
         self._sidechain_ids = set(state["sidechain_ids"])
         self._own_chain = state.get("own_chain")
         self._snapshot_key = state.get("snapshot_key")
+        self._queued = list(state.get("queued", []))
         last_hook = state.get("last_hook")
         self._last_hook = (last_hook[0], tuple(last_hook[1]), last_hook[2]) if last_hook else None
 
@@ -135,6 +138,7 @@ class ClaudeCodeParser(LineParser):
             "assistant": self._assistant,
             "system": self._system,
             "attachment": self._attachment,
+            "queue-operation": self._queue_operation,
         }.get(kind)
         if handler is None:
             self.unknown(line, f"record type {kind!r}", kind=f"record:{kind}")
@@ -156,6 +160,25 @@ class ClaudeCodeParser(LineParser):
         return not sidechain or agent not in ("", self._own_chain)
 
     # --- record kinds ---------------------------------------------------------
+    def _queue_operation(self, record: dict, offset: int, line: int) -> None:
+        """A message typed (or a task notified) while the agent works is queued. ``dequeue`` hands it to the
+        next turn, which logs it as a user record; ``remove`` sends a typed one to the model in the middle
+        of the turn (2.1.x), and nothing else logs it: it becomes the user's message here."""
+        operation, content = record.get("operation"), record.get("content")
+        if operation == "enqueue" and isinstance(content, str) and content.strip():
+            self._queued.append(content)
+        elif operation == "dequeue" and self._queued:
+            self._queued.pop(0)
+        elif operation == "popAll":
+            self._queued.clear()
+        elif operation == "remove":
+            typed = next((text for text in self._queued if user_text_category(text) == USER), None)
+            if typed is not None:
+                self._queued.remove(typed)
+                self.add_entry("user", [Block(USER, typed)], offset, line, from_line=False, timestamp=record.get("timestamp"))
+                return
+        self.diagnostics.skipped_records += 1  # nothing the model is sent
+
     def _user(self, record: dict, offset: int, line: int) -> None:
         message = record.get("message")
         if not isinstance(message, dict):
@@ -172,6 +195,8 @@ class ClaudeCodeParser(LineParser):
             self._sidechain(blocks)
             return
         if blocks:
+            if self._queued and isinstance(message.get("content"), str) and message["content"] in self._queued:
+                self._queued.remove(message["content"])  # a queued message, delivered as the next turn
             self.add_entry("user", blocks, offset, line, timestamp=record.get("timestamp"), uid=_str(record.get("uuid")))
 
     def _assistant(self, record: dict, offset: int, line: int) -> None:
