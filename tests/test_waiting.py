@@ -13,6 +13,7 @@ from textual.widgets import Static
 from ctxtop.tui.app import CtxtopApp
 from ctxtop.tui.cli import main
 from ctxtop.tui.demo import DEMO_WINDOW, demo_path
+from ctxtop.tui.waiting import not_written_yet
 
 from .test_app import SIZE, plain, settle, until
 
@@ -53,6 +54,37 @@ def test_watch_waits_for_an_empty_log_then_follows_it(tmp_path):
         assert first["type"] == "update" and first["messages"] == 30
     finally:
         proc.kill()
+
+
+def test_watch_waits_for_a_first_line_written_in_two_halves(tmp_path):
+    # The agent's first write may end in the middle of its first line: nothing yet tells the format,
+    # and it used to be refused ("not a session log ctxtop knows", exit 2).
+    log = tmp_path / "session.jsonl"
+    log.write_bytes(DEMO_LINES[0][:60])
+    proc = subprocess.Popen([sys.executable, "-m", "ctxtop", "watch", str(log), "--json", "--poll", "0.1", "--window", str(DEMO_WINDOW)],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env={**os.environ, "PYTHONUNBUFFERED": "1"})
+    try:
+        assert "waiting for" in proc.stderr.readline()
+        time.sleep(0.5)
+        assert proc.poll() is None
+        with open(log, "ab") as handle:
+            handle.write(b"".join([DEMO_LINES[0][60:], *DEMO_LINES[1:30]]))
+        first = json.loads(proc.stdout.readline())
+        assert first["type"] == "update" and first["messages"] == 30
+    finally:
+        proc.kill()
+
+
+def test_a_whole_json_document_without_a_newline_is_not_waited_for(tmp_path):
+    document = tmp_path / "chat.json"
+    document.write_bytes(b'{"messages": []}')
+    assert not not_written_yet(document)
+    half = tmp_path / "half.jsonl"
+    half.write_bytes(b'{"type": "user", "mess')
+    assert not_written_yet(half)
+    nul = tmp_path / "nul.jsonl"
+    nul.write_bytes(b"\0" * 200)  # no log at all: refused, not waited for
+    assert not not_written_yet(nul)
 
 
 def test_export_and_check_still_refuse_a_missing_or_empty_file(capsys, tmp_path):

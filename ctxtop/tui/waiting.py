@@ -1,7 +1,8 @@
 """Start before the agent writes: a log that does not exist yet, or is still empty, is waited for.
 
-A missing or empty file is what a session looks like in its first moments, so
-the TUI and ``watch`` wait for its first bytes instead of refusing it. Anything
+A missing or empty file, or one holding half its first line, is what a session
+looks like in its first moments, so the TUI and ``watch`` wait for its first
+line instead of refusing it. Anything
 else that cannot be read (a directory, a FIFO, no permission) is still an error.
 """
 
@@ -13,19 +14,46 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+import orjson
+
 # How often a file still to be written is looked at.
 WAIT_POLL_SECONDS = 0.25
+# A file this size or smaller with no newline and no whole JSON document is a first line still being
+# written; a bigger one is opened as it is (and its open says what is wrong with it).
+FIRST_LINE_BYTES = 1 << 20
 
 
 def not_written_yet(path: str | os.PathLike) -> bool:
-    """Whether ``path`` is a log still to be written: missing, or an empty regular file."""
+    """Whether ``path`` is a log still to be written: missing, an empty regular file, or one holding only
+    the start of its first line (an agent's first write may come in two: nothing to tell its format by yet)."""
     try:
         info = os.stat(path)
     except FileNotFoundError:
         return True
     except OSError:
         return False  # unreadable: the caller's open says why
-    return stat.S_ISREG(info.st_mode) and info.st_size == 0
+    if not stat.S_ISREG(info.st_mode):
+        return False
+    return info.st_size == 0 or (info.st_size <= FIRST_LINE_BYTES and _first_line_unfinished(path))
+
+
+def _first_line_unfinished(path: str | os.PathLike) -> bool:
+    """The start of a JSON value with no newline yet, and not a whole document (which may well end
+    without one). Anything else (NUL bytes, text) is no log being written: its open says so."""
+    try:
+        with open(path, "rb") as handle:
+            data = handle.read(FIRST_LINE_BYTES + 1)
+    except OSError:
+        return False
+    if b"\n" in data or not data.strip():
+        return not data.strip()
+    if data.lstrip()[:1] not in (b"{", b"["):
+        return False
+    try:
+        orjson.loads(data)
+    except orjson.JSONDecodeError:
+        return True
+    return False
 
 
 def wait_for_log(path: str | os.PathLike, *, every: float | None = None, cancelled: Callable[[], bool] = lambda: False) -> bool:
