@@ -439,8 +439,12 @@ async def test_a_click_on_a_compactions_marker_opens_it_and_the_cursor_label_hid
         # The demo's three compactions (204, 306, 383): the label of the cursor at 390 covers none of them.
         assert markers.count("▲") == 3
         first = markers.index("▲")  # its column's last message is past 204: the click still opens the compaction
-        await pilot.click(Timeline, offset=(first, timeline.size.height - 1))
+        # Where the ▲ is on screen: the chart starts inside the widget's padding (a click beside it landed on it).
+        await pilot.click(Timeline, offset=(first + timeline.styles.padding.left, timeline.size.height - 1))
         assert await until(pilot, lambda: app.state.compaction is not None and app.cursor == 204)
+        await pilot.press("escape")
+        await pilot.click(Timeline, offset=(first + timeline.styles.padding.left - 1, timeline.size.height - 1))
+        assert await until(pilot, lambda: app.state.compaction is None and app.cursor < 204)
 
 
 def test_readme_lists_every_key_and_every_binding_is_in_the_help():

@@ -180,8 +180,10 @@ class Timeline(Widget):
     def on_click(self, event: events.Click) -> None:
         """The column's last message; its compaction, when it holds one (its ▲: the app opens the compaction)."""
         columns = self._columns()
-        if columns and self.points is not None and 0 <= event.x - GUTTER < len(columns):
-            start, end = columns[event.x - GUTTER]
-            compaction = self.points.first_compaction_in(start, end)
-            self.post_message(self.Picked(end if compaction is None else compaction + 1))
+        offset = event.get_content_offset(self)  # (inside the padding: the chart starts there, not at the border)
+        if offset is None or not columns or self.points is None or not 0 <= offset.x - GUTTER < len(columns):
+            return
+        start, end = columns[offset.x - GUTTER]
+        compaction = self.points.first_compaction_in(start, end)
+        self.post_message(self.Picked(end if compaction is None else compaction + 1))
 
