@@ -106,7 +106,7 @@ def render_compaction_markdown(view: dict[str, Any]) -> str:
         "",
         f"- **Reported:** {num(reported['before'])} → {num(reported['after'])} tokens"
         f" · **estimated:** {num(estimated['before'])} → {num(estimated['after'])}",
-        f"- **After window:** the model's first call after it, message {view['after_message']}",
+        f"- **After window:** the window sent with the model's first call after it, up to message {view['after_message']}",
         "",
         "### Rules before → after",
         "",

@@ -134,7 +134,7 @@ def _compaction(view: dict[str, Any]) -> str:
     parts = [f"<h3>Compaction {view['number']} at message {view['message']} ({_e(view['kind'])}"
              + (f", {_e(view['trigger'])}" if view["trigger"] else "") + ")</h3>",
              f"<p>Reported <b>{_n(reported['before'])} → {_n(reported['after'])}</b> tokens; "
-             f"the model's first call after it: message {view['after_message']}.</p>"]
+             f"after: the window sent with the model's first call after it, up to message {view['after_message']}.</p>"]
     if view["rules"]:
         parts.append(_table(["rule", "before", "after", "missing facts"],
                             [[f"<b>{_e(r['id'])}</b>", _status(r["before"]), _status(r["after"]), _e(", ".join(r["missing_facts"])) or "—"]

@@ -33,7 +33,8 @@ def headline(view: dict[str, Any]) -> Text:
     text.append(f"  ({one_line(view['kind'], 30)}" + (f", {one_line(view['trigger'], 30)}" if view["trigger"] else "") + ")")
     text.append(f"\nreported {_tokens(reported['before'])} → {_tokens(reported['after'])} tokens", style="bold")
     text.append(f"   estimated {_tokens(estimated['before'])} → {_tokens(estimated['after'])}", style="dim")
-    text.append(f"   the model's first call after it: message {view['after_message']}", style="dim")
+    # (the window sent with that call; its reply, and the usage logged with it, come after)
+    text.append(f"   after: the next call's window, to message {view['after_message']}", style="dim")
     return text
 
 
