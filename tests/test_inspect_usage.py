@@ -34,6 +34,16 @@ def test_every_call_of_the_0_3_95_log_reads_input_tokens_as_the_whole_prompt():
     assert any(u["input_tokens_cache_read"] for u in usages)
 
 
+@pytest.mark.skipif(not BROWSER.exists(), reason=f"shared fixtures not found at {SHARED_FIXTURES}")
+def test_each_call_is_reported_on_the_reply_it_wrote():
+    # The five model events' outputs are the five assistant messages (by id): each window between
+    # them has its own reported size, not only the last one.
+    session = Session.open(BROWSER)
+    reported = {e.index: e.usage.prompt_tokens for e in session.entries if e.usage is not None}
+    assert reported == {2: 1124, 4: 1568, 6: 2732, 8: 3896, 10: 5915}
+    assert [session.reported_at(m) for m in (1, 2, 3, 9, 10)] == [None, 1124, 1124, 3896, 5915]
+
+
 @pytest.mark.parametrize(("usage", "prompt"), [
     # newer convention: cache reads and writes come on top of input_tokens, and total counts them
     ({"input_tokens": 2077, "output_tokens": 207, "input_tokens_cache_read": 3840, "total_tokens": 6124}, 5917),

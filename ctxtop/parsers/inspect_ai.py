@@ -16,7 +16,7 @@ import zlib
 from typing import Any
 
 from ctxtop.parsers.base import DocumentParser, UnknownFormat
-from ctxtop.parsers.content import listed, user_text_category
+from ctxtop.parsers.content import listed, mapping, user_text_category
 from ctxtop.parsers.jsonl import Buffer, json_text, loads
 from ctxtop.parsers.model import (
     ASSISTANT,
@@ -120,6 +120,8 @@ class InspectParser(DocumentParser):
         sample = samples[index]
         self.meta.session_id = str(sample.get("id")) if sample.get("id") is not None else None
         compactions = [e for e in listed(sample.get("events")) if isinstance(e, dict) and e.get("event") == "compaction"]
+        # Each model call's usage, by the id of the reply it wrote: the message it is logged on.
+        by_reply = {reply: usage for reply, usage in _model_usages(listed(sample.get("events"))) if reply is not None}
         for message in listed(sample.get("messages")):
             if not isinstance(message, dict) or not isinstance(message.get("role"), str):
                 self.malformed(0, "a message without a role")
@@ -137,11 +139,16 @@ class InspectParser(DocumentParser):
                                         preserved_ids=kept)
                 blocks = [Block(SUMMARY, b.text) if b.category not in (IMAGE,) else b for b in blocks]
             if blocks:
-                self.add_entry(message["role"], blocks, 0, 0, uid=message.get("id"), compaction=compaction,
-                               model=message.get("model") if isinstance(message.get("model"), str) else None)
-        usage = _last_usage(sample.get("events") or [])
-        if usage is not None and self.entries:
-            self.entries[-1].usage = self.checked_usage(usage)
+                uid = message.get("id")
+                self.add_entry(message["role"], blocks, 0, 0, uid=uid, compaction=compaction,
+                               model=message.get("model") if isinstance(message.get("model"), str) else None,
+                               usage=by_reply.pop(uid, None) if isinstance(uid, str) and message["role"] == "assistant" else None)
+        if self.entries and not any(entry.usage for entry in self.entries):
+            # Replies without ids (or calls whose replies are not in the messages): the last call's usage is
+            # the size of the window at the end, at least.
+            usage = next((usage for _, usage in reversed(_model_usages(listed(sample.get("events"))))), None)
+            if usage is not None:
+                self.entries[-1].usage = self.checked_usage(usage)
 
 
 def _blocks(message: dict) -> list[Block]:
@@ -174,15 +181,20 @@ def _blocks(message: dict) -> list[Block]:
     return blocks
 
 
-def _last_usage(events: list) -> Usage | None:
-    for event in reversed(events):
+def _model_usages(events: list) -> list[tuple[str | None, Usage]]:
+    """Each model event's usage, in order, with the id of the reply it wrote (None when it has none)."""
+    found: list[tuple[str | None, Usage]] = []
+    for event in events:
         if isinstance(event, dict) and event.get("event") == "model":
-            output = event.get("output") if isinstance(event.get("output"), dict) else {}
+            output = mapping(event.get("output"))
             usage = output.get("usage") if isinstance(output.get("usage"), dict) else None
             if usage and number(usage.get("input_tokens")) is not None:  # checked by checked_usage, as every usage
-                return Usage(prompt_tokens(usage), number(usage.get("output_tokens")) or 0,
-                             reasoning_tokens=number(usage.get("reasoning_tokens")))
-    return None
+                choices = listed(output.get("choices"))
+                reply = mapping(mapping(choices[0]).get("message")).get("id") if choices else None
+                found.append((reply if isinstance(reply, str) else None,
+                              Usage(prompt_tokens(usage), number(usage.get("output_tokens")) or 0,
+                                    reasoning_tokens=number(usage.get("reasoning_tokens")))))
+    return found
 
 
 def prompt_tokens(usage: dict) -> int:

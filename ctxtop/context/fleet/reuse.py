@@ -24,7 +24,7 @@ from ctxtop.version import version
 # Bump when what a row holds changes: older results are then audited again.
 FLEET_VERSION = 5  # 2: Codex cache reads after a compaction; cost_estimated of an unpriced summarizing call. 3: XXH3 digests;
 # 4: rule detection leaves Claude Code's summarizing request out, alert details quote cleaned rules; 5: rules in tables and
-# fewer in descriptive sections, Claude Code messages sent from the queue within a turn
+# fewer in descriptive sections, Claude Code messages sent from the queue within a turn, every Inspect call's usage
 READ_BYTES = 8 << 20
 
 
