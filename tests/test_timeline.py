@@ -6,10 +6,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from ctxtop.context.window.harness import FIRST_CALL, INFERRED, HarnessPrefix
 from ctxtop.context.window.replay import CategoryTotal, Window
 from ctxtop.context.window.session import Session
-from ctxtop.context.window.timeline import WIDTH, Timeline, TimelinePoint, point_of
-from ctxtop.parsers.model import CATEGORIES, Entry
+from ctxtop.context.window.timeline import ROWS, WIDTH, Timeline, TimelinePoint, point_of
+from ctxtop.parsers.model import UNATTRIBUTED, Entry
 
 from .conftest import DATA
 from .test_lazy_text import jsonl_logs
@@ -27,7 +28,13 @@ def test_every_point_equals_a_replay_from_the_start(log, small_batches):
 
 
 def window_with(at: int, tokens: list[int]) -> Window:
-    return Window(at, totals={name: CategoryTotal(count, 1) for name, count in zip(CATEGORIES, tokens)})
+    """A window whose timeline rows are ``tokens``: the counted categories, then the inferred prefix and
+    the rest of what the log reports beyond them (a model call reporting the sum of all)."""
+    counted, inferred = tokens[: len(ROWS) - 2], tokens[len(ROWS) - 2]
+    totals = {name: CategoryTotal(count, 1) for name, count in zip(ROWS, counted)}
+    totals[UNATTRIBUTED] = CategoryTotal()
+    prefix = HarnessPrefix(inferred, 1, None, FIRST_CALL, False) if inferred else None
+    return Window(at, totals=totals, harness=prefix, reported=sum(tokens))
 
 
 def entry(index: int, compaction: bool) -> Entry:
@@ -76,7 +83,7 @@ def test_a_count_past_four_bytes_widens_the_columns_and_every_point_stays_exact(
     # 4 bytes a value while counts allow (half the memory of a 1 GB log's timeline); a log reporting
     # absurd usage (2^40 reasoning tokens, say) widens them, keeps what came before, and saves and restores.
     huge = [0] * WIDTH
-    huge[CATEGORIES.index("reasoning")] = 1 << 40
+    huge[ROWS.index("reasoning")] = 1 << 40
     timeline = Timeline()
     timeline.add(window_with(1, [7] * WIDTH), entry(1, False))
     timeline.add(window_with(2, huge), entry(2, True))
@@ -88,3 +95,21 @@ def test_a_count_past_four_bytes_widens_the_columns_and_every_point_stays_exact(
     small = Timeline()
     small.add(window_with(1, [7] * WIDTH), entry(1, False))
     assert len(small.columns()[1]) == 4 * WIDTH  # 4 bytes a value until one needs more
+
+
+@pytest.mark.parametrize("log", [p for p in jsonl_logs() if p.suffix == ".jsonl"], ids=lambda p: f"{p.parent.name}/{p.name[:40]}")
+def test_a_column_is_as_tall_as_the_window_the_log_reports(log):
+    # The chart once drew only the counted text: a Codex window compacted at 81% of its limit peaked at 13%.
+    session = Session.open(log)
+    view = session.timeline()
+    checked = 0
+    for message in range(1, len(view) + 1):
+        point, reported = view[message - 1], session.reported_at(message)
+        counted = sum(point.tokens[: len(ROWS) - 2])
+        if reported is not None and reported >= counted:
+            assert point.total == reported, message
+            checked += 1
+        elif reported is None:
+            assert point.total - counted == point.tokens[ROWS.index(INFERRED)]  # the prefix alone, as the header adds it
+    if any(e.usage for e in session.entries):
+        assert checked

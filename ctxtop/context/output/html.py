@@ -15,8 +15,7 @@ from typing import Any
 from ctxtop.context.output.compaction import FATES
 from ctxtop.context.output.palette import CATEGORY_COLORS, COMPACTION_COLOR
 from ctxtop.context.sanitize import clean_text, one_line
-from ctxtop.context.window.timeline import TimelinePoint
-from ctxtop.parsers.model import CATEGORIES
+from ctxtop.context.window.timeline import ROWS, TimelinePoint
 from ctxtop.version import version
 
 HTML_FACTS = 20  # facts lost shown per kind in a compaction's section of the report
@@ -70,7 +69,7 @@ def chart_columns(points: Sequence[TimelinePoint], most: int = CHART_COLUMNS) ->
 
 def timeline_chart(columns: list[tuple[int, tuple[int, ...], bool]], limit: int) -> str:
     """Tokens in the window per message, stacked by category, as inline SVG: ``columns`` are
-    (message, tokens per category in CATEGORIES order, compaction here)."""
+    (message, tokens per row in the timeline's ROWS order, compaction here)."""
     if not columns:
         return '<p class="muted">No message yet.</p>'
     top = max(limit, max(sum(tokens) for _, tokens, _ in columns)) or 1
@@ -85,7 +84,7 @@ def timeline_chart(columns: list[tuple[int, tuple[int, ...], bool]], limit: int)
 
     shapes = []
     below = [0] * len(columns)
-    for index, name in enumerate(CATEGORIES):
+    for index, name in enumerate(ROWS):
         above = [b + tokens[index] for b, (_, tokens, _) in zip(below, columns)]
         if above != below:
             upper = " ".join(f"{x(i):.1f},{y(v):.1f}" for i, v in enumerate(above))

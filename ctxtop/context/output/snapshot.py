@@ -12,6 +12,8 @@ from ctxtop.context.sanitize import clean_json, one_line
 from ctxtop.context.strategies import preview_all
 from ctxtop.context.strategies.report import preview_dict, session_frame
 from ctxtop.context.window.accounting import text_tokens
+from ctxtop.context.window.harness import INFERRED
+from ctxtop.context.window.harness import split_unexplained as harness_split
 from ctxtop.context.window.replay import Window
 from ctxtop.context.window.session import Session
 from ctxtop.context.window.subagents import Subagent
@@ -19,8 +21,6 @@ from ctxtop.context.window.tool_totals import as_rows, window_tool_totals
 from ctxtop.parsers.model import CATEGORIES, UNATTRIBUTED
 
 SCHEMA = "ctxtop.snapshot/1"
-# The system prompt and tools the log does not show, inferred from a model call (window/harness.py).
-INFERRED = "inferred_system_tools"
 # The breakdown's rows, in order: the counted categories, then the two parts of what the log
 # reports beyond them (inferred, and the rest).
 BREAKDOWN_ROWS: tuple[str, ...] = (*CATEGORIES[:-1], INFERRED, UNATTRIBUTED)
@@ -116,15 +116,8 @@ def _model(name: str | None) -> str | None:
 
 
 def split_unexplained(window: Window, reported: int | None) -> tuple[int, int]:
-    """What the log reports beyond the counted text, as (inferred system + tools, unattributed rest).
-    The inferred prefix never takes more than there is to explain. With no reported size (after a
-    compaction that records none, until the next model call), the prefix is there all the same: every
-    request carries it."""
-    if reported is None:
-        return (window.harness.tokens if window.harness is not None else 0), 0
-    unexplained = max(0, reported - window.estimated_tokens)
-    inferred = min(window.harness.tokens, unexplained) if window.harness is not None else 0
-    return inferred, unexplained - inferred
+    """What the log reports beyond ``window``'s counted text: (inferred system + tools, unattributed rest)."""
+    return harness_split(window.estimated_tokens, window.harness, reported)
 
 
 def window_use(window: Window, reported: int | None) -> int:

@@ -27,6 +27,9 @@ from dataclasses import dataclass
 
 from ctxtop.parsers.model import SYSTEM, TOOLS
 
+# The breakdown's row for the prefix, beside the counted categories.
+INFERRED = "inferred_system_tools"
+
 FIRST_CALL = "first call"
 MODEL_SWITCH = "model switch"
 AFTER_COMPACTION = "first call of the model, after a compaction"
@@ -51,6 +54,18 @@ class HarnessPrefix:
         if self.reason == TOOLS_CHANGED:
             return f"{what} (inferred again after the tools changed)"
         return f"{what} (inferred from the first call of {self.model or 'the model'})"
+
+
+def split_unexplained(counted: int, prefix: HarnessPrefix | None, reported: int | None) -> tuple[int, int]:
+    """What the log reports beyond the ``counted`` text, as (inferred system + tools, unattributed rest).
+    The inferred prefix never takes more than there is to explain. With no reported size (after a
+    compaction that records none, until the next model call), the prefix is there all the same: every
+    request carries it."""
+    if reported is None:
+        return (prefix.tokens if prefix is not None else 0), 0
+    unexplained = max(0, reported - counted)
+    inferred = min(prefix.tokens, unexplained) if prefix is not None else 0
+    return inferred, unexplained - inferred
 
 
 @dataclass(slots=True)

@@ -83,6 +83,9 @@ class Window:
     exact_to: int = 0
     # No block before this index is reasoning (the last drop_reasoning took them all); 0 when unknown.
     reasoning_from: int = 0
+    # The prompt size the log reports for the latest model call (Session.reported_at's rule): after a
+    # compaction, the size it records (or None) until the next call.
+    reported: int | None = None
 
     def append(self, item: WindowBlock) -> None:
         self.blocks.append(item)
@@ -168,7 +171,7 @@ class Replay:
         # Blocks are never changed in place (see Window.clear), so sharing them is safe: O(1) per block.
         totals = {name: CategoryTotal(t.tokens, t.blocks) for name, t in self.window.totals.items()}
         twin.window = Window(self.window.at, list(self.window.blocks), self.window.last_compaction, totals, self.window.harness,
-                             self.window.exact_to)
+                             self.window.exact_to, reported=self.window.reported)
         return twin
 
     def run(self, until: int | None = None) -> Iterator[Window]:
@@ -198,6 +201,7 @@ class Replay:
                 self._apply_clearing(window, cleared)
             else:
                 window.keep_resident()
+                window.reported = compaction.post_tokens
                 self._preserved = self._preserved_by(compaction)
                 for block in compaction.replacement or ():
                     window.append(WindowBlock(entry, -1, block, text_tokens(self.accounting.counter, block)))
@@ -233,6 +237,7 @@ class Replay:
             window = self.window
             harness.call(entry.index, entry.model, usage.prompt_tokens, window.estimated_tokens, window.totals)
             window.harness = harness.prefix
+            window.reported = usage.prompt_tokens
 
     def _preserved_by(self, compaction: Compaction) -> list[Entry]:
         """The messages a partial compaction keeps verbatim, in file order."""

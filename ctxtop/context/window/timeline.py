@@ -13,16 +13,20 @@ from bisect import bisect_left
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
+from ctxtop.context.window.harness import INFERRED, split_unexplained
 from ctxtop.context.window.replay import Window
-from ctxtop.parsers.model import CATEGORIES, Entry
+from ctxtop.parsers.model import CATEGORIES, UNATTRIBUTED, Entry
 
-WIDTH = len(CATEGORIES)
+# A point's rows: the counted categories, then what the log reports beyond them (the inferred system
+# prompt and tools, and the rest), so that a column is as tall as the window the header shows.
+ROWS: tuple[str, ...] = (*CATEGORIES[:-1], INFERRED, UNATTRIBUTED)
+WIDTH = len(ROWS)
 
 
 @dataclass(slots=True)
 class TimelinePoint:
     message: int
-    tokens: tuple[int, ...]  # per category, in CATEGORIES order
+    tokens: tuple[int, ...]  # per row, in ROWS order
     compaction: bool  # a compaction marker is this message
 
     @property
@@ -31,7 +35,14 @@ class TimelinePoint:
 
 
 def point_of(window: Window, entry: Entry) -> TimelinePoint:
-    return TimelinePoint(window.at, tuple(window.totals[name].tokens for name in CATEGORIES), entry.compaction is not None)
+    return TimelinePoint(window.at, tuple(_rows(window)), entry.compaction is not None)
+
+
+def _rows(window: Window) -> list[int]:
+    totals = window.totals
+    rows = [totals[name].tokens for name in CATEGORIES[:-1]]
+    rows += split_unexplained(sum(rows), window.harness, window.reported)
+    return rows
 
 
 class Timeline:
@@ -46,8 +57,7 @@ class Timeline:
         return len(self._totals)
 
     def add(self, window: Window, entry: Entry) -> None:
-        totals = window.totals
-        tokens = [totals[name].tokens for name in CATEGORIES]
+        tokens = _rows(window)
         if entry.compaction is not None:
             self._compactions.append(len(self._totals))
         filled = len(self._tokens)

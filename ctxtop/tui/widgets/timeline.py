@@ -9,8 +9,7 @@ from textual import events
 from textual.message import Message
 from textual.widget import Widget
 
-from ctxtop.context.window.timeline import TimelinePoint, TimelineView
-from ctxtop.parsers.model import CATEGORIES
+from ctxtop.context.window.timeline import ROWS, TimelinePoint, TimelineView
 from ctxtop.tui.theme import CATEGORY_COLORS, COMPACTION_COLOR, CURSOR_STYLE
 
 EIGHTHS = " ▁▂▃▄▅▆▇█"
@@ -43,7 +42,7 @@ def column_stack(point: TimelinePoint, scale: float, height: int) -> list[str | 
     cells: list[str | None] = []
     bounds = []
     level = 0.0
-    for name, tokens in zip(CATEGORIES, point.tokens):
+    for name, tokens in zip(ROWS, point.tokens):
         if tokens:
             bounds.append((level, level + tokens * scale, name))
             level += tokens * scale
