@@ -151,3 +151,70 @@ def test_watch_on_a_log_it_cannot_read_is_one_line_and_exit_2(tmp_path):
         done = subprocess.run([sys.executable, "-m", "ctxtop", "watch", str(path)], capture_output=True, text=True, timeout=60)
         assert done.returncode == 2 and done.stdout == ""
         assert done.stderr.count("\n") == 1 and done.stderr.startswith(f"ctxtop: error: {path}: {message}")
+
+
+def _watch(*args: str) -> subprocess.Popen:
+    return subprocess.Popen([sys.executable, "-m", "ctxtop", "watch", *args, "--json", "--poll", "0.1", "--window", "8000"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env={**os.environ, "PYTHONUNBUFFERED": "1"})
+
+
+def test_watch_on_a_folder_follows_a_newer_session_there_unless_told_to_stay(tmp_path):
+    old = tmp_path / "old.jsonl"
+    old.write_bytes(b"".join(DEMO_LINES[:40]))
+    os.utime(old, (time.time() - 3600, time.time() - 3600))
+    following, staying = _watch(str(tmp_path)), _watch(str(tmp_path), "--stay")
+    try:
+        assert read_line(following)["messages"] == 40 and read_line(staying)["messages"] == 40
+        (tmp_path / "subagents").mkdir()  # a sub-agent's transcript is its session's, never followed instead
+        (tmp_path / "subagents" / "agent-a1.jsonl").write_bytes(b"".join(DEMO_LINES[:5]))
+        newer = tmp_path / "newer.jsonl"
+        newer.write_bytes(b"")  # created empty first: switched to once it has its first line
+        time.sleep(0.5)
+        newer.write_bytes(b"".join(DEMO_LINES[:90]))
+        switch = read_line(following)
+        assert switch["type"] == "session" and switch["path"] == str(newer)
+        assert read_line(following)["messages"] == 90
+        with open(old, "ab") as handle:  # the one staying still follows the first
+            handle.write(b"".join(DEMO_LINES[40:45]))
+        assert read_line(staying)["messages"] == 45
+    finally:
+        following.kill()
+        staying.kill()
+    assert "switched to the newer session newer.jsonl" in following.stderr.read()
+    assert "staying, as --stay asks" in staying.stderr.read()
+
+
+def test_watch_waits_for_a_folder_that_does_not_exist_yet_or_holds_no_session(tmp_path):
+    later = tmp_path / "project"
+    proc = _watch(str(later))
+    try:
+        time.sleep(0.5)
+        assert proc.poll() is None
+        building = tmp_path / "building"
+        building.mkdir()
+        (building / "a.jsonl").write_bytes(b"".join(DEMO_LINES[:30]))
+        building.rename(later)  # the folder appears with its session in it
+        assert read_line(proc)["messages"] == 30
+    finally:
+        proc.kill()
+    assert "newest session in" in proc.stderr.read()
+
+
+def test_watch_prints_nothing_for_an_update_that_changes_nothing_shown(tmp_path):
+    log = tmp_path / "live.jsonl"
+    log.write_bytes(b"".join(DEMO_LINES[:30]))
+    proc = _watch(str(log))
+    try:
+        assert read_line(proc)["messages"] == 30
+        with open(log, "ab") as handle:  # half a line, then a record the model is never sent
+            handle.write(DEMO_LINES[30][:20])
+            handle.flush()
+            time.sleep(0.4)
+            handle.write(DEMO_LINES[30][20:] + b'{"type":"file-history-snapshot","messageId":"x","snapshot":{}}\n')
+            handle.flush()
+            time.sleep(0.4)
+            handle.write(DEMO_LINES[31])
+        assert read_line(proc)["messages"] == 31
+        assert read_line(proc)["messages"] == 32
+    finally:
+        proc.kill()

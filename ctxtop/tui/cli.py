@@ -41,7 +41,7 @@ from ctxtop.tui.entry import FAST_COMMANDS
 from ctxtop.tui.entry import main as fast_main
 from ctxtop.tui.errors import USER_ERRORS, UsageError, os_error_line, say
 from ctxtop.tui.output import write_output
-from ctxtop.tui.waiting import not_written_yet, wait_for_log
+from ctxtop.tui.waiting import not_written_yet, wait_for_session
 from ctxtop.version import version
 
 OUTPUT_FORMATS = {"json": "json", "md": "md", "markdown": "md", "html": "html"}
@@ -176,6 +176,7 @@ def build_parser() -> dict[str, argparse.ArgumentParser]:
     _session_options(watch)
     watch.add_argument("--json", action="store_true", help="JSON lines instead of text")
     watch.add_argument("--poll", type=positive_float, metavar="SECONDS", help="poll every SECONDS instead of file events (network filesystems)")
+    watch.add_argument("--stay", action="store_true", help="with a directory, stay on the session followed when a newer one appears")
     parsers["watch"] = watch
 
     parsers["install-hooks"] = install_hooks.build(Parser)
@@ -383,20 +384,37 @@ def _aligned(rows: list[list[str]]) -> list[str]:
 
 
 def run_watch(args: argparse.Namespace) -> int:
-    from ctxtop.tui.watch import first_line_from_the_tail, follow_headless
+    from ctxtop.tui.watch import SessionFolder, first_line_from_the_tail, follow_headless
 
     path, window, log_format = _session_source(args)
-    resolved, notice = resolve_session(path)
+    try:
+        resolved, notice = resolve_session(path)
+    except UsageError:
+        if not Path(path).is_dir():
+            raise
+        resolved, notice = None, None  # a folder with no session yet: waited for, as a log not written yet
     if notice:
         say(f"ctxtop: {one_line(notice, 300)}")
-    if not_written_yet(split_sample(resolved)[0]):
-        say(f"ctxtop: waiting for {one_line(str(resolved), 200)} to be written (Ctrl-C stops)")
-        wait_for_log(split_sample(resolved)[0], every=args.poll)
+    log = split_sample(str(resolved) if resolved is not None else path)[0]
+    if resolved is None or not_written_yet(log):
+        what = f"a session in {path}" if resolved is None else f"{resolved} to be written"
+        say(f"ctxtop: waiting for {one_line(what, 200)} (Ctrl-C stops)")
+        found = wait_for_session(log, every=args.poll)
+        if found is not None and found != Path(log):  # the path became a folder, or a session came into it
+            say(f"ctxtop: newest session in {one_line(path, 200)}: {one_line(found.name, 120)}")
+            resolved = found
+    resolved = resolved if resolved is not None else Path(path)
     if not Path(resolved).is_dir():
         first_line_from_the_tail(str(split_sample(resolved)[0]), encoding=args.encoding, window=window, as_json=args.json, redacted=args.redact)
-    tracker = Tracker.open(str(resolved), _rule_request(args), format=log_format, encoding=args.encoding, window=window, live=True)
+
+    def open_live(log_path: str) -> Tracker:
+        return Tracker.open(log_path, _rule_request(args), format=log_format, encoding=args.encoding, window=window, live=True)
+
+    tracker = open_live(str(resolved))
     _tell(tracker)
-    return follow_headless(tracker, as_json=args.json, poll_seconds=args.poll, redacted=args.redact)
+    # A folder of sessions (not one session kept as a folder): a newer one appearing there is followed.
+    folder = SessionFolder(Path(path), args.stay, open_live) if Path(path).is_dir() and not is_session_folder(Path(path)) else None
+    return follow_headless(tracker, as_json=args.json, poll_seconds=args.poll, redacted=args.redact, folder=folder)
 
 
 def run_formats(args: argparse.Namespace) -> int:

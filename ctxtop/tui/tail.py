@@ -23,6 +23,8 @@ from watchdog.observers import Observer
 from watchdog.observers.api import BaseObserver
 from watchdog.observers.polling import PollingObserver
 
+from ctxtop.tui.discover import SUBAGENT_FOLDER
+
 # Events that change nothing: reading a file sends them (inotify), ctxtop reading the log included.
 _READS = frozenset({EVENT_TYPE_OPENED, EVENT_TYPE_CLOSED_NO_WRITE})
 
@@ -88,7 +90,8 @@ class _NewSessions(FileSystemEventHandler):
 
     def _maybe(self, path: str | bytes, is_directory: bool) -> None:
         created = Path(path.decode() if isinstance(path, bytes) else path)
-        if not is_directory and created.suffix in self.suffixes:
+        # (a sub-agent's transcript is its session's, not a session of its own: discover.newest_session)
+        if not is_directory and created.suffix in self.suffixes and created.parent.name != SUBAGENT_FOLDER:
             self.notify(created)
 
 

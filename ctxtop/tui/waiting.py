@@ -63,3 +63,23 @@ def wait_for_log(path: str | os.PathLike, *, every: float | None = None, cancell
             return False
         time.sleep(every or WAIT_POLL_SECONDS)
     return True
+
+
+def wait_for_session(path: str | os.PathLike, *, every: float | None = None, cancelled: Callable[[], bool] = lambda: False
+                     ) -> Path | None:
+    """The log to follow at ``path`` once there is one: ``path`` itself when it is (or becomes) a file
+    with its first line, else the newest session in the folder it is (or becomes). None when
+    ``cancelled()`` says to stop. A folder that is itself one session is returned as it is."""
+    from ctxtop.tui.discover import is_session_folder, newest_session
+
+    given = Path(path)
+    while True:
+        if given.is_dir():
+            found = given if is_session_folder(given) else newest_session(given)
+            if found is not None and (found.is_dir() or not not_written_yet(found)):
+                return found
+        elif not not_written_yet(given):
+            return given
+        if cancelled():
+            return None
+        time.sleep(every or WAIT_POLL_SECONDS)

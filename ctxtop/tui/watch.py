@@ -5,6 +5,9 @@ from __future__ import annotations
 import sys
 import threading
 import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from ctxtop.context.audit.alerts import Alert
@@ -17,8 +20,10 @@ from ctxtop.context.window.follow import Update
 from ctxtop.context.window.replay import Window
 from ctxtop.context.window.session import Session
 from ctxtop.context.window.tail_first import tail_session
-from ctxtop.tui.errors import USER_ERRORS
-from ctxtop.tui.tail import watch_log
+from ctxtop.tui.discover import SESSION_SUFFIXES
+from ctxtop.tui.errors import USER_ERRORS, say
+from ctxtop.tui.tail import watch_log, watch_new_sessions
+from ctxtop.tui.waiting import not_written_yet
 
 # Also look without an event now and then: a deleted file, or a filesystem that drops events.
 IDLE_CHECK_SECONDS = 1.0
@@ -106,14 +111,37 @@ def _text(record: dict[str, Any]) -> str:
             f"reported {reported} estimated {approx}{record['estimated_tokens']:,} | {parts}{reset}")
 
 
+@dataclass(slots=True)
+class SessionFolder:
+    """``watch DIR``: the folder whose newer sessions are followed in turn (unless ``stay``), and how to
+    open one as the first was opened."""
+
+    directory: Path
+    stay: bool
+    open: Callable[[str], Tracker]
+
+
 def follow_headless(tracker: Tracker, *, as_json: bool, poll_seconds: float | None, out=None,
-                    redacted: bool = False) -> int:
-    """Print the current state, then every update and alert until Ctrl-C (0) or the file goes away (raises)."""
+                    redacted: bool = False, folder: SessionFolder | None = None) -> int:
+    """Print the current state, then every update and alert until Ctrl-C (0) or the file goes away (raises).
+
+    An update that changes nothing shown (a record the model is not sent, half a line) prints nothing.
+    With ``folder``, a newer session appearing there is followed instead, as the TUI does."""
+    last_shown: list[dict[str, Any] | None] = [None]
+
     def emit(record: dict[str, Any]) -> None:
         print_record(record, as_json=as_json, redacted=redacted, out=out)
 
+    def emit_status(change: Update | None) -> None:
+        record = status(tracker, change)
+        shown = {key: value for key, value in record.items() if key not in ("time", "new")}
+        if shown != last_shown[0] or (change is not None and change.new):
+            last_shown[0] = shown
+            emit(record)
+
     changed = threading.Event()
     paths: set = set()
+    appeared: list[Path] = []
     paths_lock = threading.Lock()
 
     def notify(path) -> None:  # in the watcher's thread
@@ -121,27 +149,75 @@ def follow_headless(tracker: Tracker, *, as_json: bool, poll_seconds: float | No
             paths.add(path)
         changed.set()
 
+    def new_session(path: Path) -> None:  # in the folder watcher's thread
+        with paths_lock:
+            appeared.append(path)
+        changed.set()
+
     assert tracker.follower is not None, "watch follows a tracker opened live"
     observer = watch_log(tracker.follower.file, notify, poll_seconds=poll_seconds)
+    sessions = watch_new_sessions([folder.directory], new_session, SESSION_SUFFIXES, poll_seconds=poll_seconds) if folder else None
     try:
-        emit(status(tracker, None))
+        emit_status(None)
         for alert in tracker.new_alerts():
             emit(alert_record(alert))
         while True:
             changed.wait(IDLE_CHECK_SECONDS)
             changed.clear()
             with paths_lock:
-                seen = set(paths)
+                seen, newer = set(paths), list(appeared)
                 paths.clear()
+                appeared.clear()
+            if folder is not None and newer:
+                switched, waiting = _newer_session(folder, tracker, newer)
+                with paths_lock:
+                    appeared.extend(waiting)  # created, not written yet: looked at again at the next check
+                if switched is not None:
+                    observer.stop()
+                    tracker = switched
+                    assert tracker.follower is not None
+                    observer = watch_log(tracker.follower.file, notify, poll_seconds=poll_seconds)
+                    if as_json:
+                        emit({"type": "session", "time": round(time.time(), 3), "path": tracker.session.path})
+                    last_shown[0] = None
+                    emit_status(None)
+                    for alert in tracker.new_alerts():
+                        emit(alert_record(alert))
+                    continue
             # Only the paths the watcher reported: an idle check costs a stat of the log, not a
             # listing of a folder that may hold thousands of other sessions' files.
             change = tracker.poll(seen)
             if change is None:
                 continue
-            emit(status(tracker, change.update))
+            emit_status(change.update)
             for alert in change.alerts:
                 emit(alert_record(alert))
     except KeyboardInterrupt:
         return 0
     finally:
         observer.stop()
+        if sessions is not None:
+            sessions.stop()
+
+
+def _newer_session(folder: SessionFolder, tracker: Tracker, appeared: list[Path]) -> tuple[Tracker | None, list[Path]]:
+    """The newer session to follow among the files that ``appeared`` (opened), if any; and those still
+    to be written, to look at again."""
+    current = Path(tracker.follower.file if tracker.follower is not None else tracker.session.path or "").resolve()
+    candidates = [path for path in dict.fromkeys(appeared) if path.resolve() != current and path.is_file()]
+    waiting = [path for path in candidates if not_written_yet(path)]
+    ready = [path for path in candidates if path not in waiting]
+    if not ready:
+        return None, waiting
+    newest = max(ready, key=lambda path: path.stat().st_mtime)
+    name = one_line(newest.name, 80)
+    if folder.stay:
+        say(f"ctxtop: a newer session appeared: {name} (staying, as --stay asks)")
+        return None, []
+    try:
+        switched = folder.open(str(newest))
+    except (OSError, *USER_ERRORS) as exc:
+        say(f"ctxtop: a newer session appeared, {name}, and cannot be read ({one_line(str(exc), 200)}): staying")
+        return None, []
+    say(f"ctxtop: switched to the newer session {name}")
+    return switched, []
