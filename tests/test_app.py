@@ -20,6 +20,7 @@ from ctxtop.context.window.session import Session
 from ctxtop.tui.app import CtxtopApp
 from ctxtop.tui.demo import DEMO_WINDOW, demo_path
 from ctxtop.tui.screens import KEYS, HelpScreen
+from ctxtop.tui.widgets.breakdown import Breakdown
 from ctxtop.tui.widgets.detail import Detail
 from ctxtop.tui.widgets.empty_note import EmptyNote
 from ctxtop.tui.widgets.timeline import Timeline
@@ -398,6 +399,22 @@ async def test_an_empty_pane_says_why_it_is_empty():
         await settle(pilot, app, 390)
         shown = {note.parent.id for note in app.query(EmptyNote) if note.display}
         assert shown == {"tab-agents"}
+
+
+async def test_a_breakdown_too_short_for_its_rows_shows_the_biggest_first():
+    # At 80x24 the rows after the sixth were scrolled out of sight: on real sessions, the inferred
+    # system prompt and tools and the unattributed rest, the biggest of all.
+    app = demo_app(at=390)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot, app, 390)
+        table = app.query_one(Breakdown).query_one(DataTable)
+        assert table.row_count >= table.size.height  # (the header takes a row: not all of them fit)
+        tokens = [int(str(table.get_row_at(i)[1]).lstrip("≈").replace(",", "")) for i in range(table.row_count)]
+        assert tokens == sorted(tokens, reverse=True)
+        await pilot.resize_terminal(120, 40)
+        await pilot.pause(0.2)
+        names = [str(table.get_row_at(i)[0])[2:] for i in range(table.row_count)]
+        assert names[-2:] == ["inferred sys+tools", "unattributed"]  # room for all: the breakdown's own order
 
 
 async def test_small_terminal_collapses_the_timeline():

@@ -61,6 +61,7 @@ class Breakdown(Vertical):
     def __init__(self) -> None:
         super().__init__()
         self._snapshot: dict[str, Any] | None = None
+        self._crowded = False  # the rows do not all fit: the biggest first
 
     def compose(self) -> ComposeResult:
         yield Static(id="bar")
@@ -98,12 +99,29 @@ class Breakdown(Vertical):
             table.update_cell(name, "share", Text(f"{100 * total['tokens'] / limit:.1f}%", justify="right"))
             table.update_cell(name, "blocks", count_cell(total["blocks"], _BLOCKS_WIDTH))
         self.query_one("#note", Static).update(inference_note(window["categories"]))
-        if added:
-            order = {ROW_NAMES.get(name, name): i for i, name in enumerate(BREAKDOWN_ROWS)}
-            table.sort("category", key=lambda cell: order[cell.plain[2:]])
+        self._order(force=added)
         self._draw_bar()
 
+    def _order(self, force: bool = False) -> None:
+        """The rows in the breakdown's order; the biggest first when they do not all fit (a short
+        terminal), so that what fills the window is never the part scrolled out of sight."""
+        table = self.query_one(DataTable)
+        if self._snapshot is None or not table.row_count:
+            return
+        crowded = 0 < table.size.height <= table.row_count  # (the header takes a row)
+        if not force and crowded == self._crowded:
+            return
+        self._crowded = crowded
+        names = {ROW_NAMES.get(name, name): name for name in BREAKDOWN_ROWS}
+        if crowded:
+            tokens = {name: row["tokens"] for name, row in self._snapshot["window"]["categories"].items()}
+            table.sort("category", key=lambda cell: -tokens[names[cell.plain[2:]]])
+        else:
+            order = {name: i for i, name in enumerate(BREAKDOWN_ROWS)}
+            table.sort("category", key=lambda cell: order[names[cell.plain[2:]]])
+
     def on_resize(self) -> None:
+        self._order()
         self._draw_bar()
 
     def _draw_bar(self) -> None:
