@@ -11,6 +11,7 @@ from ctxtop.tui.cli import main
 from ctxtop.tui.demo import DEMO_WINDOW, demo_path
 from ctxtop.tui.widgets.compaction import CompactionView
 
+from .conftest import DATA
 from .test_app import SIZE, demo_app, rendered_text, settle, until
 
 
@@ -27,6 +28,16 @@ def test_the_demo_first_compaction_view_holds_the_incident():
     assert view["categories"]["tool_result"]["summarized"] > 0 and view["categories"]["summary"]["added"] > 0
     assert view["summary"].startswith("This session is being continued")
     assert "8000 元" in view["facts_lost"]["numbers"]
+
+
+def test_what_a_codex_compaction_carries_again_word_for_word_is_kept():
+    # Codex's replacement_history holds the user's messages again: they were listed as summarized away
+    # and added anew (46 of the 51 parts of the real rollout's were the same bytes as before).
+    view = Tracker.open(str(DATA / "codex_remote_compaction.jsonl")).compaction_view(1)
+    fates = [(block["message"], block["category"], block["fate"]) for block in view["blocks"]]
+    assert (4, "user", "kept") in fates and (9, "user", "added") not in fates
+    assert view["categories"]["user"] == {"kept": 13, "cleared": 0, "summarized": 0, "dropped": 0, "added": 2}
+    assert view["categories"]["tool_call"]["summarized"] > 0  # what it does not carry is still summarized
 
 
 def test_export_a_compaction_as_markdown_and_json(capsys):

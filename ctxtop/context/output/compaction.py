@@ -42,17 +42,27 @@ def compaction_view(number: int, compaction: CompactionAudit, before: Window, af
         totals = categories.setdefault(item.category, dict.fromkeys(FATES, 0))
         totals[fate] += tokens
 
+    # What the compaction's record carries again word for word (Codex's replacement_history: the user's
+    # messages and images it keeps) is kept, not summarized away and added anew.
+    carried: dict[tuple[str, int], list] = {}
+    for item in after.blocks:
+        if item.entry.index == event.message and item.position < 0 and item.category != SUMMARY:
+            carried.setdefault((item.category, item.tokens), []).append(item)
     for item in before.blocks:
         kept = after_ids.get((item.entry.index, item.position))
-        if kept is None:
+        if kept is None and _carried_again(item, carried) is not None:
+            add(item, KEPT_BLOCK, item.tokens)  # (listed where it was: the message it was written in)
+        elif kept is None:
             add(item, replaced, item.tokens)
         elif kept.cleared and not item.cleared:
             add(kept, CLEARED, item.tokens)
         else:
             add(kept, KEPT_BLOCK, kept.tokens)
     known = {(item.entry.index, item.position) for item in before.blocks}
+    left = {id(item) for items in carried.values() for item in items}  # (those that carried a block again are gone)
     for item in after.blocks:
-        if (item.entry.index, item.position) not in known:
+        if (item.entry.index, item.position) not in known and (item.position >= 0 or item.entry.index != event.message
+                                                                 or item.category == SUMMARY or id(item) in left):
             add(item, ADDED, item.tokens)
     by_id = {rule.id: rule for rule in rules}
     weakened = {cid for cid, (was, now) in compaction.constraints.items() if was.status == KEPT and now.status != KEPT}
@@ -84,6 +94,18 @@ def compaction_view(number: int, compaction: CompactionAudit, before: Window, af
             if alert.kind is AlertKind.VIOLATION and alert.constraint in weakened and alert.message > event.message
         ],
     }
+
+
+def _carried_again(item, carried: dict[tuple[str, int], list]):
+    """The block of the compaction's record that holds ``item`` again, taken from ``carried``; None if none does
+    (the same category and tokens first, then the same text: a window's texts are read only for those)."""
+    same = carried.get((item.category, item.tokens))
+    if not same:
+        return None
+    for index, candidate in enumerate(same):
+        if candidate.text == item.text:
+            return same.pop(index)
+    return None
 
 
 # The drift counts as the views name them: each compares the calls after the compaction with those before it
