@@ -394,6 +394,11 @@ async def test_an_empty_pane_says_why_it_is_empty():
         notes = {note.parent.id: str(note.render()) for note in app.query(EmptyNote) if note.display}
         assert notes.keys() == {"tab-constraints", "tab-alerts", "tab-agents"}
         assert notes["tab-constraints"].startswith("No rules tracked")
+    app = CtxtopApp(str(DATA / "claude_compact.jsonl"))  # sub-agent records in the log itself, no transcript files
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, app)
+        [note] = [note for note in app.query(EmptyNote) if note.parent.id == "tab-agents"]
+        assert note.display and "holds 2 sub-agent messages of its own" in str(note.render())
     app = demo_app(at=390)  # rules, and alerts after the compaction: their notes stay hidden
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot, app, 390)

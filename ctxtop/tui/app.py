@@ -62,6 +62,7 @@ from ctxtop.tui.widgets.empty_note import EmptyNote
 from ctxtop.tui.widgets.fitted import Fitted, cut
 from ctxtop.tui.widgets.header import header_text
 from ctxtop.tui.widgets.panels import AlertsTable, ConstraintsTable, StrategiesTable
+from ctxtop.tui.widgets.subagents import EMPTY as NO_SUBAGENTS
 from ctxtop.tui.widgets.subagents import SubagentsTable
 from ctxtop.tui.widgets.timeline import Timeline
 from ctxtop.tui.widgets.tools import ToolsTable
@@ -187,7 +188,7 @@ class CtxtopApp(LiveUpdates, UserActions, AppParts):
                     yield ToolsTable(id="tools")
                 with TabPane("Agents", id="tab-agents"):
                     yield SubagentsTable(id="agents")
-                    yield EmptyNote("No sub-agents in this session so far.")
+                    yield EmptyNote(NO_SUBAGENTS)
         yield CompactionView(id="compaction")
         yield Input(id="prompt")  # search and go-to type here
         yield Footer(show_command_palette=False)
@@ -357,7 +358,7 @@ class CtxtopApp(LiveUpdates, UserActions, AppParts):
         if view or rules:
             self.query_one(ConstraintsTable).show(shown.snapshot["constraints"])
         if view or redacting:
-            self.query_one(SubagentsTable).show(shown.snapshot["subagents"]["agents"], new.redacting)
+            self.query_one(SubagentsTable).show(shown.snapshot["subagents"], new.redacting)
             same_message = not view or (old.view is not None and old.view.at == shown.at)
             self.query_one(WindowList).set_rows(redacted(shown.rows) if new.redacting else shown.rows, keep_selection=same_message)
             if self.select_after_view is not None and self.select_after_view[0] == shown.at:

@@ -12,9 +12,10 @@ from textual.widgets import DataTable
 from ctxtop.context.output.redact import redact_text
 from ctxtop.context.sanitize import one_line
 from ctxtop.tui.widgets.cells import count_cell
-from ctxtop.tui.widgets.empty_note import show_if_empty
+from ctxtop.tui.widgets.empty_note import EmptyNote, show_if_empty
 
 _MESSAGES_WIDTH = 5
+EMPTY = "No sub-agents in this session so far."
 _WINDOW_WIDTH = 9
 
 
@@ -42,7 +43,15 @@ class SubagentsTable(DataTable):
         self.add_column("type", key="kind", width=20)
         self.add_column("task", key="task")
 
-    def show(self, agents: list[dict[str, Any]], redacting: bool = False) -> None:
+    def show(self, subagents: dict[str, Any], redacting: bool = False) -> None:
+        """The snapshot's ``subagents``: a row per transcript file; with none, the note says whether the log
+        holds sub-agent records of its own (older Claude Code wrote them inline: counted, not openable)."""
+        agents = subagents["agents"]
+        inline = subagents["messages"] - sum(agent["messages"] for agent in agents)
+        for note in self.parent.query_children(EmptyNote) if self.parent is not None else ():
+            note.update(f"No sub-agent transcripts beside this log; it holds {inline:,} sub-agent messages of its own "
+                        f"(est. {subagents['tokens']:,} tokens), counted in the header, kept out of the window, not openable."
+                        if inline > 0 else EMPTY)
         with self.app.batch_update():
             for agent in agents:
                 key = agent["path"]
