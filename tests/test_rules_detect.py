@@ -157,6 +157,27 @@ def test_a_bare_imperative_in_a_message_is_a_request_not_a_rule():
 
 
 @pytest.mark.parametrize(
+    "text, is_rule",
+    [
+        # A bug report and an observation (the OpenHands V1 fixture's user messages): "don't" and "only"
+        # after a subject that is not the agent describe.
+        ("Trajectories don't load, a loading message is shown permanently.", False),
+        ("let's consider 53b08, it shows 304.4s but it only has agent times", False),
+        ("The page doesn't render on mobile", False),
+        ("Don't push to main.", True),
+        ("Please don't push to main", True),
+        ("Run the tests and don't skip any.", True),
+        ("We don't use npm in this repo.", True),
+        ("Use only pnpm.", True),
+        ("reply only in Chinese", True),
+        ("You only use pnpm here.", True),
+    ],
+)
+def test_dont_and_only_in_a_message_are_rules_when_said_to_the_agent(text, is_rule):
+    assert bool(detect_rules(text, USER_MESSAGE)) is is_rule
+
+
+@pytest.mark.parametrize(
     "text, expected",
     [
         ("预算上限 8000 元，超过必须停下来问我", "budget-8000"),

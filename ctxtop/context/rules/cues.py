@@ -173,7 +173,7 @@ def rule_cue(text: str, *, is_item: bool, headings: tuple[str, ...] = (), lead_i
     if _PERMISSION.search(bare) and (not strong or _PERMISSION.search(strong)):
         return None
     if strong:
-        return strong
+        return None if origin == USER_MESSAGE and _describes(bare, strong) else strong
     if informational:
         return None
     if is_item:
@@ -192,6 +192,23 @@ def rule_cue(text: str, *, is_item: bool, headings: tuple[str, ...] = (), lead_i
     if origin == INSTRUCTIONS:
         return _weak_cue(body, bare, cjk)  # bare imperatives, procedures, invariants: rules in an instruction file
     return None
+
+
+# In a message, "don't" and "only" after a subject that is not the agent describe ("the page doesn't
+# load", "it only has agent times"); a rule has them first, or after you / we / please / and…
+_DESCRIBED_CUES = frozenset({"don't", "don’t", "dont", "do not", "does not", "doesn't", "doesn’t", "only"})
+_ADDRESSED = compiled_on_use(r"(?:^|\b(?:you|we|please|i|and|but|so|then|just|also|still|to|must|should|will|can)\s+)$")
+
+
+def _describes(bare: str, cue: str) -> bool:
+    """Whether ``cue`` (found in ``bare``, lower-cased) describes something rather than tells the agent."""
+    if cue not in _DESCRIBED_CUES:
+        return False
+    at = bare.find(cue)
+    clause = (re.split(r"[,;:.!?]\s*", bare[:at])[-1] if at > 0 else "").strip()
+    if not clause or _IMPERATIVE_EN.match(clause):
+        return False  # "Don't …", "Use only …", "reply only in Chinese"
+    return not _ADDRESSED.search(clause + " ")
 
 
 def _may_hold_placeholder(text: str) -> bool:
