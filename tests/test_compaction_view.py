@@ -10,6 +10,7 @@ from ctxtop.context.tracker import Tracker
 from ctxtop.tui.cli import main
 from ctxtop.tui.demo import DEMO_WINDOW, demo_path
 from ctxtop.tui.widgets.compaction import CompactionView
+from ctxtop.tui.widgets.window_list import WindowList
 
 from .conftest import DATA
 from .test_app import SIZE, demo_app, rendered_text, settle, until
@@ -72,6 +73,25 @@ async def test_brackets_open_the_compaction_view_and_escape_closes_it():
         assert not view.is_open and app.query_one("#main").display
         await pilot.press("c")  # the compaction at or before the cursor
         assert await until(pilot, lambda: view.is_open and view.view["message"] == 306)
+
+
+async def test_an_open_compaction_view_follows_the_cursor_and_has_the_focus():
+    app = demo_app(at=100)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, app, 100)
+        view = app.query_one(CompactionView)
+        await pilot.press("right_square_bracket")
+        assert await until(pilot, lambda: view.is_open and view.view["message"] == 204)
+        assert app.focused is view  # ↓ and PgDn scroll it
+        await pilot.press("right")  # still after the first compaction, before the second
+        await settle(pilot, app, 205)
+        assert view.is_open and view.view["message"] == 204
+        await pilot.press("end")
+        assert await until(pilot, lambda: view.view is not None and view.view["message"] == 383)
+        await pilot.press("home")  # before the first compaction: nothing to show
+        await settle(pilot, app, 1)
+        assert await until(pilot, lambda: not view.is_open)
+        assert isinstance(app.focused, WindowList)
 
 
 async def test_the_banner_speaks_of_the_cursor_and_counts_what_comes_later():

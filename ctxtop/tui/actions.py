@@ -40,6 +40,18 @@ class UserActions(AppParts):
         following = self.follow if follow is None else follow
         latest = target == self.available
         self._change(cursor=target, follow=latest and following, unseen=0 if latest else self.unseen)
+        self._compaction_view_follows(target)
+
+    def _compaction_view_follows(self, message: int) -> None:
+        """An open compaction view shows the compaction at or before the cursor (closed before the first)."""
+        view, tracker = self.state.compaction, self.tracker
+        if view is None or tracker is None:
+            return
+        number = tracker.compaction_at(message)
+        if number is None:
+            self._change(compaction=None)
+        elif number != view["number"]:
+            self.open_compaction(message)
 
     def action_move(self, step: int) -> None:
         self._go((self.cursor or 0) + step, follow=False if step < 0 else None)

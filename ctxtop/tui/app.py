@@ -488,11 +488,16 @@ class CtxtopApp(LiveUpdates, UserActions, AppParts):
     def _show_compaction(self, state: SessionState) -> None:
         pane, view = self.query_one(CompactionView), state.compaction
         if view is None:
+            if pane.is_open and pane.has_focus:
+                self.query_one(WindowList).focus()
             pane.close()
             self.screen.remove_class("-compaction")
         else:
+            opening = not pane.is_open
             pane.show(redact(view) if state.redacting else view)
             self.screen.add_class("-compaction")
+            if opening:
+                pane.focus()  # ↓ / PgDn scroll it: the list and the panes behind it are hidden
 
     def action_toggle_compaction(self) -> None:
         """Open the view of the compaction at or before the cursor, or close it."""
