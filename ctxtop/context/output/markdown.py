@@ -158,12 +158,14 @@ def cost_line(cost: dict[str, Any]) -> str:
     split = ""
     if cost["cache_write_5m_tokens"] is not None or cost["cache_write_1h_tokens"] is not None:
         split = f" (5m {num(cost['cache_write_5m_tokens'])}, 1h {num(cost['cache_write_1h_tokens'])})"
-    usd = f"${cost['usd']:.4f}" if cost["usd"] is not None else "no price for this model"
     payback = f", pays back in {cost['payback_turns']:g} turns" if cost["payback_turns"] is not None else ""
     logged = cost.get("summarization_call") is not None
     summarizing = num(cost["summarization_tokens"]) + (" estimated" if cost["estimated"] else " logged" if logged else "")
+    # The price table names its source; a model it does not hold is said so, not priced from it.
+    usd = (f"${cost['usd']:.4f}{payback} ({cost['price_table']})" if cost["usd"] is not None
+           else f"not priced: {cost['price_table']} has no price for this model")
     return (f"cache write {num(cost['cache_write_tokens'])}{split}, read {num(cost['cache_read_tokens'])}, "
-            f"summarization {summarizing} tokens — {usd}{payback} ({cost['price_table']})")
+            f"summarization {summarizing} tokens — {usd}")
 
 
 def forensics_lines(message: int, forensics: dict[str, Any]) -> list[str]:
