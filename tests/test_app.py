@@ -289,6 +289,19 @@ async def test_keys_typed_right_after_g_go_to_the_prompt_not_to_the_bindings():
         assert not app.query_one("#prompt").has_class("-visible")
 
 
+async def test_g_to_a_message_the_session_does_not_have_says_so_and_stays():
+    app = demo_app(at=10)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, app, 10)
+        for number in ("0", "9999", "-400"):
+            await pilot.press("g", *number, "enter")
+            await pilot.pause(0.1)
+            assert app.cursor == 10
+            assert list(app._notifications)[-1].message.startswith(f"no message {int(number):,}")
+        await pilot.press("g", "-", "1", "enter")  # negative counts from the end
+        await settle(pilot, app, 390)
+
+
 async def test_help_lists_the_keys():
     app = demo_app(at=10)
     async with app.run_test(size=SIZE) as pilot:
@@ -493,6 +506,7 @@ async def test_every_action_is_in_the_command_palette():
                   "Go to message", "Show constraints", "Show alerts", "Compaction view"):
         assert title in titles
     assert "Keys" not in titles  # one entry for the keys: ours, which lists every one
+    assert "Back to the session" not in titles  # offered only from a sub-agent
 
 
 async def test_live_log_moves_the_window_and_flags_a_compaction_in_the_same_update(tmp_path):

@@ -122,6 +122,7 @@ async def test_the_agents_pane_lists_them_opens_one_in_the_same_screen_and_goes_
         await settle(pilot, app)
         header = str(app.query_one("#header").render())
         assert "sub-agent a881341 (claude-code-guide) · ⌫ back" in header
+        assert "Back to the session" in {command.title for command in app.get_system_commands(app.screen)}
         if _own_conversation():
             assert app.view.snapshot["window"]["reported_tokens"] == 42_182 and app.session.message_count == 6
         await pilot.press("backspace")

@@ -199,7 +199,13 @@ class UserActions(AppParts):
             except ValueError:
                 self.notify(f"not a message number: {one_line(value, 40)}", severity="warning", timeout=3, markup=False)
                 return
-            self._go(number if number > 0 else self.available + 1 + number, follow=False)
+            target = number if number > 0 else self.available + 1 + number
+            if not 1 <= target <= self.available:
+                # Said, not guessed: 0 or 9999 used to land on the last message without a word.
+                self.notify(f"no message {number:,}: the session has 1 to {self.available:,} (negative counts from the end)",
+                            severity="warning", timeout=3, markup=False)
+                return
+            self._go(target, follow=False)
         else:
             self.notify(f"searching {self.available:,} messages…", timeout=2, markup=False)
             self.run_search(value)
@@ -286,5 +292,7 @@ class UserActions(AppParts):
         # Textual's own "Keys" panel would stand beside our "Help: every key", which lists the same keys and more.
         yield from (command for command in super().get_system_commands(screen) if command.title != "Keys")
         for command in COMMANDS:
+            if command.action == "back_to_session" and self.state.return_to is None:
+                continue  # (offered only from a sub-agent)
             if command.palette:
                 yield SystemCommand(command.palette, command.palette_help, partial(self.run_action, command.action))
