@@ -114,7 +114,11 @@ class StrategiesTable(DataTable):
                 outcome = f"{counts['kept']}/{counts['at_risk']}/{counts['lost']}" if p.constraints else "—"
                 self.update_cell(p.strategy, "outcome", Text(outcome, style=style))
                 self.update_cell(p.strategy, "cache", count_cell(p.cache_rewrite_tokens, self.CACHE_WIDTH))
-                self.update_cell(p.strategy, "note", Text(one_line(p.reason or "; ".join(p.notes), 120), style="dim"))
+                # Its trigger first, as `ctxtop preview` shows it: "no" beside a smaller window reads as a contradiction
+                # without "input tokens > 100,000" (what it does is shown all the same: the window if it fired).
+                trigger = f"when {p.trigger.rule}" if p.trigger.fires is not None else ""
+                note = "; ".join(part for part in (trigger, p.reason or "; ".join(p.notes)) if part)
+                self.update_cell(p.strategy, "note", Text(one_line(note, 160), style="dim"))
 
     def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
         key = event.row_key.value
