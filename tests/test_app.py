@@ -435,6 +435,19 @@ async def test_a_breakdown_too_short_for_its_rows_shows_the_biggest_first():
         assert names[-2:] == ["inferred sys+tools", "unattributed"]  # room for all: the breakdown's own order
 
 
+async def test_a_preview_too_long_for_the_list_ends_in_an_ellipsis_beside_the_scrollbar():
+    # The rows were cut to the widget's width, scrollbar included: the "…" fell under the scrollbar.
+    app = demo_app(at=203)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, app, 203)
+        listing = app.query_one(WindowList)
+        width = listing.scrollable_content_region.width
+        assert width < listing.size.width  # (a scrollbar: the demo's window has more blocks than rows)
+        lines = [listing.render_line(y) for y in range(listing.scrollable_content_region.height)]
+        assert all(line.cell_length == width for line in lines)
+        assert any(line.text.rstrip().endswith("…") for line in lines)
+
+
 async def test_small_terminal_collapses_the_timeline():
     app = demo_app(at=203)
     async with app.run_test(size=(80, 24)) as pilot:

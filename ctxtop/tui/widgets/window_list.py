@@ -99,7 +99,7 @@ class WindowList(ScrollView, can_focus=True):
         self.fates = None
         self.selected = min(self.selected, max(0, len(rows) - 1)) if keep_selection else max(0, len(rows) - 1)
         self._lines.clear()
-        self.virtual_size = Size(self.size.width, len(rows))
+        self.virtual_size = Size(self.scrollable_content_region.width, len(rows))
         self.refresh()
         self._reveal_pending = True
         self._reveal()
@@ -143,7 +143,7 @@ class WindowList(ScrollView, can_focus=True):
 
     def on_resize(self) -> None:
         self._lines.clear()
-        self.virtual_size = Size(self.size.width, len(self.rows))
+        self.virtual_size = Size(self.scrollable_content_region.width, len(self.rows))
         self._reveal_pending = True
         self.call_after_refresh(self._reveal)
 
@@ -151,7 +151,7 @@ class WindowList(ScrollView, can_focus=True):
         if y == 0 and self._reveal_pending:
             self.call_after_refresh(self._reveal)
         index = int(self.scroll_offset.y) + y
-        width = self.size.width
+        width = self.scrollable_content_region.width  # (the scrollbar's columns are not the row's: its "…" would fall under them)
         if index >= len(self.rows):
             return Strip.blank(width, self.rich_style)
         fate = self.fates[index] if self.fates else "kept"
