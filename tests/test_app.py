@@ -476,6 +476,9 @@ async def test_the_header_keeps_its_two_lines_in_a_narrow_terminal(tmp_path):
         first, second = plain(header).split("\n")
         assert first.startswith("258c7280-ae70-4…  claude-code  claude-sonn…  ❚❚ PAUSED")  # name and model give way to the mode
         assert second.endswith("…")
+        await pilot.resize_terminal(200, 24)  # where there is room, the name is whole (it was cut at 48 characters)
+        await pilot.pause(0.1)
+        assert plain(header).startswith(f"{log.name}  claude-code  claude-sonnet-4-5-20250929  ❚❚ PAUSED")
 
 
 async def test_a_click_on_a_compactions_marker_opens_it_and_the_cursor_label_hides_no_marker():

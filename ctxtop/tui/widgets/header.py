@@ -24,11 +24,13 @@ def header_text(snapshot: dict, *, available: int, mode: str, width: int | None 
     used = window["used_tokens"]
     share = 100 * used / window["limit"] if window["limit"] else 0
     first = Text()
-    name, model = one_line(Path(source["path"] or "").name, NAME_CHARS), one_line(source["model"] or "model?", MODEL_CHARS)
-    if width is not None:  # the name gives way first, then the model, down to a few characters each
+    name, model = one_line(Path(source["path"] or "").name, 300), one_line(source["model"] or "model?", 120)
+    if width is not None:  # whole where there is room; the name gives way first, then the model, down to a few characters each
         room = width - len(mode) - len(source["format"]) - 6
-        name = one_line(name, max(MIN_NAME_CHARS, room - len(model)))
+        name = one_line(name, max(MIN_NAME_CHARS, room - min(len(model), MODEL_CHARS)))
         model = one_line(model, max(MIN_MODEL_CHARS, room - len(name)))
+    else:
+        name, model = one_line(name, NAME_CHARS), one_line(model, MODEL_CHARS)
     first.append(name, style="bold")
     first.append(f"  {source['format']}  {model}  ", style="dim")
     first.append(mode, style="bold green" if "FOLLOW" in mode or "REPLAY" in mode else "bold red" if "STOPPED" in mode else "bold yellow")
