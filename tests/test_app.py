@@ -399,6 +399,16 @@ async def test_the_footer_ends_with_quit_at_120_columns_whatever_has_the_focus()
             await pilot.press("tab")
 
 
+async def test_every_tab_name_is_in_sight_at_120_columns():
+    app = demo_app(at=203)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, app, 203)
+        panes = app.query_one("#panes")
+        tabs = [tab for tab in panes.query("Tab") if tab.display]
+        assert len(tabs) == 6
+        assert all(panes.region.x <= tab.region.x and tab.region.right <= panes.region.right for tab in tabs)
+
+
 async def test_an_empty_pane_says_why_it_is_empty():
     # No rule stated, no sub-agent: each pane says so rather than showing a bare header.
     app = CtxtopApp(str(DATA / "openai_messages.jsonl"))
