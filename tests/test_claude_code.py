@@ -97,6 +97,26 @@ def test_a_message_queued_while_the_agent_works_is_the_users_when_sent_in_the_tu
     assert parser.diagnostics.skipped_records == 5
 
 
+def test_a_queued_message_also_written_as_a_queued_command_attachment_counts_once():
+    # A harness writing both the queue's records and the queued_command attachment, in either order.
+    def attachment(uuid: str, text: str) -> bytes:
+        return _record("attachment", uuid=uuid, attachment={"type": "queued_command", "prompt": text})
+
+    log = b"".join([
+        _record("user", uuid="1", message={"role": "user", "content": "run the tests"}),
+        _record("queue-operation", operation="enqueue", content="never push to main"),
+        _record("queue-operation", operation="remove"),
+        attachment("2", "never push to main"),  # after the remove
+        _record("queue-operation", operation="enqueue", content="keep the ERR_ prefix"),
+        _record("queue-operation", operation="enqueue", content="reply in English"),
+        attachment("3", "keep the ERR_ prefix"),  # before its remove
+        _record("queue-operation", operation="remove"),
+        _record("queue-operation", operation="remove"),  # the next one's
+    ])
+    texts = [e.blocks[0].text for e in parse(log).entries]
+    assert texts == ["run the tests", "never push to main", "keep the ERR_ prefix", "reply in English"]
+
+
 def test_microcompact_and_opaque_thinking():
     parser = parse((DATA / "claude_microcompact.jsonl").read_bytes())
     marker = parser.entries[5].compaction

@@ -96,6 +96,10 @@ class ClaudeCodeParser(LineParser):
         self._last_hook: tuple[str, tuple[str, str], int] | None = None
         # What was typed (or notified) while the agent worked, queued and not delivered yet, oldest first.
         self._queued: list[str] = []
+        # Typed messages a queued_command attachment delivered before their "remove" record came (a
+        # harness writing both): that many removes add nothing. And the last one a remove added.
+        self._delivered_early = 0
+        self._last_from_queue: str | None = None
 
     def settled_before(self) -> int:
         # A later line of a response merges into the entry its first line made, a few entries back at most
@@ -105,7 +109,7 @@ class ClaudeCodeParser(LineParser):
     def carry_state(self) -> Any:
         return {"responses": [[mid, index] for mid, index in self._by_message_id.items()], "sidechain_ids": sorted(self._sidechain_ids),
                 "own_chain": self._own_chain, "snapshot_key": self._snapshot_key, "last_hook": self._last_hook,
-                "queued": list(self._queued)}
+                "queued": list(self._queued), "delivered_early": self._delivered_early, "last_from_queue": self._last_from_queue}
 
     def restore_state(self, state: Any) -> None:
         self._by_message_id = {mid: index for mid, index in state["responses"]}
@@ -113,6 +117,8 @@ class ClaudeCodeParser(LineParser):
         self._own_chain = state.get("own_chain")
         self._snapshot_key = state.get("snapshot_key")
         self._queued = list(state.get("queued", []))
+        self._delivered_early = state.get("delivered_early", 0)
+        self._last_from_queue = state.get("last_from_queue")
         last_hook = state.get("last_hook")
         self._last_hook = (last_hook[0], tuple(last_hook[1]), last_hook[2]) if last_hook else None
 
@@ -171,10 +177,13 @@ class ClaudeCodeParser(LineParser):
             self._queued.pop(0)
         elif operation == "popAll":
             self._queued.clear()
+        elif operation == "remove" and self._delivered_early:
+            self._delivered_early -= 1  # its message came as an attachment already
         elif operation == "remove":
             typed = next((text for text in self._queued if user_text_category(text) == USER), None)
             if typed is not None:
                 self._queued.remove(typed)
+                self._last_from_queue = typed
                 self.add_entry("user", [Block(USER, typed)], offset, line, from_line=False, timestamp=record.get("timestamp"))
                 return
         self.diagnostics.skipped_records += 1  # nothing the model is sent
@@ -299,6 +308,9 @@ class ClaudeCodeParser(LineParser):
                 self._last_hook = None
                 self.diagnostics.skipped_records += 1
                 return
+        if reading.kind == "queued_command" and self._delivered_from_queue(reading.blocks):
+            self.diagnostics.skipped_records += 1  # the queue's remove added it already
+            return
         role = "user"
         if reading.snapshot:
             key = _digest(reading.blocks)
@@ -307,6 +319,18 @@ class ClaudeCodeParser(LineParser):
                 return
             self._snapshot_key, role = key, SYSTEM_SNAPSHOT
         self.add_entry(role, reading.blocks, offset, line, timestamp=record.get("timestamp"), uid=_str(record.get("uuid")))
+
+    def _delivered_from_queue(self, blocks: list[Block]) -> bool:
+        """Whether a queued_command attachment's message was added by its queue's remove already; if it is
+        still queued, it is delivered now (and the remove that may follow adds nothing)."""
+        text = "".join(block.text for block in blocks if block.category == USER)
+        if text and text == self._last_from_queue:
+            self._last_from_queue = None
+            return True
+        if text in self._queued:
+            self._queued.remove(text)
+            self._delivered_early += 1
+        return False
 
     # --- helpers ----------------------------------------------------------------
     def _sidechain(self, blocks: list[Block], new_message: bool = True) -> None:

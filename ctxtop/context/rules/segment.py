@@ -137,7 +137,7 @@ _FIRM_CELL = compiled_on_use(r"(?:never|always|must|do\s+not|don[’']?t|only)\b
 
 
 def _rule_cells(row: str) -> list[str]:
-    """The cells of a table row that open with a firm word, without their emphasis."""
+    """The cells of a table row that open with a firm word (its emphasis aside: "**NEVER** …")."""
     cells = (cell.strip() for cell in row.strip().strip("|").split("|"))
     return [cell for cell in cells if _FIRM_CELL.match(cell.strip("*_` ").lower())]
 
