@@ -99,7 +99,7 @@ class WindowList(ScrollView, can_focus=True):
         self.fates = None
         self.selected = min(self.selected, max(0, len(rows) - 1)) if keep_selection else max(0, len(rows) - 1)
         self._lines.clear()
-        self.virtual_size = Size(self.scrollable_content_region.width, len(rows))
+        self.virtual_size = Size(0, len(rows))  # (rows are cut to the width there is: never a horizontal scroll)
         self.refresh()
         self._reveal_pending = True
         self._reveal()
@@ -143,7 +143,7 @@ class WindowList(ScrollView, can_focus=True):
 
     def on_resize(self) -> None:
         self._lines.clear()
-        self.virtual_size = Size(self.scrollable_content_region.width, len(self.rows))
+        self.virtual_size = Size(0, len(self.rows))
         self._reveal_pending = True
         self.call_after_refresh(self._reveal)
 
