@@ -8,7 +8,7 @@ import os
 import pytest
 from rich.text import Text
 from textual import events
-from textual.widgets import DataTable, Footer, Static, TabbedContent
+from textual.widgets import DataTable, Footer, Input, Static, TabbedContent
 
 from ctxtop import parsers
 from ctxtop.context.output.snapshot import build_snapshot
@@ -287,6 +287,9 @@ async def test_keys_typed_right_after_g_go_to_the_prompt_not_to_the_bindings():
         await settle(pilot, app, 205)
         assert app.query_one(TabbedContent).active == "tab-detail"
         assert not app.query_one("#prompt").has_class("-visible")
+        for key, character in (("slash", "/"), ("g", "g"), ("o", "o"), ("g", "g")):  # g is text in the search prompt
+            app.post_message(events.Key(key, character))
+        assert await until(pilot, lambda: app.query_one("#prompt", Input).value == "gog")
 
 
 async def test_g_to_a_message_the_session_does_not_have_says_so_and_stays():

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from functools import partial
 
-from textual import work
+from textual import events, work
 from textual.app import SystemCommand
 from textual.screen import Screen
 from textual.widgets import Input, TabbedContent
@@ -272,18 +272,26 @@ class UserActions(AppParts):
         return prompt.has_class("-visible") and self.focused is not prompt
 
     def on_key(self, event) -> None:
-        prompt = self.query_one("#prompt", Input)
-        if event.key == "escape" and prompt.has_class("-visible"):
+        if event.key == "escape" and self.query_one("#prompt", Input).has_class("-visible"):
             self._close_prompt()
             event.stop()
-        elif self.prompt_opening():
-            if event.key == "enter":
-                prompt.post_message(Input.Submitted(prompt, prompt.value))
-            elif event.key == "backspace":
-                prompt.action_delete_left()
-            elif event.is_printable and event.character:
-                prompt.insert_text_at_cursor(event.character)
-            event.stop()
+
+    def type_ahead(self, event: events.Key) -> bool:
+        """Give a key typed while the prompt opens to the prompt, at once (True). Called as the app receives
+        the key, before any binding or widget sees it: one sent on to the widget that still has the focus
+        is handled after the focus has moved, by whichever binding then matches ("g205⏎" switched panes)."""
+        if not self.prompt_opening():
+            return False
+        prompt = self.query_one("#prompt", Input)
+        if event.key == "escape":
+            self._close_prompt()
+        elif event.key == "enter":
+            prompt.post_message(Input.Submitted(prompt, prompt.value))
+        elif event.key == "backspace":
+            prompt.action_delete_left()
+        elif event.is_printable and event.character:
+            prompt.insert_text_at_cursor(event.character)
+        return True
 
     def action_help(self) -> None:
         self.push_screen(HelpScreen())

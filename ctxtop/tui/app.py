@@ -15,7 +15,7 @@ from functools import partial
 from pathlib import Path
 
 from rich.text import Text
-from textual import on, work
+from textual import events, on, work
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.notifications import SeverityLevel
@@ -37,7 +37,7 @@ from ctxtop.context.window.tail_first import tail_session
 from ctxtop.tui.actions import UserActions
 from ctxtop.tui.discover import SESSION_SUFFIXES
 from ctxtop.tui.errors import USER_ERRORS, os_error_line
-from ctxtop.tui.keymap import PRIORITY_ACTIONS, bindings
+from ctxtop.tui.keymap import PRIORITY_ACTIONS, TYPED_ACTIONS, bindings
 from ctxtop.tui.live import LiveUpdates
 from ctxtop.tui.messages import (
     AuditReady,
@@ -154,10 +154,17 @@ class CtxtopApp(LiveUpdates, UserActions, AppParts):
         elif event.worker.group == "poll":
             self._log_gone(line)  # no longer following, and the header says so
 
+    async def on_event(self, event: events.Event) -> None:
+        if isinstance(event, events.Key) and not event.is_forwarded and self.type_ahead(event):
+            return
+        await super().on_event(event)
+
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """The keys that step through the session are bound before any widget (priority); over a modal
         screen (the help, the command palette) they belong to it, not to the session behind."""
         if action in PRIORITY_ACTIONS and isinstance(self.screen, ModalScreen):
+            return False
+        if action in TYPED_ACTIONS and isinstance(self.focused, Input):
             return False
         return not self.prompt_opening()
 

@@ -36,7 +36,9 @@ COMMANDS: tuple[Command, ...] = (
             "Jump to the compaction after the cursor and show what it did", "", True, "]"),
     Command("home", "jump('start')", "Home / End", "first / latest message", "First message", "Jump to the first message", "", True),
     Command("end", "jump('end')", "Home / End", "", "Latest message", "Jump to the latest message", "", True),
-    Command("g", "goto", "g", "go to a message by its number", "Go to message", "Type a message number and go there"),
+    # g and / open the prompt before any widget sees the next key: keys typed fast after them are the prompt's.
+    Command("g", "goto", "g", "go to a message by its number", "Go to message", "Type a message number and go there",
+            priority=True),
     Command("c", "toggle_compaction", "c / Esc", "open the view of the compaction at or before the cursor / close it",
             "Compaction view", "What the compaction at or before the cursor did: before and after, rules, facts", "Compaction"),
     Command("escape", "close_compaction", "c / Esc", "", None, display="Esc"),
@@ -62,7 +64,7 @@ COMMANDS: tuple[Command, ...] = (
     Command("e", "export", "e", "export the snapshot (JSON + Markdown), an SVG screenshot and the HTML report", "Export snapshot",
             "Write JSON, Markdown, an SVG screenshot and the HTML report", "Export"),
     Command("slash", "search", "/", "search every message of the session (the window's title counts the matches)", "Search",
-            "Find text anywhere in the session", "Search", display="/"),
+            "Find text anywhere in the session", "Search", priority=True, display="/"),
     Command("n", "search_step(1)", "n / N", "next / previous match of the last search", None),
     Command("N", "search_step(-1)", "n / N", "", None),
     Command("b", "toggle_bell", "b", "terminal bell on alerts on / off", "Bell on/off", "Ring the terminal bell on new alerts"),
@@ -74,6 +76,8 @@ COMMANDS: tuple[Command, ...] = (
 
 # Actions bound before any widget: they must not also fire under a modal screen.
 PRIORITY_ACTIONS = frozenset(c.action.split("(")[0] for c in COMMANDS if c.priority)
+# Keys that are text in a text field: their actions give way to it (a "g" or "/" typed into the prompt).
+TYPED_ACTIONS = frozenset({"goto", "search"})
 
 # Keys that work in a widget rather than the whole screen, for the help and the README.
 WIDGET_KEYS: tuple[tuple[str, str], ...] = (
