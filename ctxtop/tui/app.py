@@ -185,12 +185,12 @@ class CtxtopApp(LiveUpdates, UserActions, AppParts):
                     yield Detail(id="detail")
                 with TabPane("Constraints", id="tab-constraints"):
                     yield ConstraintsTable(id="constraints")
-                    yield EmptyNote("No rules tracked: none found in the log so far. p pins the selected block or text.")
+                    yield EmptyNote("No rules tracked: none found so far (p pins one).")
                 with TabPane("Strategies", id="tab-strategies"):
                     yield StrategiesTable(id="strategies")
                 with TabPane("Alerts", id="tab-alerts"):
                     yield AlertsTable(id="alerts")
-                    yield EmptyNote("No alerts so far: no tracked rule lost, weakened or broken.")
+                    yield EmptyNote("No alerts: no rule lost, weakened or broken so far.")
                 with TabPane("Tools", id="tab-tools"):
                     yield ToolsTable(id="tools")
                 with TabPane("Agents", id="tab-agents"):

@@ -99,7 +99,7 @@ class Breakdown(Vertical):
             table.update_cell(name, "share", Text(f"{100 * total['tokens'] / limit:.1f}%", justify="right"))
             table.update_cell(name, "blocks", count_cell(total["blocks"], _BLOCKS_WIDTH))
         self.query_one("#note", Static).update(inference_note(window["categories"]))
-        self._order(force=added)
+        self._order(force=added or self._crowded)  # (crowded: the biggest at this message, not at the first one shown)
         self._draw_bar()
 
     def _order(self, force: bool = False) -> None:
