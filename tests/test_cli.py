@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import time
 from pathlib import Path
 
 import pytest
@@ -192,3 +193,14 @@ def test_a_command_that_reads_once_runs_without_the_cycle_collector_and_gives_it
     assert seen == [collected] and gc.isenabled()
     monkeypatch.setitem(cli.COMMANDS, command, lambda args: 1 // 0)
     assert main([command, "--demo"]) == 2 and gc.isenabled()  # given back after a failure too
+
+
+def test_a_folder_opens_its_newest_session_passing_over_a_newer_file_that_is_no_session(tmp_path, capsys):
+    session = tmp_path / "a.jsonl"
+    session.write_bytes(demo_path().read_bytes())
+    os.utime(session, (time.time() - 60, time.time() - 60))
+    (tmp_path / "settings.json").write_text('{"theme": "dark"}')  # newer, and read whole: no session log
+    (tmp_path / "zeros.jsonl").write_bytes(b"\0" * 100)
+    assert main(["export", str(tmp_path)]) == 0
+    assert "newest session in" in (err := capsys.readouterr().err) and err.rstrip().endswith("a.jsonl")
+

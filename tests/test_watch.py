@@ -218,3 +218,21 @@ def test_watch_prints_nothing_for_an_update_that_changes_nothing_shown(tmp_path)
         assert read_line(proc)["messages"] == 32
     finally:
         proc.kill()
+
+
+def test_watch_on_a_folder_passes_over_a_symlink_loop_and_a_file_that_is_no_session(tmp_path):
+    log = tmp_path / "a.jsonl"
+    log.write_bytes(b"".join(DEMO_LINES[:30]))
+    proc = _watch(str(tmp_path))
+    try:
+        assert read_line(proc)["messages"] == 30
+        (tmp_path / "loop2.jsonl").symlink_to(tmp_path / "loop1.jsonl")
+        (tmp_path / "loop1.jsonl").symlink_to(tmp_path / "loop2.jsonl")
+        (tmp_path / "settings.json").write_text('{"theme": "dark"}')
+        time.sleep(1.5)
+        assert proc.poll() is None  # (a symlink loop was an internal error, exit 2)
+        with open(log, "ab") as handle:
+            handle.write(DEMO_LINES[30])
+        assert read_line(proc)["messages"] == 31  # still the session it followed
+    finally:
+        proc.kill()

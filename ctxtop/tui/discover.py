@@ -6,8 +6,8 @@ import os
 import stat
 from pathlib import Path
 
-from ctxtop.context.store.source import tree_names
-from ctxtop.parsers.registry import detect_tree
+from ctxtop.context.store.source import read_head, tree_names
+from ctxtop.parsers.registry import detect, detect_tree
 from ctxtop.tui.errors import UsageError
 
 SESSION_SUFFIXES = (".jsonl", ".json")
@@ -38,8 +38,10 @@ def newest_session(directory: Path) -> Path | None:
 
     A folder that cannot be listed or entered is skipped (os.walk's default), as is a file that
     cannot be looked at: one unreadable corner does not hide every other session. More than
-    MAX_SEARCHED_FILES files is a UsageError: the folder is not a sessions folder."""
-    newest: tuple[float, Path] | None = None
+    MAX_SEARCHED_FILES files is a UsageError: the folder is not a sessions folder. A file that is,
+    read whole, no log ctxtop knows (a settings .json, a file of NUL bytes) is passed over for the
+    next newest."""
+    found: list[tuple[float, Path]] = []
     searched = 0
     top = len(directory.parts)
     for folder, folders, files in os.walk(directory):
@@ -58,9 +60,29 @@ def newest_session(directory: Path) -> Path | None:
                 info = path.stat()
             except OSError:
                 continue
-            if stat.S_ISREG(info.st_mode) and (newest is None or info.st_mtime > newest[0]):
-                newest = (info.st_mtime, path)
-    return newest[1] if newest else None
+            if stat.S_ISREG(info.st_mode):
+                found.append((info.st_mtime, path))
+    found.sort(key=lambda item: item[0], reverse=True)
+    return next((path for _, path in found if may_be_session(path)), None)
+
+
+# A file at most this big is read whole to tell whether it is a log ctxtop knows; a bigger one is
+# taken as one (a JSON document's format may only show once it is read whole).
+SNIFF_BYTES = 1 << 20
+
+
+def may_be_session(path: Path) -> bool:
+    """False only for a file read whole that is no log ctxtop knows; a log still being written (empty,
+    half its first line) may well be one."""
+    from ctxtop.tui.waiting import not_written_yet  # (waiting.py imports this module)
+
+    try:
+        if path.stat().st_size > SNIFF_BYTES or not_written_yet(path):
+            return True
+        detect(read_head(path, SNIFF_BYTES))
+    except (OSError, ValueError):  # (UnknownFormat is a ValueError)
+        return False
+    return True
 
 
 def resolve_session(path: str | None) -> tuple[Path, str | None]:

@@ -20,7 +20,7 @@ from ctxtop.context.window.follow import Update
 from ctxtop.context.window.replay import Window
 from ctxtop.context.window.session import Session
 from ctxtop.context.window.tail_first import tail_session
-from ctxtop.tui.discover import SESSION_SUFFIXES
+from ctxtop.tui.discover import SESSION_SUFFIXES, may_be_session
 from ctxtop.tui.errors import USER_ERRORS, say
 from ctxtop.tui.tail import watch_log, watch_new_sessions
 from ctxtop.tui.waiting import not_written_yet
@@ -204,12 +204,19 @@ def _newer_session(folder: SessionFolder, tracker: Tracker, appeared: list[Path]
     """The newer session to follow among the files that ``appeared`` (opened), if any; and those still
     to be written, to look at again."""
     current = Path(tracker.follower.file if tracker.follower is not None else tracker.session.path or "").resolve()
-    candidates = [path for path in dict.fromkeys(appeared) if path.resolve() != current and path.is_file()]
-    waiting = [path for path in candidates if not_written_yet(path)]
-    ready = [path for path in candidates if path not in waiting]
+    candidates: list[tuple[float, Path]] = []
+    for path in dict.fromkeys(appeared):
+        try:
+            if path.is_file() and path.resolve() != current:
+                candidates.append((path.stat().st_mtime, path))
+        except (OSError, RuntimeError):  # gone again, or a symlink loop (RuntimeError before Python 3.13)
+            continue
+    waiting = [path for _, path in candidates if not_written_yet(path)]
+    # (a file that is no session, read whole — a settings .json — is not one to switch to)
+    ready = [(mtime, path) for mtime, path in candidates if path not in waiting and may_be_session(path)]
     if not ready:
         return None, waiting
-    newest = max(ready, key=lambda path: path.stat().st_mtime)
+    newest = max(ready, key=lambda item: item[0])[1]
     name = one_line(newest.name, 80)
     if folder.stay:
         say(f"ctxtop: a newer session appeared: {name} (staying, as --stay asks)")
