@@ -124,3 +124,18 @@ def test_microcompact_and_opaque_thinking():
     assert marker.post_tokens == 510
     thinking = parser.entries[6].blocks[0]
     assert thinking.category == REASONING and thinking.opaque
+
+
+def test_the_prompt_queue_keeps_typed_messages_and_notifications_apart_in_order():
+    from ctxtop.parsers.claude_queue import MAX_QUEUED, PromptQueue
+
+    queue = PromptQueue()
+    for text in ("<task-notification>a</task-notification>", "first typed", "<task-notification>b</task-notification>", "second typed"):
+        queue.put(text)
+    assert queue.pop_typed() == "first typed"  # past any number of notifications waiting before it
+    assert queue.pop_oldest() == "<task-notification>a</task-notification>"
+    assert queue.discard("<task-notification>b</task-notification>") and not queue.discard("never queued")
+    assert PromptQueue.restored(queue.saved()).pop_typed() == "second typed"  # (a saved index, or a poll)
+    for n in range(MAX_QUEUED + 5):  # a hostile log cannot grow it without bound: the oldest go
+        queue.put(f"<task-notification>{n}</task-notification>")
+    assert len(queue) == MAX_QUEUED and "<task-notification>0</task-notification>" not in queue

@@ -13,7 +13,8 @@ from typing import Any
 
 from ctxtop.parsers.base import LineParser, stamp_source
 from ctxtop.parsers.claude_attachments import read_attachment
-from ctxtop.parsers.content import blocks_from_anthropic, mapping, user_text_category
+from ctxtop.parsers.claude_queue import PromptQueue
+from ctxtop.parsers.content import blocks_from_anthropic, mapping
 from ctxtop.parsers.model import SYSTEM_SNAPSHOT, USER, Block, Compaction, Usage
 from ctxtop.parsers.numbers import number, summed
 
@@ -95,7 +96,7 @@ class ClaudeCodeParser(LineParser):
         # The last hook context read: (attachment kind, (call or event, text), line).
         self._last_hook: tuple[str, tuple[str, str], int] | None = None
         # What was typed (or notified) while the agent worked, queued and not delivered yet, oldest first.
-        self._queued: list[str] = []
+        self._queued = PromptQueue()
         # Typed messages a queued_command attachment delivered before their "remove" record came (a
         # harness writing both): that many removes add nothing. And the last one a remove added.
         self._delivered_early = 0
@@ -109,14 +110,14 @@ class ClaudeCodeParser(LineParser):
     def carry_state(self) -> Any:
         return {"responses": [[mid, index] for mid, index in self._by_message_id.items()], "sidechain_ids": sorted(self._sidechain_ids),
                 "own_chain": self._own_chain, "snapshot_key": self._snapshot_key, "last_hook": self._last_hook,
-                "queued": list(self._queued), "delivered_early": self._delivered_early, "last_from_queue": self._last_from_queue}
+                "queued": self._queued.saved(), "delivered_early": self._delivered_early, "last_from_queue": self._last_from_queue}
 
     def restore_state(self, state: Any) -> None:
         self._by_message_id = {mid: index for mid, index in state["responses"]}
         self._sidechain_ids = set(state["sidechain_ids"])
         self._own_chain = state.get("own_chain")
         self._snapshot_key = state.get("snapshot_key")
-        self._queued = list(state.get("queued", []))
+        self._queued = PromptQueue.restored(state.get("queued"))
         self._delivered_early = state.get("delivered_early", 0)
         self._last_from_queue = state.get("last_from_queue")
         last_hook = state.get("last_hook")
@@ -172,17 +173,16 @@ class ClaudeCodeParser(LineParser):
         of the turn (2.1.x), and nothing else logs it: it becomes the user's message here."""
         operation, content = record.get("operation"), record.get("content")
         if operation == "enqueue" and isinstance(content, str) and content.strip():
-            self._queued.append(content)
-        elif operation == "dequeue" and self._queued:
-            self._queued.pop(0)
+            self._queued.put(content)
+        elif operation == "dequeue":
+            self._queued.pop_oldest()
         elif operation == "popAll":
             self._queued.clear()
         elif operation == "remove" and self._delivered_early:
             self._delivered_early -= 1  # its message came as an attachment already
         elif operation == "remove":
-            typed = next((text for text in self._queued if user_text_category(text) == USER), None)
+            typed = self._queued.pop_typed()
             if typed is not None:
-                self._queued.remove(typed)
                 self._last_from_queue = typed
                 self.add_entry("user", [Block(USER, typed)], offset, line, from_line=False, timestamp=record.get("timestamp"))
                 return
@@ -204,8 +204,8 @@ class ClaudeCodeParser(LineParser):
             self._sidechain(blocks)
             return
         if blocks:
-            if self._queued and isinstance(message.get("content"), str) and message["content"] in self._queued:
-                self._queued.remove(message["content"])  # a queued message, delivered as the next turn
+            if self._queued and isinstance(message.get("content"), str):
+                self._queued.discard(message["content"])  # a queued message, delivered as the next turn
             self.add_entry("user", blocks, offset, line, timestamp=record.get("timestamp"), uid=_str(record.get("uuid")))
 
     def _assistant(self, record: dict, offset: int, line: int) -> None:
@@ -327,8 +327,7 @@ class ClaudeCodeParser(LineParser):
         if text and text == self._last_from_queue:
             self._last_from_queue = None
             return True
-        if text in self._queued:
-            self._queued.remove(text)
+        if self._queued.discard(text):
             self._delivered_early += 1
         return False
 
