@@ -13,11 +13,12 @@ from ctxtop.context.output.snapshot import build_snapshot
 from ctxtop.context.tracker import Tracker
 from ctxtop.context.window.session import Session
 from ctxtop.tui.demo import demo_path
-from ctxtop.tui.widgets.cells import fitted_count
+from ctxtop.tui.widgets.cells import fitted_count, percent_text
+from ctxtop.tui.widgets.timeline import short_tokens
 
 from .conftest import app_holding
 
-SCALES = {"k": 10**3, "M": 10**6, "B": 10**9, "T": 10**12}
+SCALES = {"k": 10**3, "M": 10**6, "B": 10**9, "T": 10**12, "P": 10**15, "E": 10**18}
 
 
 @pytest.mark.parametrize(("value", "width", "mark", "shown"), [
@@ -29,13 +30,14 @@ SCALES = {"k": 10**3, "M": 10**6, "B": 10**9, "T": 10**12}
     (1_234_567, 9, "≈", "≈1.2M"),
     (999_960, 6, "", "1.0M"),  # not "1000.0k": the next unit says it in fewer characters
     (0, 1, "", "0"),
-    (10**16, 5, "", "#####"),  # no form fits: a filled cell, not a wrong number
+    (10**16, 5, "", "10.0P"),  # (a log reporting 10^16 tokens: absurd, and still read right)
+    (10**21, 5, "", "#####"),  # no form fits: a filled cell, not a wrong number
 ])
 def test_a_count_is_whole_or_rounded_with_its_unit(value, width, mark, shown):
     assert fitted_count(value, width, mark) == shown
 
 
-@given(value=st.integers(min_value=0, max_value=10**15), width=st.integers(min_value=1, max_value=16),
+@given(value=st.integers(min_value=0, max_value=10**19), width=st.integers(min_value=1, max_value=16),
        mark=st.sampled_from(["", "≈"]))
 def test_a_count_never_overflows_and_never_reads_as_another_number(value, width, mark):
     shown = fitted_count(value, width, mark)
@@ -46,7 +48,7 @@ def test_a_count_never_overflows_and_never_reads_as_another_number(value, width,
         return
     if set(shown) == {"#"}:
         return
-    match = re.fullmatch(re.escape(mark) + r"(\d{1,3}(?:\.\d)?)([kMBT])", shown)
+    match = re.fullmatch(re.escape(mark) + r"(\d{1,3}(?:\.\d)?)([kMBTPE])", shown)
     assert match, shown
     mantissa, unit = match.groups()
     decimals = len(mantissa.split(".")[1]) if "." in mantissa else 0
@@ -94,3 +96,16 @@ async def test_an_alert_at_a_six_digit_message_keeps_every_digit():
         await pilot.pause()
         assert table.columns[ColumnKey("message")].width == 5
         assert str(table.get_row_at(0)[0]) == str(demo_alerts[0].message)
+
+
+@pytest.mark.parametrize(("tokens", "label"), [
+    (8000, "8.0k"), (200_000, "200k"), (1_048_576, "1.0M"), (5 * 10**8, "500M"), (10**9, "1.0B"), (10**15, "1.0P"),
+    (2**53 - 1, "9.0P"),  # the largest count a log may report: once "9007199254.7M", past the chart's edge
+])
+def test_the_timeline_scale_says_any_size_in_a_few_characters(tokens, label):
+    assert short_tokens(tokens) == label
+
+
+def test_an_absurd_share_of_the_window_is_said_as_such():
+    assert (percent_text(38.71), percent_text(999.94), percent_text(499_999_999_999.3)) == ("38.7%", "999.9%", "≥1000%")
+

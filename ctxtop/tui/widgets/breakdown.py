@@ -11,7 +11,7 @@ from textual.widgets import DataTable, Static
 
 from ctxtop.context.output.snapshot import BREAKDOWN_ROWS, INFERRED
 from ctxtop.tui.theme import CATEGORY_COLORS, FREE_COLOR
-from ctxtop.tui.widgets.cells import count_cell
+from ctxtop.tui.widgets.cells import count_cell, percent_text
 
 # Row names on screen, where the snapshot's key is not one; ≈ marks an estimate, not a count.
 ROW_NAMES = {INFERRED: "inferred sys+tools"}
@@ -96,7 +96,7 @@ class Breakdown(Vertical):
                 added = True
             estimate = "≈" if total.get("estimated") else ""  # not a count: what the log reports beyond the counted text
             table.update_cell(name, "tokens", count_cell(total["tokens"], _TOKENS_WIDTH, mark=estimate))
-            table.update_cell(name, "share", Text(f"{100 * total['tokens'] / limit:.1f}%", justify="right"))
+            table.update_cell(name, "share", Text(percent_text(100 * total["tokens"] / limit), justify="right"))
             table.update_cell(name, "blocks", count_cell(total["blocks"], _BLOCKS_WIDTH))
         self.query_one("#note", Static).update(inference_note(window["categories"]))
         self._order(force=added or self._crowded)  # (crowded: the biggest at this message, not at the first one shown)

@@ -10,7 +10,14 @@ from __future__ import annotations
 from rich.text import Text
 
 # Ascending: the smallest unit that keeps the figure under a thousand is the most precise one.
-_UNITS = ((10**3, "k"), (10**6, "M"), (10**9, "B"), (10**12, "T"))
+_UNITS = ((10**3, "k"), (10**6, "M"), (10**9, "B"), (10**12, "T"), (10**15, "P"), (10**18, "E"))
+# A share of the window past this is a log reporting absurd sizes: said as such, not as twelve digits.
+MAX_PERCENT = 1000
+
+
+def percent_text(share: float) -> str:
+    """A share of the window in at most seven characters: "38.7%", "≥1000%"."""
+    return f"{share:.1f}%" if share < MAX_PERCENT else f"≥{MAX_PERCENT}%"
 
 
 def fitted_count(value: int, width: int, mark: str = "") -> str:

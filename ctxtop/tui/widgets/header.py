@@ -8,6 +8,7 @@ from rich.text import Text
 
 from ctxtop.context.output.snapshot import use_mark
 from ctxtop.context.sanitize import one_line
+from ctxtop.tui.widgets.cells import percent_text
 from ctxtop.tui.widgets.fitted import cut
 
 # The first line's file name and model, when the terminal is wide enough, and at the least.
@@ -40,7 +41,7 @@ def header_text(snapshot: dict, *, available: int, mode: str, width: int | None 
     limit = f"≈{window['limit']:,}" if window.get("limit_source") == "default" else f"{window['limit']:,}"
     approx = "≈" if window.get("counts_estimated") else ""  # a big tail's first paint: characters per token
     second.append(f"{use_mark(window)}{used:,} / {limit} tokens ", style="bold")
-    second.append(f"({share:.1f}%)", style="bold red" if share >= 90 else "bold yellow" if share >= 70 else "bold green")
+    second.append(f"({percent_text(share)})", style="bold red" if share >= 90 else "bold yellow" if share >= 70 else "bold green")
     second.append(f"  message {at['message']} / {available}", style="bold")
     if available < at["messages"]:
         second.append(f" (of {at['messages']})", style="dim")

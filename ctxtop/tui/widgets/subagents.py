@@ -11,7 +11,7 @@ from textual.widgets import DataTable
 
 from ctxtop.context.output.redact import redact_text
 from ctxtop.context.sanitize import one_line
-from ctxtop.tui.widgets.cells import count_cell
+from ctxtop.tui.widgets.cells import count_cell, percent_text
 from ctxtop.tui.widgets.empty_note import EmptyNote, show_if_empty
 
 _MESSAGES_WIDTH = 5
@@ -69,7 +69,7 @@ class SubagentsTable(DataTable):
                 self.update_cell(key, "kind", Text(one_line(agent["kind"], 20), style="dim" if agent["kind"] == "agent" else ""))
                 self.update_cell(key, "messages", count_cell(agent["messages"], _MESSAGES_WIDTH))
                 self.update_cell(key, "window", size)
-                self.update_cell(key, "percent", Text(f"{percent:.1f}%" if percent is not None else "—", justify="right", style=style))
+                self.update_cell(key, "percent", Text(percent_text(percent) if percent is not None else "—", justify="right", style=style))
                 task = one_line(agent["description"] or "", 120)
                 self.update_cell(key, "task", Text(redact_text(task) if redacting else task, style="dim"))
             for gone in set(self._agents) - {a["path"] for a in agents}:

@@ -19,9 +19,10 @@ GUARD_MARK, GUARD_STYLE = "✚", "bold green"  # a re-injection or a denied call
 
 
 def short_tokens(tokens: float) -> str:
-    """8000 → 8.0k, 1048576 → 1.0M: a scale label in five characters."""
-    if tokens >= 999_500:
-        return f"{tokens / 1e6:.1f}M"
+    """8000 → 8.0k, 1048576 → 1.0M: a scale label in five characters (or six, past 100 of a unit)."""
+    for scale, unit in ((1e18, "E"), (1e15, "P"), (1e12, "T"), (1e9, "B"), (1e6, "M")):
+        if tokens >= scale * 0.9995:
+            return f"{tokens / scale:.1f}{unit}" if tokens < 99.95 * scale else f"{tokens / scale:.0f}{unit}"
     if tokens >= 1000:
         return f"{tokens / 1e3:.1f}k" if tokens < 99_950 else f"{tokens / 1e3:.0f}k"
     return f"{tokens:.0f}"
