@@ -13,6 +13,7 @@ Reading the file is the follower's job.
 
 from __future__ import annotations
 
+import logging
 import os
 import threading
 from collections.abc import Callable
@@ -24,6 +25,12 @@ from watchdog.observers.api import BaseObserver
 from watchdog.observers.polling import PollingObserver
 
 from ctxtop.tui.discover import SUBAGENT_FOLDER
+
+# watchdog logs its own trouble ("Inotify queue overflowed", under a burst of files) as warnings, which
+# Python prints on stderr when no handler is set: a hundred lines amid watch's output. Following does not
+# depend on them (the idle check looks again), so they go nowhere.
+logging.getLogger("watchdog").addHandler(logging.NullHandler())
+logging.getLogger("watchdog").propagate = False
 
 # Events that change nothing: reading a file sends them (inotify), ctxtop reading the log included.
 _READS = frozenset({EVENT_TYPE_OPENED, EVENT_TYPE_CLOSED_NO_WRITE})
