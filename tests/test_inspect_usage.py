@@ -59,3 +59,17 @@ def test_the_convention_comes_from_the_usage_itself(usage, prompt):
 
 def test_the_hand_written_compaction_log_keeps_the_newer_reading():
     assert Session.open(DATA / "inspect_compaction.json").reported_at() == 750
+
+
+def test_a_usage_that_is_no_count_is_counted_once():
+    # A call whose reply is in the messages and whose usage is no count: it was counted once on the reply,
+    # then read again as the last call's usage (no reply having taken one) and counted a second time.
+    document = json.loads((DATA / "inspect_compaction.json").read_text())
+    sample = document["samples"][0]
+    reply = next(m["id"] for m in sample["messages"] if m["role"] == "assistant")
+    sample["events"] = [e for e in sample["events"] if e.get("event") != "model"]
+    sample["events"].append({"event": "model", "output": {"usage": {"input_tokens": -5, "output_tokens": 3},
+                                                          "choices": [{"message": {"id": reply, "role": "assistant"}}]}})
+    from ctxtop import parsers
+
+    assert parsers.parse(json.dumps(document).encode()).diagnostics.invalid_numbers == 1

@@ -85,6 +85,8 @@ def test_a_whole_json_document_without_a_newline_is_not_waited_for(tmp_path):
     nul = tmp_path / "nul.jsonl"
     nul.write_bytes(b"\0" * 200)  # no log at all: refused, not waited for
     assert not not_written_yet(nul)
+    nul.write_bytes(b"{" + b"\0" * 20)  # nor a brace and NUL bytes (JSON text holds none): it waited for ever
+    assert not not_written_yet(nul)
 
 
 def test_export_and_check_still_refuse_a_missing_or_empty_file(capsys, tmp_path):

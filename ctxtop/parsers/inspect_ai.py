@@ -122,6 +122,7 @@ class InspectParser(DocumentParser):
         compactions = [e for e in listed(sample.get("events")) if isinstance(e, dict) and e.get("event") == "compaction"]
         # Each model call's usage, by the id of the reply it wrote: the message it is logged on.
         by_reply = {reply: usage for reply, usage in _model_usages(listed(sample.get("events"))) if reply is not None}
+        replies = len(by_reply)
         for message in listed(sample.get("messages")):
             if not isinstance(message, dict) or not isinstance(message.get("role"), str):
                 self.malformed(0, "a message without a role")
@@ -143,7 +144,7 @@ class InspectParser(DocumentParser):
                 self.add_entry(message["role"], blocks, 0, 0, uid=uid, compaction=compaction,
                                model=message.get("model") if isinstance(message.get("model"), str) else None,
                                usage=by_reply.pop(uid, None) if isinstance(uid, str) and message["role"] == "assistant" else None)
-        if self.entries and not any(entry.usage for entry in self.entries):
+        if self.entries and len(by_reply) == replies:  # no call's usage was taken by its reply
             # Replies without ids (or calls whose replies are not in the messages): the last call's usage is
             # the size of the window at the end, at least.
             usage = next((usage for _, usage in reversed(_model_usages(listed(sample.get("events"))))), None)

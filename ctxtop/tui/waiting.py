@@ -47,8 +47,8 @@ def _first_line_unfinished(path: str | os.PathLike) -> bool:
         return False
     if b"\n" in data or not data.strip():
         return not data.strip()
-    if data.lstrip()[:1] not in (b"{", b"["):
-        return False
+    if data.lstrip()[:1] not in (b"{", b"[") or b"\0" in data:
+        return False  # (JSON text never holds a NUL byte)
     try:
         orjson.loads(data)
     except orjson.JSONDecodeError:
