@@ -388,9 +388,10 @@ async def test_a_named_format_that_reads_no_message_is_refused_when_the_demo_rep
     assert app.return_code == 2 and "no message could be read as codex" in (app.load_error or "")
 
 
-async def test_the_footer_ends_with_quit_at_120_columns_whatever_has_the_focus():
+@pytest.mark.parametrize("width", [110, 120])
+async def test_the_footer_ends_with_quit_from_110_columns_whatever_has_the_focus(width):
     app = demo_app(at=203)
-    async with app.run_test(size=SIZE) as pilot:
+    async with app.run_test(size=(width, 40)) as pilot:
         await settle(pilot, app, 203)
         for _ in range(6):  # the window list, the detail pane (its own key), the tabs...
             await pilot.pause()
@@ -398,7 +399,7 @@ async def test_the_footer_ends_with_quit_at_120_columns_whatever_has_the_focus()
             keys = [key for key in footer.query("FooterKey") if key.display]
             last = keys[-1]
             assert (last.key_display, last.description) == ("q", "Quit")
-            assert last.region.right <= SIZE[0], f"Quit cut with the focus on {app.focused}"
+            assert last.region.right <= width, f"Quit cut with the focus on {app.focused}"
             await pilot.press("tab")
 
 

@@ -68,6 +68,8 @@ from ctxtop.tui.widgets.timeline import Timeline
 from ctxtop.tui.widgets.tools import ToolsTable
 from ctxtop.tui.widgets.window_list import WindowList, redacted, rows_of
 
+# The footer's keys spaced as Textual spaces them from this width; closer below it.
+FOOTER_ROOMY_WIDTH = 120
 # The demo replay shows the whole session in about this long at speed 1.
 REPLAY_SECONDS = 30.0
 REPLAY_TICK = 0.1
@@ -202,10 +204,18 @@ class CtxtopApp(LiveUpdates, UserActions, AppParts):
 
     def on_mount(self) -> None:
         self.query_one(WindowList).focus()
+        self._fit_footer()
         self.query_one(StrategiesTable).set_strategies(list(STRATEGIES))
         if self.notice:
             self.notify(one_line(self.notice, 200), title="ctxtop")
         self.load_session()
+
+    def on_resize(self) -> None:
+        self._fit_footer()
+
+    def _fit_footer(self) -> None:
+        # Its keys closer together below 120 columns: from 110 on it still ends with Quit.
+        self.query_one(Footer).compact = self.size.width < FOOTER_ROOMY_WIDTH
 
     # --- loading --------------------------------------------------------------------------------
     @work(thread=True, exclusive=True, exit_on_error=False, group="load")
