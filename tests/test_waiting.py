@@ -40,6 +40,19 @@ async def test_the_tui_waits_for_a_missing_log_then_shows_it(tmp_path):
         assert app.session is not None and app.session.message_count == 40
 
 
+async def test_the_tui_on_a_folder_with_no_session_yet_waits_for_one_then_follows_newer_ones(tmp_path):
+    app = CtxtopApp(str(tmp_path), window=DEMO_WINDOW, poll_seconds=0.05, session_dirs=[tmp_path])
+    async with app.run_test(size=SIZE) as pilot:
+        header = app.query_one("#header", Static)
+        assert await until(pilot, lambda: f"waiting for a session in {tmp_path.name}" in plain(header))
+        (tmp_path / "first.jsonl").write_bytes(b"".join(DEMO_LINES[:40]))
+        await settle(pilot, app, 40)
+        assert app.path == str(tmp_path / "first.jsonl")
+        (tmp_path / "second.jsonl").write_bytes(b"".join(DEMO_LINES[:60]))
+        assert await until(pilot, lambda: app.path == str(tmp_path / "second.jsonl") and app.session is not None
+                           and app.session.message_count == 60)
+
+
 def test_watch_waits_for_an_empty_log_then_follows_it(tmp_path):
     log = tmp_path / "session.jsonl"
     log.touch()

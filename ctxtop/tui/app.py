@@ -35,7 +35,7 @@ from ctxtop.context.tracker import Tracker
 from ctxtop.context.window.replay import Window
 from ctxtop.context.window.tail_first import tail_session
 from ctxtop.tui.actions import UserActions
-from ctxtop.tui.discover import SESSION_SUFFIXES
+from ctxtop.tui.discover import SESSION_SUFFIXES, is_session_folder
 from ctxtop.tui.errors import USER_ERRORS, os_error_line
 from ctxtop.tui.keymap import PRIORITY_ACTIONS, TYPED_ACTIONS, bindings
 from ctxtop.tui.live import LiveUpdates
@@ -54,7 +54,7 @@ from ctxtop.tui.messages import (
 from ctxtop.tui.parts import AppParts
 from ctxtop.tui.state import SessionState
 from ctxtop.tui.tail import watch_log, watch_new_sessions
-from ctxtop.tui.waiting import not_written_yet, wait_for_log
+from ctxtop.tui.waiting import not_written_yet, wait_for_session
 from ctxtop.tui.widgets.breakdown import Breakdown
 from ctxtop.tui.widgets.compaction import CompactionView
 from ctxtop.tui.widgets.detail import Detail
@@ -232,10 +232,16 @@ class CtxtopApp(LiveUpdates, UserActions, AppParts):
 
         path = self.path
         log = split_sample(path)[0]
-        if not_written_yet(log):
+        if not_written_yet(log) or (Path(log).is_dir() and not is_session_folder(Path(log))):
             self.call_from_thread(self._change, waiting=True)
-            if not wait_for_log(log, every=self.poll_seconds, cancelled=lambda: get_current_worker().is_cancelled):
+            found = wait_for_session(log, every=self.poll_seconds, cancelled=lambda: get_current_worker().is_cancelled)
+            if found is None:
                 return
+            if found != Path(log):  # a folder (given with no session yet, or appeared since): its newest session
+                if not self.session_dirs:
+                    self.session_dirs = [Path(log)]  # followed into each newer one, as a folder given is
+                path = str(found)
+                self.call_from_thread(self._change, path=path)
         try:
             self._first_paint(path)
             tracker = Tracker.open(path, self.rule_request, format=self.log_format, encoding=self.encoding,
@@ -420,7 +426,8 @@ class CtxtopApp(LiveUpdates, UserActions, AppParts):
             verb = {"read": "reading", "parse": "parsing"}.get(phase, "counting tokens in")
             return Text(f"{verb} {name}… {100 * fraction:.0f}%", style="bold")
         if state.waiting:
-            return Text(f"waiting for {name} to be written… (q quits)", style="bold yellow")
+            what = f"a session in {name}" if Path(state.path).is_dir() else f"{name} to be written"
+            return Text(f"waiting for {what}… (q quits)", style="bold yellow")
         return Text(f"loading {name}…", style="bold")
 
     def _show_progress(self, state: SessionState) -> None:

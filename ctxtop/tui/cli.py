@@ -438,7 +438,12 @@ def run_tui(args: argparse.Namespace) -> int:
         if not is_demo:
             if Path(path).is_dir() and not is_session_folder(Path(path)):
                 session_dirs = [Path(path)]
-            resolved, notice = resolve_session(path)
+            try:
+                resolved, notice = resolve_session(path)
+            except UsageError:
+                if not Path(path).is_dir():
+                    raise
+                resolved, notice = Path(path), None  # a folder with no session yet: the screen waits for one
             path = str(resolved)
     else:
         resolved, notice = resolve_session(None)
