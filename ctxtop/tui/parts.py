@@ -98,7 +98,11 @@ class AppParts(App[int]):
         return view.at if view is not None else None
 
     def _change(self, **fields: Any) -> None:
-        """Change what is shown: a new state with ``fields`` replaced (the panes follow in ``watch_state``)."""
+        """Change what is shown: a new state with ``fields`` replaced (the panes follow in ``watch_state``).
+        Nothing once the app is exiting: its widgets are being taken down, and a view a worker finished
+        just then would be drawn into panes no longer there."""
+        if self.return_code is not None or not self.is_running:
+            return
         self.state = replace(self.state, **fields)
 
     # Done by one part, asked for by another (CtxtopApp defines them; the workers return their Worker).
