@@ -72,7 +72,8 @@ class UserActions(AppParts):
             return
         target = ahead[0] if step > 0 else ahead[-1]
         self._go(target, follow=False)
-        self.open_compaction(target)
+        if self.state.compaction is None:  # (an open view followed the cursor there in _go)
+            self.open_compaction(target)
 
     def action_toggle_follow(self) -> None:
         self._change(follow=not self.follow, unseen=0)

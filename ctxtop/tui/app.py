@@ -495,8 +495,9 @@ class CtxtopApp(LiveUpdates, UserActions, AppParts):
 
     # --- the compaction view --------------------------------------------------------------------
     def _open_compaction_if_at(self, message: int) -> None:
-        """Open the compaction view when ``message`` is a compaction (a jump to an alert, a click on ▲)."""
-        if self.audit is not None and any(c.event.message == message for c in self.audit.compactions):
+        """Open the compaction view when ``message`` is a compaction (a jump to an alert, a click on ▲); an open
+        view followed the cursor there already (_go)."""
+        if self.state.compaction is None and self.audit is not None and any(c.event.message == message for c in self.audit.compactions):
             self.open_compaction(message)
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="compaction")

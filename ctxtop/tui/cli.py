@@ -387,23 +387,18 @@ def run_watch(args: argparse.Namespace) -> int:
     from ctxtop.tui.watch import SessionFolder, first_line_from_the_tail, follow_headless
 
     path, window, log_format = _session_source(args)
-    try:
-        resolved, notice = resolve_session(path)
-    except UsageError:
-        if not Path(path).is_dir():
-            raise
-        resolved, notice = None, None  # a folder with no session yet: waited for, as a log not written yet
+    resolved, notice = resolve_session(path, waiting=True)
     if notice:
         say(f"ctxtop: {one_line(notice, 300)}")
-    log = split_sample(str(resolved) if resolved is not None else path)[0]
-    if resolved is None or not_written_yet(log):
-        what = f"a session in {path}" if resolved is None else f"{resolved} to be written"
+    log = split_sample(str(resolved))[0]
+    in_folder = Path(log).is_dir() and not is_session_folder(Path(log))  # a folder with no session yet
+    if in_folder or not_written_yet(log):
+        what = f"a session in {path}" if in_folder else f"{resolved} to be written"
         say(f"ctxtop: waiting for {one_line(what, 200)} (Ctrl-C stops)")
         found = wait_for_session(log, every=args.poll)
         if found is not None and found != Path(log):  # the path became a folder, or a session came into it
             say(f"ctxtop: newest session in {one_line(path, 200)}: {one_line(found.name, 120)}")
             resolved = found
-    resolved = resolved if resolved is not None else Path(path)
     if not Path(resolved).is_dir():
         first_line_from_the_tail(str(split_sample(resolved)[0]), encoding=args.encoding, window=window, as_json=args.json, redacted=args.redact)
 
@@ -438,12 +433,7 @@ def run_tui(args: argparse.Namespace) -> int:
         if not is_demo:
             if Path(path).is_dir() and not is_session_folder(Path(path)):
                 session_dirs = [Path(path)]
-            try:
-                resolved, notice = resolve_session(path)
-            except UsageError:
-                if not Path(path).is_dir():
-                    raise
-                resolved, notice = Path(path), None  # a folder with no session yet: the screen waits for one
+            resolved, notice = resolve_session(path, waiting=True)  # (a folder with no session yet: the screen waits in it)
             path = str(resolved)
     else:
         resolved, notice = resolve_session(None)

@@ -85,14 +85,17 @@ def may_be_session(path: Path) -> bool:
     return True
 
 
-def resolve_session(path: str | None) -> tuple[Path, str | None]:
-    """The log to open and, when ctxtop chose it, a line saying which and why."""
+def resolve_session(path: str | None, *, waiting: bool = False) -> tuple[Path, str | None]:
+    """The log to open and, when ctxtop chose it, a line saying which and why. ``waiting`` (the TUI,
+    watch): a folder with no session yet is returned itself, to wait in; else that is a UsageError."""
     if path is not None:
         given = Path(path)
         if given.is_dir() and is_session_folder(given):
             return given, None
         if given.is_dir():
             found = newest_session(given)
+            if found is None and waiting:
+                return given, None
             if found is None:
                 raise UsageError(f"{path}: no session logs (*.jsonl, *.json) in this directory")
             return found, f"newest session in {path}: {found.name}"

@@ -16,6 +16,8 @@ from pathlib import Path
 
 import orjson
 
+from ctxtop.tui.discover import is_session_folder, newest_session
+
 # How often a file still to be written is looked at.
 WAIT_POLL_SECONDS = 0.25
 # A file this size or smaller with no newline and no whole JSON document is a first line still being
@@ -56,22 +58,11 @@ def _first_line_unfinished(path: str | os.PathLike) -> bool:
     return False
 
 
-def wait_for_log(path: str | os.PathLike, *, every: float | None = None, cancelled: Callable[[], bool] = lambda: False) -> bool:
-    """Return once ``path`` has bytes (True), or when ``cancelled()`` says to stop (False)."""
-    while not_written_yet(Path(path)):
-        if cancelled():
-            return False
-        time.sleep(every or WAIT_POLL_SECONDS)
-    return True
-
-
 def wait_for_session(path: str | os.PathLike, *, every: float | None = None, cancelled: Callable[[], bool] = lambda: False
                      ) -> Path | None:
     """The log to follow at ``path`` once there is one: ``path`` itself when it is (or becomes) a file
     with its first line, else the newest session in the folder it is (or becomes). None when
     ``cancelled()`` says to stop. A folder that is itself one session is returned as it is."""
-    from ctxtop.tui.discover import is_session_folder, newest_session
-
     given = Path(path)
     while True:
         if given.is_dir():

@@ -127,16 +127,17 @@ def follow_headless(tracker: Tracker, *, as_json: bool, poll_seconds: float | No
 
     An update that changes nothing shown (a record the model is not sent, half a line) prints nothing.
     With ``folder``, a newer session appearing there is followed instead, as the TUI does."""
-    last_shown: list[dict[str, Any] | None] = [None]
+    last_shown: dict[str, Any] | None = None
 
     def emit(record: dict[str, Any]) -> None:
         print_record(record, as_json=as_json, redacted=redacted, out=out)
 
     def emit_status(change: Update | None) -> None:
+        nonlocal last_shown
         record = status(tracker, change)
         shown = {key: value for key, value in record.items() if key not in ("time", "new")}
-        if shown != last_shown[0] or (change is not None and change.new):
-            last_shown[0] = shown
+        if shown != last_shown or (change is not None and change.new):
+            last_shown = shown
             emit(record)
 
     changed = threading.Event()
@@ -179,7 +180,7 @@ def follow_headless(tracker: Tracker, *, as_json: bool, poll_seconds: float | No
                     observer = watch_log(tracker.follower.file, notify, poll_seconds=poll_seconds)
                     if as_json:
                         emit({"type": "session", "time": round(time.time(), 3), "path": tracker.session.path})
-                    last_shown[0] = None
+                    last_shown = None
                     emit_status(None)
                     for alert in tracker.new_alerts():
                         emit(alert_record(alert))

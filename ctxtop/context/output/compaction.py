@@ -48,9 +48,12 @@ def compaction_view(number: int, compaction: CompactionAudit, before: Window, af
     for item in after.blocks:
         if item.entry.index == event.message and item.position < 0 and item.category != SUMMARY:
             carried.setdefault((item.category, item.tokens), []).append(item)
+    taken: set[int] = set()  # the record's blocks found to hold one before again: not added
     for item in before.blocks:
         kept = after_ids.get((item.entry.index, item.position))
-        if kept is None and _carried_again(item, carried) is not None:
+        again = _carried_again(item, carried) if kept is None else None
+        if again is not None:
+            taken.add(id(again))
             add(item, KEPT_BLOCK, item.tokens)  # (listed where it was: the message it was written in)
         elif kept is None:
             add(item, replaced, item.tokens)
@@ -59,10 +62,8 @@ def compaction_view(number: int, compaction: CompactionAudit, before: Window, af
         else:
             add(kept, KEPT_BLOCK, kept.tokens)
     known = {(item.entry.index, item.position) for item in before.blocks}
-    left = {id(item) for items in carried.values() for item in items}  # (those that carried a block again are gone)
     for item in after.blocks:
-        if (item.entry.index, item.position) not in known and (item.position >= 0 or item.entry.index != event.message
-                                                                 or item.category == SUMMARY or id(item) in left):
+        if (item.entry.index, item.position) not in known and id(item) not in taken:
             add(item, ADDED, item.tokens)
     by_id = {rule.id: rule for rule in rules}
     weakened = {cid for cid, (was, now) in compaction.constraints.items() if was.status == KEPT and now.status != KEPT}
