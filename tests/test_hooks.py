@@ -126,6 +126,21 @@ def test_pre_tool_use_allows_an_ordinary_call(monkeypatch, capsys):
     assert run("hook", tool_call(demo_path(), "approve_order", {"order_id": "PO-1501", "amount": 7999}), monkeypatch, capsys) == (0, "", "")
 
 
+@pytest.mark.parametrize("rule, amount, denied", [
+    ("No more than 3 retries for a failed shipment call.", 100, False),  # a cap on retries, not on money
+    ("At most 2 concurrent deploys.", 100, False),
+    ("Never spend more than $500.", 900, True),
+    ("Never spend more than $500.", 400, False),
+    ("单笔退款不超过 500 元", 600, True),
+])
+def test_only_a_cap_on_money_caps_an_amount(tmp_path, monkeypatch, capsys, rule, amount, denied):
+    pins = tmp_path / "pins.toml"
+    pins.write_text(f'[[pin]]\nid = "cap"\ntext = "{rule}"\n', encoding="utf-8")
+    call = tool_call(demo_path(), "mcp__erp__create_refund", {"amount": amount})
+    _, out, _ = run("hook", call, monkeypatch, capsys, "--no-auto", "--pins", str(pins))
+    assert (f"amount {amount} exceeds the cap 500" in deny_reason(out)) if denied else out == ""
+
+
 def test_ask_instead_of_deny(monkeypatch, capsys):
     _, out, _ = run("hook", tool_call(demo_path(), "approve_order", {"amount": 12600}), monkeypatch, capsys, "--ask")
     assert json.loads(out)["hookSpecificOutput"]["permissionDecision"] == "ask"

@@ -16,7 +16,14 @@ from ctxtop.parsers.model import TOOL_CALL, Block, Entry
 
 PHONE = re.compile(r"(?<!\d)(?:\+?86[- ]?)?1[3-9]\d(?:[- ]?\d{4}){2}(?!\d)|\+\d{1,3}[ -]?\(?\d{2,4}\)?[ -]?\d{3,4}[ -]?\d{3,4}")
 _AMOUNT_KEYS = re.compile(r"amount|total|price|cost|budget|sum|金额|总价|费用", re.IGNORECASE)
-_CAP = re.compile(r"(?:上限|cap|limit|at most|no more than|不超过|budget|预算|max(?:imum)?)\D{0,12}(\d[\d,]*(?:\.\d+)?)", re.IGNORECASE)
+_CAP = re.compile(r"(?:上限|cap|limit|at most|more than|exceed(?:s|ing)?|不超过|超过|budget|预算|max(?:imum)?)\D{0,12}(\d[\d,]*(?:\.\d+)?)",
+                  re.IGNORECASE)
+# A cap is judged against the amounts of a call (``_AMOUNT_KEYS``) only when its words are about money, just
+# before it or around its number ("spend more than $500", "预算上限 8000 元"): "no more than 3 retries of a refund"
+# caps retries, not a refund of 100.
+MONEY_BEFORE_CAP, MONEY_AFTER_NUMBER = 24, 8
+_MONEY = re.compile(r"[$€£¥￥]|\b(?:usd|eur|gbp|rmb|cny|dollars?|euros?|budget|spend(?:ing)?|costs?|price|refunds?|amounts?|"
+                    r"pay(?:ments?)?|charges?|purchases?|invoices?|orders?)\b|元|块钱|预算|金额|费用|花费|退款|支付|价格|付款", re.IGNORECASE)
 
 
 def implied_checks(constraint: Constraint) -> list[tuple[str, Any]]:
@@ -34,10 +41,18 @@ def implied_checks(constraint: Constraint) -> list[tuple[str, Any]]:
         checks.append(("tool_name", re.compile(r"(?i)e-?mail|邮件|smtp")))
     if negated and re.search(r"手机号|电话|phone", lowered):
         checks.append(("phone", PHONE))
-    cap = _CAP.search(text)
-    if cap:
-        checks.append(("cap", float(cap.group(1).replace(",", ""))))
+    cap = _money_cap(text)
+    if cap is not None:
+        checks.append(("cap", cap))
     return checks
+
+
+def _money_cap(text: str) -> float | None:
+    """The first cap in ``text`` on an amount of money, if it states one."""
+    for cap in _CAP.finditer(text):
+        if _MONEY.search(text, max(0, cap.start() - MONEY_BEFORE_CAP), cap.end() + MONEY_AFTER_NUMBER):
+            return float(cap.group(1).replace(",", ""))
+    return None
 
 
 def violations(entries: Iterable[Entry], constraints: list[Constraint]) -> list[Alert]:
