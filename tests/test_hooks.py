@@ -143,7 +143,34 @@ def test_only_a_cap_on_money_caps_an_amount(tmp_path, monkeypatch, capsys, rule,
 
 def test_ask_instead_of_deny(monkeypatch, capsys):
     _, out, _ = run("hook", tool_call(demo_path(), "approve_order", {"amount": 12600}), monkeypatch, capsys, "--ask")
-    assert json.loads(out)["hookSpecificOutput"]["permissionDecision"] == "ask"
+    answer = json.loads(out)["hookSpecificOutput"]
+    assert answer["permissionDecision"] == "ask"
+    # The user reads it and decides: not told to ask themselves, nor that ctxtop blocked the call.
+    reason = answer["permissionDecisionReason"]
+    assert reason.startswith("ctxtop asks: this call breaks a rule") and "ask the user" not in reason and "blocked" not in reason
+    assert "[budget-8000]" in reason and "12600 exceeds the cap 8000" in reason
+
+
+def test_a_call_a_forbid_pattern_ran_out_of_time_on_is_put_to_the_user(tmp_path, monkeypatch, capsys):
+    from ctxtop.context.rules import forbid
+
+    monkeypatch.setattr(forbid, "SEARCH_SECONDS", 0.01)
+    forbid.forbid_pattern.cache_clear()
+    pins = tmp_path / "pins.toml"
+    pins.write_text('[[pin]]\nid = "no-rm"\ntext = "Never rm -rf"\nforbid = ["(a|aa)+$|rm -rf"]\n')
+    try:
+        call = tool_call(demo_path(), "Bash", {"command": "a" * 5000 + "b; rm -rf /"})
+        _, out, err = run("hook", call, monkeypatch, capsys, "--no-auto", "--pins", str(pins))
+        forbid.forbid_pattern.cache_clear()  # (a pattern that ran out is not searched again in the same process)
+        short = tool_call(demo_path(), "Bash", {"command": "aab; rm -rf /"})
+        _, denied, _ = run("hook", short, monkeypatch, capsys, "--no-auto", "--pins", str(pins))
+    finally:
+        forbid.forbid_pattern.cache_clear()
+    answer = json.loads(out)["hookSpecificOutput"]
+    assert answer["permissionDecision"] == "ask"  # not let through unseen
+    assert answer["permissionDecisionReason"].startswith("ctxtop asks: this call could not be checked")
+    assert "[no-rm] Never rm -rf" in answer["permissionDecisionReason"] and "not checked against [no-rm]" in err
+    assert "[no-rm] Never rm -rf" in deny_reason(denied)  # the same rule, judged in time, denies
 
 
 def test_project_pins_and_forbid_patterns_apply_without_auto(tmp_path, monkeypatch, capsys):

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ctxtop.context.audit.lost import fact_candidates
-from ctxtop.context.guard.judge import denial_reason, judge_call
+from ctxtop.context.guard.judge import denial_reason, judge_call, unchecked_reason
 from ctxtop.context.guard.payload import Payload
 from ctxtop.context.guard.record import load_record, record_window, recorded_rules
 from ctxtop.context.guard.reinject import Reinjection, reinjection
@@ -66,12 +66,16 @@ def _rules(payload: Payload, options: GuardOptions, known: Known | None, notes: 
 def _pre_tool_use(payload: Payload, options: GuardOptions) -> Answer:
     notes: list[str] = []
     rules = _rules(payload, options, _known(payload, notes), notes)
-    breaches = judge_call(payload.tool_name, payload.tool_input, rules)
-    if not breaches:
+    verdict = judge_call(payload.tool_name, payload.tool_input, rules)
+    notes += [f"not checked against [{one_line(u.rule.id, 60)}]: {one_line(u.detail, 200)}" for u in verdict.unchecked]
+    if verdict.breaches:
+        decision, reason = ("ask", denial_reason(verdict.breaches, asking=True)) if options.ask else ("deny", denial_reason(verdict.breaches))
+    elif verdict.unchecked:  # put to the user: an input that times a pattern out must not get through unseen
+        decision, reason = "ask", unchecked_reason(verdict.unchecked)
+    else:
         return Answer(None, notes)
-    decision = "ask" if options.ask else "deny"
     return Answer({"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": decision,
-                                          "permissionDecisionReason": denial_reason(breaches)}}, notes)
+                                          "permissionDecisionReason": reason}}, notes)
 
 
 def _lost(payload: Payload, options: GuardOptions, notes: list[str]) -> Reinjection | None:

@@ -5,7 +5,7 @@ amount over a cap."""
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from ctxtop.context.audit.alerts import AlertKind
@@ -15,6 +15,8 @@ from ctxtop.context.rules.constraints import Constraint
 from ctxtop.context.sanitize import one_line
 from ctxtop.parsers.model import TOOL_CALL, Block
 
+# The start of the reason when the call is put to the user (``--ask``, or a rule it could not be judged against).
+ASKING_MARK = "ctxtop asks"
 # The call is judged as a message after every one in the log, so every rule in force applies to it.
 AFTER_THE_LOG = 1 << 62
 
@@ -25,23 +27,49 @@ class Breach:
     detail: str  # what the audit says of the call: "send_email: uses a forbidden channel"
 
 
-def judge_call(tool_name: str, tool_input: Any, rules: list[Constraint]) -> list[Breach]:
-    """The rules the call breaks, each with why (empty: the call may go on)."""
+@dataclass(slots=True)
+class Verdict:
+    breaches: list[Breach] = field(default_factory=list)  # the rules the call breaks (empty: none it was judged to)
+    # The rules it could not be judged against: a forbid pattern ran out of time on its input (the detail says so).
+    # An input made long enough to time a pattern out must not get the call through unseen.
+    unchecked: list[Breach] = field(default_factory=list)
+
+
+def judge_call(tool_name: str, tool_input: Any, rules: list[Constraint]) -> Verdict:
+    """The rules the call breaks, each with why, and those it could not be judged against."""
     checks = checks_of(rules)
     if not checks:
-        return []
+        return Verdict()
     # The log holds a tool call's input as its JSON text; the hook is given the object.
     text = tool_input if isinstance(tool_input, str) else json.dumps(tool_input, ensure_ascii=False)
     block = Block(TOOL_CALL, text, tool_name=tool_name or None)
     by_id = {rule.id: rule for rule in rules}
-    return [Breach(by_id[alert.constraint], alert.detail) for alert in violations_of(AFTER_THE_LOG, block, text, checks)
-            if alert.kind is AlertKind.VIOLATION and alert.constraint in by_id]
+    verdict = Verdict()
+    for alert in violations_of(AFTER_THE_LOG, block, text, checks):
+        if alert.constraint in by_id:
+            if alert.kind is AlertKind.VIOLATION:
+                verdict.breaches.append(Breach(by_id[alert.constraint], alert.detail))
+            elif alert.kind is AlertKind.FORBID_SKIPPED:
+                verdict.unchecked.append(Breach(by_id[alert.constraint], alert.detail))
+    return verdict
 
 
-def denial_reason(breaches: list[Breach]) -> str:
-    """The reason shown to the model (and recognized later in the transcript): each rule, verbatim, and why."""
-    lines = [f"{BLOCKED_MARK}: this call breaks a rule in force for this session."]
-    for breach in breaches:
-        lines.append(f"- rule [{one_line(breach.rule.id, 60)}] {one_line(breach.rule.text)} — {one_line(breach.detail, 300)}")
-    lines.append("Do not retry it another way; ask the user.")
+def denial_reason(breaches: list[Breach], *, asking: bool = False) -> str:
+    """The reason shown to the model when the call is denied (and recognized later in the transcript): each rule,
+    verbatim, and why. ``asking``: shown to the user, who decides."""
+    lines = [f"{ASKING_MARK if asking else BLOCKED_MARK}: this call breaks a rule in force for this session."]
+    lines += [_rule_line(breach) for breach in breaches]
+    lines.append("Allow it only if the rule no longer applies." if asking else "Do not retry it another way; ask the user.")
     return "\n".join(lines)
+
+
+def unchecked_reason(unchecked: list[Breach]) -> str:
+    """The reason shown to the user when the call could not be judged against some rule in time."""
+    lines = [f"{ASKING_MARK}: this call could not be checked against a rule in force for this session."]
+    lines += [_rule_line(breach) for breach in unchecked]
+    lines.append("Allow it only if it does not break the rule.")
+    return "\n".join(lines)
+
+
+def _rule_line(breach: Breach) -> str:
+    return f"- rule [{one_line(breach.rule.id, 60)}] {one_line(breach.rule.text)} — {one_line(breach.detail, 300)}"
