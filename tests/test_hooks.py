@@ -185,6 +185,16 @@ def test_project_pins_and_forbid_patterns_apply_without_auto(tmp_path, monkeypat
     assert run("hook", {**call, "tool_name": "approve_order", "tool_input": {"amount": 12600}}, monkeypatch, capsys, "--no-auto")[1] == ""
 
 
+@pytest.mark.parametrize("depth", [10, 5000])
+def test_a_deeply_nested_tool_input_is_still_judged(tmp_path, monkeypatch, capsys, depth):
+    (tmp_path / ".ctxtop").mkdir()
+    (tmp_path / ".ctxtop" / "pins.toml").write_text('[[pin]]\nid = "no-push"\ntext = "Never push to main"\nforbid = ["git push.*main"]\n')
+    call = {**tool_call(demo_path(), "Bash", {"command": "git push origin main", "x": "NEST"}), "cwd": str(tmp_path)}
+    payload = json.dumps(call).replace('"NEST"', "[" * depth + "]" * depth).encode()  # valid JSON, too deep for Python's decoder at 5000
+    _, out, _ = run("hook", payload, monkeypatch, capsys, "--no-auto")
+    assert "[no-push] Never push to main" in deny_reason(out)
+
+
 def test_the_saved_pins_of_the_session_are_in_force(tmp_path, monkeypatch, capsys):
     from ctxtop.context.rules.pin_store import SavedPins, save_session_pins
 

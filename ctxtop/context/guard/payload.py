@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -34,7 +35,9 @@ def parse_payload(data: bytes, *, event_required: bool = True) -> Payload:
         raise PayloadError(f"payload of {len(data):,} bytes: too big to be a hook's")
     try:
         raw = json.loads(data)
-    except (ValueError, RecursionError) as exc:
+    except RecursionError:
+        raw = _shallow_object(data)
+    except ValueError as exc:
         raise PayloadError(f"payload is not JSON ({type(exc).__name__})") from None
     if not isinstance(raw, dict):
         raise PayloadError("payload is not a JSON object")
@@ -75,3 +78,64 @@ def _workspace(raw: dict) -> str:
     workspace = raw.get("workspace")
     current = workspace.get("current_dir") if isinstance(workspace, dict) else None
     return current if isinstance(current, str) and "\x00" not in current else ""
+
+
+_STRING_OR_BRACKET = re.compile(r'"(?:[^"\\]|\\.)*"|[\[\]{}]', re.DOTALL)
+
+
+def _shallow_object(data: bytes) -> dict[str, Any]:
+    """A payload nested too deeply to decode whole (a tool's input can be): its fields decoded, and a value too deep
+    to decode kept as its JSON text, which is what the guard judges a call's input by anyway. Nesting must not
+    turn the guard off."""
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise PayloadError("payload is not JSON (UnicodeDecodeError)") from None
+    decoder, fields = json.JSONDecoder(), {}
+    at = _after_space(text, 0)
+    if not text.startswith("{", at):
+        raise PayloadError("payload is not a JSON object")
+    at = _after_space(text, at + 1)
+    try:
+        while not text.startswith("}", at):
+            key, at = decoder.raw_decode(text, at)
+            at = _after_space(text, at)
+            if not isinstance(key, str) or not text.startswith(":", at):
+                raise ValueError("not a key")
+            at = _after_space(text, at + 1)
+            try:
+                value, end = decoder.raw_decode(text, at)
+            except RecursionError:
+                end = _value_end(text, at)
+                value = text[at:end]
+            fields[key] = value
+            at = _after_space(text, end)
+            if text.startswith(",", at):
+                at = _after_space(text, at + 1)
+            elif not text.startswith("}", at):
+                raise ValueError("not an object")
+    except ValueError:
+        raise PayloadError("payload is not JSON (JSONDecodeError)") from None
+    if text[_after_space(text, at + 1):]:
+        raise PayloadError("payload is not JSON (JSONDecodeError)")
+    return fields
+
+
+def _after_space(text: str, at: int) -> int:
+    while at < len(text) and text[at] in " \t\r\n":
+        at += 1
+    return at
+
+
+def _value_end(text: str, at: int) -> int:
+    """Where the array or object starting at ``at`` ends (its brackets matched, strings skipped)."""
+    depth = 0
+    for match in _STRING_OR_BRACKET.finditer(text, at):
+        token = match.group()
+        if token in "[{":
+            depth += 1
+        elif token in "]}":
+            depth -= 1
+            if depth == 0:
+                return match.end()
+    raise ValueError("unclosed")
