@@ -275,6 +275,18 @@ def test_statusline_after_the_first_compaction(tmp_path, monkeypatch, capsys):
     assert run("statusline", status, monkeypatch, capsys)[1] == out  # remembered while the file is unchanged
 
 
+def test_statusline_takes_the_window_size_the_agent_gives(tmp_path, monkeypatch, capsys):
+    status = {"transcript_path": str(demo_until(tmp_path, 205)), "model": {"id": "claude-sonnet-4-5-20250929"}}
+    shown = run("statusline", status, monkeypatch, capsys)[1].split(" · ")[0]
+    used = shown.split()[1].split("/")[0]
+    # The log names the model without its 1M variant: the payload's model id, or the size it gives, says it.
+    assert run("statusline", {**status, "model": {"id": "claude-sonnet-4-5[1m]"}}, monkeypatch, capsys)[1].startswith(f"ctx {used}/1.0M ")
+    sized = {**status, "context_window": {"context_window_size": 500_000}}
+    assert run("statusline", sized, monkeypatch, capsys)[1].startswith(f"ctx {used}/500k ")
+    assert run("statusline", status, monkeypatch, capsys)[1].split(" · ")[0] == shown  # (not remembered from the calls before)
+    assert shown.endswith("/200k 1%")
+
+
 def test_statusline_with_every_rule_kept(tmp_path, monkeypatch, capsys):
     _, out, _ = run("statusline", {"transcript_path": str(demo_until(tmp_path, 150))}, monkeypatch, capsys)
     assert out.endswith(" · 0 compactions · rules 3 ✔\n")

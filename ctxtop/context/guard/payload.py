@@ -26,6 +26,7 @@ class Payload:
     tool_name: str = ""
     tool_input: Any = None
     model: str | None = None  # the status line's model.id, a Codex hook's model
+    context_window: int | None = None  # the status line's context_window.context_window_size (Claude Code 2.0.7x+)
     extra: dict[str, Any] = field(default_factory=dict)
 
 
@@ -60,6 +61,7 @@ def parse_payload(data: bytes, *, event_required: bool = True) -> Payload:
         tool_name=_text(raw, "tool_name"),
         tool_input=raw.get("tool_input"),
         model=model if isinstance(model, str) and model else None,
+        context_window=_window_size(raw),
         extra=raw,
     )
 
@@ -71,6 +73,13 @@ def _text(raw: dict, key: str) -> str:
     if not isinstance(value, str):
         raise PayloadError(f"payload field {key!r} is not a string")
     return value
+
+
+def _window_size(raw: dict) -> int | None:
+    """The window's size in tokens as the agent gives it (``context_window.context_window_size``), if it is a count."""
+    window = raw.get("context_window")
+    size = window.get("context_window_size") if isinstance(window, dict) else None
+    return size if isinstance(size, int) and not isinstance(size, bool) and 0 < size < 1 << 40 else None
 
 
 def _workspace(raw: dict) -> str:

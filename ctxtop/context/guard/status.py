@@ -20,6 +20,7 @@ from ctxtop.context.guard.transcript import Known, current_session, digest_befor
 from ctxtop.context.rules.constraints import KEPT, LOST, PARAPHRASED, Constraint, WindowText
 from ctxtop.context.sanitize import one_line
 from ctxtop.context.store.source import SourceError
+from ctxtop.context.window.limits import window_limit
 from ctxtop.context.window.replay import Window, WindowBlock
 from ctxtop.parsers.model import Entry
 
@@ -69,13 +70,23 @@ def status(payload: Payload, options: GuardOptions = GuardOptions()) -> str:
         raise SourceError("the status line's input names no transcript")
     known = known_transcript(payload.transcript_path)
     rules, _notes = rules_in_force(known, payload.cwd, options, payload.transcript_path)
-    return status_line(known, rules, reading=known.behind > 0)
+    return status_line(known, rules, reading=known.behind > 0, limit=payload_limit(payload))
 
 
-def status_line(known: Known, rules: list[Constraint], *, reading: bool = False) -> str:
+def payload_limit(payload: Payload) -> int | None:
+    """The window's size as the agent says it runs the model now, over what its log implies: the size it gives, else
+    its model's (``claude-opus-4-6[1m]``: a 1M window the log's ``claude-opus-4-6`` does not tell)."""
+    if payload.context_window is not None:
+        return payload.context_window
+    limit, source = window_limit(payload.model)
+    return limit if source == "model" else None
+
+
+def status_line(known: Known, rules: list[Constraint], *, reading: bool = False, limit: int | None = None) -> str:
     """``ctx 122k/200k 61% · 2 compactions · rules 3 ✔`` (or ``rules: 1 lost (wecom-only)``), for the
     transcript as it is now. The tokens are those the log reports for the latest call. ``reading``: the
-    transcript is not read to its end yet (a big one, read over several calls): counts are "at least"."""
+    transcript is not read to its end yet (a big one, read over several calls): counts are "at least". ``limit``: the
+    window's size, instead of what the log implies."""
     key = [[rule.id, rule.text] for rule in rules]
     memo_path = known_path(known.path, "status")
     state = None
@@ -99,6 +110,8 @@ def status_line(known: Known, rules: list[Constraint], *, reading: bool = False)
     write_json(memo_path, {"version": MEMO_VERSION, "rules": key, "compactions": known.compactions, "offset": offset,
                            "check": digest_before(known.path, offset), "reported": state.reported, "limit": state.limit,
                            "statuses": state.statuses})
+    if limit is not None:
+        state.limit = limit
     return render(state, known.compactions, rules, reading)
 
 
