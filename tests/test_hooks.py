@@ -442,6 +442,16 @@ def test_a_big_transcript_is_read_over_several_calls(tmp_path, monkeypatch, caps
     assert " · 3 compactions · " in run("statusline", {"transcript_path": str(path)}, monkeypatch, capsys)[1]
 
 
+def test_a_last_line_still_being_written_is_not_called_unread(tmp_path, monkeypatch, capsys):
+    lines = demo_path().read_bytes().splitlines(keepends=True)
+    path = tmp_path / "session.jsonl"
+    path.write_bytes(b"".join(lines[:204]) + lines[204][: len(lines[204]) // 2])
+    code, out, err = run("hook", tool_call(path, "approve_order", {"amount": 12600}), monkeypatch, capsys)
+    assert code == 0 and "budget-8000" in deny_reason(out) and err == ""  # not "transcript read to 99% so far"
+    assert known_transcript(path).behind == 0
+    assert " · 1 compaction · " in run("statusline", {"transcript_path": str(path)}, monkeypatch, capsys)[1]  # not "1+ compactions"
+
+
 def test_the_facts_put_back_are_those_the_audit_finds_lost(tmp_path):
     from ctxtop.context.guard.hooks import _facts_before_last_compaction
     from ctxtop.context.guard.reinject import FACT_KINDS, reinjection

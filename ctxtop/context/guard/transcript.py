@@ -24,6 +24,7 @@ import os
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 from ctxtop.context.rules.constraints import Constraint, detect_constraints
 from ctxtop.context.store.source import SourceError, open_file, read_head, read_log
@@ -180,7 +181,7 @@ def _catch_up(known: Known) -> Known | None:
     appended = read_appended(known.path, known.format, known.offset, READ_BUDGET_BYTES)
     if appended is None:
         return None  # a document format: read whole again
-    entries, offset = appended
+    entries, offset, cut = appended
     seen = {r.normalized for r in known.rules}
     fresh = []
     for rule in detect_constraints(entries, known.format):
@@ -190,10 +191,16 @@ def _catch_up(known: Known) -> Known | None:
             fresh.append(rule)
     return Known(known.path, known.format, offset, digest_before(known.path, offset), known.messages + len(entries),
                  known.compactions + sum(1 for e in entries if e.compaction is not None), known.rules + fresh,
-                 behind=max(0, size - offset))
+                 behind=max(0, size - offset) if cut else 0)  # (not a last line still being written)
 
 
-def read_appended(path: str, log_format: str, offset: int, budget: int | None = None) -> tuple[list[Entry], int] | None:
+class Appended(NamedTuple):
+    entries: list[Entry]
+    end: int  # where the whole lines read end
+    cut: bool  # whole lines after them were left for later (``budget``); else only a line still being written, if any
+
+
+def read_appended(path: str, log_format: str, offset: int, budget: int | None = None) -> Appended | None:
     """The entries of the whole lines after byte ``offset`` (read by a parser of their own; ``budget``: no
     more than about that many bytes), and where they end; None for a format that is not read line by line."""
     parser_type = PARSERS.get(log_format)
@@ -201,16 +208,17 @@ def read_appended(path: str, log_format: str, offset: int, budget: int | None = 
         return None
     parser = parser_type()
     data = read_log(path)
+    size = len(data)
     try:
         stop = None
-        if budget is not None and len(data) - offset > budget:
+        if budget is not None and size - offset > budget:
             newline = data.find(b"\n", offset + budget)
             stop = newline + 1 if newline != -1 else None
         end = parser.feed(data, offset, final=False, stop=stop)  # type: ignore[arg-type]  # an mmap reads as bytes (as in tail_first)
     finally:
         if hasattr(data, "close"):
             data.close()
-    return parser.entries, end
+    return Appended(parser.entries, end, stop is not None and end < size)
 
 
 def digest_before(path: str, offset: int) -> str:
