@@ -58,6 +58,19 @@ def test_export_to_file_is_atomic_and_complete(tmp_path, capsys):
     assert [p.name for p in tmp_path.iterdir()] == ["snap.json"]  # no temporary left behind
 
 
+@pytest.mark.parametrize("output", ["session.jsonl", "./session.jsonl", "link.jsonl", "session/subagents/agent-a1.jsonl"],
+                         ids=["itself", "another spelling", "a hard link", "its sub-agents' folder"])
+def test_export_never_writes_over_the_log_it_reads(tmp_path, monkeypatch, capsys, output):
+    log = tmp_path / "session.jsonl"
+    log.write_bytes((DATA / "claude_compact.jsonl").read_bytes())
+    os.link(log, tmp_path / "link.jsonl")
+    before = log.read_bytes()
+    monkeypatch.chdir(tmp_path)
+    code, out, err = run(capsys, "export", "session.jsonl", "-o", output)
+    assert code == 2 and out == "" and "would write over the log being read" in err and err.count("\n") == 1
+    assert log.read_bytes() == before and sorted(p.name for p in tmp_path.iterdir()) == ["link.jsonl", "session.jsonl"]
+
+
 def test_export_to_unwritable_place_fails_in_one_line(capsys):
     code, _, err = run(capsys, "export", "--demo", "-o", "/nonexistent-dir/snap.json")
     assert code == 2 and err.startswith("ctxtop: error: cannot write") and err.count("\n") == 1

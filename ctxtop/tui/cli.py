@@ -40,7 +40,7 @@ from ctxtop.tui.discover import agent_session_roots, is_session_folder, resolve_
 from ctxtop.tui.entry import FAST_COMMANDS
 from ctxtop.tui.entry import main as fast_main
 from ctxtop.tui.errors import USER_ERRORS, UsageError, os_error_line, say
-from ctxtop.tui.output import write_output
+from ctxtop.tui.output import refuse_writing_over, write_output
 from ctxtop.tui.waiting import not_written_yet, wait_for_session
 from ctxtop.version import version
 
@@ -282,6 +282,10 @@ def run_export(args: argparse.Namespace) -> int:
         else:
             raise UsageError(f"--format must be json, md, html or a log format ({', '.join(sorted(PARSERS))}), not {args.format!r}")
     tracker = _open_subagent_tracker(args) if args.subagent else _open_tracker(args)
+    read = [tracker.session.path] if tracker.session.path else []
+    if args.path and os.path.isfile(args.path):  # (a sub-agent's session: its parent's log too)
+        read.append(args.path)
+    refuse_writing_over(args.output, read)
     if output_format == "html":
         if args.compaction is not None:
             raise UsageError("--format html is the whole report, every compaction included: leave out --compaction")

@@ -15,6 +15,7 @@ import tempfile
 from pathlib import Path
 
 from ctxtop.context.sanitize import clean_text
+from ctxtop.context.store.source import split_sample
 from ctxtop.tui.errors import UsageError
 
 
@@ -42,6 +43,27 @@ def write_output(text: str, path: str | None) -> None:
             _replace_atomically(target, data, stat.S_IMODE(existing.st_mode) if existing else _new_file_mode())
     except OSError as exc:
         raise UsageError(f"cannot write {path}: {exc.strerror or exc}") from None
+
+
+def refuse_writing_over(path: str | None, logs: list[str]) -> None:
+    """Raise UsageError when ``path`` (an ``--output``) names one of ``logs``, a file inside one that is a folder, or a
+    file in the folder a log keeps beside it (Claude Code's ``<session>/subagents/``): ctxtop never writes over what it reads."""
+    if path is None or path == "-":
+        return
+    target = os.path.realpath(path)
+    for log in logs:
+        source = os.path.realpath(split_sample(log)[0])
+        kept_beside = os.path.splitext(source)[0]
+        inside = any(target.startswith(folder + os.sep) for folder in (source, kept_beside))
+        if target == source or inside or _same_file(target, source):
+            raise UsageError(f"--output {path} would write over the log being read ({log}): choose another file")
+
+
+def _same_file(one: str, other: str) -> bool:
+    try:
+        return os.path.samefile(one, other)  # a hard link
+    except OSError:
+        return False
 
 
 def _write_through(target: Path, data: bytes) -> None:
