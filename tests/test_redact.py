@@ -25,6 +25,14 @@ CASES = [
     ("-----BEGIN RSA PRIVATE KEY-----\nMIIE\n-----END RSA PRIVATE KEY-----", "[REDACTED:private_key]"),
     ("order PO-0101 total 8000 元", "order PO-0101 total 8000 元"),  # plain business data stays
     ("git sha 1f2e3d4c5b6a79881726354433221100aabbccdd", "git sha 1f2e3d4c5b6a79881726354433221100aabbccdd"),
+    # What a preview cut short leaves of one: too short for the patterns, still part of the secret.
+    ("…deploy token ghp_R7kLm2Qx9Vb4Nz…", "…deploy token [REDACTED:secret]…"),
+    ("…Nz8Wc1Yt6Hs3Jd9Kq2 and more", "…[REDACTED:secret] and more"),
+    ("Bearer abcdef0123…", "Bearer [REDACTED:secret]…"),
+    ("write to john.doe@exa…", "write to [REDACTED:email]…"),
+    ("call +86 138 0013…", "call [REDACTED:phone]…"),
+    ("at 2026-12-07 10…", "at 2026-12-07 10…"),  # a date cut short is no phone number
+    ("…PaymentServiceImplementation", "…PaymentServiceImplementation"),  # nor a long word a secret's end
 ]
 
 
@@ -51,3 +59,18 @@ def test_export_check_and_preview_redact_everything_they_write(capsys):
         assert "REDACTED:phone" in out or argv[0] == "preview", argv
         if "--json" in argv or argv == ["export"]:
             json.loads(out)  # still valid JSON
+
+
+def test_a_secret_cut_short_in_a_preview_is_still_masked(tmp_path, capsys):
+    from .conftest import DATA
+
+    token = "ghp_R7kLm2Qx9Vb4Nz8Wc1Yt6Hs3Jd5Pf0Ag7Eu"
+    text = (DATA / "claude_compact.jsonl").read_text()
+    for lead in range(0, 200, 7):  # the preview's cut falls somewhere inside the token for some of these
+        log = tmp_path / f"lead{lead}.jsonl"
+        log.write_text(text.replace("Never push to main.", "Never push to main. " + "x" * lead + " deploy token " + token))
+        for argv in (["export", "--compaction", "1"], ["export"], ["export", "--format", "md"], ["check"], ["check", "--json"]):
+            main([*argv, str(log), "--redact", "--pin", "Never push to main."])
+            out = capsys.readouterr().out
+            assert not any(token[:n] in out for n in range(8, len(token) + 1)), (lead, argv)
+            assert not any(token[-n:] in out for n in range(12, len(token) + 1)), (lead, argv)

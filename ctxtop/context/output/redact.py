@@ -34,6 +34,18 @@ _ASSIGNMENT = re.compile(
 _EMAIL = re.compile(r"\b[A-Za-z0-9._%+\-]+@[A-Za-z0-9\-]+(?:\.[A-Za-z0-9\-]+)*\.[A-Za-z]{2,}\b")
 
 
+# What a preview cut short ("…") leaves of a secret or personal datum, too short for the patterns above: the start
+# of a key or token (its prefix and what follows, up to the cut), the end of one (letters and digits mixed, from
+# the cut), the start of an email address or a phone number. Output is redacted once made, previews included.
+CUT = "…"
+_CUT_START = re.compile(
+    r"(?P<secret>(?:\b(?:sk-|AKIA|ASIA|gh[pousr]_|github_pat_|xox[abprs]-|AIza|eyJ)|(?<=\b[Bb]earer ))[A-Za-z0-9_.+/=\-]*)…"
+    r"|(?P<email>\b[A-Za-z0-9._%+\-]+@[A-Za-z0-9.\-]*)…"
+    r"|(?P<phone>\+\d[\d ()-]{5,}|(?<!\d)(?:\+?86[- ]?)?1[3-9]\d[\d -]{2,})…"
+)
+_CUT_END = re.compile(r"…(?=[A-Za-z_\-]*\d)(?=\d*[A-Za-z])[A-Za-z0-9_\-]{16,}")
+
+
 def redact_text(text: str) -> str:
     """``text`` with secrets and personal data replaced by ``[REDACTED:kind]``."""
     if not text:
@@ -41,7 +53,11 @@ def redact_text(text: str) -> str:
     text = _SECRETS.sub(lambda m: f"[REDACTED:{re.sub(r'[0-9]+$', '', m.lastgroup or 'secret')}]", text)
     text = _ASSIGNMENT.sub(lambda m: m.group(1) + _quoted(m.group(2)), text)
     text = _EMAIL.sub("[REDACTED:email]", text)
-    return PHONE.sub("[REDACTED:phone]", text)
+    text = PHONE.sub("[REDACTED:phone]", text)
+    if CUT in text:
+        text = _CUT_START.sub(lambda m: f"[REDACTED:{m.lastgroup}]{CUT}", text)
+        text = _CUT_END.sub(f"{CUT}[REDACTED:secret]", text)
+    return text
 
 
 def _quoted(value: str) -> str:
