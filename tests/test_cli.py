@@ -71,6 +71,23 @@ def test_export_never_writes_over_the_log_it_reads(tmp_path, monkeypatch, capsys
     assert log.read_bytes() == before and sorted(p.name for p in tmp_path.iterdir()) == ["link.jsonl", "session.jsonl"]
 
 
+@pytest.mark.parametrize("at, shown", [("1", 1), ("390", 390), ("-1", 390), ("-390", 1), ("0", None), ("391", None), ("-391", None)])
+def test_a_message_the_session_does_not_hold_is_a_usage_error(capsys, at, shown):
+    for command in ("export", "preview"):
+        code, out, err = run(capsys, command, "--demo", "--at", at, *(["--json"] if command == "preview" else []))
+        if shown is None:  # not the nearest message, silently
+            assert (code, out) == (2, "") and err == f"ctxtop: error: --at {at}: the session has 390 message(s): 1 to 390, or -1 to -390 counted from the end\n"
+        else:
+            place = json.loads(out)["at"]
+            assert code == 0 and (place if command == "preview" else place["message"]) == shown
+
+
+@pytest.mark.parametrize("command", ["check", "watch"])
+def test_commands_that_read_the_whole_session_take_no_message(capsys, command):
+    code, out, err = run(capsys, command, "--demo", "--at", "5")
+    assert (code, out) == (2, "") and "unrecognized arguments: --at" in err and err.count("\n") == 1
+
+
 def test_export_to_unwritable_place_fails_in_one_line(capsys):
     code, _, err = run(capsys, "export", "--demo", "-o", "/nonexistent-dir/snap.json")
     assert code == 2 and err.startswith("ctxtop: error: cannot write") and err.count("\n") == 1

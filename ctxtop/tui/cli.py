@@ -72,11 +72,13 @@ class VersionAction(argparse.Action):
         parser.exit()
 
 
-def _session_options(parser: argparse.ArgumentParser, *, path: bool = True) -> None:
+def _session_options(parser: argparse.ArgumentParser, *, path: bool = True, at: bool = True) -> None:
+    """``at``: the command shows the session at one message (``check`` judges it all, ``watch`` follows its end)."""
     if path:
         parser.add_argument("path", nargs="?", help="session log file, or a directory (its newest session)")
         parser.add_argument("--demo", action="store_true", help="use the bundled demo session")
-    parser.add_argument("--at", type=message_number, metavar="N", help="message number (default: the latest; negative counts from the end)")
+    if at:
+        parser.add_argument("--at", type=message_number, metavar="N", help="message number (default: the latest; negative counts from the end)")
     parser.add_argument("--log-format", dest="log_format", metavar="NAME", choices=sorted(PARSERS), help="log format, instead of detecting it")
     parser.add_argument("--encoding", default=DEFAULT_ENCODING, metavar="NAME", help=f"tiktoken encoding (default {DEFAULT_ENCODING})")
     parser.add_argument("--window", type=positive_int, metavar="TOKENS", help="context window size, instead of the model's")
@@ -163,7 +165,7 @@ def build_parser() -> dict[str, argparse.ArgumentParser]:
         prog="ctxtop check",
         description="CI gate: exit 0 when every constraint survives every compaction and nothing forbidden was done, 1 otherwise.",
     )
-    _session_options(check)
+    _session_options(check, at=False)
     check.add_argument("--json", action="store_true", help="print the findings as JSON")
     replay_compaction.summarizer_options(check, required=False)
     parsers["check"] = check
@@ -173,7 +175,7 @@ def build_parser() -> dict[str, argparse.ArgumentParser]:
         prog="ctxtop watch",
         description="Follow a running agent's log headless: one line per update and one per alert (for tmux, status bars, scripts).",
     )
-    _session_options(watch)
+    _session_options(watch, at=False)
     watch.add_argument("--json", action="store_true", help="JSON lines instead of text")
     watch.add_argument("--poll", type=positive_float, metavar="SECONDS", help="poll every SECONDS instead of file events (network filesystems)")
     watch.add_argument("--stay", action="store_true", help="with a directory, stay on the session followed when a newer one appears")
@@ -286,6 +288,7 @@ def run_export(args: argparse.Namespace) -> int:
     if args.path and os.path.isfile(args.path):  # (a sub-agent's session: its parent's log too)
         read.append(args.path)
     refuse_writing_over(args.output, read)
+    _check_at(args.at, tracker.session)
     if output_format == "html":
         if args.compaction is not None:
             raise UsageError("--format html is the whole report, every compaction included: leave out --compaction")
@@ -308,6 +311,13 @@ def run_export(args: argparse.Namespace) -> int:
         text = json_document(document)
     write_output(text, args.output)
     return 0
+
+
+def _check_at(at: int | None, session: Session) -> None:
+    """A message ``--at`` names that the session does not hold is a usage error, not the nearest one."""
+    count = session.message_count
+    if at is not None and not (1 <= at <= count or -count <= at <= -1):
+        raise UsageError(f"--at {at}: the session has {count} message(s): 1 to {count}, or -1 to -{count} counted from the end")
 
 
 def run_check(args: argparse.Namespace) -> int:
@@ -360,6 +370,7 @@ def run_check(args: argparse.Namespace) -> int:
 def run_preview(args: argparse.Namespace) -> int:
     tracker = _open_tracker(args)
     session, constraints = tracker.session, tracker.rules
+    _check_at(args.at, session)
     message = session.clamp(args.at)
     frame = session_frame(session, message, constraints, args.budget)
     previews = [preview_dict(frame, p) for p in preview_all(frame, args.strategy)]
