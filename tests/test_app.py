@@ -95,6 +95,16 @@ async def test_arrows_home_end_move_and_the_breakdown_shows_known_numbers(demo_s
         await settle(pilot, app, 390)
 
 
+@pytest.mark.parametrize("at", [9999, -9999])
+async def test_an_at_past_the_session_is_said_and_the_latest_shown(at):
+    app = demo_app(at=at)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, app, 390)
+        said = [n.message for n in app._notifications]
+        assert f"no message {at:,}: the session has 1 to 390 (negative counts from the end); showing the latest" in said
+        assert app.follow
+
+
 async def test_a_category_of_blocks_without_tokens_has_its_row():
     # A remote compaction's summary is opaque: 1 block, 0 tokens counted. Its row keeps the blocks column whole.
     app = CtxtopApp(str(DATA / "codex_remote_compaction.jsonl"), at=9)

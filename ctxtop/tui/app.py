@@ -292,7 +292,13 @@ class CtxtopApp(LiveUpdates, UserActions, AppParts):
             self._replay_timer = self.set_interval(REPLAY_TICK, lambda: self.arrive(step))
             self.arrive(step)
         else:
-            self.state = replace(loaded, available=total, cursor=session.clamp(self.cursor))
+            cursor, follow = self.cursor, self.state.follow
+            if cursor is not None and total and not (1 <= cursor <= total or -total <= cursor <= -1):
+                # (--at past either end: said, as `g` says it, not the nearest message without a word)
+                self.notify(f"no message {cursor:,}: the session has 1 to {total:,} (negative counts from the end); showing the latest",
+                            severity="warning", timeout=6, markup=False)
+                cursor, follow = None, True
+            self.state = replace(loaded, available=total, cursor=session.clamp(cursor), follow=follow)
             self._announce_alerts()
         if tracker.follower is not None:
             self._observer = watch_log(tracker.follower.file, lambda path: self.post_message(LogChanged(path)),
