@@ -102,6 +102,30 @@ def test_a_generated_session_shows_exact_windows_labels_its_history_and_keeps_bo
     assert [p.total for p in again.timeline()][: middle // 3] == [p.total for p in first.timeline()][: middle // 3]
 
 
+def test_the_forensics_give_the_same_figures_whatever_the_token_cache_held(tmp_path, monkeypatch):
+    import os
+    import subprocess
+    import sys
+
+    import generate as generator  # (bench/, put on the path by test_lazy_text)
+
+    monkeypatch.setattr(generator, "CLAUDE_COMPACT_AT", 30_000)  # a compaction every few dozen messages
+    log = tmp_path / "session.jsonl"
+    generate(log, "claude-code", 1.0, seed=20)
+    env = {**os.environ, "CTXTOP_CACHE_DIR": str(tmp_path / "cache")}
+    env.pop("CTXTOP_NO_CACHE", None)
+
+    def ctxtop(*argv: str) -> bytes:  # (each its own process, as a user runs them: nothing kept in memory between)
+        return subprocess.run([sys.executable, "-m", "ctxtop", *argv], env=env, capture_output=True, timeout=300).stdout
+
+    def summarizing() -> list[int]:
+        return [f["cost"]["summarization_tokens"] for f in orjson.loads(ctxtop("check", "--json", str(log)))["forensics"]]
+
+    cold = summarizing()
+    ctxtop("export", str(log), "-o", str(tmp_path / "snapshot.json"))  # counts the latest window exactly, into the cache
+    assert summarizing() == cold and len(cold) >= 5
+
+
 def test_a_short_log_is_counted_exactly_throughout(no_cache):
     path = jsonl_logs()[0]
     session = Session.open(path)

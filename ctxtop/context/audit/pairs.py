@@ -95,13 +95,13 @@ def _audited(session: Session, jobs: list[PairJob], cache: AuditCache, from_chec
         before_window, after_window = held.get(message - 1), held.get(after)
         if before_window is not None and after_window is not None:
             yield ((message, after), (before_window[0], after_window[0]),
-                   _audit_pair(before_window, after_window, constraints, cache, message))
+                   _audit_pair(before_window, after_window, constraints, cache, message, session.counter.count))
         following = jobs[index + 1][0] if index + 1 < len(jobs) else None
         held = {at: window for at, window in held.items() if following is not None and at >= following - 1}
 
 
 def _audit_pair(before: tuple[bytes, Window], after: tuple[bytes, Window], constraints: list[Constraint], cache: AuditCache,
-                compaction: int) -> PairResult:
+                compaction: int, count: Callable[[str], int]) -> PairResult:
     """Each constraint's status before → after, the facts lost and what the forensics read from the
     two windows: remembered, or read from the windows' text."""
     key = pair_key(before[0], after[0], constraints, compaction)
@@ -111,7 +111,7 @@ def _audit_pair(before: tuple[bytes, Window], after: tuple[bytes, Window], const
     before_text, after_text = WindowText(before[1]), WindowText(after[1])
     statuses = {c.id: (before_text.status(c), after_text.status(c)) for c in constraints}
     lost = lost_items(before_text, after_text)
-    facts = pair_facts(before_text, after_text, after[1], compaction)
+    facts = pair_facts(before_text, after_text, after[1], compaction, count)
     cache.put(key, statuses, lost, facts)
     return statuses, lost, facts
 

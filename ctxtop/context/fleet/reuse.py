@@ -25,7 +25,7 @@ from ctxtop.version import version
 FLEET_VERSION = 6  # 2: Codex cache reads after a compaction; cost_estimated of an unpriced summarizing call. 3: XXH3 digests;
 # 4: rule detection leaves Claude Code's summarizing request out, alert details quote cleaned rules; 5: rules in tables and
 # fewer in descriptive sections, Claude Code messages sent from the queue within a turn, every Inspect call's usage;
-# 6: only a cap on money caps a call's amounts
+# 6: only a cap on money caps a call's amounts, the summary's tokens counted exactly whatever the token cache held
 READ_BYTES = 8 << 20
 
 

@@ -8,6 +8,7 @@ Also here: the transcript handed to a summarizer, as JSON-ready messages.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from ctxtop.context.audit.forensics.pair import pair_facts
@@ -59,7 +60,8 @@ def compare(before: Window, after: Window, compaction: int, constraints: list[Co
     """The real compaction and the candidate summary side by side, audited the same way."""
     before_text = WindowText(before)
     candidate = with_summary(after, compaction, summary, counter.count(summary))
-    real_side, candidate_side = _side(before_text, after, compaction, constraints), _side(before_text, candidate, compaction, constraints)
+    real_side, candidate_side = (_side(before_text, after, compaction, constraints, counter.count),
+                                 _side(before_text, candidate, compaction, constraints, counter.count))
     kept_before = [c.id for c in constraints if before_text.status(c).status == KEPT]
     return {
         "before": {c.id: before_text.status(c).status for c in constraints},
@@ -70,10 +72,11 @@ def compare(before: Window, after: Window, compaction: int, constraints: list[Co
     }
 
 
-def _side(before: WindowText, after: Window, compaction: int, constraints: list[Constraint]) -> dict[str, Any]:
+def _side(before: WindowText, after: Window, compaction: int, constraints: list[Constraint], count: Callable[[str], int]
+          ) -> dict[str, Any]:
     after_text = WindowText(after)
     statuses = {c.id: after_text.status(c) for c in constraints}
-    facts = pair_facts(before, after_text, after, compaction)
+    facts = pair_facts(before, after_text, after, compaction, count)
     return {
         "constraints": {cid: status.status for cid, status in statuses.items()},
         "missing_facts": {cid: status.missing_facts for cid, status in statuses.items() if status.missing_facts},

@@ -9,6 +9,7 @@ which summaries the summarizer was given (the generation), and the summary's siz
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import Any
 
 from ctxtop.context.audit.forensics.claims import unsupported_claims
@@ -47,8 +48,11 @@ def option_of(match: re.Match) -> str:
     return next(group for group in match.groups() if group).strip()
 
 
-def pair_facts(before: WindowText, after: WindowText, after_window: Window, compaction: int) -> dict[str, Any]:
-    """The window-only part of a compaction's forensics (JSON-ready: it is cached)."""
+def pair_facts(before: WindowText, after: WindowText, after_window: Window, compaction: int,
+               count: Callable[[str], int] | None = None) -> dict[str, Any]:
+    """The window-only part of a compaction's forensics (JSON-ready: it is cached). ``count``: the exact count of a
+    text, for the summary's tokens (else the window's counts, which a read of the whole log may have estimated: the
+    figure would then depend on what the token cache held)."""
     rejections: list[list[Any]] = []
     summaries_before: list[int] = []
     sources = []
@@ -72,7 +76,8 @@ def pair_facts(before: WindowText, after: WindowText, after_window: Window, comp
         "pending": pending,
         "claims": unsupported_claims(sources, summaries) if summaries else [],
         "summaries_before": sorted(set(summaries_before)),
-        "summary_tokens": sum(tokens for _, _, tokens in summary_blocks) if summary_blocks else None,
+        "summary_tokens": (sum(count(text) if count is not None else tokens for _, text, tokens in summary_blocks)
+                           if summary_blocks else None),
     }
 
 
