@@ -218,7 +218,8 @@ def test_file_names_reach_the_tables_and_reports_without_control_sequences_when_
 
 def test_bad_arguments_and_a_missing_extra_are_one_line(tmp_path, capsys, monkeypatch):
     code, _, err = audit(capsys, tmp_path / "nothing-here", "--out", tmp_path / "out")
-    assert code == 0 and "0 session(s) audited, 1 skipped" in err  # a PATH that does not exist is a skipped entry, not a crash
+    # A PATH that does not exist is a skipped entry, not a crash; the run says so and fails (exit 2).
+    assert code == 2 and "0 session(s) audited, 1 skipped" in err and "Traceback" not in err
     assert "no such file or folder" in (tmp_path / "out" / "skipped").read_text()
     fifo = tmp_path / "pipe.jsonl"
     os.mkfifo(fifo)
@@ -331,6 +332,17 @@ def test_every_kind_of_bad_file_is_skipped_with_its_reason_and_damaged_logs_are_
     skipped = dict(line.split("\t") for line in (tmp_path / "out" / "skipped").read_text().splitlines())
     assert sorted(skipped) == sorted(str(folder / f"{name}.jsonl") for name in BAD_FILES)
     assert all(reason and "internal error" not in reason for reason in skipped.values()), skipped
+
+
+def test_a_path_given_that_does_not_exist_fails_the_run_after_the_others_are_audited(tmp_path, capsys):
+    folder = tmp_path / "one"
+    folder.mkdir()
+    shutil.copy(DATA / CODEX_KEEPS, folder / CODEX_KEEPS)
+    code, _, err = audit(capsys, tmp_path / "missing", folder, "--out", tmp_path / "out")
+    assert code == 2 and f"ctxtop: error: {tmp_path / 'missing'}: no such file or folder" in err.splitlines()
+    assert sorted(rows_by_name(tmp_path / "out")) == [CODEX_KEEPS]  # the others are audited all the same
+    code, _, err = audit(capsys, tmp_path / "missing", "--out", tmp_path / "out2")
+    assert code == 2 and "0 session(s) audited, 1 skipped" in err
 
 
 def test_pins_are_tracked_in_every_session_and_a_changed_pins_file_audits_again(tmp_path, capsys):

@@ -87,7 +87,10 @@ def run(args: argparse.Namespace) -> int:
     tasks: list[Task] = []
     digests: dict[str, str] = {}
     reused = 0
+    unreachable: list[Found] = []  # PATHs given that do not exist or cannot be listed: said, and the exit status 2
     for found in _unique(find_sessions(paths, options)):
+        if found.named:
+            unreachable.append(found)
         digest = found.fingerprint
         if found.problem is None and not found.url:
             try:
@@ -127,7 +130,9 @@ def run(args: argparse.Namespace) -> int:
     skipped = len(results) - audited
     print(f"ctxtop: {audited:,} session(s) audited, {skipped:,} skipped; {reused:,} result(s) reused from an earlier run, "
           f"{len(tasks):,} read anew; {time.monotonic() - started:.1f} s → {one_line(args.out, 200)}", file=sys.stderr)
-    return 0
+    for found in unreachable:
+        print(f"ctxtop: error: {shown_name(found.name)}: {one_line(found.problem or '', 300)}", file=sys.stderr)
+    return 2 if unreachable else 0
 
 
 def _unique(found: Any) -> list[Found]:

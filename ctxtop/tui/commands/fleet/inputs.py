@@ -28,6 +28,7 @@ class Found:
     url: bool = False
     fingerprint: str | None = None  # for a URL: what the store says identifies the content
     problem: str | None = None  # why it cannot be audited (then it is skipped)
+    named: bool = False  # a PATH as given, with a problem: it does not exist or cannot be listed (the run fails)
 
 
 def is_candidate(name: str) -> bool:
@@ -47,7 +48,7 @@ def find_sessions(paths: list[str], options: Mapping[str, Any]) -> Iterator[Foun
 
 def _local(path: Path) -> Iterator[Found]:
     if not path.exists():
-        yield Found(str(path), problem="no such file or folder")
+        yield Found(str(path), problem="no such file or folder", named=True)
     elif path.is_file():
         yield Found(str(path))
     elif not path.is_dir():
@@ -96,7 +97,7 @@ def _remote(url: str, options: Mapping[str, Any]) -> Iterator[Found]:
         else:
             names = [inside]
     except Exception as exc:  # noqa: BLE001 - credentials, a missing bucket…: one line, the run goes on
-        yield Found(url, url=True, problem=f"cannot list it: {type(exc).__name__}: {exc}"[:300])
+        yield Found(url, url=True, problem=f"cannot list it: {type(exc).__name__}: {exc}"[:300], named=True)
         return
     for name in names:
         shown = f"{protocol}://{name}"
