@@ -242,6 +242,19 @@ async def test_export_writes_json_markdown_and_svg(tmp_path):
     assert svg.startswith("<svg") and "6,399" in svg
 
 
+async def test_4_then_enter_jumps_to_the_highlighted_alert():
+    app = demo_app(at=100)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, app, 100)
+        await pilot.press("4")
+        first = app.query_one("#alerts").cursor_row
+        assert app.focused is app.query_one("#alerts") and first == 0
+        await pilot.press("enter")  # the first alert, at the first compaction
+        await settle(pilot, app, 204)
+        await pilot.press("right")  # ← / → still step through messages
+        await settle(pilot, app, 205)
+
+
 async def test_search_finds_every_match_in_the_session_and_steps_with_n():
     app = demo_app(at=203)
     async with app.run_test(size=SIZE) as pilot:

@@ -115,7 +115,8 @@ async def test_the_agents_pane_lists_them_opens_one_in_the_same_screen_and_goes_
         assert await until(pilot, lambda: table.row_count == 2 and str(table.get_cell(row, "messages")) != before)
         assert str(table.get_cell(row, "messages")) == "6"
         # Enter opens it in the main view; the header says which, and how to go back.
-        table.focus()
+        await pilot.press("6")  # the Agents pane, which takes the focus: Enter opens the highlighted one
+        assert app.focused is table
         table.move_cursor(row=table.get_row_index(row))
         await pilot.press("enter")
         assert await until(pilot, lambda: app.path == row and app.view is not None)

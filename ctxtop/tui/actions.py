@@ -12,7 +12,7 @@ from functools import partial
 from textual import events, work
 from textual.app import SystemCommand
 from textual.screen import Screen
-from textual.widgets import Input, TabbedContent
+from textual.widgets import DataTable, Input, TabbedContent
 
 from ctxtop.context.output.redact import redact_text
 from ctxtop.context.sanitize import one_line
@@ -22,7 +22,8 @@ from ctxtop.tui.keymap import COMMANDS
 from ctxtop.tui.messages import Exported, SearchDone
 from ctxtop.tui.parts import AppParts
 from ctxtop.tui.screens import HelpScreen
-from ctxtop.tui.widgets.panels import ConstraintsTable, StrategiesTable
+from ctxtop.tui.widgets.panels import AlertsTable, ConstraintsTable, StrategiesTable
+from ctxtop.tui.widgets.subagents import SubagentsTable
 from ctxtop.tui.widgets.window_list import WindowList
 
 # A pin is a rule, not a document: longer blocks must be pinned by selecting the rule's words.
@@ -265,6 +266,12 @@ class UserActions(AppParts):
 
     def action_show_pane(self, pane: str) -> None:
         self.query_one(TabbedContent).active = pane
+        # The panes whose rows are picked with Enter (an alert to jump to, a sub-agent to open) take the focus, so
+        # that "4 Enter" does what it says; ←/→ still step through messages (priority bindings).
+        picked: DataTable | None = (self.query_one(AlertsTable) if pane == "tab-alerts" else
+                                    self.query_one(SubagentsTable) if pane == "tab-agents" else None)
+        if picked is not None and picked.row_count:
+            picked.focus()
 
     def prompt_opening(self) -> bool:
         """The prompt is open but does not have the focus yet: keys typed right after ``g`` or ``/``
