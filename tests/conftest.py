@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -8,7 +9,8 @@ from ctxtop.context.window.session import Session
 from ctxtop.context.window.tokens import TokenCounter
 
 DATA = Path(__file__).parent / "data"
-SHARED_FIXTURES = Path(__file__).resolve().parents[2] / "shared" / "fixtures"
+# The real public logs (with their provenance in SOURCES.md): beside the clone, or where the variable says.
+SHARED_FIXTURES = Path(os.environ.get("CTXTOP_SHARED_FIXTURES") or Path(__file__).resolve().parents[2] / "shared" / "fixtures").resolve()
 
 
 @pytest.fixture(scope="session")
