@@ -18,7 +18,7 @@ from ctxtop.context.audit.forensics.cost import compaction_cost
 from ctxtop.context.audit.forensics.prices import PRICE_TABLE, price_of
 from ctxtop.context.rules.selection import RuleRequest
 from ctxtop.context.tracker import Tracker
-from ctxtop.parsers.model import SUMMARY, Usage
+from ctxtop.parsers.model import SUMMARY, USER, Usage
 from ctxtop.tui.cli import main
 from ctxtop.tui.demo import DEMO_WINDOW, demo_path
 
@@ -113,6 +113,30 @@ def test_an_invented_approval_and_identifiers_nowhere_before_are_flagged():
     ]  # and not "The user approved renaming the config loader.": the user said "Yes, go ahead and rename…"
 
 
+BEFORE = [(USER, "Implement spotter-gqc", ""), (USER, "Listen to `mouseup` and `keyup`; run mix compile and mix credo.", ""),
+          ("tool_call", 'def create_message_refs(session, ids) do … length(ids)', "")]
+
+
+@pytest.mark.parametrize("summary, flagged", [
+    # Names a summary joins with a slash, each of which the transcript holds: no invention.
+    ("Added create_message_refs/2 and kept length/1 checks.", []),
+    ("Listeners on mouseup/keyup; ran compile/credo.", []),
+    ("Wrote src/payments/refund_v2.py.", ["src/payments/refund_v2.py"]),  # a file path is looked for whole
+    ("Added create_invoice/3.", ["create_invoice/3"]),
+    # What the summarizer adds after the claim is its own elaboration, not the user's words.
+    ('The user requested "Implement spotter-gqc" — the full epic `spotter-gqc: Transcript Annotations`.', []),
+    ("The user requested deleting the orders table.", ["The user requested deleting the orders table."]),
+    # The transcript's path, which Claude Code appends to every summary, is no claim.
+    ("Go on. If you need details, read the full transcript at: /home/u/.claude/projects/p/4f1c.jsonl", []),
+])
+def test_what_a_summary_says_is_looked_for_in_the_transcript(summary, flagged):
+    from ctxtop.context.audit.forensics.claims import unsupported_claims
+    from ctxtop.context.rules.facts import normalize
+
+    sources = [(category, text, normalize(text)) for category, text, _ in BEFORE]
+    assert [claim["text"] for claim in unsupported_claims(sources, [summary])] == flagged
+
+
 def test_faithful_summaries_make_no_claims(demo_snapshot):
     assert [c["forensics"]["unsupported_claims"] for c in demo_snapshot["compactions"]] == [[], [], []]
 
@@ -187,6 +211,18 @@ def test_a_logged_summarizing_call_is_priced_as_logged():
     rewrite = cost["cache_write_1h_tokens"] * 2 * 5e-6 + cost["cache_read_tokens"] * 0.1 * 5e-6
     assert cost["cache_write_5m_tokens"] == 0
     assert cost["usd"] == pytest.approx(rewrite + summarizing, abs=1e-6)
+
+
+@pytest.mark.skipif(not MAROT.is_file(), reason="the shared fixtures are absent (../shared/fixtures)")
+def test_the_real_summary_is_held_to_what_the_transcript_says(monkeypatch):
+    """Checked by hand against the log: the five Elixir functions name/arity are defined in the agent's Write of
+    session_live.ex, mouseup and keyup are listened to, the user's first message is "Implement spotter-gqc", and the
+    path at the end is where Claude Code says the transcript is. Two claims stand: nothing before the boundary
+    asks for every task to be pushed, and "JavaScript" is first written by the summary."""
+    monkeypatch.setenv("CTXTOP_NO_CACHE", "1")
+    [compaction] = Tracker.open(str(MAROT), RuleRequest()).snapshot()["compactions"]
+    assert [c["text"] for c in compaction["forensics"]["unsupported_claims"]] == [
+        "The user wants all tasks in the dependency chain completed, committed, and pushed.", "JavaScript"]
 
 
 CODEX_REMOTE = SHARED_FIXTURES / "codex" / "localpush_rollout-2026-02-23T12-54-34-019c8a59-e9dd-71f0-9ae3-4079fe9726a9.jsonl"

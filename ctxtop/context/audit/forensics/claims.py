@@ -32,6 +32,10 @@ _APPROVAL_VERB = re.compile(r"approved|confirmed|agreed|authori[sz]ed|allowed|pe
 _APPROVAL_WORD = re.compile(r"\b(?:approve[sd]?|approval|yes|ok(?:ay)?|go ahead|confirm(?:ed)?|agree[sd]?|lgtm|sure|fine|do it|proceed)\b"
                             r"|同意|批准|可以|确认|没问题|行|好的|放行|授权", re.IGNORECASE)
 _NUMBER_UNIT = re.compile(r"(?<![\w.])\d[\d,]*(?:\.\d+)?\s?(?:%|元|美元|USD|KB|MB|GB|ms|秒|分钟|小时|天|days?|hours?|tokens?)", re.IGNORECASE)
+# What Claude Code appends to every summary it writes: where the transcript is, not a claim of the summary's.
+_HARNESS_TAIL = re.compile(r"read the full transcript at:\s*\S+", re.IGNORECASE)
+# Where a claim's own words end and the summarizer's elaboration of it begins ("The user requested X — the epic Y").
+_ELABORATION = re.compile(r"\s[—–-]\s|:\s|;\s|\s\(")
 _PASCAL_CASE = re.compile(r"\b[A-Z][a-z]+[A-Z][A-Za-z0-9]+\b")
 _CODE_LIKE = re.compile(r"[\d_]|\w-\w|[a-z][A-Z]")
 _CLAIM_WORDS = frozenset({"user", "users", "asked", "requested", "approved", "confirmed", "agreed", "decided", "said", "told",
@@ -59,14 +63,27 @@ def unsupported_claims(sources: list[tuple[str, str, str]], summaries: list[str]
                 continue
             claim = _USER_CLAIM.search(sentence)
             if claim:
-                why = _unsupported_user_claim(sentence, claim, said, said_normalized)
+                cut = _ELABORATION.search(sentence, claim.end())
+                why = _unsupported_user_claim(sentence[: cut.start()] if cut else sentence, claim, said, said_normalized)
                 if why:
                     flag(sentence[:300], why)
-        for token in _coordinates(summary):
-            needle = normalize(token)
-            if needle and not any(needle in text for text in everything):
+        for token in _coordinates(_HARNESS_TAIL.sub("", summary)):
+            if not _appears(token, everything):
                 flag(token, "appears nowhere before the boundary")
     return found
+
+
+def _appears(token: str, everything: list[str]) -> bool:
+    """Whether ``token`` (a path, identifier or number) is in some block before the boundary. A slashed token that
+    is no file path (no dot, not rooted) is words or names the summary joined: "mouseup/keyup", "compile/credo",
+    Elixir's "create_message_refs/2" (a function and its arity), each part of which is looked for on its own."""
+    needles = [normalize(token)]
+    if "/" in token and "." not in token and not token.startswith(("/", "~")):
+        parts = [part for part in token.split("/") if part]
+        if len(parts) == 2 and parts[1].isdigit():
+            parts = parts[:1]  # name/arity
+        needles = [normalize(part) for part in parts]
+    return all(any(needle in text for text in everything) for needle in needles if needle)
 
 
 def _unsupported_user_claim(sentence: str, claim: re.Match, said: list[tuple[str, str]], said_normalized: str) -> str | None:
