@@ -105,3 +105,17 @@ def test_the_quicker_fact_patterns_find_what_the_plain_ones_find_in_real_logs(ki
     found = [QUICK_FACT_PATTERNS[kind].findall(text) for text in texts]
     assert found == [PLAIN_FACT_PATTERNS[kind].findall(text) for text in texts]
     assert sum(map(len, found)) > 20
+
+
+@pytest.mark.parametrize("item, after, held", [
+    ("/home/u/shop/lib/orders/refund.ex", "Edited lib/orders/refund.ex to cap refunds.", True),  # named from the project
+    ("/home/u/shop/lib/orders/refund.ex", "Edited refund.ex.", False),  # a file name alone could be any
+    ("/home/u/shop/lib/orders/refund.ex", "Nothing about files.", False),
+    ("~/notes/todo.md", "see notes/todo.md", True),
+    ("lib/orders/refund.ex", "orders/refund.ex", False),  # a relative path is held whole only
+])
+def test_a_path_from_the_root_is_held_by_its_project_relative_form(item, after, held):
+    from ctxtop.context.audit.lost import held as is_held
+    from ctxtop.context.rules.facts import normalize
+
+    assert is_held("paths", item, normalize(after)) is held

@@ -66,7 +66,7 @@ def lost_items(before: WindowText, after: WindowText) -> dict[str, list[str]]:
             if item in kind_seen:
                 continue
             kind_seen.add(item)
-            if normalize(item) not in after_text:
+            if not held(kind, item, after_text):
                 kind_lost.append(item)
                 if len(kind_lost) == MAX_LOST_ITEMS:
                     open_kinds.discard(kind)
@@ -99,6 +99,18 @@ def lost_items(before: WindowText, after: WindowText) -> dict[str, list[str]]:
         if "decisions" in open_kinds:
             consider("decisions", decisions)
     return lost
+
+
+def held(kind: str, item: str, after_text: str) -> bool:
+    """Whether the window after (normalized, ``after_text``) still holds ``item``. A path from the root or from ~ is
+    held too where its last two parts or more are ("lib/orders/refund.ex" for "/home/u/shop/lib/orders/refund.ex"):
+    a summary names the files of the project it works in from there."""
+    if normalize(item) in after_text:
+        return True
+    if kind != "paths" or not item.startswith(("/", "~")):
+        return False
+    parts = [part for part in item.split("/") if part]
+    return any(normalize("/".join(parts[start:])) in after_text for start in range(1, len(parts) - 1))
 
 
 def _may_state_rules(text: str) -> bool:
@@ -149,7 +161,7 @@ def missing_facts(candidates: dict[str, list[str]], after: WindowText) -> dict[s
         lost: list[str] = []
         for item in items:
             # Each check scans the whole window after: stop at the cap rather than check every item.
-            if normalize(item) not in after_text:
+            if not held(kind, item, after_text):
                 lost.append(item)
                 if len(lost) == MAX_LOST_ITEMS:
                     break
