@@ -81,7 +81,8 @@ def test_paths_lost_are_paths_of_the_task_not_devices_or_fragments():
 PLAIN_FACT_PATTERNS = {
     "paths": re.compile(r"(?:~|\.{1,2})?[\w.\-]*/[\w.\-/]+\.\w+|/(?!dev/)[\w.\-]+/[\w.\-/]+|~/[\w.\-/]+|\.{1,2}/[\w.\-/]{3,}"),
     "identifiers": re.compile(r"\b(?:[A-Za-z]+_[A-Za-z0-9_]+|[a-z]+[A-Z][A-Za-z0-9]+|[A-Z][a-z]+[A-Z][A-Za-z0-9]+)\b"),
-    "numbers": re.compile(r"(?<![\w.])\d[\d,]*(?:\.\d+)?\s?(?:%|元|美元|USD|KB|MB|GB|ms|秒|分钟|小时|天|days?|hours?|tokens?)", re.IGNORECASE),
+    "numbers": re.compile(r"(?<![\w.])\d[\d,]*(?:\.\d+)?\s?(?:%|元|美元|USD|KB|MB|GB|ms|秒|分钟|小时|天|days?|hours?|tokens?)(?![A-Za-z])",
+                          re.IGNORECASE),
 }
 QUICK_FACT_PATTERNS = {"paths": lost._PATH, "identifiers": lost._IDENT, "numbers": lost._NUMBER_UNIT}
 FACT_ALPHABET = ["a", "Z", "b_", "é", "٣", "1", "2,5", ".", "..", "/", "~", "~/", "-", "--", " ", "\n", "%", "元", "KB", "ms", "days",
@@ -119,3 +120,8 @@ def test_a_path_from_the_root_is_held_by_its_project_relative_form(item, after, 
     from ctxtop.context.rules.facts import normalize
 
     assert is_held("paths", item, normalize(after)) is held
+
+
+def test_a_unit_ends_with_its_word():
+    # Logged code that prints escape sequences holds "[1mbold": no size of 1 MB.
+    assert lost._NUMBER_UNIT.findall("\x1b[1mbold \x1b[1;31mbold, 5 MB and 30% of 2 days") == ["5 MB", "30%", "2 days"]

@@ -94,7 +94,12 @@ def test_session_start_on_a_real_compacted_transcript(monkeypatch, capsys):
     # The session states no rule; its compaction dropped paths and identifiers the window held: those come back, briefly.
     context = json.loads(out)["hookSpecificOutput"]["additionalContext"]
     assert context.startswith(f"[{REINJECTED_MARK} after the compaction]") and "Rules in force" not in context
-    assert "- paths: " in context and "lib/spotter/transcripts/message.ex" in context and len(context) < 1500
+    assert "- paths: " in context and "priv/repo/migrations/20260211213000_add_annotation_message_refs_and_source.exs" in context
+    assert len(context) < 1500
+    # Whole paths only (a path cut in the middle names no file), and a path the summary names from the project's
+    # root is not lost: lib/spotter/transcripts/message.ex is in it.
+    paths = next(line for line in context.splitlines() if line.startswith("- paths: "))
+    assert "…," not in paths and not paths.endswith("…") and "transcripts/message.ex" not in paths
 
 
 # --- PreToolUse ---------------------------------------------------------------------------------------

@@ -35,7 +35,8 @@ _PATH = re.compile(r"(?:~|(?<![\w.\-])(?:\.{1,2})?)[\w.\-]*+/[\w.\-/]+\.\w+|/(?!
 _IDENT = re.compile(r"\b(?:[A-Za-z]++_[A-Za-z0-9_]+|[a-z]++[A-Z][A-Za-z0-9]+|[A-Z][a-z]++[A-Z][A-Za-z0-9]+)\b")
 # The digit first, then what precedes it (the same matches as a look-behind first, which the regex
 # engine would try at every position rather than only at digits).
-_NUMBER_UNIT = re.compile(r"\d(?<![\w.]\d)[\d,]*+(?:\.\d++)?+\s?+(?:%|元|美元|USD|KB|MB|GB|ms|秒|分钟|小时|天|days?|hours?|tokens?)",
+# (A unit ends where the word does: "1mb" is no size in the escape sequence "\x1b[1mbold".)
+_NUMBER_UNIT = re.compile(r"\d(?<![\w.]\d)[\d,]*+(?:\.\d++)?+\s?+(?:%|元|美元|USD|KB|MB|GB|ms|秒|分钟|小时|天|days?|hours?|tokens?)(?![A-Za-z])",
                           re.IGNORECASE)
 # Every identifier _IDENT finds holds an underscore or a lower-case letter before an upper-case one:
 # a text with neither holds none, and most tool output is such text.

@@ -34,12 +34,24 @@ class Reinjection:
         if self.rules:
             lines.append("Rules in force for this session, word for word (they still apply):")
             lines += [f"- {clean_text(rule.text)}" for rule, _status in self.rules]
-        facts = [one_line(f"{kind}: " + ", ".join(one_line(f, MAX_FACT_CHARS) for f in found), MAX_FACT_LINE_CHARS)
-                 for kind, found in self.facts.items() if found]
+        facts = [_fact_line(kind, found) for kind, found in self.facts.items() if found]
         if facts:
             lines.append("Facts from before the compaction that the summary dropped (for reference):")
             lines += [f"- {line}" for line in facts]
         return "\n".join(lines)
+
+
+def _fact_line(kind: str, found: list[str]) -> str:
+    """``kind: a, b, c (+2 more)``: whole facts, as many as MAX_FACT_LINE_CHARS holds (a path cut in the middle names
+    no file), each cut to MAX_FACT_CHARS."""
+    shown: list[str] = []
+    for fact in found:
+        item = one_line(fact, MAX_FACT_CHARS)
+        if shown and len(kind) + 2 + sum(len(s) + 2 for s in shown) + len(item) > MAX_FACT_LINE_CHARS:
+            break
+        shown.append(item)
+    rest = len(found) - len(shown)
+    return f"{kind}: " + ", ".join(shown) + (f" (+{rest} more)" if rest else "")
 
 
 def reinjection(rules: list[Constraint], after: WindowText, facts_before: dict[str, list[str]] | None) -> Reinjection:
