@@ -88,6 +88,30 @@ def test_commands_that_read_the_whole_session_take_no_message(capsys, command):
     assert (code, out) == (2, "") and "unrecognized arguments: --at" in err and err.count("\n") == 1
 
 
+def test_markdown_and_html_mark_an_estimated_size_and_a_guessed_limit_as_the_tui_does(tmp_path, capsys):
+    # No usage reported and a model ctxtop does not know: the size is our count, the limit a default.
+    log = tmp_path / "session.jsonl"
+    log.write_text("\n".join(json.dumps(record) for record in [
+        {"type": "user", "uuid": "u1", "sessionId": "s", "message": {"role": "user", "content": "Never push to main."}},
+        {"type": "assistant", "uuid": "a1", "sessionId": "s", "message": {"role": "assistant", "model": "mystery-model-1",
+                                                                            "content": [{"type": "text", "text": "Noted."}]}},
+    ]) + "\n")
+    from ctxtop.context.output.html import render_html
+    from ctxtop.context.output.markdown import render_markdown
+
+    _, out, _ = run(capsys, "export", str(log))
+    snapshot = json.loads(out)
+    window = snapshot["window"]
+    assert window["reported_tokens"] is None and window["limit_source"] == "default"
+    for output_format in ("md", "html"):  # our exact count of the text, over a limit ctxtop guessed
+        _, out, _ = run(capsys, "export", str(log), "--format", output_format)
+        assert f"{window['used_tokens']:,} / ≈{window['limit']:,} tokens" in out and f"≈{window['used_tokens']:,} /" not in out
+    # With the inferred system prompt and tools on top (after a compaction, before the next call): an estimate.
+    window["used_tokens"] += 1000
+    shown = f"≈{window['used_tokens']:,} / ≈{window['limit']:,} tokens"
+    assert shown in render_markdown(snapshot) and shown in render_html(snapshot, [], [])
+
+
 def test_export_to_unwritable_place_fails_in_one_line(capsys):
     code, _, err = run(capsys, "export", "--demo", "-o", "/nonexistent-dir/snap.json")
     assert code == 2 and err.startswith("ctxtop: error: cannot write") and err.count("\n") == 1

@@ -12,8 +12,9 @@ from typing import Any
 
 from ctxtop.context.audit.alerts import Alert
 from ctxtop.context.output.json_document import json_document
+from ctxtop.context.output.marks import use_mark
 from ctxtop.context.output.redact import redact
-from ctxtop.context.output.snapshot import split_unexplained, use_mark, window_use
+from ctxtop.context.output.snapshot import split_unexplained, window_use
 from ctxtop.context.sanitize import one_line
 from ctxtop.context.tracker import Tracker
 from ctxtop.context.window.follow import Update

@@ -13,6 +13,7 @@ from html import escape
 from typing import Any
 
 from ctxtop.context.output.compaction import FATES
+from ctxtop.context.output.marks import limit_mark, use_mark
 from ctxtop.context.output.palette import CATEGORY_COLORS, COMPACTION_COLOR
 from ctxtop.context.sanitize import clean_text, one_line
 from ctxtop.context.window.timeline import ROWS, TimelinePoint
@@ -173,7 +174,8 @@ def render_html(snapshot: dict[str, Any], columns: list[tuple[int, tuple[int, ..
         f"<h1>ctxtop report — {_e(source['path'] or 'session')}</h1>",
         f'<p class="muted">{_e(source["format"])} · {_e(source["model"] or "model unknown")} · {source["messages"]:,} messages · '
         f"ctxtop {_e(version())}</p>",
-        f"<p>At message {at['message']} / {at['messages']}: <b>{_n(used)} / {_n(window['limit'])} tokens ({100 * used / limit:.1f}%)</b>"
+        f"<p>At message {at['message']} / {at['messages']}: <b>{use_mark(window)}{_n(used)} / {limit_mark(window)}{_n(window['limit'])} tokens "
+        f"({100 * used / limit:.1f}%)</b>"
         f" — reported {_n(window['reported_tokens'])}, estimated {_n(window['estimated_tokens'])}.</p>",
         "<h2>Breakdown</h2>", _breakdown(snapshot),
         "<h2>Timeline</h2>", _history_note(snapshot), timeline_chart(columns, window["limit"] or 0),

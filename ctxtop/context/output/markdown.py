@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ctxtop.context.output.marks import limit_mark, use_mark
 from ctxtop.context.sanitize import markdown_cell as cell
 from ctxtop.context.strategies.report import STRATEGY_TABLE_HEADER, strategy_rows
 
@@ -69,7 +70,7 @@ def render_markdown(snapshot: dict[str, Any]) -> str:
         f"- **Format:** {cell(source['format'])} · **Model:** {cell(source['model'] or 'unknown')}"
         f" · **Session:** {cell(source['session_id'] or '—')}",
         f"- **At message:** {at['message']} / {at['messages']}" + (f" ({cell(at['timestamp'])})" if at["timestamp"] else ""),
-        f"- **Window:** {num(used)} / {num(limit)} tokens ({100 * used / limit:.1f}%) — "
+        f"- **Window:** {use_mark(window)}{num(used)} / {limit_mark(window)}{num(limit)} tokens ({100 * used / limit:.1f}%) — "
         f"reported {num(window['reported_tokens'])}, estimated {num(window['estimated_tokens'])} ({cell(window['encoding'])})",
         "",
         "### Breakdown",

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import Any
 
 from ctxtop.context.audit.alerts import Alert
@@ -124,13 +123,6 @@ def window_use(window: Window, reported: int | None) -> int:
     """The window's size as shown: the prompt size the log reports, else the counted text and the
     inferred system prompt and tools (an estimate, then)."""
     return reported if reported is not None else window.estimated_tokens + split_unexplained(window, None)[0]
-
-
-def use_mark(counts: Mapping[str, Any]) -> str:
-    """"≈" when the size shown (``used_tokens`` of a snapshot's window or a ``watch`` record) is an estimate:
-    no reported size, and an inferred part or counts estimated from characters (``counts_estimated``)."""
-    estimated = counts["reported_tokens"] is None and (counts.get("counts_estimated") or counts["used_tokens"] != counts["estimated_tokens"])
-    return "≈" if estimated else ""
 
 
 def _categories(window: Window, reported: int | None, counts_estimated: bool = False, summarizer: bool = False) -> dict[str, dict[str, Any]]:

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from rich.text import Text
 
-from ctxtop.context.output.snapshot import use_mark
+from ctxtop.context.output.marks import limit_mark, use_mark
 from ctxtop.context.sanitize import one_line
 from ctxtop.tui.widgets.cells import percent_text
 from ctxtop.tui.widgets.fitted import cut
@@ -38,7 +38,7 @@ def header_text(snapshot: dict, *, available: int, mode: str, width: int | None 
     # Most telling first, so that a narrow terminal cuts the least useful: use, position, then the two counts.
     # A limit ctxtop fell back on (no --window, none in the log, an unknown model) is a guess: say so.
     second = Text()
-    limit = f"≈{window['limit']:,}" if window.get("limit_source") == "default" else f"{window['limit']:,}"
+    limit = f"{limit_mark(window)}{window['limit']:,}"
     approx = "≈" if window.get("counts_estimated") else ""  # a big tail's first paint: characters per token
     second.append(f"{use_mark(window)}{used:,} / {limit} tokens ", style="bold")
     second.append(f"({percent_text(share)})", style="bold red" if share >= 90 else "bold yellow" if share >= 70 else "bold green")

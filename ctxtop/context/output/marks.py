@@ -1,0 +1,19 @@
+"""The marks on a figure shown as an estimate or a guess: the same in the TUI, Markdown, HTML and ``watch``."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+
+def limit_mark(window: Mapping[str, Any]) -> str:
+    """"≈" when the window's limit is one ctxtop fell back on (no --window, none in the log, a model it does not know):
+    a guess."""
+    return "≈" if window.get("limit_source") == "default" else ""
+
+
+def use_mark(counts: Mapping[str, Any]) -> str:
+    """"≈" when the size shown (``used_tokens`` of a snapshot's window or a ``watch`` record) is an estimate:
+    no reported size, and an inferred part or counts estimated from characters (``counts_estimated``)."""
+    estimated = counts["reported_tokens"] is None and (counts.get("counts_estimated") or counts["used_tokens"] != counts["estimated_tokens"])
+    return "≈" if estimated else ""
