@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from ctxtop.context.audit.alerts import AlertKind
 from ctxtop.context.audit.events import compaction_events
 from ctxtop.context.window.session import Session
 from ctxtop.tui.cli import main
 
-from .conftest import DATA
+from .conftest import DATA, SHARED_FIXTURES
 
 
 def _export(capsys, name):
@@ -53,6 +55,43 @@ def test_a_fall_within_one_model_counts_across_a_call_of_another(tmp_path):
     log.write_text("".join(lines))
     events = compaction_events(Session.open(log))
     assert [(e.kind, e.message, e.pre_tokens, e.post_tokens) for e in events] == [("implicit", 6, 12000, 7000)]
+
+
+def _turns(tmp_path, turns):
+    """A Gemini CLI chat log: each turn a user message, then calls reporting the prompts given."""
+    lines = [{"sessionId": "g", "projectHash": "h", "startTime": "2026-02-10T09:00:00.000Z", "kind": "main"}]
+    for turn, prompts in enumerate(turns):
+        lines.append({"id": f"u{turn}", "timestamp": f"2026-02-10T09:{turn:02}:00.000Z", "type": "user", "content": "go on"})
+        for call, prompt in enumerate(prompts):
+            lines.append({"id": f"g{turn}-{call}", "timestamp": f"2026-02-10T09:{turn:02}:{10 + call:02}.000Z", "type": "gemini",
+                          "content": "done", "model": "gemini-2.5-pro", "tokens": {"input": prompt, "output": 5, "cached": 0}})
+    log = tmp_path / "chat.jsonl"
+    log.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    return log
+
+
+def test_the_opening_call_of_a_turn_that_reports_more_is_no_baseline(tmp_path):
+    # As the real session below: each turn's first call reports more than the calls around it, which go on growing.
+    log = _turns(tmp_path, [[13629, 6219, 6286, 6402], [21501, 6550, 6686]])
+    assert compaction_events(Session.open(log)) == []
+    # A real fall within a turn is still one, measured from the call before the opening one.
+    log = _turns(tmp_path, [[100_000, 101_000], [130_000, 60_000]])
+    assert [(e.kind, e.message, e.pre_tokens, e.post_tokens) for e in compaction_events(Session.open(log))] == [
+        ("implicit", 6, 101_000, 60_000)]
+
+
+GEMINI_REAL = SHARED_FIXTURES / "gemini-cli" / "agtrace_gemini_session.json"
+
+
+@pytest.mark.skipif(not GEMINI_REAL.is_file(), reason=f"shared fixtures not found at {SHARED_FIXTURES}")
+def test_the_real_gemini_session_has_no_compaction_and_its_cache_reads(capsys):
+    """Checked against the file: no compression record; the first call of each turn reports 13,629 and 21,501 where
+    the calls after it go on from 6,219 to 6,686. ``input`` is the prompt with the cached part in it."""
+    session = Session.open(GEMINI_REAL)
+    assert compaction_events(session) == []
+    usage = session.entries[2].usage
+    assert (usage.prompt_tokens, usage.cache_read_tokens) == (6219, 5864)
+    assert main(["check", str(GEMINI_REAL)]) == 0 and "implicit" not in capsys.readouterr().out
 
 
 def _follow(log, lines, start):

@@ -96,7 +96,9 @@ def _usage(record: dict) -> Usage | None:
     tokens = record.get("tokens")
     # Numbers are handed on as read (Parser.checked_usage keeps the counts and counts the rest).
     if isinstance(tokens, dict) and number(tokens.get("input")) is not None:
-        return Usage(tokens["input"], number(tokens.get("output")) or 0, reasoning_tokens=number(tokens.get("thoughts")))
+        # `input` is promptTokenCount, which already includes `cached` (cachedContentTokenCount): don't add it.
+        return Usage(tokens["input"], number(tokens.get("output")) or 0, reasoning_tokens=number(tokens.get("thoughts")),
+                     cache_read_tokens=number(tokens.get("cached")))
     return None
 
 

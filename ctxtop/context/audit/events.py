@@ -8,7 +8,7 @@ from datetime import datetime
 
 from ctxtop.context.audit.alerts import AlertKind
 from ctxtop.context.window.session import CompactionEvent, Session
-from ctxtop.parsers.model import Entry
+from ctxtop.parsers.model import USER, Entry
 
 IMPLICIT_DROP = 0.30  # a fall of the reported prompt by more than this share, unmarked, is a compaction
 # A call this long after the one before is a resumed session (`codex resume`, `claude --resume`):
@@ -51,11 +51,16 @@ class EventScan:
         # The last call of each model: (prompt tokens, whether a compaction was marked since).
         self._last_by_model: dict[str | None, tuple[int, bool]] = {}
         self._marked_since_last_call = False
+        # Gemini CLI reports a larger prompt for the first call of a user turn than the calls that follow it
+        # in the same turn: a call that continues a turn is measured against the call before that opening one.
+        self._user_since_last_call = False
+        self._before_opening: dict[str | None, tuple[int, bool] | None] = {}
 
     def copy(self) -> EventScan:
         twin = EventScan()
         twin.events, twin.drops, twin._last_by_model = list(self.events), list(self.drops), dict(self._last_by_model)
         twin._last_usage, twin._marked_since_last_call = self._last_usage, self._marked_since_last_call
+        twin._user_since_last_call, twin._before_opening = self._user_since_last_call, dict(self._before_opening)
         return twin
 
     def see(self, entry: Entry) -> None:
@@ -66,6 +71,8 @@ class EventScan:
             events.append(CompactionEvent(entry.index, c.kind, c.trigger, pre, c.post_tokens, entry.timestamp, c.opaque))
             self._marked_since_last_call = True
             self._last_by_model = {model: (prompt, True) for model, (prompt, _marked) in self._last_by_model.items()}
+        if entry.usage is None and entry.role == "user" and entry.category == USER:
+            self._user_since_last_call = True
         if entry.usage is not None:
             prompt = entry.usage.prompt_tokens
             marked = self._marked_since_last_call
@@ -75,12 +82,24 @@ class EventScan:
                 e = events[-1]
                 events[-1] = CompactionEvent(e.message, e.kind, e.trigger, e.pre_tokens, prompt, e.timestamp, e.opaque)
             self._last_usage = (entry.index, prompt, entry.model, entry.timestamp)
+            earlier = self._last_by_model.get(entry.model)
+            if self._user_since_last_call and (earlier is None or prompt > earlier[0]):
+                self._before_opening[entry.model] = earlier  # an opening call that rose: maybe only its own report
+            else:
+                self._before_opening.pop(entry.model, None)
             self._last_by_model[entry.model] = (prompt, False)
             self._marked_since_last_call = False
+            self._user_since_last_call = False
 
     def _check_fall(self, last_usage: tuple[int, int, str | None, str | None], entry: Entry, prompt: int) -> None:
         _message, before, model, timestamp = last_usage
         same_model = self._last_by_model.get(entry.model)
+        if not self._user_since_last_call and not self._marked_since_last_call and entry.model in self._before_opening:
+            # The turn goes on after its opening call: that call's prompt is no baseline; the one before it is.
+            earlier = self._before_opening[entry.model]
+            if earlier is None or earlier[1] or prompt >= earlier[0] * (1 - IMPLICIT_DROP):
+                return
+            same_model, before = earlier, earlier[0]
         fell_within_model = same_model is not None and not same_model[1] and prompt < same_model[0] * (1 - IMPLICIT_DROP)
         fell_since_last_call = not self._marked_since_last_call and prompt < before * (1 - IMPLICIT_DROP)
         if not fell_within_model and not fell_since_last_call:
