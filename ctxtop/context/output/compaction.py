@@ -14,6 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 from ctxtop.context.audit.alerts import Alert, AlertKind
+from ctxtop.context.audit.lost import MAX_LOST_ITEMS
 from ctxtop.context.audit.run import CompactionAudit
 from ctxtop.context.output.markdown import forensics_lines, num, table
 from ctxtop.context.rules.constraints import KEPT, Constraint
@@ -147,6 +148,8 @@ def render_compaction_markdown(view: dict[str, Any]) -> str:
     if lost:
         lines += ["", "### Facts lost", ""]
         lines += [f"- **{kind}:** " + ", ".join(markdown_cell(one_line(item, 80)) for item in items) for kind, items in lost.items()]
+        if any(len(items) >= MAX_LOST_ITEMS for items in lost.values()):
+            lines += ["", f"_A sample: at most {MAX_LOST_ITEMS} of each kind are listed._"]
     if view["drift"]:
         lines += ["", "### Drift after it", "", drift_text(view["drift"])]
     if view["forensics"]:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ctxtop.context.output.marks import limit_mark, use_mark
+from ctxtop.context.output.marks import limit_mark, lost_count, use_mark
 from ctxtop.context.sanitize import markdown_cell as cell
 from ctxtop.context.strategies.report import STRATEGY_TABLE_HEADER, strategy_rows
 
@@ -112,7 +112,7 @@ def render_markdown(snapshot: dict[str, Any]) -> str:
             [
                 [c["message"], c["kind"], c["trigger"] or "—", num(c["pre_tokens"]), num(c["post_tokens"]),
                  "; ".join(f"{cid}: {v['before']} → {v['after']}" for cid, v in c["constraints"].items()) or "—",
-                 sum(len(v) for v in c["lost_items"].values())]
+                 lost_count(c["lost_items"])]
                 for c in snapshot["compactions"]
             ],
         )

@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from ctxtop.context.audit.lost import MAX_LOST_ITEMS
+
 
 def limit_mark(window: Mapping[str, Any]) -> str:
     """"≈" when the window's limit is one ctxtop fell back on (no --window, none in the log, a model it does not know):
@@ -17,3 +19,10 @@ def use_mark(counts: Mapping[str, Any]) -> str:
     no reported size, and an inferred part or counts estimated from characters (``counts_estimated``)."""
     estimated = counts["reported_tokens"] is None and (counts.get("counts_estimated") or counts["used_tokens"] != counts["estimated_tokens"])
     return "≈" if estimated else ""
+
+
+def lost_count(lost_items: Mapping[str, list[str]]) -> str:
+    """How many facts a compaction lost, as far as its lists tell: "≥103" when a kind's list stopped at MAX_LOST_ITEMS
+    (the audit lists a sample, not every fact), else the exact number."""
+    count = sum(len(items) for items in lost_items.values())
+    return f"≥{count}" if any(len(items) >= MAX_LOST_ITEMS for items in lost_items.values()) else str(count)
