@@ -112,6 +112,21 @@ def test_markdown_and_html_mark_an_estimated_size_and_a_guessed_limit_as_the_tui
     assert shown in render_markdown(snapshot) and shown in render_html(snapshot, [], [])
 
 
+def test_the_other_json_outputs_hold_what_the_readme_says(capsys):
+    # README, "The other JSON outputs": every key listed, and no other.
+    _, out, _ = run(capsys, "check", "--demo", "--json")
+    assert set(json.loads(out)) == {"constraints", "auto_detected", "compactions", "findings", "notes", "forensics", "ok"}
+    _, out, _ = run(capsys, "preview", "--demo", "--json")
+    assert set(json.loads(out)) == {"at", "messages", "budget", "window_tokens", "strategies"}
+    _, out, _ = run(capsys, "export", "--demo", "--compaction", "1")
+    view = json.loads(out)
+    assert set(view) == {"number", "message", "after_message", "kind", "trigger", "timestamp", "reported", "estimated", "categories",
+                         "blocks", "summary", "opaque", "rules", "facts_lost", "drift", "forensics", "later_violations"}
+    assert set(view["blocks"][0]) == {"message", "category", "tokens", "fate", "preview"}
+    assert set(view["categories"]["user"]) == {"kept", "cleared", "summarized", "dropped", "added"}
+    assert set(view["later_violations"][0]) == {"rule", "lost_at", "became", "broken_at", "detail"}
+
+
 def test_export_to_unwritable_place_fails_in_one_line(capsys):
     code, _, err = run(capsys, "export", "--demo", "-o", "/nonexistent-dir/snap.json")
     assert code == 2 and err.startswith("ctxtop: error: cannot write") and err.count("\n") == 1
