@@ -7,6 +7,7 @@ import os
 import subprocess
 import sys
 import time
+from unittest.mock import ANY
 
 from ctxtop.tui.demo import demo_path
 
@@ -164,7 +165,9 @@ def test_watch_on_a_folder_follows_a_newer_session_there_unless_told_to_stay(tmp
     os.utime(old, (time.time() - 3600, time.time() - 3600))
     following, staying = _watch(str(tmp_path)), _watch(str(tmp_path), "--stay")
     try:
-        assert read_line(following)["messages"] == 40 and read_line(staying)["messages"] == 40
+        for watch in (following, staying):  # first, which session the records are of: the folder does not say
+            assert read_line(watch) == {"type": "session", "time": ANY, "path": str(old)}
+            assert read_line(watch)["messages"] == 40
         (tmp_path / "subagents").mkdir()  # a sub-agent's transcript is its session's, never followed instead
         (tmp_path / "subagents" / "agent-a1.jsonl").write_bytes(b"".join(DEMO_LINES[:5]))
         newer = tmp_path / "newer.jsonl"
@@ -194,6 +197,7 @@ def test_watch_waits_for_a_folder_that_does_not_exist_yet_or_holds_no_session(tm
         building.mkdir()
         (building / "a.jsonl").write_bytes(b"".join(DEMO_LINES[:30]))
         building.rename(later)  # the folder appears with its session in it
+        assert read_line(proc) == {"type": "session", "time": ANY, "path": str(later / "a.jsonl")}
         assert read_line(proc)["messages"] == 30
     finally:
         proc.kill()
@@ -225,7 +229,7 @@ def test_watch_on_a_folder_passes_over_a_symlink_loop_and_a_file_that_is_no_sess
     log.write_bytes(b"".join(DEMO_LINES[:30]))
     proc = _watch(str(tmp_path))
     try:
-        assert read_line(proc)["messages"] == 30
+        assert read_line(proc)["type"] == "session" and read_line(proc)["messages"] == 30
         (tmp_path / "loop2.jsonl").symlink_to(tmp_path / "loop1.jsonl")
         (tmp_path / "loop1.jsonl").symlink_to(tmp_path / "loop2.jsonl")
         (tmp_path / "settings.json").write_text('{"theme": "dark"}')

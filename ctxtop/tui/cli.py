@@ -399,7 +399,7 @@ def _aligned(rows: list[list[str]]) -> list[str]:
 
 
 def run_watch(args: argparse.Namespace) -> int:
-    from ctxtop.tui.watch import SessionFolder, first_line_from_the_tail, follow_headless
+    from ctxtop.tui.watch import SessionFolder, first_line_from_the_tail, follow_headless, print_record, session_record
 
     path, window, log_format = _session_source(args)
     resolved, notice = resolve_session(path, waiting=True)
@@ -414,6 +414,9 @@ def run_watch(args: argparse.Namespace) -> int:
         if found is not None and found != Path(log):  # the path became a folder, or a session came into it
             say(f"ctxtop: newest session in {one_line(path, 200)}: {one_line(found.name, 120)}")
             resolved = found
+    of_folder = Path(path).is_dir() and not is_session_folder(Path(path))  # a folder of sessions, not one kept as a folder
+    if of_folder and args.json:
+        print_record(session_record(str(resolved)), as_json=True, redacted=args.redact)  # which file the records are of
     if not Path(resolved).is_dir():
         first_line_from_the_tail(str(split_sample(resolved)[0]), encoding=args.encoding, window=window, as_json=args.json, redacted=args.redact)
 
@@ -423,7 +426,7 @@ def run_watch(args: argparse.Namespace) -> int:
     tracker = open_live(str(resolved))
     _tell(tracker)
     # A folder of sessions (not one session kept as a folder): a newer one appearing there is followed.
-    folder = SessionFolder(Path(path), args.stay, open_live) if Path(path).is_dir() and not is_session_folder(Path(path)) else None
+    folder = SessionFolder(Path(path), args.stay, open_live) if of_folder else None
     return follow_headless(tracker, as_json=args.json, poll_seconds=args.poll, redacted=args.redact, folder=folder)
 
 

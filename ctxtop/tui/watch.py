@@ -12,7 +12,7 @@ from typing import Any
 
 from ctxtop.context.audit.alerts import Alert
 from ctxtop.context.output.json_document import json_document
-from ctxtop.context.output.marks import use_mark
+from ctxtop.context.output.marks import limit_mark, use_mark
 from ctxtop.context.output.redact import redact
 from ctxtop.context.output.snapshot import split_unexplained, window_use
 from ctxtop.context.sanitize import one_line
@@ -87,6 +87,12 @@ def first_line_from_the_tail(path: str, *, encoding: str, window: int | None, as
         print_record(status_of(quick, quick.window_at(None, exact=False), None, from_tail=True), as_json=as_json, redacted=redacted)
 
 
+def session_record(path: str | None) -> dict[str, Any]:
+    """``{"type": "session"}``: the session the records after it are of (``watch DIR --json``: the first one it opens,
+    then each newer one it follows)."""
+    return {"type": "session", "time": round(time.time(), 3), "path": path}
+
+
 def alert_record(alert: Alert) -> dict[str, Any]:
     return {"type": "alert", "failing": alert.fails, **alert.as_dict()}
 
@@ -107,7 +113,7 @@ def _text(record: dict[str, Any]) -> str:
     if record.get("from_tail"):
         reset += " [since the last compaction; reading the history…]"
     used = f"{use_mark(record)}{record['used_tokens']:,}"
-    limit = f"≈{record['limit']:,}" if record.get("limit_source") == "default" else f"{record['limit']:,}"
+    limit = f"{limit_mark(record)}{record['limit']:,}"
     return (f"msg {record['messages']} +{record['new']}: {used} / {limit}{percent} "
             f"reported {reported} estimated {approx}{record['estimated_tokens']:,} | {parts}{reset}")
 
@@ -180,7 +186,7 @@ def follow_headless(tracker: Tracker, *, as_json: bool, poll_seconds: float | No
                     assert tracker.follower is not None
                     observer = watch_log(tracker.follower.file, notify, poll_seconds=poll_seconds)
                     if as_json:
-                        emit({"type": "session", "time": round(time.time(), 3), "path": tracker.session.path})
+                        emit(session_record(tracker.session.path))
                     last_shown = None
                     emit_status(None)
                     for alert in tracker.new_alerts():
