@@ -136,6 +136,9 @@ def test_export_to_unwritable_place_fails_in_one_line(capsys):
     "argv, message",
     [
         (["export", "/no/such/file.jsonl"], "no such file"),
+        (["export", "s3://bucket/session.jsonl"], "a URL; ctxtop opens local files"),
+        (["check", "https://example.com/session.jsonl"], "a URL; ctxtop opens local files"),
+        (["watch", "s3://bucket/session.jsonl"], "a URL; ctxtop opens local files"),
         (["export"], "no session given"),
         (["export", "--demo", "--format", "xml"], "--format must be"),
         (["export", "--demo", "--encoding", "klingon"], "unknown encoding"),

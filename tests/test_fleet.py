@@ -206,14 +206,31 @@ def test_file_names_reach_the_tables_and_reports_without_control_sequences_when_
     assert "; 3 result(s) reused from an earlier run, 0 read anew;" in err  # the second run read nothing anew
     for out in runs:
         paths = {row["path"].rsplit("/", 1)[-1] for row in read_parquet(out / "sessions.parquet")}
-        assert paths == {"ok.jsonl", "caf\ufffd.jsonl"}
+        # Spelled out as bash's $'…' spells them: printable, one name per file, and the report's command opens it.
+        assert paths == {"ok\\x1b]0;PWNED\\x07\\u202e.jsonl", "caf\\xe9.jsonl"}
         assert {row["path"].rsplit("/", 1)[-1] for row in read_parquet(out / "compactions.parquet")} <= paths
         skipped = (out / "skipped").read_text(encoding="utf-8")
-        assert skipped.startswith(f"{folder}/junk\ufffd.jsonl\t")
+        assert skipped.startswith(f"{folder}/junk\\xff.jsonl\t")
         for name in ("skipped", "report.md", "report.html"):
             text = (out / name).read_text(encoding="utf-8")
             assert not any(ch in text for ch in "\x1b\x07\u202e"), name
     assert read_parquet(runs[0] / "sessions.parquet") == read_parquet(runs[1] / "sessions.parquet")
+
+
+def test_two_names_that_clean_alike_stay_two_and_each_command_opens_its_own(tmp_path, capsys):
+    from ctxtop.context.fleet.report import open_command
+
+    folder = tmp_path / "p"
+    folder.mkdir()
+    shutil.copy(DATA / CODEX_KEEPS, folder / "a.jsonl")
+    shutil.copy(demo_path(), folder / "a\x1b[0m.jsonl")
+    assert audit(capsys, folder, "--out", tmp_path / "out")[0] == 0
+    assert sorted(row["path"].rsplit("/", 1)[-1] for row in read_parquet(tmp_path / "out" / "sessions.parquet")) == [
+        "a.jsonl", "a\\x1b[0m.jsonl"]
+    assert open_command({"path": "a\\x1b[0m.jsonl", "first_finding_at": 30}) == "ctxtop $'a\\x1b[0m.jsonl' --at 30"
+    assert open_command({"path": "-rf.jsonl", "first_finding_at": None}) == "ctxtop ./-rf.jsonl"  # not an option
+    # An object in a store is opened once copied here (ctxtop opens local files; `ctxtop s3://…` says so).
+    assert open_command({"path": "s3://logs/p/s.jsonl", "first_finding_at": 3}) == "ctxtop s.jsonl --at 3 (once s3://logs/p/s.jsonl is copied here)"
 
 
 def test_bad_arguments_and_a_missing_extra_are_one_line(tmp_path, capsys, monkeypatch):

@@ -2,7 +2,7 @@
 
 import pytest
 
-from ctxtop.context.sanitize import clean_text, markdown_cell, one_line, quoted, shown_name
+from ctxtop.context.sanitize import clean_text, markdown_cell, one_line, quoted, shell_word, shown_name
 
 
 @pytest.mark.parametrize(
@@ -31,13 +31,31 @@ def test_markdown_cell_escapes_table_and_markup():
 
 @pytest.mark.parametrize(("name", "shown"), [
     ("/logs/session.jsonl", "/logs/session.jsonl"),
-    ("/logs/ok\x1b]0;PWNED\x07\u202e.jsonl", "/logs/ok.jsonl"),  # a title change and a bidi override, dropped
-    ("/logs/caf\udce9.jsonl", "/logs/caf\ufffd.jsonl"),  # os.fsdecode(b"caf\xe9.jsonl"): the byte that is not UTF-8
-    ("s3://bucket/a\x85b.jsonl", "s3://bucket/ab.jsonl"),  # a C1 control
+    # A title change and a bidi override, spelled out: printable, and naming that file only.
+    ("/logs/ok\x1b]0;PWNED\x07\u202e.jsonl", "/logs/ok\\x1b]0;PWNED\\x07\\u202e.jsonl"),
+    ("/logs/caf\udce9.jsonl", "/logs/caf\\xe9.jsonl"),  # os.fsdecode(b"caf\xe9.jsonl"): the byte that is not UTF-8
+    ("s3://bucket/a\x85b.jsonl", "s3://bucket/a\\u0085b.jsonl"),  # a C1 control
+    ("a\\x1b.jsonl", "a\\\\x1b.jsonl"),  # a backslash in the name itself: never taken for an escape
+    ("new\nline.jsonl", "new\\x0aline.jsonl"),
 ])
 def test_shown_name(name, shown):
     assert shown_name(name) == shown
-    assert shown_name(name).encode("utf-8")  # writable to any UTF-8 output
+    assert shown_name(name).isprintable()  # nothing for a terminal to act on, writable to any UTF-8 output
+
+
+@pytest.mark.parametrize("name", ["/logs/ok\x1b]0;PWNED\x07\u202e.jsonl", "caf\udce9.jsonl", "it's\nnew.jsonl", "a\\b c.jsonl",
+                                  "-rf.jsonl", "plain.jsonl"])
+def test_a_shell_word_names_exactly_the_file(name):
+    import os
+    import shutil
+    import subprocess
+
+    if shutil.which("bash") is None:
+        pytest.skip("no bash here")
+    word = shell_word(shown_name(name))
+    assert word.isprintable()
+    printed = subprocess.run(["bash", "-c", f"printf %s {word}"], capture_output=True, check=True).stdout
+    assert printed == os.fsencode(("./" if name.startswith("-") else "") + name)
 
 
 def test_quoted_drops_control_sequences_instead_of_spelling_them_out():

@@ -9,6 +9,7 @@ such text (the audit's alert details, the outputs, the guard, the fleet) cleans 
 from __future__ import annotations
 
 import re
+import shlex
 
 # ESC-introduced sequences: CSI (ESC [ ... final), OSC/DCS/SOS/PM/APC (ESC ] ... BEL or ST), and two-byte escapes.
 _ESCAPE_SEQUENCE = re.compile(
@@ -48,10 +49,39 @@ def clean_json(value: object) -> object:
     return value
 
 
+# What a file name cannot show as it is: a backslash (the escape itself), controls, invisible and bidi characters, and
+# the lone surrogates os.fsdecode makes of bytes that are not UTF-8.
+_NOT_SHOWN_IN_A_NAME = re.compile(
+    "[\\\\\x00-\x1f\x7f-\x9f\u061c\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff\ufff9-\ufffb\ud800-\udfff]")
+
+
 def shown_name(name: str) -> str:
-    """A file name or URL as a table or report shows it: ``clean_text``, and each byte the file system's
-    encoding could not decode as U+FFFD (a UTF-8 output cannot hold the lone surrogate it was read as)."""
-    return clean_text(LONE_SURROGATE.sub("\ufffd", name))
+    """A file name or URL as a table, a report or a JSON record shows it: printable, and still naming that one file.
+    What cannot be shown is spelled as bash's $'…' quoting spells it: ``\\x1b`` for a control, ``\\u202e`` for a
+    bidi override, ``\\xe9`` for a byte that is not UTF-8, ``\\\\`` for a backslash (so no two names show alike)."""
+    if name.isprintable() and "\\" not in name:
+        return name
+    return _NOT_SHOWN_IN_A_NAME.sub(_spelled, name)
+
+
+def _spelled(match: re.Match[str]) -> str:
+    code = ord(match.group())
+    if code == 0x5C:
+        return "\\\\"
+    if 0xDC80 <= code <= 0xDCFF:
+        return f"\\x{code - 0xDC00:02x}"  # the byte os.fsdecode could not decode
+    return f"\\x{code:02x}" if code < 0x80 else f"\\u{code:04x}"
+
+
+def shell_word(shown: str) -> str:
+    """A name as ``shown_name`` shows it, as one word of a shell command line that names exactly that file: quoted as
+    needed, ``./`` before a name that starts with "-" (else an option), $'…' quoting (bash, zsh) where it spells a
+    character out."""
+    if shown.startswith("-"):
+        shown = "./" + shown
+    if "\\" in shown:
+        return "$'" + shown.replace("'", "\\'") + "'"
+    return shlex.quote(shown)
 
 
 def quoted(text: str) -> str:

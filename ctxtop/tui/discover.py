@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import stat
 from pathlib import Path
 
@@ -85,10 +86,15 @@ def may_be_session(path: Path) -> bool:
     return True
 
 
+_URL = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://")
+
+
 def resolve_session(path: str | None, *, waiting: bool = False) -> tuple[Path, str | None]:
     """The log to open and, when ctxtop chose it, a line saying which and why. ``waiting`` (the TUI,
     watch): a folder with no session yet is returned itself, to wait in; else that is a UsageError."""
     if path is not None:
+        if _URL.match(path):  # (a Path would make "s3://b/x" the local "s3:/b/x", and the TUI wait for it for ever)
+            raise UsageError(f"{path}: a URL; ctxtop opens local files (copy it here first; `ctxtop audit` reads URLs)")
         given = Path(path)
         if given.is_dir() and is_session_folder(given):
             return given, None

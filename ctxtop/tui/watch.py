@@ -15,7 +15,7 @@ from ctxtop.context.output.json_document import json_document
 from ctxtop.context.output.marks import limit_mark, use_mark
 from ctxtop.context.output.redact import redact
 from ctxtop.context.output.snapshot import split_unexplained, window_use
-from ctxtop.context.sanitize import one_line
+from ctxtop.context.sanitize import one_line, shown_name
 from ctxtop.context.tracker import Tracker
 from ctxtop.context.window.follow import Update
 from ctxtop.context.window.replay import Window
@@ -90,7 +90,7 @@ def first_line_from_the_tail(path: str, *, encoding: str, window: int | None, as
 def session_record(path: str | None) -> dict[str, Any]:
     """``{"type": "session"}``: the session the records after it are of (``watch DIR --json``: the first one it opens,
     then each newer one it follows)."""
-    return {"type": "session", "time": round(time.time(), 3), "path": path}
+    return {"type": "session", "time": round(time.time(), 3), "path": shown_name(path) if path is not None else None}
 
 
 def alert_record(alert: Alert) -> dict[str, Any]:

@@ -8,7 +8,6 @@ loads nothing). Every text from a log is cleaned, and escaped for the format it 
 
 from __future__ import annotations
 
-import shlex
 from collections import defaultdict
 from collections.abc import Sequence
 from html import escape
@@ -16,7 +15,7 @@ from typing import Any
 
 from ctxtop.context.fleet.columns import FAILURE_MODES
 from ctxtop.context.output.html import CSS
-from ctxtop.context.sanitize import clean_text, markdown_cell, one_line
+from ctxtop.context.sanitize import clean_text, markdown_cell, one_line, shell_word
 from ctxtop.version import version
 
 WORST = 10  # sessions listed as the worst
@@ -93,7 +92,10 @@ def _worst(sessions: Sequence[Row]) -> list[dict[str, Any]]:
 def open_command(row: Row) -> str:
     """The command that opens the session where it first went wrong (else at its end)."""
     at = f" --at {row['first_finding_at']}" if row["first_finding_at"] else ""
-    return f"ctxtop {shlex.quote(clean_text(row['path']))}{at}"
+    path = row["path"]
+    if "://" in path:  # ctxtop opens local files: the object, once copied here
+        return f"ctxtop {shell_word(path.rsplit('/', 1)[-1])}{at} (once {path} is copied here)"
+    return f"ctxtop {shell_word(path)}{at}"
 
 
 def _pct(value: float | None) -> str:
