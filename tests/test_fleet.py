@@ -326,6 +326,33 @@ def test_s3_in_and_out_round_trip(fleet, tmp_path, capsys, s3_server):
     assert code == 0 and "; 3 result(s) reused from an earlier run, 0 read anew" in err  # the store's ETag stands for the content
 
 
+MAROT = SHARED_FIXTURES / "claude-code" / "marot_258c7280-ae70-4798-800f-63464d01a85d.jsonl"
+
+
+@pytest.mark.skipif(not MAROT.is_file(), reason=f"shared fixtures not found at {SHARED_FIXTURES}")
+def test_a_session_in_a_store_comes_with_its_sub_agents_and_gives_the_local_rows(tmp_path, capsys, s3_server):
+    import s3fs
+
+    options = {"endpoint_url": s3_server, "key": "testing", "secret": "testing"}
+    store = s3fs.S3FileSystem(skip_instance_cache=True, **options)
+    store.mkdir("agents-bucket")
+    store.put_file(str(MAROT), f"agents-bucket/p/{MAROT.name}")
+    for transcript in (MAROT.with_suffix("") / "subagents").iterdir():
+        store.put_file(str(transcript), f"agents-bucket/p/{MAROT.stem}/subagents/{transcript.name}")
+    flags = [f"--storage-option={key}={value}" for key, value in options.items()]
+    assert audit(capsys, "s3://agents-bucket/p", "--out", tmp_path / "remote", *flags)[0] == 0
+    local = tmp_path / "local-copy"
+    local.mkdir()
+    shutil.copy(MAROT, local / MAROT.name)
+    shutil.copytree(MAROT.with_suffix("") / "subagents", local / MAROT.stem / "subagents")
+    assert audit(capsys, local, "--out", tmp_path / "local")[0] == 0
+    # The compaction sub-agent's logged call prices the compaction, from the store as from the disk.
+    costs = ("summarization_tokens", "cost_usd", "cost_estimated", "payback_turns")
+    remote, here = (read_parquet(tmp_path / out / "compactions.parquet") for out in ("remote", "local"))
+    assert [{k: row[k] for k in costs} for row in remote] == [{k: row[k] for k in costs} for row in here]
+    assert [row["cost_estimated"] for row in here] == [False]
+
+
 def test_the_fleet_extra_is_imported_only_when_an_audit_needs_it():
     import subprocess
 

@@ -54,11 +54,28 @@ def filesystem(url: str, options: Mapping[str, Any]) -> tuple[Any, str]:
 
 
 def fetch(url: str, options: Mapping[str, Any], folder: str) -> str:
-    """Copy the object at ``url`` into ``folder`` (keeping its name: detection may read it) and return the copy's path."""
+    """Copy the object at ``url`` into ``folder`` (keeping its name: detection may read it) and return the copy's path.
+    A Claude Code session's sub-agent transcripts (``<session>/subagents/``) come with it, as they lie beside it on
+    disk: the compaction sub-agent's logged call prices the compaction, as it does for a local session."""
     fs, inside = filesystem(url, options)
     target = Path(folder) / (Path(inside).name or "log")
     fs.get_file(inside, str(target))
+    if inside.endswith(".jsonl"):
+        _fetch_subagents(fs, inside.removesuffix(".jsonl") + "/subagents", target.with_suffix("") / "subagents")
     return str(target)
+
+
+def _fetch_subagents(fs: Any, prefix: str, into: Path) -> None:
+    try:
+        names = [name for name in fs.find(prefix, detail=False) if name.rsplit("/", 1)[-1].startswith("agent-")]
+    except Exception:  # noqa: BLE001 - none there, or not listable: the session is audited without them
+        return
+    for name in names:
+        inner = Path(name[len(prefix):].lstrip("/"))
+        if inner.is_absolute() or ".." in inner.parts:
+            continue  # (a store's key names no place outside the folder)
+        (into / inner).parent.mkdir(parents=True, exist_ok=True)
+        fs.get_file(name, str(into / inner))
 
 
 def fingerprint(fs: Any, inside: str) -> str:
