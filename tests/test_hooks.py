@@ -494,6 +494,10 @@ def test_the_record_puts_back_the_rules_of_a_rewritten_transcript(tmp_path, monk
     code, out, _ = run("hook", event("SessionStart", transcript, source="compact"), monkeypatch, capsys)
     context = json.loads(out)["hookSpecificOutput"]["additionalContext"]
     assert code == 0 and all(f"- {rule}" in context for rule in DEMO_RULES)
+    # What it put back stays in force: the calls it forbids are still denied, and the status line counts it.
+    denied = run("hook", tool_call(transcript, "send_email", {"to": "buyer@example.com"}), monkeypatch, capsys)[1]
+    assert "[wecom-only] 只允许用企业微信发通知，不要发邮件" in deny_reason(denied)
+    assert "no rules" not in run("statusline", {"transcript_path": str(transcript)}, monkeypatch, capsys)[1]
     # A record from long ago is not this compaction's.
     record = known_path(transcript, "precompact")
     stale = json.loads(record.read_text(encoding="utf-8"))

@@ -58,7 +58,7 @@ def _known(payload: Payload, notes: list[str]) -> Known | None:
 
 
 def _rules(payload: Payload, options: GuardOptions, known: Known | None, notes: list[str]) -> list[Constraint]:
-    rules, more = rules_in_force(known, payload.cwd, options, payload.transcript_path if known is not None else None)
+    rules, more = rules_in_force(known, payload.cwd, options, payload.transcript_path if known is not None else None, payload.session_id)
     notes += more
     return rules
 

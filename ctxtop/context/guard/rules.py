@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from ctxtop.context.guard.record import load_record, recorded_rules
 from ctxtop.context.guard.transcript import Known
 from ctxtop.context.rules.constraints import Constraint
 from ctxtop.context.rules.pin_store import load_session_pins
@@ -39,8 +40,11 @@ def project_pins(cwd: str | None) -> Path | None:
     return None
 
 
-def rules_in_force(known: Known | None, cwd: str | None, options: GuardOptions, transcript: str | None = None) -> tuple[list[Constraint], list[str]]:
-    """The rules in force, and one-line notes about what could not be used (a saved pins file unread…).
+def rules_in_force(known: Known | None, cwd: str | None, options: GuardOptions, transcript: str | None = None,
+                   session_id: str = "") -> tuple[list[Constraint], list[str]]:
+    """The rules in force, and one-line notes about what could not be used (a saved pins file unread…). A rule the
+    window held before the transcript's last compaction (its PreCompact record) stays in force though the transcript
+    no longer states it (rewritten): ctxtop put it back, and it still applies.
 
     Raises PinsError for an unusable ``--pins`` or project pins file.
     """
@@ -56,7 +60,9 @@ def rules_in_force(known: Known | None, cwd: str | None, options: GuardOptions, 
     request = RuleRequest(pins_file=options.pins_file, auto=options.auto,
                           more_pins_files=(str(project),) if project is not None else ())
     detected = [_copy(r) for r in known.rules] if (known is not None and options.auto) else []
-    return select_rules([], request, saved_texts, hidden, known.format if known else None, detected=detected), notes
+    rules = select_rules([], request, saved_texts, hidden, known.format if known else None, detected=detected)
+    record = load_record(known, session_id) if known is not None else None
+    return (rules + recorded_rules(record, rules) if record is not None else rules), notes
 
 
 def _copy(rule: Constraint) -> Constraint:

@@ -69,7 +69,7 @@ def status(payload: Payload, options: GuardOptions = GuardOptions()) -> str:
     if not payload.transcript_path:
         raise SourceError("the status line's input names no transcript")
     known = known_transcript(payload.transcript_path)
-    rules, _notes = rules_in_force(known, payload.cwd, options, payload.transcript_path)
+    rules, _notes = rules_in_force(known, payload.cwd, options, payload.transcript_path, payload.session_id)
     return status_line(known, rules, reading=known.behind > 0, limit=payload_limit(payload))
 
 
