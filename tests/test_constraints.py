@@ -258,3 +258,10 @@ def test_a_pin_is_located_where_people_state_it_else_wherever_it_occurs():
     stated, quoted = make_constraint(rule, "pin"), make_constraint("the cap is 8000 tokens", "pin")
     locate([stated, quoted], entries)
     assert (stated.first_stated, quoted.first_stated) == (2, 3)
+
+
+def test_a_rules_id_and_facts_come_from_its_text_as_shown():
+    # An OSC 8 link's URL and an SGR colour are in the log's bytes, not in what anyone reads.
+    rule = make_constraint("Never \x1b]8;;http://evil.example/\x1b\\email\x1b]8;;\x1b\\ the buyer, \x1b[31monly\x1b[0m WeCom", "auto")
+    assert rule.id == "no-email-buyer-wecom"
+    assert rule.facts == ["never", "only"]  # not "31" or "0m"

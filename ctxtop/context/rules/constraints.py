@@ -19,6 +19,7 @@ from ctxtop.context.rules.detect import detect_rules
 from ctxtop.context.rules.facts import has_negation, key_facts, key_terms, normalize
 from ctxtop.context.rules.naming import readable_id
 from ctxtop.context.rules.sources import USER_ORIGIN, source_texts
+from ctxtop.context.sanitize import clean_text
 from ctxtop.context.window.replay import RUN_STEP, Window
 from ctxtop.parsers.model import IMAGE, INJECTED, SUMMARY, SYSTEM, TOOL_CALL, TOOL_RESULT, USER, Entry
 
@@ -56,8 +57,9 @@ class Status:
 
 def make_constraint(text: str, source: str, *, id: str | None = None, facts: list[str] | None = None,
                     forbid: list[str] | None = None) -> Constraint:
+    # The facts a restatement must keep are those of the text as shown: not "31" and "0m" of "\x1b[31m…\x1b[0m".
     return Constraint(id=id or readable_id(text), text=text.strip(), source=source,
-                      facts=facts if facts is not None else key_facts(text), forbid=list(forbid or []))
+                      facts=facts if facts is not None else key_facts(clean_text(text)), forbid=list(forbid or []))
 
 
 class WindowText:

@@ -15,6 +15,7 @@ import unicodedata
 
 from ctxtop.context.rules.facts import normalize
 from ctxtop.context.rules.patterns import compiled_on_use
+from ctxtop.context.sanitize import clean_text
 
 MAX_TERMS = 3
 MAX_ID_CHARS = 32
@@ -58,8 +59,9 @@ CJK_STOP = compiled_on_use(
 
 
 def readable_id(text: str) -> str:
-    """A short, typeable id for a rule, made from its text alone."""
-    text = unicodedata.normalize("NFKC", text)
+    """A short, typeable id for a rule, made from its text as shown (an escape sequence's hidden words, an OSC 8
+    link's URL, are no part of it)."""
+    text = unicodedata.normalize("NFKC", clean_text(text))
     lowered = text.casefold()
     limit = _limit_id(text, lowered)
     if limit:

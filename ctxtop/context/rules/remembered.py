@@ -21,8 +21,8 @@ from ctxtop.context.window.accounting import Accounting
 from ctxtop.parsers.model import Entry
 
 # Bump when what detection finds changes (cues, units, sources): older results are then not reused.
-DETECTION_VERSION = 4  # 2: Claude Code's request to summarize the conversation is the harness's text; 3: tables, descriptive sections;
-# 4: "don't" and "only" in a message describing, not telling the agent
+DETECTION_VERSION = 5  # 2: Claude Code's request to summarize the conversation is the harness's text; 3: tables, descriptive sections;
+# 4: "don't" and "only" in a message describing, not telling the agent; 5: ids and facts from the text as shown
 
 
 def detection_key(accounting: Accounting, log_format: str | None) -> bytes:
