@@ -484,6 +484,13 @@ def test_output_is_utf8_whatever_the_locale(tmp_path):
     assert "只允许用企业微信发通知" in deny_reason(denied.stdout.decode("utf-8"))
 
 
+def test_a_pre_compact_that_cannot_record_says_so(tmp_path, monkeypatch, capsys):
+    (tmp_path / "a-file").write_text("")
+    monkeypatch.setenv("CTXTOP_CACHE_DIR", str(tmp_path / "a-file" / "cache"))  # no folder can be made there, even by root
+    code, out, err = run("hook", event("PreCompact", demo_until(tmp_path, 203), trigger="auto"), monkeypatch, capsys)
+    assert (code, out) == (0, "") and "the window could not be recorded" in err and err.count("\n") == 1
+
+
 def test_the_record_puts_back_the_rules_of_a_rewritten_transcript(tmp_path, monkeypatch, capsys):
     transcript = demo_until(tmp_path, 203)
     run("hook", event("PreCompact", transcript, trigger="auto"), monkeypatch, capsys)

@@ -114,7 +114,9 @@ def _pre_compact(payload: Payload, options: GuardOptions) -> Answer:
     known = _known(payload, notes)
     if known is not None:
         rules = _rules(payload, options, known, notes)
-        record_window(known, payload.session_id, rules, WindowText(current_session(known.path, known).window_at(None)))
+        if record_window(known, payload.session_id, rules, WindowText(current_session(known.path, known).window_at(None))) is None:
+            notes.append("the window could not be recorded (ctxtop's cache directory is not writable): after the compaction, "
+                         "only what the transcript still holds is compared")
     return Answer(None, notes)  # never blocks: an automatic compaction that fails fails the request
 
 

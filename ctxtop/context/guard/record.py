@@ -20,8 +20,9 @@ RECORDED_FACT_KINDS = ("paths", "identifiers", "numbers")
 MAX_RECORDED_FACTS = 500  # of each kind: enough to name what was lost, bounded on a huge window
 
 
-def record_window(known: Known, session_id: str, rules: list[Constraint], window: WindowText) -> dict[str, Any]:
-    """Record the window's rules and facts for ``known``'s transcript; returns the record."""
+def record_window(known: Known, session_id: str, rules: list[Constraint], window: WindowText) -> dict[str, Any] | None:
+    """Record the window's rules and facts for ``known``'s transcript; returns the record, or None when it could
+    not be written (ctxtop's cache directory is not writable)."""
     facts = fact_candidates(window)
     record = {
         "version": RECORD_VERSION,
@@ -32,8 +33,7 @@ def record_window(known: Known, session_id: str, rules: list[Constraint], window
         "rules": [{"id": r.id, "text": r.text, "status": window.status(r).status} for r in rules],
         "facts": {kind: facts[kind][:MAX_RECORDED_FACTS] for kind in RECORDED_FACT_KINDS},
     }
-    write_json(known_path(known.path, "precompact"), record)
-    return record
+    return record if write_json(known_path(known.path, "precompact"), record) else None
 
 
 def load_record(known: Known, session_id: str) -> dict[str, Any] | None:

@@ -269,9 +269,9 @@ def prune(keep: int | None = None) -> None:
             pass
 
 
-def write_json(path: Path, data: object) -> None:
+def write_json(path: Path, data: object) -> bool:
     """Write ``data`` atomically (a private temporary file renamed): concurrent hooks never mix their writes.
-    A cache that cannot be written is not an error: the next call reads the transcript again."""
+    A cache that cannot be written is not an error: the next call reads the transcript again. Whether it was written."""
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         fd, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
@@ -283,7 +283,8 @@ def write_json(path: Path, data: object) -> None:
             os.unlink(temporary)
             raise
     except OSError:
-        pass
+        return False
+    return True
 
 
 def _rule_dict(rule: Constraint) -> dict:
