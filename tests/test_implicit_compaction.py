@@ -80,6 +80,23 @@ def test_the_opening_call_of_a_turn_that_reports_more_is_no_baseline(tmp_path):
         ("implicit", 6, 101_000, 60_000)]
 
 
+@pytest.mark.parametrize("opening_call_reports_more, found", [(False, [(3, 150_000, 44_000), (6, 150_000, 60_000)]), (True, [])])
+def test_only_a_harness_known_to_report_more_for_a_turns_opening_call_is_spared(opening_call_reports_more, found):
+    """Elsewhere (Codex, Claude Code, an API dump…) a fall after a turn's first call is a compaction like any
+    other, the session's very first call included."""
+    from ctxtop.context.audit.events import EventScan
+    from ctxtop.parsers.model import ASSISTANT, USER, Block, Entry, Usage
+
+    scan = EventScan(opening_call_reports_more)
+    script = [("user", None), ("call", 150_000), ("call", 44_000), ("user", None), ("call", 150_000), ("call", 60_000)]
+    for index, (kind, prompt) in enumerate(script, 1):
+        if kind == "user":
+            scan.see(Entry(index, "user", [Block(USER, "go on")], 0, index))
+        else:
+            scan.see(Entry(index, "assistant", [Block(ASSISTANT, "done")], 0, index, model="m", usage=Usage(prompt)))
+    assert [(e.message, e.pre_tokens, e.post_tokens) for e in scan.events] == found
+
+
 GEMINI_REAL = SHARED_FIXTURES / "gemini-cli" / "agtrace_gemini_session.json"
 
 

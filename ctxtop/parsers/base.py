@@ -43,6 +43,9 @@ class Parser:
     database_magic: bytes | None = None
     # Whether the reasoning of earlier user turns is part of later prompts (the window replay's rule).
     earlier_reasoning_kept: bool = True
+    # Whether the first model call of a user turn may report a larger prompt than the calls after it in the turn,
+    # which go on from the call before it (Gemini CLI): that call is then no baseline for an implicit compaction.
+    opening_call_reports_more: bool = False
 
     @staticmethod
     def is_boundary(record: dict) -> bool:

@@ -105,6 +105,10 @@ def _usage(record: dict) -> Usage | None:
 class _GeminiMessages:
     """What both Gemini parsers share: one record becomes one entry."""
 
+    # A real session: each turn's first call reports 13,629 and 21,501 tokens where the calls after it go on
+    # growing from 6,219 to 6,686 (what that call carries more, the log does not say).
+    opening_call_reports_more = True
+
     def add_message(self: Parser, record: dict, offset: int, line: int) -> None:  # type: ignore[misc]
         kind = record.get("type")
         if kind in NOTICE_TYPES:

@@ -30,7 +30,7 @@ class Drop:
 
 def compaction_events(session: Session) -> list[CompactionEvent]:
     """Explicit markers plus implicit compactions, in message order; pre/post filled from usage where missing."""
-    events = EventScan()
+    events = EventScan(session.parser.opening_call_reports_more)
     for entry in session.entries:
         events.see(entry)
     return events.events
@@ -44,20 +44,22 @@ class EventScan:
     another model, or after a long gap, is kept in ``drops`` as what it is.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, opening_call_reports_more: bool = False) -> None:
+        """``opening_call_reports_more``: the log's harness reports more for a turn's first call (``Parser``'s flag)."""
+        self.opening_call_reports_more = opening_call_reports_more
         self.events: list[CompactionEvent] = []
         self.drops: list[Drop] = []
         self._last_usage: tuple[int, int, str | None, str | None] | None = None  # (message, prompt tokens, model, timestamp)
         # The last call of each model: (prompt tokens, whether a compaction was marked since).
         self._last_by_model: dict[str | None, tuple[int, bool]] = {}
         self._marked_since_last_call = False
-        # Gemini CLI reports a larger prompt for the first call of a user turn than the calls that follow it
-        # in the same turn: a call that continues a turn is measured against the call before that opening one.
+        # Where the opening call of a user turn may report more (Gemini CLI), a call that continues the turn is
+        # measured against the call before that opening one.
         self._user_since_last_call = False
         self._before_opening: dict[str | None, tuple[int, bool] | None] = {}
 
     def copy(self) -> EventScan:
-        twin = EventScan()
+        twin = EventScan(self.opening_call_reports_more)
         twin.events, twin.drops, twin._last_by_model = list(self.events), list(self.drops), dict(self._last_by_model)
         twin._last_usage, twin._marked_since_last_call = self._last_usage, self._marked_since_last_call
         twin._user_since_last_call, twin._before_opening = self._user_since_last_call, dict(self._before_opening)
@@ -83,7 +85,7 @@ class EventScan:
                 events[-1] = CompactionEvent(e.message, e.kind, e.trigger, e.pre_tokens, prompt, e.timestamp, e.opaque)
             self._last_usage = (entry.index, prompt, entry.model, entry.timestamp)
             earlier = self._last_by_model.get(entry.model)
-            if self._user_since_last_call and (earlier is None or prompt > earlier[0]):
+            if self.opening_call_reports_more and self._user_since_last_call and (earlier is None or prompt > earlier[0]):
                 self._before_opening[entry.model] = earlier  # an opening call that rose: maybe only its own report
             else:
                 self._before_opening.pop(entry.model, None)

@@ -64,9 +64,9 @@ class _Reading:
     of reading the whole history again at every compaction that arrives.
     """
 
-    def __init__(self, checks: list) -> None:
+    def __init__(self, checks: list, opening_call_reports_more: bool = False) -> None:
         self.position = 0  # entries read
-        self.events = EventScan()
+        self.events = EventScan(opening_call_reports_more)
         self.calls: list[Call] = []
         self.violated: list[Alert] = []
         self.checks = checks
@@ -80,7 +80,7 @@ class _Reading:
         self.call_violations: dict[str, list[Alert]] = {}  # tool call id → the violations it raised
 
     def copy(self) -> _Reading:
-        twin = _Reading(self.checks)
+        twin = _Reading(self.checks, self.events.opening_call_reports_more)
         twin.position, twin.calls, twin.violated, twin.events = self.position, list(self.calls), list(self.violated), self.events.copy()
         twin.actions, twin.waiting, twin.notes = list(self.actions), dict(self.waiting), list(self.notes)
         twin.call_violations = dict(self.call_violations)
@@ -177,7 +177,7 @@ def run_audit(session: Session, constraints: list[Constraint], resume: AuditProg
         drift_state = resume.drift_state
         forensics_done, history_state = dict(resume.forensics), resume.history
     else:
-        reading, pairs, afters, drift_done, drift_state = _Reading(checks_of(constraints)), {}, {}, {}, None
+        reading, pairs, afters, drift_done, drift_state = _Reading(checks_of(constraints), session.parser.opening_call_reports_more), {}, {}, {}, None
         forensics_done, history_state = {}, None
     # One pass over the entries for the compactions, the tool calls (drift) and the violations:
     # a packed session unpacks its entries again for every pass.
