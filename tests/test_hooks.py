@@ -190,14 +190,27 @@ def test_project_pins_and_forbid_patterns_apply_without_auto(tmp_path, monkeypat
     assert run("hook", {**call, "tool_name": "approve_order", "tool_input": {"amount": 12600}}, monkeypatch, capsys, "--no-auto")[1] == ""
 
 
-@pytest.mark.parametrize("depth", [10, 5000])
-def test_a_deeply_nested_tool_input_is_still_judged(tmp_path, monkeypatch, capsys, depth):
+@pytest.mark.parametrize("depth", [10, 990, 5000])
+@pytest.mark.parametrize("command", ["git push origin main", "git \\u0070ush origin main"], ids=["plain", "escaped"])
+def test_a_deeply_nested_tool_input_is_still_judged(tmp_path, monkeypatch, capsys, depth, command):
     (tmp_path / ".ctxtop").mkdir()
     (tmp_path / ".ctxtop" / "pins.toml").write_text('[[pin]]\nid = "no-push"\ntext = "Never push to main"\nforbid = ["git push.*main"]\n')
-    call = {**tool_call(demo_path(), "Bash", {"command": "git push origin main", "x": "NEST"}), "cwd": str(tmp_path)}
-    payload = json.dumps(call).replace('"NEST"', "[" * depth + "]" * depth).encode()  # valid JSON, too deep for Python's decoder at 5000
+    call = {**tool_call(demo_path(), "Bash", {"command": "COMMAND", "x": "NEST"}), "cwd": str(tmp_path)}
+    # Valid JSON: at 990 Python decodes it but cannot encode it again, at 5000 it cannot decode it at all.
+    payload = json.dumps(call).replace('"NEST"', "[" * depth + "]" * depth).replace("COMMAND", command).encode()
     _, out, _ = run("hook", payload, monkeypatch, capsys, "--no-auto")
     assert "[no-push] Never push to main" in deny_reason(out)
+
+
+@pytest.mark.parametrize("tool_input", [
+    '{"amount": 900, "x": NEST}', '{"amount": 900, "x": NaN}', '{"amount": 900, "note": 1e999}', '{"amount": "900"}',
+    '{"total": "$1,200.50"}'])
+def test_an_amount_over_a_money_cap_is_found_however_the_input_is_written(tmp_path, monkeypatch, capsys, tool_input):
+    pins = tmp_path / "pins.toml"
+    pins.write_text('[[pin]]\nid = "cap"\ntext = "Never spend more than $500."\n', encoding="utf-8")
+    call = json.dumps(tool_call(demo_path(), "pay", {})).replace('"tool_input": {}', '"tool_input": ' + tool_input)
+    _, out, _ = run("hook", call.replace("NEST", "[" * 300 + "]" * 300).encode(), monkeypatch, capsys, "--no-auto", "--pins", str(pins))
+    assert "exceeds the cap 500" in deny_reason(out)
 
 
 def test_the_saved_pins_of_the_session_are_in_force(tmp_path, monkeypatch, capsys):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Iterable
 from typing import Any
@@ -11,8 +12,8 @@ from ctxtop.context.rules.constraints import Constraint
 from ctxtop.context.rules.facts import NEGATIONS
 from ctxtop.context.rules.forbid import SEARCH_SECONDS, ForbidError, forbid_pattern
 from ctxtop.context.sanitize import quoted
-from ctxtop.parsers.jsonl import loads
 from ctxtop.parsers.model import TOOL_CALL, Block, Entry
+from ctxtop.parsers.numbers import bounded_int
 
 PHONE = re.compile(r"(?<!\d)(?:\+?86[- ]?)?1[3-9]\d(?:[- ]?\d{4}){2}(?!\d)|\+\d{1,3}[ -]?\(?\d{2,4}\)?[ -]?\d{3,4}[ -]?\d{3,4}")
 _AMOUNT_KEYS = re.compile(r"amount|total|price|cost|budget|sum|金额|总价|费用", re.IGNORECASE)
@@ -125,20 +126,43 @@ def _violation(checks: list[tuple[str, Any]], name: str, call: _Input, message: 
 
 
 def _numbers_by_key(text: str) -> list[tuple[str, float]]:
+    """Every number in a tool call's input (JSON text) with the key it is under, numbers written as strings
+    ("900", "$1,200.50") too. An input JSON cannot decode whole — nested deeper than Python's decoder goes, an
+    integer past its digit limit — is searched for "key": number pairs instead: nesting must not hide an amount."""
     try:
-        data = loads(text)  # as a log record is read: bounded depth, integers beyond 64 bits as floats
-    except ValueError:
-        return []
+        data = json.loads(text, parse_int=bounded_int)  # (NaN, Infinity and 1e999 as floats: over any cap but NaN)
+    except (ValueError, RecursionError):
+        return [(key, value) for key, raw in _KEYED_NUMBER.findall(text) if (value := _amount(raw)) is not None]
     found = []
     stack = [data]
     while stack:
         node = stack.pop()
         if isinstance(node, dict):
             for key, value in node.items():
-                if isinstance(value, (int, float)) and not isinstance(value, bool):
-                    found.append((str(key), float(value)))
-                elif isinstance(value, (dict, list)):
+                if isinstance(value, (dict, list)):
                     stack.append(value)
+                elif (amount := _amount(value)) is not None:
+                    found.append((str(key), amount))
         elif isinstance(node, list):
             stack.extend(node)
     return found
+
+
+_NUMBER_TEXT = re.compile(r"\s*[$€£¥￥]?\s*(-?\d[\d,]*(?:\.\d+)?)\s*")
+_KEYED_NUMBER = re.compile(r'"((?:[^"\\]|\\.)*)"\s*:\s*("[^"\\]{1,40}"|-?\d[\d.eE+-]*)')
+
+
+def _amount(value: Any) -> float | None:
+    """A number, or a string that is one (a currency sign and thousands separators allowed)."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, (int, float)):
+        return float(value)
+    if isinstance(value, str):
+        match = _NUMBER_TEXT.fullmatch(value.strip('"'))
+        if match:
+            try:
+                return float(match.group(1).replace(",", ""))
+            except ValueError:
+                return None
+    return None

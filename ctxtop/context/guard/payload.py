@@ -40,6 +40,9 @@ def parse_payload(data: bytes, *, event_required: bool = True) -> Payload:
         raw = _shallow_object(data)
     except ValueError as exc:
         raise PayloadError(f"payload is not JSON ({type(exc).__name__})") from None
+    else:
+        if _deeper_than(raw, DEEP_VALUE):  # decoded, but too deep to encode again for the judge
+            raw = _shallow_object(data)
     if not isinstance(raw, dict):
         raise PayloadError("payload is not a JSON object")
     event = _text(raw, "hook_event_name")
@@ -89,6 +92,9 @@ def _workspace(raw: dict) -> str:
     return current if isinstance(current, str) and "\x00" not in current else ""
 
 
+# Deeper than this, a payload's value is kept as its JSON text: json.dumps recurses further than json.loads does.
+DEEP_VALUE = 400
+_STRING = re.compile(r'"(?:[^"\\]|\\.)*"', re.DOTALL)
 _STRING_OR_BRACKET = re.compile(r'"(?:[^"\\]|\\.)*"|[\[\]{}]', re.DOTALL)
 
 
@@ -114,10 +120,10 @@ def _shallow_object(data: bytes) -> dict[str, Any]:
             at = _after_space(text, at + 1)
             try:
                 value, end = decoder.raw_decode(text, at)
+                deep = _deeper_than(value, DEEP_VALUE)
             except RecursionError:
-                end = _value_end(text, at)
-                value = text[at:end]
-            fields[key] = value
+                end, deep = _value_end(text, at), True
+            fields[key] = _decoded_strings(text[at:end]) if deep else value
             at = _after_space(text, end)
             if text.startswith(",", at):
                 at = _after_space(text, at + 1)
@@ -148,3 +154,20 @@ def _value_end(text: str, at: int) -> int:
             if depth == 0:
                 return match.end()
     raise ValueError("unclosed")
+
+
+def _deeper_than(value: Any, limit: int) -> bool:
+    """Whether ``value`` nests more than ``limit`` arrays and objects deep (walked without recursion)."""
+    stack = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, (dict, list)):
+            if depth > limit:
+                return True
+            stack.extend((child, depth + 1) for child in (item.values() if isinstance(item, dict) else item))
+    return False
+
+
+def _decoded_strings(text: str) -> str:
+    """JSON text with each string's escapes decoded ("git \\u0070ush" reads "git push", as the tool is given it)."""
+    return _STRING.sub(lambda m: json.dumps(json.loads(m.group()), ensure_ascii=False), text)
