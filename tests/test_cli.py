@@ -112,6 +112,23 @@ def test_markdown_and_html_mark_an_estimated_size_and_a_guessed_limit_as_the_tui
     assert shown in render_markdown(snapshot) and shown in render_html(snapshot, [], [])
 
 
+def test_export_never_writes_over_another_log_of_the_session(tmp_path, monkeypatch, capsys):
+    log = tmp_path / "session.jsonl"
+    log.write_bytes((DATA / "claude_compact.jsonl").read_bytes())
+    (tmp_path / "session" / "subagents").mkdir(parents=True)
+    for name in ("agent-a1.jsonl", "agent-a2.jsonl"):
+        (tmp_path / "session" / "subagents" / name).write_bytes(log.read_bytes())
+    before = {path: path.read_bytes() for path in tmp_path.rglob("*.jsonl")}
+    monkeypatch.chdir(tmp_path)
+    for source, output in (("session/subagents/agent-a1.jsonl", "session.jsonl"),  # its parent
+                           ("session/subagents/agent-a1.jsonl", "session/subagents/agent-a2.jsonl")):  # a sibling
+        code, out, err = run(capsys, "export", source, "-o", output)
+        assert (code, out) == (2, "") and "is a session log: ctxtop never writes over one" in err, (source, output)
+    assert {path: path.read_bytes() for path in tmp_path.rglob("*.jsonl")} == before
+    assert run(capsys, "export", "session.jsonl", "-o", "snapshot.json")[0] == 0
+    assert run(capsys, "export", "session.jsonl", "-o", "snapshot.json")[0] == 0  # an earlier export is replaced
+
+
 def test_the_other_json_outputs_hold_what_the_readme_says(capsys):
     # README, "The other JSON outputs": every key listed, and no other.
     _, out, _ = run(capsys, "check", "--demo", "--json")

@@ -15,8 +15,11 @@ import tempfile
 from pathlib import Path
 
 from ctxtop.context.sanitize import clean_text
-from ctxtop.context.store.source import split_sample
+from ctxtop.context.store.source import read_head, split_sample
+from ctxtop.parsers.registry import detect
 from ctxtop.tui.errors import UsageError
+
+LOG_SNIFF_BYTES = 1 << 16  # enough of a file's head to tell a log format
 
 
 def write_output(text: str, path: str | None) -> None:
@@ -46,8 +49,9 @@ def write_output(text: str, path: str | None) -> None:
 
 
 def refuse_writing_over(path: str | None, logs: list[str]) -> None:
-    """Raise UsageError when ``path`` (an ``--output``) names one of ``logs``, a file inside one that is a folder, or a
-    file in the folder a log keeps beside it (Claude Code's ``<session>/subagents/``): ctxtop never writes over what it reads."""
+    """Raise UsageError when ``path`` (an ``--output``) names one of ``logs``, a file inside one that is a folder, a
+    file in the folder a log keeps beside it (Claude Code's ``<session>/subagents/``), or any other file that is a
+    session log (a sub-agent's parent, a sibling): ctxtop never writes over a log."""
     if path is None or path == "-":
         return
     target = os.path.realpath(path)
@@ -57,6 +61,19 @@ def refuse_writing_over(path: str | None, logs: list[str]) -> None:
         inside = any(target.startswith(folder + os.sep) for folder in (source, kept_beside))
         if target == source or inside or _same_file(target, source):
             raise UsageError(f"--output {path} would write over the log being read ({log}): choose another file")
+    if _is_a_log(target):
+        raise UsageError(f"--output {path} is a session log: ctxtop never writes over one (choose another file)")
+
+
+def _is_a_log(path: str) -> bool:
+    """Whether ``path`` is a regular file whose first bytes are a log format ctxtop reads."""
+    try:
+        if not stat.S_ISREG(os.stat(path).st_mode):
+            return False
+        detect(read_head(path, LOG_SNIFF_BYTES))
+    except (OSError, ValueError):  # none there, unreadable, or no log (UnknownFormat is a ValueError)
+        return False
+    return True
 
 
 def _same_file(one: str, other: str) -> bool:
