@@ -114,6 +114,8 @@ def test_the_quicker_fact_patterns_find_what_the_plain_ones_find_in_real_logs(ki
     ("/home/u/shop/lib/orders/refund.ex", "Nothing about files.", False),
     ("~/notes/todo.md", "see notes/todo.md", True),
     ("lib/orders/refund.ex", "orders/refund.ex", False),  # a relative path is held whole only
+    ("/repo/frontend/src/index.ts", "Changed backend/src/index.ts.", False),  # another file with the same last parts
+    ("/etc/nginx/sites-enabled/default.conf", "see apache/sites-enabled/default.conf", False),
 ])
 def test_a_path_from_the_root_is_held_by_its_project_relative_form(item, after, held):
     from ctxtop.context.audit.lost import held as is_held

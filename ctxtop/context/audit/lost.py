@@ -104,14 +104,25 @@ def lost_items(before: WindowText, after: WindowText) -> dict[str, list[str]]:
 
 def held(kind: str, item: str, after_text: str) -> bool:
     """Whether the window after (normalized, ``after_text``) still holds ``item``. A path from the root or from ~ is
-    held too where its last two parts or more are ("lib/orders/refund.ex" for "/home/u/shop/lib/orders/refund.ex"):
-    a summary names the files of the project it works in from there."""
+    held too where its last two parts or more are, as a path of their own ("lib/orders/refund.ex" for
+    "/home/u/shop/lib/orders/refund.ex", not the end of "backend/lib/orders/refund.ex"): a summary names the files
+    of the project it works in from there."""
     if normalize(item) in after_text:
         return True
     if kind != "paths" or not item.startswith(("/", "~")):
         return False
     parts = [part for part in item.split("/") if part]
-    return any(normalize("/".join(parts[start:])) in after_text for start in range(1, len(parts) - 1))
+    return any(_whole_path_in(normalize("/".join(parts[start:])), after_text) for start in range(1, len(parts) - 1))
+
+
+def _whole_path_in(tail: str, text: str) -> bool:
+    """Whether ``tail`` is in ``text`` other than as the end of a longer path (after a "/")."""
+    at = text.find(tail)
+    while at >= 0:
+        if at == 0 or text[at - 1] != "/":
+            return True
+        at = text.find(tail, at + 1)
+    return False
 
 
 def _may_state_rules(text: str) -> bool:
