@@ -131,19 +131,35 @@ def test_pre_tool_use_allows_an_ordinary_call(monkeypatch, capsys):
     assert run("hook", tool_call(demo_path(), "approve_order", {"order_id": "PO-1501", "amount": 7999}), monkeypatch, capsys) == (0, "", "")
 
 
-@pytest.mark.parametrize("rule, amount, denied", [
-    ("No more than 3 retries for a failed shipment call.", 100, False),  # a cap on retries, not on money
-    ("At most 2 concurrent deploys.", 100, False),
-    ("Never spend more than $500.", 900, True),
-    ("Never spend more than $500.", 400, False),
-    ("单笔退款不超过 500 元", 600, True),
+@pytest.mark.parametrize("rule, amount, cap", [
+    # Caps on something else than money: no amount is capped by them.
+    ("No more than 3 retries for a failed shipment call.", 100, None),
+    ("At most 2 concurrent deploys.", 100, None),
+    ("limit refunds to 3 per day", 100, None),
+    ("退款不超过3次", 100, None),
+    ("budget: 5 minutes", 100, None),
+    ("Never refund more than 2 items", 100, None),
+    ("Never exceed 2 orders per customer", 100, None),
+    ("The project costs $300 a month.", 900, None),  # money, but no cap
+    # Caps on money, however written.
+    ("Never spend more than $500.", 900, "500"),
+    ("Never spend more than $500.", 400, None),
+    ("单笔退款不超过 500 元", 600, "500"),
+    ("预算上限 8000 元，超过必须停下来问我", 12600, "8000"),
+    ("budget cap 8000, stop and ask", 9000, "8000"),
+    ("Charge at most 3 times; never more than $50", 60, "50"),
+    ("the budget is $5k", 6000, "5000"),
+    ("预算不超过1万元", 12000, "10000"),
+    ("¥500 max", 900, "500"),
+    ("Keep each invoice under $300", 900, "300"),
+    ("Limit payments to 5 per hour and $200 each", 900, "200"),
 ])
-def test_only_a_cap_on_money_caps_an_amount(tmp_path, monkeypatch, capsys, rule, amount, denied):
+def test_only_a_cap_on_money_caps_an_amount(tmp_path, monkeypatch, capsys, rule, amount, cap):
     pins = tmp_path / "pins.toml"
     pins.write_text(f'[[pin]]\nid = "cap"\ntext = "{rule}"\n', encoding="utf-8")
     call = tool_call(demo_path(), "mcp__erp__create_refund", {"amount": amount})
     _, out, _ = run("hook", call, monkeypatch, capsys, "--no-auto", "--pins", str(pins))
-    assert (f"amount {amount} exceeds the cap 500" in deny_reason(out)) if denied else out == ""
+    assert (f"amount {amount} exceeds the cap {cap}" in deny_reason(out)) if cap else out == ""
 
 
 def test_ask_instead_of_deny(monkeypatch, capsys):

@@ -17,14 +17,24 @@ from ctxtop.parsers.numbers import bounded_int
 
 PHONE = re.compile(r"(?<!\d)(?:\+?86[- ]?)?1[3-9]\d(?:[- ]?\d{4}){2}(?!\d)|\+\d{1,3}[ -]?\(?\d{2,4}\)?[ -]?\d{3,4}[ -]?\d{3,4}")
 _AMOUNT_KEYS = re.compile(r"amount|total|price|cost|budget|sum|金额|总价|费用", re.IGNORECASE)
+# A cap is judged against the amounts of a call (``_AMOUNT_KEYS``) only when it is on money: an amount written as
+# money ("$500", "8000 元", "1万元", "$5k") near a cap word, or a cap word near money words whose number counts no
+# other thing ("budget cap 8000"; not "no more than 3 retries of a refund", "budget: 5 minutes", "不超过3次").
+_CAP_WORDS = re.compile(r"上限|不超过|超过|最多|封顶|以内|\b(?:cap|limits?|at most|no more than|more than|exceed(?:s|ing)?|under|below|"
+                        r"up to|budget|max(?:imum)?)\b|预算", re.IGNORECASE)
+_CAP_AFTER = re.compile(r"\s*(?:\b(?:max(?:imum)?|at most|or less|tops)\b|上限|以内|封顶)", re.IGNORECASE)
+_MONEY_NUMBER = re.compile(
+    r"(?:[$€£¥￥]|\b(?:usd|rmb|cny|eur)\s?)\s*(?P<a>\d[\d,]*(?:\.\d+)?)\s?(?P<sa>[km]\b|万|千)?"
+    r"|(?P<b>\d[\d,]*(?:\.\d+)?)\s?(?P<sb>[km]|万|千)?\s?(?:元|块钱|块|美元|\b(?:usd|rmb|cny|eur|dollars?|euros?)\b)", re.IGNORECASE)
+_SCALE = {"k": 1e3, "m": 1e6, "千": 1e3, "万": 1e4}
 _CAP = re.compile(r"(?:上限|cap|limit|at most|more than|exceed(?:s|ing)?|不超过|超过|budget|预算|max(?:imum)?)\D{0,12}(\d[\d,]*(?:\.\d+)?)",
                   re.IGNORECASE)
-# A cap is judged against the amounts of a call (``_AMOUNT_KEYS``) only when its words are about money, just
-# before it or around its number ("spend more than $500", "预算上限 8000 元"): "no more than 3 retries of a refund"
-# caps retries, not a refund of 100.
-MONEY_BEFORE_CAP, MONEY_AFTER_NUMBER = 24, 8
+MONEY_BEFORE_CAP, MONEY_AFTER_NUMBER, CAP_BEFORE_MONEY = 24, 8, 40
 _MONEY = re.compile(r"[$€£¥￥]|\b(?:usd|eur|gbp|rmb|cny|dollars?|euros?|budget|spend(?:ing)?|costs?|price|refunds?|amounts?|"
                     r"pay(?:ments?)?|charges?|purchases?|invoices?|orders?)\b|元|块钱|预算|金额|费用|花费|退款|支付|价格|付款", re.IGNORECASE)
+# What a capped number counts when it is no money: "3 retries", "5 per hour", "3次", "5 minutes".
+_OTHER_UNIT = re.compile(r"\s*(?:%|次|个|件|条|份|笔|分钟|小时|天|秒|\b(?:per|times?|items?|orders?|calls?|retries|attempts?|minutes?|hours?|"
+                         r"days?|seconds?|requests?|tokens?|files?|lines?|steps?|users?|customers?|deploys?)\b)", re.IGNORECASE)
 
 
 def implied_checks(constraint: Constraint) -> list[tuple[str, Any]]:
@@ -50,8 +60,12 @@ def implied_checks(constraint: Constraint) -> list[tuple[str, Any]]:
 
 def _money_cap(text: str) -> float | None:
     """The first cap in ``text`` on an amount of money, if it states one."""
+    for money in _MONEY_NUMBER.finditer(text):
+        if _CAP_WORDS.search(text, max(0, money.start() - CAP_BEFORE_MONEY), money.start()) or _CAP_AFTER.match(text, money.end()):
+            number, scale = (money.group("a"), money.group("sa")) if money.group("a") else (money.group("b"), money.group("sb"))
+            return float(number.replace(",", "")) * _SCALE.get((scale or "").lower(), 1)
     for cap in _CAP.finditer(text):
-        if _MONEY.search(text, max(0, cap.start() - MONEY_BEFORE_CAP), cap.end() + MONEY_AFTER_NUMBER):
+        if _MONEY.search(text, max(0, cap.start() - MONEY_BEFORE_CAP), cap.end() + MONEY_AFTER_NUMBER) and not _OTHER_UNIT.match(text, cap.end()):
             return float(cap.group(1).replace(",", ""))
     return None
 
