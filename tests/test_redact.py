@@ -33,6 +33,20 @@ CASES = [
     ("call +86 138 0013…", "call [REDACTED:phone]…"),
     ("at 2026-12-07 10…", "at 2026-12-07 10…"),  # a date cut short is no phone number
     ("…PaymentServiceImplementation", "…PaymentServiceImplementation"),  # nor a long word a secret's end
+    ("…handle_user_request_v2_internal", "…handle_user_request_v2_internal"),  # nor an identifier
+    ("…3f2a9c1e-4b5d-4e6f-8a9b-0c1d2e3f4a5b", "…3f2a9c1e-4b5d-4e6f-8a9b-0c1d2e3f4a5b"),  # nor a UUID
+    ("…years 1990-1999…", "…years 1990-1999…"),  # nor a year range a phone number
+    ("…wJalrXUtnFEMI/K7MDENG/bPxRfiCY", "…[REDACTED:secret]"),  # an AWS secret's end
+    ("key sk_live_4eC39Hq…", "key [REDACTED:secret]…"),
+    ("Authorization: Basic dXNl…", "Authorization: Basic [REDACTED:secret]…"),
+    # Whole, in names with a prefix, and in the shapes of other providers.
+    ("AWS_SECRET_ACCESS_KEY=wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY", "AWS_SECRET_ACCESS_KEY=[REDACTED:secret]"),
+    ("DB_PASSWORD=hunter2hunter2", "DB_PASSWORD=[REDACTED:secret]"),
+    ('{"db_password": "s3cr3t"}', '{"db_password": "[REDACTED:secret]"}'),
+    ("max_tokens=100 auth_token_count: 5", "max_tokens=100 auth_token_count: 5"),  # counts, not secrets
+    ("sk_live_4eC39HqLyjWDarjtT1zdp7dc", "[REDACTED:api_key]"),
+    ("glpat-AbCdEfGhIjKlMnOpQrStUv", "[REDACTED:token]"),
+    ("Authorization: Basic dXNlcjpwYXNzd29yZA==", "Authorization: Basic [REDACTED:token]"),
 ]
 
 

@@ -1,7 +1,8 @@
 """Masking secrets and personal data in what ctxtop writes (``--redact``, and the TUI's ``r``).
 
 Covered: common provider API keys and tokens (Anthropic, OpenAI, AWS, GitHub,
-Slack, Google, JWTs, bearer tokens, PEM private keys), ``password=``-like
+GitLab, Slack, Stripe, Google, JWTs, bearer and basic credentials, PEM private keys), ``password=``-like
+(``DB_PASSWORD=``, ``AWS_SECRET_ACCESS_KEY=`` too)
 values, email addresses, and phone numbers (Chinese mobile and international
 formats). Not covered: secrets without a recognizable shape (a bare random
 string), names, addresses, ID numbers — see the README.
@@ -24,12 +25,15 @@ _KEY_PATTERNS = [
     ("api_key", r"\bAIza[0-9A-Za-z_\-]{35}\b"),
     ("token", r"\beyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}"),
     ("token", r"(?<=\b[Bb]earer )[A-Za-z0-9._~+/\-]{16,}=*"),
+    ("token", r"(?<=\b[Bb]asic )[A-Za-z0-9+/]{12,}=*"),
+    ("api_key", r"\b[srp]k_(?:live|test)_[A-Za-z0-9]{16,}"),  # Stripe
+    ("token", r"\bglpat-[A-Za-z0-9_\-]{20,}"),  # GitLab
 ]
 _SECRETS = re.compile("|".join(f"(?P<{kind}{n}>{pattern})" for n, (kind, pattern) in enumerate(_KEY_PATTERNS)))
 # `password=…`, `"api_key": "…"`, `token: …`: the name stays, the value goes.
 _ASSIGNMENT = re.compile(
-    r"""(?i)(\b(?:pass(?:word|wd)?|pwd|secret|client_secret|api[_-]?key|access[_-]?key|auth[_-]?token|token)\b["']?\s*[:=]\s*)"""
-    r"""("[^"\n]{1,200}"|'[^'\n]{1,200}'|[^\s,;&"'}\]]{1,200})"""
+    r"""(?i)(\b[\w-]*?(?:pass(?:word|wd)?|pwd|secret|client_secret|api[_-]?key|access[_-]?key|auth[_-]?token|token)\b["']?\s*[:=]\s*)"""
+    r"""(?!\[REDACTED:)("[^"\n]{1,200}"|'[^'\n]{1,200}'|[^\s,;&"'}\]]{1,200})"""  # (not a value masked already)
 )
 _EMAIL = re.compile(r"\b[A-Za-z0-9._%+\-]+@[A-Za-z0-9\-]+(?:\.[A-Za-z0-9\-]+)*\.[A-Za-z]{2,}\b")
 
@@ -39,11 +43,15 @@ _EMAIL = re.compile(r"\b[A-Za-z0-9._%+\-]+@[A-Za-z0-9\-]+(?:\.[A-Za-z0-9\-]+)*\.
 # the cut), the start of an email address or a phone number. Output is redacted once made, previews included.
 CUT = "…"
 _CUT_START = re.compile(
-    r"(?P<secret>(?:\b(?:sk-|AKIA|ASIA|gh[pousr]_|github_pat_|xox[abprs]-|AIza|eyJ)|(?<=\b[Bb]earer ))[A-Za-z0-9_.+/=\-]*)…"
+    r"(?P<secret>(?:\b(?:sk-|AKIA|ASIA|gh[pousr]_|github_pat_|xox[abprs]-|AIza|eyJ|[srp]k_(?:live|test)_|glpat-)"
+    r"|(?<=\b[Bb]earer )|(?<=\b[Bb]asic ))[A-Za-z0-9_.+/=\-]*)…"
     r"|(?P<email>\b[A-Za-z0-9._%+\-]+@[A-Za-z0-9.\-]*)…"
-    r"|(?P<phone>\+\d[\d ()-]{5,}|(?<!\d)(?:\+?86[- ]?)?1[3-9]\d[\d -]{2,})…"
+    # A Chinese mobile number's first digits, run together or grouped 3-4 (not a year range such as 1990-1999).
+    r"|(?P<phone>\+\d[\d ()-]{5,}|(?<![\d-])(?:\+?86[- ]?)?1[3-9]\d(?:\d{5,8}|[- ]\d{4}(?:[- ]\d{1,4})?))…"
 )
-_CUT_END = re.compile(r"…(?=[A-Za-z_\-]*\d)(?=\d*[A-Za-z])[A-Za-z0-9_\-]{16,}")
+# The end of a key or token after the cut: 16 characters or more of its alphabet, with digits, upper and lower case
+# (an identifier, a path or a UUID has not all three).
+_CUT_END = re.compile(r"…(?=[\w+/=\-]*\d)(?=[\w+/=\-]*[a-z])(?=[\w+/=\-]*[A-Z])[A-Za-z0-9_+/=\-]{16,}")
 
 
 def redact_text(text: str) -> str:
