@@ -144,6 +144,14 @@ def test_the_other_json_outputs_hold_what_the_readme_says(capsys):
     assert set(view["later_violations"][0]) == {"rule", "lost_at", "became", "broken_at", "detail"}
 
 
+def test_export_to_dev_stdout_writes_into_a_pipe():
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-m", "ctxtop", "export", "--demo", "-o", "/dev/stdout"], capture_output=True, timeout=120)
+    assert done.returncode == 0 and json.loads(done.stdout)["schema"] == "ctxtop.snapshot/1", done.stderr
+
+
 def test_export_to_unwritable_place_fails_in_one_line(capsys):
     code, _, err = run(capsys, "export", "--demo", "-o", "/nonexistent-dir/snap.json")
     assert code == 2 and err.startswith("ctxtop: error: cannot write") and err.count("\n") == 1

@@ -218,6 +218,21 @@ def test_a_deeply_nested_tool_input_is_still_judged(tmp_path, monkeypatch, capsy
     assert "[no-push] Never push to main" in deny_reason(out)
 
 
+def test_odd_but_valid_payloads_are_judged_or_refused_in_one_line(tmp_path, monkeypatch, capsys):
+    (tmp_path / ".ctxtop").mkdir()
+    (tmp_path / ".ctxtop" / "pins.toml").write_text('[[pin]]\nid = "no-push"\ntext = "Never push to main"\nforbid = ["git push.*main"]\n')
+    call = {**tool_call(demo_path(), "Bash", {"command": "git push origin main", "x": "NEST"}), "cwd": str(tmp_path)}
+    deep = json.dumps(call).replace('"NEST"', "[" * 5000 + "]" * 5000)
+    # With a byte-order mark, or in UTF-16, as json.loads reads bytes: judged the same.
+    for data in (b"\xef\xbb\xbf" + deep.encode(), deep.encode("utf-16")):
+        assert "[no-push]" in deny_reason(run("hook", data, monkeypatch, capsys, "--no-auto")[1])
+    # A path that is a deep array is no path; one too long for the file system is no pins folder.
+    code, out, err = run("hook", deep.replace(f'"cwd": "{tmp_path}"', '"cwd": ' + "[" * 5000 + "]" * 5000).encode(), monkeypatch, capsys)
+    assert (code, out) == (0, "") and "payload field 'cwd' is not a string" in err
+    code, out, err = run("hook", {**call, "x": 1, "cwd": "/" + "a" * 5000}, monkeypatch, capsys, "--no-auto")
+    assert (code, out) == (0, "") and "internal error" not in err
+
+
 @pytest.mark.parametrize("tool_input", [
     '{"amount": 900, "x": NEST}', '{"amount": 900, "x": NaN}', '{"amount": 900, "note": 1e999}', '{"amount": "900"}',
     '{"total": "$1,200.50"}'])
@@ -317,6 +332,8 @@ def test_statusline_takes_the_window_size_the_agent_gives(tmp_path, monkeypatch,
     assert run("statusline", {**status, "model": {"id": "claude-sonnet-4-5[1m]"}}, monkeypatch, capsys)[1].startswith(f"ctx {used}/1.0M ")
     sized = {**status, "context_window": {"context_window_size": 500_000}}
     assert run("statusline", sized, monkeypatch, capsys)[1].startswith(f"ctx {used}/500k ")
+    absurd = {**status, "context_window": {"context_window_size": 1}}  # no model's window: the log's is shown
+    assert run("statusline", absurd, monkeypatch, capsys)[1].split(" · ")[0] == shown
     assert run("statusline", status, monkeypatch, capsys)[1].split(" · ")[0] == shown  # (not remembered from the calls before)
     assert shown.endswith("/200k 1%")
 

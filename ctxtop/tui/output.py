@@ -35,15 +35,14 @@ def write_output(text: str, path: str | None) -> None:
         return
     data = text.encode("utf-8", "replace")  # a lone surrogate is no reason to lose the output
     try:
-        target = Path(os.path.realpath(path))  # a symlink's target is written, the link kept
         try:
-            existing = target.stat()
+            existing = os.stat(path)  # (through symlinks: /dev/stdout is one to a pipe, whose real path opens nothing)
         except FileNotFoundError:
             existing = None
         if existing is not None and not stat.S_ISREG(existing.st_mode):
-            _write_through(target, data)
-        else:
-            _replace_atomically(target, data, stat.S_IMODE(existing.st_mode) if existing else _new_file_mode())
+            _write_through(Path(path), data)
+        else:  # a symlink's target is replaced, the link kept
+            _replace_atomically(Path(os.path.realpath(path)), data, stat.S_IMODE(existing.st_mode) if existing else _new_file_mode())
     except OSError as exc:
         raise UsageError(f"cannot write {path}: {exc.strerror or exc}") from None
 

@@ -9,6 +9,7 @@ from typing import Any
 
 # A payload is a few kilobytes (a Write's content can be big): anything past this is not one.
 MAX_PAYLOAD_BYTES = 64 << 20
+MIN_WINDOW = 1024  # a window size given smaller than any model's is no window size
 
 
 class PayloadError(ValueError):
@@ -73,7 +74,7 @@ def _text(raw: dict, key: str) -> str:
     value = raw.get(key)
     if value is None:
         return ""
-    if not isinstance(value, str):
+    if not isinstance(value, str) or isinstance(value, DeepValue):
         raise PayloadError(f"payload field {key!r} is not a string")
     return value
 
@@ -82,7 +83,7 @@ def _window_size(raw: dict) -> int | None:
     """The window's size in tokens as the agent gives it (``context_window.context_window_size``), if it is a count."""
     window = raw.get("context_window")
     size = window.get("context_window_size") if isinstance(window, dict) else None
-    return size if isinstance(size, int) and not isinstance(size, bool) and 0 < size < 1 << 40 else None
+    return size if isinstance(size, int) and not isinstance(size, bool) and MIN_WINDOW <= size < 1 << 40 else None
 
 
 def _workspace(raw: dict) -> str:
@@ -94,6 +95,11 @@ def _workspace(raw: dict) -> str:
 
 # Deeper than this, a payload's value is kept as its JSON text: json.dumps recurses further than json.loads does.
 DEEP_VALUE = 400
+
+
+class DeepValue(str):
+    """A payload's value nested too deep to decode or encode again, as its JSON text: what the guard judges a tool's
+    input by, never a path or a name."""
 _STRING = re.compile(r'"(?:[^"\\]|\\.)*"', re.DOTALL)
 _STRING_OR_BRACKET = re.compile(r'"(?:[^"\\]|\\.)*"|[\[\]{}]', re.DOTALL)
 
@@ -103,7 +109,7 @@ def _shallow_object(data: bytes) -> dict[str, Any]:
     to decode kept as its JSON text, which is what the guard judges a call's input by anyway. Nesting must not
     turn the guard off."""
     try:
-        text = data.decode("utf-8")
+        text = data.decode(json.detect_encoding(data)).removeprefix("\ufeff")  # (as json.loads reads bytes: a BOM, UTF-16…)
     except UnicodeDecodeError:
         raise PayloadError("payload is not JSON (UnicodeDecodeError)") from None
     decoder, fields = json.JSONDecoder(), {}
@@ -123,7 +129,7 @@ def _shallow_object(data: bytes) -> dict[str, Any]:
                 deep = _deeper_than(value, DEEP_VALUE)
             except RecursionError:
                 end, deep = _value_end(text, at), True
-            fields[key] = _decoded_strings(text[at:end]) if deep else value
+            fields[key] = DeepValue(_decoded_strings(text[at:end])) if deep else value
             at = _after_space(text, end)
             if text.startswith(",", at):
                 at = _after_space(text, at + 1)

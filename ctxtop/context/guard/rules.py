@@ -35,8 +35,11 @@ def project_pins(cwd: str | None) -> Path | None:
     folder = Path(cwd)
     for candidate in (folder, *folder.parents):
         path = candidate / PROJECT_PINS
-        if path.is_file():
-            return path
+        try:
+            if path.is_file():
+                return path
+        except OSError:  # a name too long for the file system, say: no pins file there
+            continue
     return None
 
 
