@@ -53,7 +53,8 @@ COMMANDS: tuple[Command, ...] = (
     Command("backspace", "back_to_session", "⌫", "from a sub-agent back to its session", "Back to the session",
             "Leave the sub-agent for the session it belongs to", display="⌫"),
     Command("f", "toggle_follow", "f", "follow the latest message on / off", "Follow on/off", "Keep the cursor on the latest message", "Follow"),
-    Command("p", "pin", "p", "pin the selected block, or the text selected in the detail pane", "Pin",
+    Command("p", "pin", "p", "pin the selected block (up to 240 characters: a longer one says to select the rule's words), "
+                             "or the text selected in the detail pane", "Pin",
             "Pin the selected block or the selected text as a rule", "Pin"),
     Command("u", "unpin", "u", "unpin (the highlighted constraint, or the one in the selected block); an auto-detected rule is hidden",
             "Unpin", "Remove a pin made in the UI, or hide an auto-detected rule"),
