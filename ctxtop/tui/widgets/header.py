@@ -43,12 +43,15 @@ def header_text(snapshot: dict, *, available: int, mode: str, width: int | None 
     second.append(f"{use_mark(window)}{used:,} / {limit} tokens ", style="bold")
     second.append(f"({percent_text(share)})", style="bold red" if share >= 90 else "bold yellow" if share >= 70 else "bold green")
     second.append(f"  message {at['message']} / {available}", style="bold")
-    if available < at["messages"]:
-        second.append(f" (of {at['messages']})", style="dim")
-    second.append(f"  reported {reported:,}" if reported is not None else "  reported —", style="dim")
-    second.append(f"  est. {approx}{window['estimated_tokens']:,}", style="dim")
+    # Then each further figure whole, or not at all: a number cut short ("est. 33,…") reads as another number.
+    more = [f" (of {at['messages']})"] if available < at["messages"] else []
+    more += [f"  reported {reported:,}" if reported is not None else "  reported —", f"  est. {approx}{window['estimated_tokens']:,}"]
     subagents = snapshot.get("subagents") or {}
     if subagents.get("messages"):
         # (our count of their text, as est. is of the window's: each agent's own window is in the Agents pane)
-        second.append(f"  sub-agents {subagents['messages']:,} msgs est. {subagents['tokens']:,} tok", style="dim")
+        more.append(f"  sub-agents {subagents['messages']:,} msgs est. {subagents['tokens']:,} tok")
+    for part in more:
+        if width is not None and len(second) + len(part) > width:
+            break
+        second.append(part, style="dim")
     return cut(Text("\n").join([first, second]), width)  # a wrapped line would push the next out of the header
