@@ -242,6 +242,25 @@ async def test_export_writes_json_markdown_and_svg(tmp_path):
     assert svg.startswith("<svg") and "6,399" in svg
 
 
+@pytest.mark.parametrize("size, counts", [((80, 24), None), ((200, 50), 5)])
+async def test_the_tools_pane_shows_each_count_whole_or_not_at_all(size, counts):
+    from textual.widgets import DataTable
+
+    app = demo_app(at=203)
+    async with app.run_test(size=size) as pilot:
+        await settle(pilot, app, 203)
+        await pilot.press("5")
+        await pilot.pause(0.2)
+        table = app.query_one("#tools", DataTable)
+        shown = list(table.columns.values())
+        # Every column in the pane whole (a number cut at its edge reads as another number), and the first count there.
+        assert sum(column.get_render_width(table) for column in shown) <= table.size.width
+        assert [str(column.label) for column in shown][:2] == ["tool", "tokens"]
+        if counts is not None:
+            assert len(shown) == 1 + counts
+        assert str(table.get_cell_at((0, 1))).replace(",", "").isdigit()
+
+
 async def test_4_then_enter_jumps_to_the_highlighted_alert():
     app = demo_app(at=100)
     async with app.run_test(size=SIZE) as pilot:

@@ -7,6 +7,8 @@ TUI goes through here instead.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from rich.text import Text
 
 # Ascending: the smallest unit that keeps the figure under a thousand is the most precise one.
@@ -41,3 +43,22 @@ def fitted_count(value: int, width: int, mark: str = "") -> str:
 def count_cell(value: int, width: int, mark: str = "") -> Text:
     """A right-aligned count for a column ``width`` cells wide (see fitted_count)."""
     return Text(fitted_count(value, width, mark), justify="right")
+
+
+CELL_PADDING = 2  # a DataTable cell's padding, one each side
+SCROLLBAR = 2  # the vertical scrollbar's columns
+
+
+def counts_that_fit(width: int, counts: Sequence[tuple[str, int]], name_width: tuple[int, int]) -> tuple[int, list[tuple[str, int]]]:
+    """For a table of a name column (``name_width``: its least and most cells) then ``counts`` (key, cells), in
+    ``width`` cells: the name's width and the counts shown, each whole. A count that does not fit whole is left out
+    (a number cut at the pane's edge reads as another number); the name takes what is left, up to its most."""
+    least, most = name_width
+    room = width - SCROLLBAR - least - CELL_PADDING
+    shown = []
+    for key, cells in counts:
+        if cells + CELL_PADDING > room:
+            break
+        shown.append((key, cells))
+        room -= cells + CELL_PADDING
+    return min(most, least + max(0, room)), shown

@@ -11,12 +11,15 @@ from textual.widgets import DataTable
 
 from ctxtop.context.output.redact import redact_text
 from ctxtop.context.sanitize import one_line
-from ctxtop.tui.widgets.cells import count_cell, percent_text
+from ctxtop.tui.widgets.cells import count_cell, counts_that_fit, percent_text
 from ctxtop.tui.widgets.empty_note import EmptyNote, show_if_empty
 
 _MESSAGES_WIDTH = 5
 EMPTY = "No sub-agents in this session so far."
 _WINDOW_WIDTH = 9
+# The counts after the name, the most telling first: each shown whole, or left out where the pane is too narrow.
+_COUNTS = (("window", _WINDOW_WIDTH), ("percent", 7), ("messages", _MESSAGES_WIDTH))
+_NAME_WIDTH = (8, 18)  # the agent column's least and most cells
 
 
 class SubagentsTable(DataTable):
@@ -32,20 +35,38 @@ class SubagentsTable(DataTable):
     def __init__(self, **kwargs) -> None:
         super().__init__(**kwargs)
         self._agents: dict[str, dict[str, Any]] = {}
+        self._shown: tuple[dict[str, Any], bool] | None = None  # the last ``show``, to fill the columns again on a resize
+        self._name_width, self._counts = _NAME_WIDTH[1], [key for key, _ in _COUNTS]
 
     def on_mount(self) -> None:
         self.cursor_type = "row"
-        # The numbers before the names: the pane is narrow, and they are what changes.
-        self.add_column("agent", key="id", width=18)
-        self.add_column(Text("msgs", justify="right"), key="messages", width=_MESSAGES_WIDTH)
-        self.add_column(Text("window", justify="right"), key="window", width=_WINDOW_WIDTH)
-        self.add_column(Text("% limit", justify="right"), key="percent", width=7)
+        self._add_columns()
+
+    def _add_columns(self) -> None:
+        # The numbers after the name, each whole or not at all: the pane is narrow, and they are what changes.
+        self.add_column("agent", key="id", width=self._name_width)
+        labels = {"window": "window", "percent": "% limit", "messages": "msgs"}
+        for key, width in _COUNTS:
+            if key in self._counts:
+                self.add_column(Text(labels[key], justify="right"), key=key, width=width)
         self.add_column("type", key="kind", width=20)
         self.add_column("task", key="task")
+
+    def on_resize(self) -> None:
+        name_width, shown = counts_that_fit(self.size.width, _COUNTS, _NAME_WIDTH)
+        counts = [key for key, _ in shown]
+        if (name_width, counts) != (self._name_width, self._counts):
+            self._name_width, self._counts = name_width, counts
+            self.clear(columns=True)
+            self._agents.clear()
+            self._add_columns()
+            if self._shown is not None:
+                self.show(*self._shown)
 
     def show(self, subagents: dict[str, Any], redacting: bool = False) -> None:
         """The snapshot's ``subagents``: a row per transcript file; with none, the note says whether the log
         holds sub-agent records of its own (older Claude Code wrote them inline: counted, not openable)."""
+        self._shown = (subagents, redacting)
         agents = subagents["agents"]
         inline = subagents["messages"] - sum(agent["messages"] for agent in agents)
         for note in self.parent.query_children(EmptyNote) if self.parent is not None else ():
@@ -56,7 +77,7 @@ class SubagentsTable(DataTable):
             for agent in agents:
                 key = agent["path"]
                 if key not in self.rows:
-                    self.add_row(*(Text("") for _ in range(6)), key=key)
+                    self.add_row(*(Text("") for _ in self.columns), key=key)
                 self._agents[key] = agent
                 window = agent["window"]
                 reported = window["reported_tokens"]
@@ -65,11 +86,12 @@ class SubagentsTable(DataTable):
                 size = count_cell(window["estimated_tokens"] if estimated else reported, _WINDOW_WIDTH, mark="≈" if estimated else "")
                 percent = window["percent"]
                 style = "bold red" if percent and percent >= 90 else "yellow" if percent and percent >= 70 else ""
-                self.update_cell(key, "id", Text(one_line(agent["id"], 18)))
+                self.update_cell(key, "id", Text(one_line(agent["id"], self._name_width)))
                 self.update_cell(key, "kind", Text(one_line(agent["kind"], 20), style="dim" if agent["kind"] == "agent" else ""))
-                self.update_cell(key, "messages", count_cell(agent["messages"], _MESSAGES_WIDTH))
-                self.update_cell(key, "window", size)
-                self.update_cell(key, "percent", Text(percent_text(percent) if percent is not None else "—", justify="right", style=style))
+                counts = {"messages": count_cell(agent["messages"], _MESSAGES_WIDTH), "window": size,
+                          "percent": Text(percent_text(percent) if percent is not None else "—", justify="right", style=style)}
+                for column in self._counts:
+                    self.update_cell(key, column, counts[column])
                 task = one_line(agent["description"] or "", 120)
                 self.update_cell(key, "task", Text(redact_text(task) if redacting else task, style="dim"))
             for gone in set(self._agents) - {a["path"] for a in agents}:
