@@ -283,6 +283,8 @@ async def test_search_finds_every_match_in_the_session_and_steps_with_n():
         await pilot.press("enter")
         assert not app.query_one("#prompt").has_class("-visible")
         assert await until(pilot, lambda: app.search is not None and app.search_index == 0)
+        # Said in the title while it runs, not in a notice that would outlive the matches.
+        assert app.searching is None and not any(n.message.startswith("searching") for n in app._notifications)
         expected = app.tracker.search("po-0103")
         assert app.search.matches == expected and len(expected) >= 2
         first = expected[0]

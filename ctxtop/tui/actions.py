@@ -209,7 +209,7 @@ class UserActions(AppParts):
                 return
             self._go(target, follow=False)
         else:
-            self.notify(f"searching {self.available:,} messages…", timeout=2, markup=False)
+            self._change(searching=value)  # (in the title until the matches come: a notice would outlive them)
             self.run_search(value)
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="search")
@@ -219,7 +219,7 @@ class UserActions(AppParts):
             self.post_message(SearchDone(query, tracker.search(query, until=self.available)))
 
     def on_search_done(self, message: SearchDone) -> None:
-        self._change(search=message, search_index=-1)
+        self._change(search=message, search_index=-1, searching=None)
         if not message.matches:
             self.notify(f"no match for {one_line(message.query, 60)!r} in {self.available:,} messages", severity="warning",
                         timeout=4, markup=False)

@@ -393,7 +393,7 @@ class CtxtopApp(LiveUpdates, UserActions, AppParts):
             if self.select_after_view is not None and self.select_after_view[0] == shown.at:
                 self._select_block(*self.select_after_view)
         if (view or redacting or new.strategy != old.strategy or new.search is not old.search
-                or new.search_index != old.search_index):
+                or new.search_index != old.search_index or new.searching != old.searching):
             self._mark_strategy(new)
 
     def _header_mode(self, state: SessionState) -> str:
@@ -457,7 +457,9 @@ class CtxtopApp(LiveUpdates, UserActions, AppParts):
         if state.view is not None:
             blocks = len(state.view.window.blocks)
             title.append(f"message {state.view.at} · {blocks:,} block{'' if blocks == 1 else 's'}", style="bold")
-        if state.search is not None:
+        if state.searching is not None:
+            title.append(f" · searching {state.available:,} messages for {one_line(state.searching, 30)!r}…", style="yellow")
+        elif state.search is not None:
             found = len(state.search.matches)
             at = f"{state.search_index + 1} / {found:,}" if found and state.search_index >= 0 else f"{found} matches"
             title.append(f" · {one_line(state.search.query, 30)!r}: {at}", style="bold" if found else "yellow")

@@ -62,6 +62,7 @@ class AppParts(App[int]):
     view: StateField[ViewReady | None] = StateField()
     search: StateField[SearchDone | None] = StateField()
     search_index: StateField[int] = StateField()
+    searching: StateField[str | None] = StateField()
     subagent: StateField[dict[str, Any] | None] = StateField()
     redacting: StateField[bool] = StateField()
     bell_on: StateField[bool] = StateField()

@@ -58,6 +58,7 @@ class SessionState:
     view: ViewReady | None = None  # everything shown for the cursor's message, once computed
     search: SearchDone | None = None  # the last search and its matches, stepped with n / N
     search_index: int = -1
+    searching: str | None = None  # a search under way (its query), said in the window list's title until it is done
     compaction: dict[str, Any] | None = None  # the compaction view open over the panes (Tracker.compaction_view)
     subagent: dict[str, Any] | None = None  # the sub-agent open (its snapshot row)
     return_to: ReturnTo | None = None  # while a sub-agent is open: its session
