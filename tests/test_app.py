@@ -364,6 +364,13 @@ async def test_help_lists_the_keys():
             assert " ".join(action.split()) in shown
         await pilot.press("escape")
         assert not isinstance(app.screen, HelpScreen)
+        # Its footer says what q does there (closes the help), over the main screen's "q Quit".
+        await pilot.press("question_mark")
+        await pilot.pause()
+        footer = app.screen.query_one(Footer)
+        assert footer.screen is app.screen and "Close" in {binding.description for _, binding, *_ in app.screen.active_bindings.values()}
+        await pilot.press("q")
+        assert not isinstance(app.screen, HelpScreen) and app.is_running
 
 
 async def test_replayed_demo_raises_the_alert_at_the_compaction():

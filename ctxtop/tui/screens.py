@@ -8,7 +8,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
-from textual.widgets import Static
+from textual.widgets import Footer, Static
 
 from ctxtop.tui.keymap import help_rows
 
@@ -17,7 +17,7 @@ KEYS: list[tuple[str, str]] = help_rows()
 
 
 class HelpScreen(ModalScreen[None]):
-    BINDINGS = [Binding("escape,q,question_mark", "dismiss", "Close")]
+    BINDINGS = [Binding("escape,q,question_mark", "dismiss", "Close", key_display="Esc / q / ?")]
     DEFAULT_CSS = """
     HelpScreen { align: center middle; }
     HelpScreen > Vertical { width: 100; max-width: 95%; height: auto; max-height: 90%; border: round $accent; background: $surface; padding: 0 1; }
@@ -33,3 +33,5 @@ class HelpScreen(ModalScreen[None]):
                 table.add_row(Text(key, style="bold", no_wrap=True), Text(action))
             with VerticalScroll():
                 yield Static(table, id="help-keys")
+        # Its own keys at the bottom, over the main screen's: there, q quits; here, it closes the help.
+        yield Footer(show_command_palette=False)
