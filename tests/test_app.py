@@ -873,3 +873,21 @@ async def test_the_breakdown_shows_an_eight_digit_estimate_whole(demo_session):
         await pilot.pause()
         screen = app.export_screenshot()
         assert "≈11,172,775" in screen
+
+
+async def test_the_breakdown_names_a_summarization_calls_unlogged_part_for_what_it_mostly_is(demo_session):
+    """In a compaction sub-agent's log, the inferred part is mostly the conversation sent to be summarized."""
+    from ctxtop.tui.widgets.breakdown import Breakdown
+
+    snapshot = build_snapshot(demo_session, 203)
+    app = app_holding(Breakdown)
+    async with app.run_test(size=SIZE) as pilot:
+        breakdown = app.query_one(Breakdown)
+        breakdown.show(snapshot)
+        await pilot.pause()
+        table = breakdown.query_one(DataTable)
+        assert table.get_cell("inferred_system_tools", "category").plain == "■ inferred sys+tools"
+        snapshot["window"]["categories"]["inferred_system_tools"]["summarized_conversation"] = True
+        breakdown.show(snapshot)  # (the same rows, another session's snapshot: the name follows)
+        await pilot.pause()
+        assert table.get_cell("inferred_system_tools", "category").plain == "■ summarized conv.+sys"

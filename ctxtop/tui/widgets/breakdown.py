@@ -15,6 +15,9 @@ from ctxtop.tui.widgets.cells import count_cell, percent_text
 
 # Row names on screen, where the snapshot's key is not one; ≈ marks an estimate, not a count.
 ROW_NAMES = {INFERRED: "inferred sys+tools"}
+# In a summarization call's own log (a compaction sub-agent's), the inferred part is mostly the conversation it was
+# sent to summarize, not logged there: "system and tools" alone would misname 80% of its window.
+SUMMARIZED_ROW_NAME = "summarized conv.+sys"
 # Where the inferred row's figure comes from, by the reason the harness module gives.
 INFERRED_FROM = {"first call": "the first call", "model switch": "a model switch"}
 _TOKENS_WIDTH = 12
@@ -88,12 +91,13 @@ class Breakdown(Vertical):
         table = self.query_one(DataTable)
         added = False
         for name, total in window["categories"].items():
+            label = SUMMARIZED_ROW_NAME if total.get("summarized_conversation") else ROW_NAMES.get(name, name)
             if name not in table.rows:
                 if not total["tokens"] and not total["blocks"]:
                     continue
-                table.add_row(Text("■ ", style=CATEGORY_COLORS[name]) + Text(ROW_NAMES.get(name, name)), Text(""), Text(""), Text(""),
-                              key=name)
+                table.add_row(Text(""), Text(""), Text(""), Text(""), key=name)
                 added = True
+            table.update_cell(name, "category", Text("■ ", style=CATEGORY_COLORS[name]) + Text(label))
             estimate = "≈" if total.get("estimated") else ""  # not a count: what the log reports beyond the counted text
             table.update_cell(name, "tokens", count_cell(total["tokens"], _TOKENS_WIDTH, mark=estimate))
             table.update_cell(name, "share", Text(percent_text(100 * total["tokens"] / limit), justify="right"))
