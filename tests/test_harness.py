@@ -199,3 +199,26 @@ def test_the_html_report_labels_the_inferred_row_and_marks_both_estimates():
     page = Tracker.open(str(demo_path()), window=DEMO_WINDOW).report_html(203)
     assert "system + tools (inferred from the first call)" in page
     assert '<td class="n">≈ 1,175</td>' in page and '<td class="n">≈ 399</td>' in page
+
+
+def test_text_added_since_the_last_call_beyond_what_it_reported_is_the_window_shown(tmp_path):
+    """A tool's result after the last call: the window holds at least the text counted now, more than the call
+    reported. The header, the Markdown and the JSON say that count, as an estimate, as the timeline's column does."""
+    records = [
+        {"type": "user", "uuid": "u1", "sessionId": "s", "message": {"role": "user", "content": "Read the log."}},
+        {"type": "assistant", "uuid": "a1", "sessionId": "s", "message": {
+            "id": "m1", "role": "assistant", "model": "claude-sonnet-4-5-20250929", "usage": {"input_tokens": 40, "output_tokens": 10},
+            "content": [{"type": "tool_use", "id": "t1", "name": "Read", "input": {"file_path": "/tmp/app.log"}}]}},
+        {"type": "user", "uuid": "u2", "sessionId": "s", "message": {"role": "user", "content": [
+            {"type": "tool_result", "tool_use_id": "t1", "content": "error: disk full on /var\n" * 200}]}},
+    ]
+    log = tmp_path / "session.jsonl"
+    log.write_text("".join(json.dumps(record) + "\n" for record in records))
+    session = Session.open(log)
+    snapshot = build_snapshot(session, 3)
+    window = snapshot["window"]
+    assert window["reported_tokens"] == 40 and window["estimated_tokens"] > 1000
+    assert window["used_tokens"] == window["estimated_tokens"] == sum(row["tokens"] for row in window["categories"].values())
+    assert f"≈{window['used_tokens']:,} / " in header_text(snapshot, available=3, mode="").plain
+    assert f"**Window:** ≈{window['used_tokens']:,} / " in render_markdown(snapshot)
+    assert session.timeline()[-1].total == window["used_tokens"]  # the timeline's column is as tall

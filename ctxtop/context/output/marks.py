@@ -16,8 +16,12 @@ def limit_mark(window: Mapping[str, Any]) -> str:
 
 def use_mark(counts: Mapping[str, Any]) -> str:
     """"≈" when the size shown (``used_tokens`` of a snapshot's window or a ``watch`` record) is an estimate:
-    no reported size, and an inferred part or counts estimated from characters (``counts_estimated``)."""
-    estimated = counts["reported_tokens"] is None and (counts.get("counts_estimated") or counts["used_tokens"] != counts["estimated_tokens"])
+    no reported size, and an inferred part or counts estimated from characters (``counts_estimated``); or more
+    counted since the last call than it reported (``used_tokens`` is then not the reported size)."""
+    reported = counts["reported_tokens"]
+    if reported is not None:
+        return "≈" if counts["used_tokens"] != reported else ""
+    estimated = counts.get("counts_estimated") or counts["used_tokens"] != counts["estimated_tokens"]
     return "≈" if estimated else ""
 
 

@@ -121,8 +121,12 @@ def split_unexplained(window: Window, reported: int | None) -> tuple[int, int]:
 
 def window_use(window: Window, reported: int | None) -> int:
     """The window's size as shown: the prompt size the log reports, else the counted text and the
-    inferred system prompt and tools (an estimate, then)."""
-    return reported if reported is not None else window.estimated_tokens + split_unexplained(window, None)[0]
+    inferred system prompt and tools (an estimate, then). Where the text counted now is more than the last call
+    reported (a tool's result, a message added since), the window holds at least that: the count, also an estimate,
+    as the breakdown's rows add up to it."""
+    if reported is None:
+        return window.estimated_tokens + split_unexplained(window, None)[0]
+    return max(reported, window.estimated_tokens)
 
 
 def _categories(window: Window, reported: int | None, counts_estimated: bool = False, summarizer: bool = False) -> dict[str, dict[str, Any]]:
