@@ -51,14 +51,18 @@ SCROLLBAR = 2  # the vertical scrollbar's columns
 
 def counts_that_fit(width: int, counts: Sequence[tuple[str, int]], name_width: tuple[int, int]) -> tuple[int, list[tuple[str, int]]]:
     """For a table of a name column (``name_width``: its least and most cells) then ``counts`` (key, cells), in
-    ``width`` cells: the name's width and the counts shown, each whole. A count that does not fit whole is left out
-    (a number cut at the pane's edge reads as another number); the name takes what is left, up to its most."""
+    ``width`` cells: the name's width and the counts shown, each whole. The first count always (the most telling),
+    then the name as wide as it may be, then the other counts that still fit whole: one that does not is left out
+    (a number cut at the pane's edge reads as another number)."""
     least, most = name_width
-    room = width - SCROLLBAR - least - CELL_PADDING
-    shown = []
-    for key, cells in counts:
+    room = width - SCROLLBAR
+    first, *others = counts
+    name = max(least, min(most, room - (first[1] + CELL_PADDING) - CELL_PADDING))
+    room -= name + CELL_PADDING + first[1] + CELL_PADDING
+    shown = [first]
+    for key, cells in others:
         if cells + CELL_PADDING > room:
             break
         shown.append((key, cells))
         room -= cells + CELL_PADDING
-    return min(most, least + max(0, room)), shown
+    return name, shown

@@ -13,7 +13,7 @@ from ctxtop.tui.widgets.cells import count_cell, counts_that_fit
 # The number columns and their widths, the total first after the name: the pane is narrow.
 _COUNTS = (("tokens", "tokens", 9), ("calls", "calls", 6), ("call tok", "call_tokens", 9), ("results", "results", 7),
            ("result tok", "result_tokens", 10))
-NAME_WIDTH = (12, 28)  # the tool column's least and most cells
+NAME_WIDTH = (10, 28)  # the tool column's least and most cells
 
 
 class ToolsTable(DataTable):
