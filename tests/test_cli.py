@@ -67,7 +67,7 @@ def test_export_never_writes_over_the_log_it_reads(tmp_path, monkeypatch, capsys
     before = log.read_bytes()
     monkeypatch.chdir(tmp_path)
     code, out, err = run(capsys, "export", "session.jsonl", "-o", output)
-    assert code == 2 and out == "" and "would write over the log being read" in err and err.count("\n") == 1
+    assert code == 2 and out == "" and "would write " in err and "the log being read" in err and err.count("\n") == 1
     assert log.read_bytes() == before and sorted(p.name for p in tmp_path.iterdir()) == ["link.jsonl", "session.jsonl"]
 
 
@@ -127,6 +127,23 @@ def test_export_never_writes_over_another_log_of_the_session(tmp_path, monkeypat
     assert {path: path.read_bytes() for path in tmp_path.rglob("*.jsonl")} == before
     assert run(capsys, "export", "session.jsonl", "-o", "snapshot.json")[0] == 0
     assert run(capsys, "export", "session.jsonl", "-o", "snapshot.json")[0] == 0  # an earlier export is replaced
+
+
+def test_export_never_writes_over_a_file_of_a_session_kept_as_a_folder_nor_a_big_document_log(tmp_path, capsys):
+    import shutil
+
+    from .conftest import SHARED_FIXTURES
+
+    shutil.copytree(DATA / "openhands_v1", tmp_path / "conversation")
+    event = next((tmp_path / "conversation").rglob("*.json"))
+    before = event.read_bytes()
+    code, _, err = run(capsys, "export", str(DATA / "claude_compact.jsonl"), "-o", str(event))
+    assert code == 2 and "is a session log" in err and event.read_bytes() == before
+    inspect = SHARED_FIXTURES / "inspect-ai" / "UKGovernmentBEIS_2025-05-12T20-27-36-04-00_browser.json"
+    if inspect.is_file():  # a JSON document that tells its format only past its first 64 KB
+        shutil.copy(inspect, tmp_path / "inspect.json")
+        code, _, err = run(capsys, "export", str(DATA / "claude_compact.jsonl"), "-o", str(tmp_path / "inspect.json"))
+        assert code == 2 and (tmp_path / "inspect.json").read_bytes() == inspect.read_bytes()
 
 
 def test_the_other_json_outputs_hold_what_the_readme_says(capsys):

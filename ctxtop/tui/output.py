@@ -19,7 +19,7 @@ from ctxtop.context.store.source import read_head, split_sample
 from ctxtop.parsers.registry import detect
 from ctxtop.tui.errors import UsageError
 
-LOG_SNIFF_BYTES = 1 << 16  # enough of a file's head to tell a log format
+PARENTS_LOOKED_AT = 3  # a session kept as a folder holds its files this deep at most (OpenHands: <conv>/events/<event>)
 
 
 def write_output(text: str, path: str | None) -> None:
@@ -58,18 +58,27 @@ def refuse_writing_over(path: str | None, logs: list[str]) -> None:
         source = os.path.realpath(split_sample(log)[0])
         kept_beside = os.path.splitext(source)[0]
         inside = any(target.startswith(folder + os.sep) for folder in (source, kept_beside))
-        if target == source or inside or _same_file(target, source):
+        if target == source or _same_file(target, source):
             raise UsageError(f"--output {path} would write over the log being read ({log}): choose another file")
+        if inside:
+            raise UsageError(f"--output {path} would write into the log being read or the folder beside it ({log}): choose another place")
     if _is_a_log(target):
         raise UsageError(f"--output {path} is a session log: ctxtop never writes over one (choose another file)")
 
 
 def _is_a_log(path: str) -> bool:
-    """Whether ``path`` is a regular file whose first bytes are a log format ctxtop reads."""
+    """Whether ``path`` is a session log, or part of one: a regular file whose first megabyte is a log format ctxtop
+    reads (a JSON document log tells its format only some way in), or a file in a folder ctxtop reads as a session
+    (an OpenHands event, a Cline task's history)."""
+    from ctxtop.tui.discover import SNIFF_BYTES, is_session_folder  # (discover imports much of the rest of the TUI)
+
+    target = Path(path)
+    if any(is_session_folder(folder) for folder in list(target.parents)[:PARENTS_LOOKED_AT]):
+        return True
     try:
         if not stat.S_ISREG(os.stat(path).st_mode):
             return False
-        detect(read_head(path, LOG_SNIFF_BYTES))
+        detect(read_head(path, SNIFF_BYTES))
     except (OSError, ValueError):  # none there, unreadable, or no log (UnknownFormat is a ValueError)
         return False
     return True
