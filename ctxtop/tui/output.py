@@ -19,7 +19,6 @@ from ctxtop.context.store.source import read_head, split_sample
 from ctxtop.parsers.registry import detect
 from ctxtop.tui.errors import UsageError
 
-PARENTS_LOOKED_AT = 3  # a session kept as a folder holds its files this deep at most (OpenHands: <conv>/events/<event>)
 
 
 def write_output(text: str, path: str | None) -> None:
@@ -72,8 +71,9 @@ def _is_a_log(path: str) -> bool:
     (an OpenHands event, a Cline task's history)."""
     from ctxtop.tui.discover import SNIFF_BYTES, is_session_folder  # (discover imports much of the rest of the TUI)
 
-    target = Path(path)
-    if any(is_session_folder(folder) for folder in list(target.parents)[:PARENTS_LOOKED_AT]):
+    parent = Path(path).parent
+    # A Cline task's file is in the task's folder; an OpenHands event in its conversation's events/.
+    if is_session_folder(parent) or (parent.name == "events" and is_session_folder(parent.parent)):
         return True
     try:
         if not stat.S_ISREG(os.stat(path).st_mode):
