@@ -20,7 +20,6 @@ from ctxtop.parsers.registry import detect
 from ctxtop.tui.errors import UsageError
 
 
-
 def write_output(text: str, path: str | None) -> None:
     """Write ``text`` to stdout, or to ``path`` (see the module's docstring).
 
