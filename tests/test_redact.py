@@ -47,6 +47,25 @@ CASES = [
     ("sk_live_4eC39HqLyjWDarjtT1zdp7dc", "[REDACTED:api_key]"),
     ("glpat-AbCdEfGhIjKlMnOpQrStUv", "[REDACTED:token]"),
     ("Authorization: Basic dXNlcjpwYXNzd29yZA==", "Authorization: Basic [REDACTED:token]"),
+    ("STRIPE_SECRET_KEY=abcvalue987654ZZ", "STRIPE_SECRET_KEY=[REDACTED:secret]"),
+    ("whsec_abcdefghij0123456789ABCD", "[REDACTED:token]"),
+    ("glptt-abcdefghij0123456789 gldt-abcdefghij0123456789ab", "[REDACTED:token] [REDACTED:token]"),
+    ("hf_" + "a1B2c3D4e5" * 4, "[REDACTED:token]"),
+    ("SG.abcdefghij0123456789.abcdefghij0123456789xyz", "[REDACTED:api_key]"),
+    ("https://hooks.slack.com/services/T00000000/B00000000/XXXXXXXXXXXXXXXXXXXXXXXX", "[REDACTED:token]"),
+    ("gsk_" + "a1B2c3D4e5" * 5, "[REDACTED:api_key]"),
+    ("mysql -u root -pS3cretPass! db", "mysql -u root -p[REDACTED:secret] db"),
+    ("deploy --password hunter2 --token=abc123", "deploy --password [REDACTED:secret] --token=[REDACTED:secret]"),
+    ("call 1381234…", "call [REDACTED:phone]…"),
+    # Ordinary text and code left as it is.
+    ("Basic configuration is in settings.py", "Basic configuration is in settings.py"),
+    ("def login(user: str, password: str) -> bool:", "def login(user: str, password: str) -> bool:"),
+    ("if not token: raise", "if not token: raise"),
+    ("api_key=None", "api_key=None"),
+    ("token = request.headers.get('x')", "token = request.headers.get('x')"),
+    ("…React18StrictModeCompat", "…React18StrictModeCompat"),
+    ("…/home/user/projects/MyProject2/src/Main.java", "…/home/user/projects/MyProject2/src/Main.java"),
+    ("pip install sk-learn-compat-layer-module-v2", "pip install sk-learn-compat-layer-module-v2"),
 ]
 
 

@@ -18,40 +18,73 @@ from ctxtop.context.audit.violations import PHONE
 _KEY_PATTERNS = [
     ("private_key", r"-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?(?:-----END [A-Z ]*PRIVATE KEY-----|$)"),
     ("api_key", r"\bsk-ant-[A-Za-z0-9_\-]{20,}"),
-    ("api_key", r"\bsk-(?:proj-|svcacct-)?[A-Za-z0-9_\-]{20,}"),
+    # (three digits in it, or a digit and a capital: "sk-learn-compat-layer-module-v2" is a package's name)
+    ("api_key", r"\bsk-(?:proj-|svcacct-)?(?=(?:[A-Za-z0-9_\-]*?\d){3}|(?=[A-Za-z0-9_\-]*\d)[A-Za-z0-9_\-]*[A-Z])"
+                r"[A-Za-z0-9_\-]{20,}"),
     ("api_key", r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b"),
     ("token", r"\bgh[pousr]_[A-Za-z0-9]{30,}\b|\bgithub_pat_[A-Za-z0-9_]{22,}\b"),
     ("token", r"\bxox[abprs]-[A-Za-z0-9\-]{10,}"),
+    ("token", r"\bhttps://hooks\.slack\.com/services/[A-Za-z0-9/]{20,}"),
     ("api_key", r"\bAIza[0-9A-Za-z_\-]{35}\b"),
     ("token", r"\beyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}"),
     ("token", r"(?<=\b[Bb]earer )[A-Za-z0-9._~+/\-]{16,}=*"),
-    ("token", r"(?<=\b[Bb]asic )[A-Za-z0-9+/]{12,}=*"),
+    # (a digit or a base64 sign in it: "Basic configuration" is no credential)
+    ("token", r"(?<=\b[Bb]asic )(?=[A-Za-z0-9+/]*[0-9+/])[A-Za-z0-9+/]{12,}=*"),
     ("api_key", r"\b[srp]k_(?:live|test)_[A-Za-z0-9]{16,}"),  # Stripe
-    ("token", r"\bglpat-[A-Za-z0-9_\-]{20,}"),  # GitLab
+    ("token", r"\bwhsec_[A-Za-z0-9+/=]{20,}"),  # Stripe's webhook secrets
+    ("token", r"\bgl(?:pat|ptt|dt|rt|cbt|oas)-[A-Za-z0-9_\-]{20,}"),  # GitLab
+    ("token", r"\bhf_[A-Za-z0-9]{30,}"),  # Hugging Face
+    ("token", r"\bnpm_[A-Za-z0-9]{36,}"),
+    ("api_key", r"\bSG\.[\w-]{16,}\.[\w-]{16,}"),  # SendGrid
+    ("api_key", r"\b(?:gsk_|xai-)[A-Za-z0-9]{40,}"),  # Groq, xAI
+    ("token", r"\bdop_v1_[a-f0-9]{64}"),  # DigitalOcean
+    ("token", r"\bpypi-[A-Za-z0-9_\-]{50,}"),
 ]
 _SECRETS = re.compile("|".join(f"(?P<{kind}{n}>{pattern})" for n, (kind, pattern) in enumerate(_KEY_PATTERNS)))
-# `password=…`, `"api_key": "…"`, `token: …`: the name stays, the value goes.
+# `password=…`, `"api_key": "…"`, `token: …`, `DB_PASSWORD=…`, `STRIPE_SECRET_KEY=…`: the name stays, the value goes.
 _ASSIGNMENT = re.compile(
-    r"""(?i)(\b[\w-]*?(?:pass(?:word|wd)?|pwd|secret|client_secret|api[_-]?key|access[_-]?key|auth[_-]?token|token)\b["']?\s*[:=]\s*)"""
+    r"""(?i)(\b[\w-]*?(?:pass(?:word|wd)?|pwd|secret(?:[_-]?key)?|client_secret|api[_-]?key|access[_-]?key|auth[_-]?token|token)\b["']?\s*[:=]\s*)"""
     r"""(?!\[REDACTED:)("[^"\n]{1,200}"|'[^'\n]{1,200}'|[^\s,;&"'}\]]{1,200})"""  # (not a value masked already)
 )
+# On a command line: `--password hunter2`, `--token=…`, mysql's `-pS3cret`.
+_FLAG = re.compile(r"(--(?:password|passwd|token|api-key|secret)[= ]|\bmysql\b[^\n]{0,200}?\s-p)(?!\[REDACTED:)([^\s\-][^\s]{0,199})")
+# What follows a secret's name in code is not a secret: a type, a keyword, a call, an attribute
+# (`password: str`, `api_key=None`, `if not token: raise`, `token = request.headers.get(`).
+_CODE_WORDS = frozenset("str int bool float bytes dict list optional none null nil true false undefined string number any "
+                        "raise await return self this new".split())
+_CODE = re.compile(r"[A-Za-z_][\w.]*\(|[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+$")
 _EMAIL = re.compile(r"\b[A-Za-z0-9._%+\-]+@[A-Za-z0-9\-]+(?:\.[A-Za-z0-9\-]+)*\.[A-Za-z]{2,}\b")
 
 
 # What a preview cut short ("…") leaves of a secret or personal datum, too short for the patterns above: the start
-# of a key or token (its prefix and what follows, up to the cut), the end of one (letters and digits mixed, from
-# the cut), the start of an email address or a phone number. Output is redacted once made, previews included.
+# of a key or token (its prefix and what follows, up to the cut), the end of one (from the cut), the start of an
+# email address or a phone number. Output is redacted once made, previews included.
 CUT = "…"
 _CUT_START = re.compile(
-    r"(?P<secret>(?:\b(?:sk-|AKIA|ASIA|gh[pousr]_|github_pat_|xox[abprs]-|AIza|eyJ|[srp]k_(?:live|test)_|glpat-)"
+    r"(?P<secret>(?:\b(?:sk-|AKIA|ASIA|gh[pousr]_|github_pat_|xox[abprs]-|AIza|eyJ|[srp]k_(?:live|test)_|whsec_|"
+    r"gl(?:pat|ptt|dt|rt|cbt|oas)-|hf_|npm_|SG\.|gsk_|xai-|dop_v1_|pypi-)"
     r"|(?<=\b[Bb]earer )|(?<=\b[Bb]asic ))[A-Za-z0-9_.+/=\-]*)…"
     r"|(?P<email>\b[A-Za-z0-9._%+\-]+@[A-Za-z0-9.\-]*)…"
     # A Chinese mobile number's first digits, run together or grouped 3-4 (not a year range such as 1990-1999).
-    r"|(?P<phone>\+\d[\d ()-]{5,}|(?<![\d-])(?:\+?86[- ]?)?1[3-9]\d(?:\d{5,8}|[- ]\d{4}(?:[- ]\d{1,4})?))…"
+    r"|(?P<phone>\+\d[\d ()-]{5,}|(?<![\d-])(?:\+?86[- ]?)?1[3-9]\d(?:\d{4,8}|[- ]\d{4}(?:[- ]\d{1,4})?))…"
 )
-# The end of a key or token after the cut: 16 characters or more of its alphabet, with digits, upper and lower case
-# (an identifier, a path or a UUID has not all three).
-_CUT_END = re.compile(r"…(?=[\w+/=\-]*\d)(?=[\w+/=\-]*[a-z])(?=[\w+/=\-]*[A-Z])[A-Za-z0-9_+/=\-]{16,}")
+# The end of a key or token after the cut: 16 characters or more of its alphabet with digits, capitals and small
+# letters, and no run of five small letters (which identifiers and paths have: React18StrictMode, MyProject2/src).
+_CUT_END = re.compile(r"…([A-Za-z0-9_+/=\-]{16,})")
+
+
+def _cut_end(match: re.Match[str]) -> str:
+    tail = match.group(1)
+    random_looking = (any(c.isdigit() for c in tail) and any(c.isupper() for c in tail) and any(c.islower() for c in tail)
+                      and re.search(r"[a-z]{5,}", tail) is None)
+    return f"{CUT}[REDACTED:secret]" if random_looking else match.group()
+
+
+def _assigned(match: re.Match[str]) -> str:
+    value = match.group(2)
+    if value[:1] not in "\"'" and (value.rstrip("),:;").lower() in _CODE_WORDS or _CODE.match(value.rstrip("),:;"))):
+        return match.group()
+    return match.group(1) + _quoted(value)
 
 
 def redact_text(text: str) -> str:
@@ -59,12 +92,13 @@ def redact_text(text: str) -> str:
     if not text:
         return text
     text = _SECRETS.sub(lambda m: f"[REDACTED:{re.sub(r'[0-9]+$', '', m.lastgroup or 'secret')}]", text)
-    text = _ASSIGNMENT.sub(lambda m: m.group(1) + _quoted(m.group(2)), text)
+    text = _ASSIGNMENT.sub(_assigned, text)
+    text = _FLAG.sub(lambda m: m.group(1) + "[REDACTED:secret]", text)
     text = _EMAIL.sub("[REDACTED:email]", text)
     text = PHONE.sub("[REDACTED:phone]", text)
     if CUT in text:
         text = _CUT_START.sub(lambda m: f"[REDACTED:{m.lastgroup}]{CUT}", text)
-        text = _CUT_END.sub(f"{CUT}[REDACTED:secret]", text)
+        text = _CUT_END.sub(_cut_end, text)
     return text
 
 
