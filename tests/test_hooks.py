@@ -153,6 +153,13 @@ def test_pre_tool_use_allows_an_ordinary_call(monkeypatch, capsys):
     ("¥500 max", 900, "500"),
     ("Keep each invoice under $300", 900, "300"),
     ("Limit payments to 5 per hour and $200 each", 900, "200"),
+    ("No more than 5 refunds per customer per day.", 100, None),  # refunds counted, not their money
+    ("Budget 2025 planning doc must be under 10 pages", 3000, None),
+    ("Never exceed a budget of 5k.", 6000, "5000"),
+    ("Never issue a refund over $500.", 9000, "500"),
+    ("Refunds are capped at $200", 900, "200"),
+    ("Any single charge above $10k", 12000, "10000"),
+    ("单笔转账不能高于1000元", 1200, "1000"),
 ])
 def test_only_a_cap_on_money_caps_an_amount(tmp_path, monkeypatch, capsys, rule, amount, cap):
     pins = tmp_path / "pins.toml"
@@ -235,7 +242,9 @@ def test_odd_but_valid_payloads_are_judged_or_refused_in_one_line(tmp_path, monk
 
 @pytest.mark.parametrize("tool_input", [
     '{"amount": 900, "x": NEST}', '{"amount": 900, "x": NaN}', '{"amount": 900, "note": 1e999}', '{"amount": "900"}',
-    '{"total": "$1,200.50"}'])
+    '{"total": "$1,200.50"}', '{"amount": "9000 USD"}', '{"amount": "USD 1200"}', '{"amount": "1200元"}', '{"amount": "1.2k"}',
+    '{"amounts": [9000]}', '{"purchase_units": [{"amount": {"currency_code": "USD", "value": "9000.00"}}]}',
+    '{"x": NEST, "y": {"amount": 9E+3}}'])
 def test_an_amount_over_a_money_cap_is_found_however_the_input_is_written(tmp_path, monkeypatch, capsys, tool_input):
     pins = tmp_path / "pins.toml"
     pins.write_text('[[pin]]\nid = "cap"\ntext = "Never spend more than $500."\n', encoding="utf-8")

@@ -20,21 +20,22 @@ _AMOUNT_KEYS = re.compile(r"amount|total|price|cost|budget|sum|金额|总价|费
 # A cap is judged against the amounts of a call (``_AMOUNT_KEYS``) only when it is on money: an amount written as
 # money ("$500", "8000 元", "1万元", "$5k") near a cap word, or a cap word near money words whose number counts no
 # other thing ("budget cap 8000"; not "no more than 3 retries of a refund", "budget: 5 minutes", "不超过3次").
-_CAP_WORDS = re.compile(r"上限|不超过|超过|最多|封顶|以内|\b(?:cap|limits?|at most|no more than|more than|exceed(?:s|ing)?|under|below|"
-                        r"up to|budget|max(?:imum)?)\b|预算", re.IGNORECASE)
+_CAP_WORDS = re.compile(r"上限|不超过|超过|高于|最多|封顶|以内|\b(?:caps?|capped|limits?|at most|no more than|more than|exceed(?:s|ing)?|"
+                        r"under|below|over|above|up to|budget|max(?:imum)?)\b|预算", re.IGNORECASE)
 _CAP_AFTER = re.compile(r"\s*(?:\b(?:max(?:imum)?|at most|or less|tops)\b|上限|以内|封顶)", re.IGNORECASE)
 _MONEY_NUMBER = re.compile(
-    r"(?:[$€£¥￥]|\b(?:usd|rmb|cny|eur)\s?)\s*(?P<a>\d[\d,]*(?:\.\d+)?)\s?(?P<sa>[km]\b|万|千)?"
-    r"|(?P<b>\d[\d,]*(?:\.\d+)?)\s?(?P<sb>[km]|万|千)?\s?(?:元|块钱|块|美元|\b(?:usd|rmb|cny|eur|dollars?|euros?)\b)", re.IGNORECASE)
+    r"(?:[$€£¥￥]|\b(?:usd|rmb|cny|eur)\s?)\s*(?P<a>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)\s?(?P<sa>[km]\b|万|千)?"
+    r"|(?P<b>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)\s?(?P<sb>[km]|万|千)?\s?(?:元|块钱|块|美元|\b(?:usd|rmb|cny|eur|dollars?|euros?)\b)", re.IGNORECASE)
 _SCALE = {"k": 1e3, "m": 1e6, "千": 1e3, "万": 1e4}
-_CAP = re.compile(r"(?:上限|cap|limit|at most|more than|exceed(?:s|ing)?|不超过|超过|budget|预算|max(?:imum)?)\D{0,12}(\d[\d,]*(?:\.\d+)?)",
-                  re.IGNORECASE)
+_CAP = re.compile(r"(?:上限|cap|limit|at most|more than|exceed(?:s|ing)?|\bover\b|\babove\b|不超过|超过|高于|budget|预算|max(?:imum)?)\D{0,12}"
+                  r"(\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)(?:\s?([km]\b|万|千))?", re.IGNORECASE)
 MONEY_BEFORE_CAP, MONEY_AFTER_NUMBER, CAP_BEFORE_MONEY = 24, 8, 40
 _MONEY = re.compile(r"[$€£¥￥]|\b(?:usd|eur|gbp|rmb|cny|dollars?|euros?|budget|spend(?:ing)?|costs?|price|refunds?|amounts?|"
                     r"pay(?:ments?)?|charges?|purchases?|invoices?|orders?)\b|元|块钱|预算|金额|费用|花费|退款|支付|价格|付款", re.IGNORECASE)
-# What a capped number counts when it is no money: "3 retries", "5 per hour", "3次", "5 minutes".
-_OTHER_UNIT = re.compile(r"\s*(?:%|次|个|件|条|份|笔|分钟|小时|天|秒|\b(?:per|times?|items?|orders?|calls?|retries|attempts?|minutes?|hours?|"
-                         r"days?|seconds?|requests?|tokens?|files?|lines?|steps?|users?|customers?|deploys?)\b)", re.IGNORECASE)
+# What a capped number counts when it is no money: a word after it ("3 retries", "5 refunds per day", "10 pages"),
+# a percentage, a Chinese measure word; a year ("budget 2025 planning"). Currency words and scales are money's.
+_OTHER_UNIT = re.compile(r"\s*(?:%|次|个|件|条|份|笔|项|分钟|小时|天|秒|年|"
+                         r"(?!(?:usd|eur|gbp|rmb|cny|dollars?|euros?|yuan|bucks)\b)[A-Za-z]{2,})", re.IGNORECASE)
 
 
 def implied_checks(constraint: Constraint) -> list[tuple[str, Any]]:
@@ -66,7 +67,7 @@ def _money_cap(text: str) -> float | None:
             return float(number.replace(",", "")) * _SCALE.get((scale or "").lower(), 1)
     for cap in _CAP.finditer(text):
         if _MONEY.search(text, max(0, cap.start() - MONEY_BEFORE_CAP), cap.end() + MONEY_AFTER_NUMBER) and not _OTHER_UNIT.match(text, cap.end()):
-            return float(cap.group(1).replace(",", ""))
+            return float(cap.group(1).replace(",", "")) * _SCALE.get((cap.group(2) or "").lower(), 1)
     return None
 
 
@@ -148,21 +149,25 @@ def _numbers_by_key(text: str) -> list[tuple[str, float]]:
     except (ValueError, RecursionError):
         return [(key, value) for key, raw in _KEYED_NUMBER.findall(text) if (value := _amount(raw)) is not None]
     found = []
-    stack = [data]
+    # (a node, and the amount key it is under: an amount's list, or its {"currency_code", "value"} object)
+    stack: list[tuple[Any, str | None]] = [(data, None)]
     while stack:
-        node = stack.pop()
+        node, under = stack.pop()
         if isinstance(node, dict):
             for key, value in node.items():
+                key = str(key)
                 if isinstance(value, (dict, list)):
-                    stack.append(value)
+                    stack.append((value, key if _AMOUNT_KEYS.search(key) else None))
                 elif (amount := _amount(value)) is not None:
-                    found.append((str(key), amount))
+                    found.append((under if under is not None and key.lower() == "value" else key, amount))
         elif isinstance(node, list):
-            stack.extend(node)
+            stack.extend((item, under) for item in node)
+            found += [(under, amount) for item in node if under is not None and (amount := _amount(item)) is not None]
     return found
 
 
-_NUMBER_TEXT = re.compile(r"\s*[$€£¥￥]?\s*(-?\d[\d,]*(?:\.\d+)?)\s*")
+_NUMBER_TEXT = re.compile(r"\s*(?:[$€£¥￥]|(?:usd|eur|gbp|rmb|cny)\s)?\s*(-?\d[\d,]*(?:\.\d+)?(?:e[+-]?\d+)?)\s*([km]|万|千)?\s*"
+                          r"(?:元|usd|eur|gbp|rmb|cny|dollars?)?\s*", re.IGNORECASE)
 _KEYED_NUMBER = re.compile(r'"((?:[^"\\]|\\.)*)"\s*:\s*("[^"\\]{1,40}"|-?\d[\d.eE+-]*)')
 
 
@@ -176,7 +181,7 @@ def _amount(value: Any) -> float | None:
         match = _NUMBER_TEXT.fullmatch(value.strip('"'))
         if match:
             try:
-                return float(match.group(1).replace(",", ""))
+                return float(match.group(1).replace(",", "")) * _SCALE.get((match.group(2) or "").lower(), 1)
             except ValueError:
                 return None
     return None
