@@ -57,6 +57,8 @@ def test_session_start_after_the_first_compaction_reinjects_the_lost_rules_verba
     for rule in DEMO_RULES:
         assert f"- {rule}\n" in context + "\n"  # each rule verbatim, on its own line
     assert "8000 元" in context.split("the summary dropped")[1]  # and the cap among the facts the summary lost
+    # Six of the 50 numbers the audit lists as lost (it lists 50 at most): how many more, said as such.
+    assert "- numbers: 8000 元, 396 元, 2772 元, 147 元, 8820 元, 285 元 (at least 44 more)" in context
 
 
 def test_session_start_says_nothing_when_nothing_was_lost(tmp_path, monkeypatch, capsys):
@@ -100,6 +102,8 @@ def test_session_start_on_a_real_compacted_transcript(monkeypatch, capsys):
     # root is not lost: lib/spotter/transcripts/message.ex is in it.
     paths = next(line for line in context.splitlines() if line.startswith("- paths: "))
     assert "…," not in paths and not paths.endswith("…") and "transcripts/message.ex" not in paths
+    # How many more the compaction lost, not how many more of the six: the audit lists 50 at most.
+    assert paths.endswith(f"(at least {50 - paths.count(', ') - 1} more)"), paths
 
 
 # --- PreToolUse ---------------------------------------------------------------------------------------
