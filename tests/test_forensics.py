@@ -11,6 +11,8 @@ import subprocess
 import sys
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from ctxtop.context.audit.forensics.actions import CHANGE, READ, SEARCH, STATE, VERIFY, action_of
 from ctxtop.context.audit.forensics.candidate import transcript
@@ -339,3 +341,13 @@ def test_the_compaction_view_shows_the_forensics(capsys):
     assert "cost: cache write 1,351 (5m 0, 1h 1,351)" in shown
     code, out, _ = run(capsys, "export", "--demo", "--compaction", "1", "--format", "md")
     assert code == 0 and "### Forensics" in out and "recovery: **none**" in out
+
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.text(alphabet="ab/c.d_1\u00e9", min_size=1, max_size=8), max_size=30))
+def test_the_coordinates_inside_another_are_left_out_as_a_search_per_pair_would(tokens):
+    from ctxtop.context.audit.forensics.claims import _outermost
+
+    pairwise = [t for t in dict.fromkeys(tokens) if len(t) >= 3 and not any(t != other and t in other for other in tokens)]
+    assert _outermost(tokens) == pairwise

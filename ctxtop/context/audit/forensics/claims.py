@@ -112,5 +112,14 @@ def _coordinates(text: str) -> list[str]:
     found += [m.group(0) for m in _IDENTIFIER.finditer(text) if _CODE_LIKE.search(m.group(0))]
     found += _PASCAL_CASE.findall(text)
     found += [m.group(0).strip() for m in _NUMBER_UNIT.finditer(text)]
-    # A part of a path already listed says nothing more.
-    return [t for t in dict.fromkeys(found) if len(t) >= 3 and not any(t != other and t in other for other in found)]
+    return _outermost(found)
+
+
+def _outermost(found: list[str]) -> list[str]:
+    """Each of ``found`` once, of three characters or more, less those that are part of another: a part of a path
+    already listed says nothing more. A token found again in all of them joined by a newline (which none holds, so
+    no match spans two) is part of another: one search each, where a search per pair costs a long summary's
+    hundreds of tokens squared."""
+    distinct = list(dict.fromkeys(found))
+    joined = "\n".join(distinct)
+    return [t for t in distinct if len(t) >= 3 and joined.count(t) == 1]
