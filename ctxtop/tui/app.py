@@ -329,8 +329,8 @@ class CtxtopApp(LiveUpdates, UserActions, AppParts):
         self.post_message(ViewReady(at, view.snapshot, view.window, view.previews, view.marked_blocks, rows))
 
     def on_view_ready(self, message: ViewReady) -> None:
-        if message.at != self.cursor or not self.screen.is_mounted:
-            return  # a stale result (the cursor has moved on), or the app is closing
+        if message.at != self.cursor or not self.screen_stack or not self.screen.is_mounted:
+            return  # a stale result (the cursor has moved on), or the app is closing (its screens maybe gone already)
         self._change(view=message)
 
     # --- the panes follow the state -------------------------------------------------------------

@@ -41,17 +41,19 @@ def header_text(snapshot: dict, *, available: int, mode: str, width: int | None 
     limit = f"{limit_mark(window)}{window['limit']:,}"
     approx = "≈" if window.get("counts_estimated") else ""  # a big tail's first paint: characters per token
     second.append(f"{use_mark(window)}{used:,} / {limit} tokens ", style="bold")
-    second.append(f"({percent_text(share)})", style="bold red" if share >= 90 else "bold yellow" if share >= 70 else "bold green")
-    second.append(f"  message {at['message']} / {available}", style="bold")
-    # Then each further figure whole, or not at all: a number cut short ("est. 33,…") reads as another number.
-    more = [f" (of {at['messages']})"] if available < at["messages"] else []
-    more += [f"  reported {reported:,}" if reported is not None else "  reported —", f"  est. {approx}{window['estimated_tokens']:,}"]
+    # Then each further figure whole, or not at all: a number cut short ("est. 33,…", "message 34…") reads as another.
+    more = [(f"({percent_text(share)})", "bold red" if share >= 90 else "bold yellow" if share >= 70 else "bold green"),
+            (f"  message {at['message']} / {available}", "bold")]
+    if available < at["messages"]:
+        more.append((f" (of {at['messages']})", "dim"))
+    more += [(f"  reported {reported:,}" if reported is not None else "  reported —", "dim"),
+             (f"  est. {approx}{window['estimated_tokens']:,}", "dim")]
     subagents = snapshot.get("subagents") or {}
     if subagents.get("messages"):
         # (our count of their text, as est. is of the window's: each agent's own window is in the Agents pane)
-        more.append(f"  sub-agents {subagents['messages']:,} msgs est. {subagents['tokens']:,} tok")
-    for part in more:
+        more.append((f"  sub-agents {subagents['messages']:,} msgs est. {subagents['tokens']:,} tok", "dim"))
+    for part, style in more:
         if width is not None and len(second) + len(part) > width:
             break
-        second.append(part, style="dim")
+        second.append(part, style=style)
     return cut(Text("\n").join([first, second]), width)  # a wrapped line would push the next out of the header
