@@ -15,14 +15,11 @@ def limit_mark(window: Mapping[str, Any]) -> str:
 
 
 def use_mark(counts: Mapping[str, Any]) -> str:
-    """"≈" when the size shown (``used_tokens`` of a snapshot's window or a ``watch`` record) is an estimate:
-    no reported size, and an inferred part or counts estimated from characters (``counts_estimated``); or more
-    counted since the last call than it reported (``used_tokens`` is then not the reported size)."""
+    """"≈" when the size shown (``used_tokens`` of a snapshot's window or a ``watch`` record) is an estimate: the log
+    reports none (ctxtop's count of the text it holds, in its encoding, not the model's: no call yet, a log that
+    reports no usage, right after a compaction), or more was counted since the last call than it reported."""
     reported = counts["reported_tokens"]
-    if reported is not None:
-        return "≈" if counts["used_tokens"] != reported else ""
-    estimated = counts.get("counts_estimated") or counts["used_tokens"] != counts["estimated_tokens"]
-    return "≈" if estimated else ""
+    return "≈" if reported is None or counts["used_tokens"] != reported else ""
 
 
 def lost_count(lost_items: Mapping[str, list[str]]) -> str:
