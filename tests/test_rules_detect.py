@@ -142,6 +142,33 @@ def test_descriptive_sections_and_sentence_lead_ins_give_their_items_no_force():
     assert [(r.text, r.cue) for r in detect_rules(text)] == [("Tabs for indentation", "under 'Coding rules:'")]
 
 
+def test_an_example_block_and_a_recommended_workflow_state_no_rules():
+    # mini-swe-agent's prompt, as logged: a sample reply in <example_response>, a format in <format_example>, and
+    # a "Recommended Workflow" of steps, beside its "Important Rules".
+    prompt = """## Recommended Workflow
+1. Analyze the codebase by finding and reading relevant files
+2. Create a script to reproduce the issue
+
+## Important Rules
+
+1. Every response must contain exactly one action
+
+Format your response as shown in <format_example>.
+
+<format_example>
+Your reasoning and analysis here. Explain why you want to perform the action.
+</format_example>
+
+<example_response>
+THOUGHT: I need to understand the structure of the repository first.
+</example_response>
+
+Never edit the tests."""
+    assert [rule.text for rule in detect_rules(prompt, USER_MESSAGE)] == [
+        "Every response must contain exactly one action", "Format your response as shown in <format_example>.",
+        "Never edit the tests."]
+
+
 def test_a_table_cell_that_opens_with_a_firm_word_is_a_rule():
     text = ("| Rule | Why |\n|---|---|\n| **NEVER** commit .env files | secrets leak |\n"
             "| Always run `make test` before pushing | CI is slow |\n| 禁止直接推送到 main 分支 | 保护主干 |\n")

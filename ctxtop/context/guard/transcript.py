@@ -38,7 +38,7 @@ from ctxtop.parsers.base import LineParser
 from ctxtop.parsers.model import Entry
 from ctxtop.parsers.registry import PARSERS, UnknownFormat
 
-KNOWN_VERSION = 2  # 2: rule ids and facts from the text as shown
+KNOWN_VERSION = 3  # 2: rule ids and facts from the text as shown; 3: no rules from example blocks
 CHECK_BYTES = 4096  # the bytes before the offset read, digested: a rewrite of the file changes them
 # Read by one call at most (about a second): a bigger transcript (a first call on a 1 GB one) is read over
 # several calls, each answering with the rules found so far.

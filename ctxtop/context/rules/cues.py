@@ -123,7 +123,8 @@ RULE_HEADING = compiled_on_use(_words(r"rules?", r"constraints?", r"requirements
                                  r"banned", r"do\s+not", r"don[’']?ts?", r"never", r"must", r"mandatory", r"guidelines?",
                                  r"conventions?", r"standards?", r"best\s+practices", r"principles?", r"do's", r"dos")
                           + r"|规则|约束|要求|规范|禁止|必须|原则|准则|注意事项|红线|守则|纪律|限制|不要|不得|严禁|须知")
-INFO_SECTION = compiled_on_use(r"^\W*(?:\d+[.)]\s*)?(?:workflow|steps?|process|profile|skills?|description|background|overview|"
+INFO_SECTION = compiled_on_use(r"^\W*(?:\d+[.)]\s*)?(?:(?:recommended|suggested|typical|usual|general)\s+)?"
+                          r"(?:workflow|steps?|process|profile|skills?|description|background|overview|"
                           r"examples?|context|about|project\s+overview|key\s+dependencies|goals?|purpose|(?:active\s+)?technolog(?:y|ies)|tech\s+stack|"
                           r"(?:key\s+)?documents|recent\s+changes|change\s*log|glossary)\b|"
                           r"^\W*(?:工作流程|流程|步骤|简介|个人简介|技能|擅长|背景|概述|项目定位|技术栈|更新日志|变更记录)|示例|例子|范例|\bexamples?\b",

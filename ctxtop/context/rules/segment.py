@@ -20,6 +20,9 @@ _HEADING = compiled_on_use(r"^\s{0,3}(#{1,6})\s+(.*?)\s*#*\s*$")
 _ITEM = compiled_on_use(r"^(\s*)(?:[-*+•●▪◦]|\d{1,3}[.)、]|[a-zA-Z][.)]|（?\d{1,3}）)\s+")
 _TABLE = compiled_on_use(r"^\s*\|")
 _TAG_LINE = compiled_on_use(r"^\s*</?[A-Za-z][\w-]*(?:\s[^>]*)?>\s*$")
+# A block an agent's prompt shows as an example (<example_response>, <format_example>, <examples>): a sample of what
+# to write, whose words are no rule ("THOUGHT: I need to understand the structure…").
+_EXAMPLE_OPEN = compiled_on_use(r"^\s*<([\w-]*example[\w-]*)(?:\s[^>]*)?>\s*$", re.IGNORECASE)
 _QUOTE_MARK = compiled_on_use(r"^\s*>\s?")
 _OPEN_QUOTES, _CLOSE_QUOTES = "“「『", "”」』"
 _CJK = compiled_on_use(r"[\u3400-\u9fff]")
@@ -77,7 +80,17 @@ def units(text: str) -> list[Unit]:
                 out.append(Unit(joined, True, heading_path(), own_lead_in, item_start))
             item = None
 
+    in_example: str | None = None  # the example block's tag, until it closes
     for number, raw in enumerate(lines):
+        if in_example is not None:
+            if raw.strip().lower() == f"</{in_example}>":
+                in_example = None
+            continue
+        if (example := _EXAMPLE_OPEN.match(raw)) is not None and not in_fence:
+            flush_item()
+            flush_paragraph()
+            in_example = example.group(1).lower()
+            continue
         if _FENCE.match(raw):
             flush_item()
             flush_paragraph()
