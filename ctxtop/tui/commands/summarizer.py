@@ -53,7 +53,8 @@ def run_summarizer(command: str, payload: bytes, *, shell: bool = False, timeout
                 pass
 
     def drain() -> None:
-        while chunk := process.stdout.read(1 << 16):  # type: ignore[union-attr]
+        # (read1: what has come so far, not a wait for 64 KB that a child still holding the pipe may never write)
+        while chunk := process.stdout.read1(1 << 16):  # type: ignore[union-attr]
             output.extend(chunk)
             if len(output) > max_bytes:
                 too_big.set()
@@ -61,7 +62,7 @@ def run_summarizer(command: str, payload: bytes, *, shell: bool = False, timeout
                 return
 
     def drain_errors() -> None:
-        while chunk := process.stderr.read(1 << 14):  # type: ignore[union-attr]
+        while chunk := process.stderr.read1(1 << 14):  # type: ignore[union-attr]
             errors.extend(chunk)
             del errors[:-STDERR_TAIL]
 
@@ -75,6 +76,8 @@ def run_summarizer(command: str, payload: bytes, *, shell: bool = False, timeout
         process.wait()
         raise SummarizerError(f"the summarizer took longer than {timeout:g} s (--summarizer-timeout)") from None
     finally:
+        # What it started and left running (`sleep 1000 &`) goes with it: it would hold the pipes open, and live on.
+        _kill(process)
         for worker in workers:
             worker.join(5)
     if too_big.is_set():
