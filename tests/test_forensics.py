@@ -7,6 +7,7 @@ make_fixtures.py, one compaction each, acting out one row of seed 001's taxonomy
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 
@@ -267,6 +268,25 @@ def test_replay_with_a_local_summarizer_that_keeps_one_rule_and_drops_others(cap
     code, out, _ = run(capsys, "replay-compaction", "--demo", "--compaction", "1", "--summarizer", SUMMARIZER)
     assert code == 0
     assert "budget-8000         kept    paraphrased  kept" in out
+    # Each side's lost facts stop at the audit's 50 numbers: counted "at least", not as a total to compare.
+    assert re.search(r"facts lost\s+≥52\s+≥52", out)
+
+
+def test_a_summarizer_that_leaves_a_child_holding_its_output_is_read_and_cleaned_up(capsys, tmp_path):
+    import time
+
+    marker = f"ctxtop-test-{tmp_path.name}"
+    script = tmp_path / "leaves_a_child.sh"
+    child = f"{sys.executable} -c 'import time; time.sleep(600)' {marker}"  # (the marker names it for pgrep)
+    script.write_text(f"#!/bin/sh\n{child} &\ncat > /dev/null\necho Summary: nothing kept.\n")
+    script.chmod(0o755)
+    started = time.monotonic()
+    code, out, err = run(capsys, "replay-compaction", "--demo", "--compaction", "1", "--summarizer", str(script), "--json")
+    assert code == 0, err
+    assert json.loads(out)["candidate"]["summary"] == "Summary: nothing kept."  # what it printed, though its child held the pipe
+    assert time.monotonic() - started < 8  # not a wait for the pipe to close
+    left = subprocess.run(["pgrep", "-f", marker], capture_output=True, text=True)
+    assert left.stdout == "", "its child was left running"
 
 
 def test_check_with_a_summarizer_fails_when_the_candidate_loses_a_rule(capsys, tmp_path):

@@ -17,6 +17,7 @@ import orjson
 from ctxtop.context.audit.forensics.candidate import compare, transcript
 from ctxtop.context.audit.run import CompactionAudit
 from ctxtop.context.output.json_document import json_document
+from ctxtop.context.output.marks import lost_count
 from ctxtop.context.output.redact import redact
 from ctxtop.context.sanitize import clean_json, one_line
 from ctxtop.context.tracker import Tracker
@@ -93,7 +94,8 @@ def side_by_side(result: dict[str, Any]) -> list[str]:
              f"{one_line(result['summarizer'], 80)!r}'s, audited alike", ""]
     rows = [["rule", "before", "real", "candidate"]]
     rows += [[one_line(cid, 40), status, real["constraints"][cid], candidate["constraints"][cid]] for cid, status in result["before"].items()]
-    rows.append(["facts lost", "", str(sum(map(len, real["lost_items"].values()))), str(sum(map(len, candidate["lost_items"].values())))])
+    # (each kind's list stops at the audit's 50: "≥N" then, as the Markdown says it)
+    rows.append(["facts lost", "", lost_count(real["lost_items"]), lost_count(candidate["lost_items"])])
     rows.append(["unsupported claims", "", str(len(real["unsupported_claims"])), str(len(candidate["unsupported_claims"]))])
     rows.append(["summary tokens", "", _tokens(real["tokens"]), _tokens(candidate["tokens"])])
     widths = [max(len(row[i]) for row in rows) for i in range(3)]
