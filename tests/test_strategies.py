@@ -293,7 +293,16 @@ def test_unknown_strategy_and_parameter_are_one_line_errors(frame):
         preview(frame, "clear_tool_results:kep=3")
     with pytest.raises(StrategyError, match="not a whole number"):
         preview(frame, "clear_tool_results:keep=three")
+    with pytest.raises(StrategyError, match="'keep_tokens' given twice"):
+        preview(frame, "sliding_window:keep_tokens=1,keep_tokens=2")
     assert len(preview_all(frame)) == len(STRATEGIES)
+
+
+def test_a_placeholder_is_counted_as_it_is_shown(frame):
+    # An escape sequence in a placeholder is dropped from what is shown: it is not counted either.
+    escaped = preview(frame, "clear_tool_results:trigger=now,placeholder=\x1b[31mX")
+    plain = preview(frame, "clear_tool_results:trigger=now,placeholder=X")
+    assert escaped.params["placeholder"] == "X" and escaped.tokens_after == plain.tokens_after
 
 
 # --- seed 000's table, on the demo --------------------------------------------------------------------

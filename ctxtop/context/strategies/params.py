@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from ctxtop.context.sanitize import clean_text
 from ctxtop.parsers.numbers import MAX_COUNT
 
 INT, BOOL, TEXT, NAMES, INT_OR_ALL, BOOL_OR_NAMES, TRIGGER = "int", "bool", "text", "names", "int|all", "bool|names", "trigger"
@@ -38,6 +39,8 @@ def parse_spec(spec: str) -> tuple[str, dict[str, str]]:
         key, sep, value = item.partition("=")
         if not sep or not key.strip():
             raise StrategyError(f"strategy {name!r}: expected key=value, got {item!r}")
+        if key.strip() in raw:  # (which one was meant? not the last one silently)
+            raise StrategyError(f"strategy {name!r}: {key.strip()!r} given twice")
         raw[key.strip()] = value.strip()
     return name.strip(), raw
 
@@ -75,7 +78,7 @@ def _convert(strategy: str, param: Param, text: str) -> Any:
         return [name for name in (n.strip() for n in text.split("|")) if name]
     if param.kind == TRIGGER:
         return parse_trigger(where, text)
-    return text
+    return clean_text(text)  # a text the strategy puts in the window, counted as it is shown (no escape sequence)
 
 
 def parse_trigger(where: str, text: str) -> tuple[str, int]:

@@ -91,7 +91,7 @@ def run(args: argparse.Namespace) -> int:
 def side_by_side(result: dict[str, Any]) -> list[str]:
     real, candidate = result["real"], result["candidate"]
     lines = [f"compaction {result['compaction']} at message {result['message']}: the real summary and "
-             f"{one_line(result['summarizer'], 80)!r}'s, audited alike", ""]
+             f"the one from {one_line(result['summarizer'], 80)!r}, audited alike", ""]
     rows = [["rule", "before", "real", "candidate"]]
     rows += [[one_line(cid, 40), status, real["constraints"][cid], candidate["constraints"][cid]] for cid, status in result["before"].items()]
     # (each kind's list stops at the audit's 50: "≥N" then, as the Markdown says it)
