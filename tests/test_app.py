@@ -882,11 +882,12 @@ async def test_the_breakdown_names_a_summarization_calls_unlogged_part_for_what_
     app = app_holding(Breakdown)
     async with app.run_test(size=SIZE) as pilot:
         breakdown = app.query_one(Breakdown)
-        breakdown.show(snapshot)
+        snapshot["window"]["categories"]["inferred_system_tools"]["summarized_conversation"] = True
+        breakdown.show(snapshot)  # (its rows added, then put in order: by the names shown)
         await pilot.pause()
         table = breakdown.query_one(DataTable)
-        assert table.get_cell("inferred_system_tools", "category").plain == "■ inferred sys+tools"
-        snapshot["window"]["categories"]["inferred_system_tools"]["summarized_conversation"] = True
+        assert table.get_cell("inferred_system_tools", "category").plain == "■ summarized conv.+sys"
+        snapshot["window"]["categories"]["inferred_system_tools"]["summarized_conversation"] = False
         breakdown.show(snapshot)  # (the same rows, another session's snapshot: the name follows)
         await pilot.pause()
-        assert table.get_cell("inferred_system_tools", "category").plain == "■ summarized conv.+sys"
+        assert table.get_cell("inferred_system_tools", "category").plain == "■ inferred sys+tools"

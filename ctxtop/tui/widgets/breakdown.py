@@ -65,6 +65,7 @@ class Breakdown(Vertical):
         super().__init__()
         self._snapshot: dict[str, Any] | None = None
         self._crowded = False  # the rows do not all fit: the biggest first
+        self._row_named: dict[str, str] = {}  # each row's name as shown → its category (the table sorts by cell text)
 
     def compose(self) -> ComposeResult:
         yield Static(id="bar")
@@ -98,6 +99,7 @@ class Breakdown(Vertical):
                 table.add_row(Text(""), Text(""), Text(""), Text(""), key=name)
                 added = True
             table.update_cell(name, "category", Text("■ ", style=CATEGORY_COLORS[name]) + Text(label))
+            self._row_named[label] = name
             estimate = "≈" if total.get("estimated") else ""  # not a count: what the log reports beyond the counted text
             table.update_cell(name, "tokens", count_cell(total["tokens"], _TOKENS_WIDTH, mark=estimate))
             table.update_cell(name, "share", Text(percent_text(100 * total["tokens"] / limit), justify="right"))
@@ -116,7 +118,7 @@ class Breakdown(Vertical):
         if not force and crowded == self._crowded:
             return
         self._crowded = crowded
-        names = {ROW_NAMES.get(name, name): name for name in BREAKDOWN_ROWS}
+        names = self._row_named
         if crowded:
             tokens = {name: row["tokens"] for name, row in self._snapshot["window"]["categories"].items()}
             table.sort("category", key=lambda cell: -tokens[names[cell.plain[2:]]])
