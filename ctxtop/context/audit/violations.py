@@ -23,12 +23,13 @@ _AMOUNT_KEYS = re.compile(r"amount|total|price|cost|budget|sum|金额|总价|费
 _CAP_WORDS = re.compile(r"上限|不超过|超过|高于|最多|封顶|以内|\b(?:caps?|capped|limits?|at most|no more than|more than|exceed(?:s|ing)?|"
                         r"under|below|over|above|up to|budget|max(?:imum)?)\b|预算", re.IGNORECASE)
 _CAP_AFTER = re.compile(r"\s*(?:\b(?:max(?:imum)?|at most|or less|tops)\b|上限|以内|封顶)", re.IGNORECASE)
+_NUMBER = r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?"  # 8000, 8,000, 12.5 (not "8000," as in "cap 8000, stop")
 _MONEY_NUMBER = re.compile(
-    r"(?:[$€£¥￥]|\b(?:usd|rmb|cny|eur)\s?)\s*(?P<a>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)\s?(?P<sa>[km]\b|万|千)?"
-    r"|(?P<b>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)\s?(?P<sb>[km]|万|千)?\s?(?:元|块钱|块|美元|\b(?:usd|rmb|cny|eur|dollars?|euros?)\b)", re.IGNORECASE)
+    rf"(?:[$€£¥￥]|\b(?:usd|rmb|cny|eur)\s?)\s*(?P<a>{_NUMBER})\s?(?P<sa>[km]\b|万|千)?"
+    rf"|(?P<b>{_NUMBER})\s?(?P<sb>[km]|万|千)?\s?(?:元|块钱|块|美元|\b(?:usd|rmb|cny|eur|dollars?|euros?)\b)", re.IGNORECASE)
 _SCALE = {"k": 1e3, "m": 1e6, "千": 1e3, "万": 1e4}
 _CAP = re.compile(r"(?:上限|cap|limit|at most|more than|exceed(?:s|ing)?|\bover\b|\babove\b|不超过|超过|高于|budget|预算|max(?:imum)?)\D{0,12}"
-                  r"(\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)(?:\s?([km]\b|万|千))?", re.IGNORECASE)
+                  rf"({_NUMBER})(?:\s?([km]\b|万|千))?", re.IGNORECASE)
 MONEY_BEFORE_CAP, MONEY_AFTER_NUMBER, CAP_BEFORE_MONEY = 24, 8, 40
 _MONEY = re.compile(r"[$€£¥￥]|\b(?:usd|eur|gbp|rmb|cny|dollars?|euros?|budget|spend(?:ing)?|costs?|price|refunds?|amounts?|"
                     r"pay(?:ments?)?|charges?|purchases?|invoices?|orders?)\b|元|块钱|预算|金额|费用|花费|退款|支付|价格|付款", re.IGNORECASE)
@@ -63,12 +64,16 @@ def _money_cap(text: str) -> float | None:
     """The first cap in ``text`` on an amount of money, if it states one."""
     for money in _MONEY_NUMBER.finditer(text):
         if _CAP_WORDS.search(text, max(0, money.start() - CAP_BEFORE_MONEY), money.start()) or _CAP_AFTER.match(text, money.end()):
-            number, scale = (money.group("a"), money.group("sa")) if money.group("a") else (money.group("b"), money.group("sb"))
-            return float(number.replace(",", "")) * _SCALE.get((scale or "").lower(), 1)
+            return _scaled(*((money.group("a"), money.group("sa")) if money.group("a") else (money.group("b"), money.group("sb"))))
     for cap in _CAP.finditer(text):
         if _MONEY.search(text, max(0, cap.start() - MONEY_BEFORE_CAP), cap.end() + MONEY_AFTER_NUMBER) and not _OTHER_UNIT.match(text, cap.end()):
-            return float(cap.group(1).replace(",", "")) * _SCALE.get((cap.group(2) or "").lower(), 1)
+            return _scaled(cap.group(1), cap.group(2))
     return None
+
+
+def _scaled(number: str, scale: str | None) -> float:
+    """``"1,200"`` → 1200.0; ``"5", "k"`` → 5000.0."""
+    return float(number.replace(",", "")) * _SCALE.get((scale or "").lower(), 1)
 
 
 def violations(entries: Iterable[Entry], constraints: list[Constraint]) -> list[Alert]:
@@ -181,7 +186,7 @@ def _amount(value: Any) -> float | None:
         match = _NUMBER_TEXT.fullmatch(value.strip('"'))
         if match:
             try:
-                return float(match.group(1).replace(",", "")) * _SCALE.get((match.group(2) or "").lower(), 1)
+                return _scaled(match.group(1), match.group(2))
             except ValueError:
                 return None
     return None
