@@ -16,6 +16,7 @@ from textual.widgets import DataTable, Input, TabbedContent
 
 from ctxtop.context.output.redact import redact_text
 from ctxtop.context.sanitize import one_line
+from ctxtop.context.window.session import resolved_message
 from ctxtop.tui.errors import USER_ERRORS
 from ctxtop.tui.export import export_snapshot
 from ctxtop.tui.keymap import COMMANDS
@@ -28,6 +29,11 @@ from ctxtop.tui.widgets.window_list import WindowList
 
 # A pin is a rule, not a document: longer blocks must be pinned by selecting the rule's words.
 MAX_PIN_CHARS = 240
+
+
+def no_such_message(number: int, available: int) -> str:
+    """What `g` or `--at` says of a message the session does not hold (yet)."""
+    return f"no message {number:,}: the session has 1 to {available:,} (negative counts from the end)"
 
 
 class UserActions(AppParts):
@@ -201,11 +207,11 @@ class UserActions(AppParts):
             except ValueError:
                 self.notify(f"not a message number: {one_line(value, 40)}", severity="warning", timeout=3, markup=False)
                 return
-            target = number if number > 0 else self.available + 1 + number
-            if not 1 <= target <= self.available:
+            # Of the messages arrived so far (a replayed demo has not shown them all).
+            target = resolved_message(number, self.available)
+            if target is None:
                 # Said, not guessed: 0 or 9999 used to land on the last message without a word.
-                self.notify(f"no message {number:,}: the session has 1 to {self.available:,} (negative counts from the end)",
-                            severity="warning", timeout=3, markup=False)
+                self.notify(no_such_message(number, self.available), severity="warning", timeout=3, markup=False)
                 return
             self._go(target, follow=False)
         else:

@@ -33,8 +33,9 @@ from ctxtop.context.store.source import split_sample
 from ctxtop.context.strategies import STRATEGIES, Preview
 from ctxtop.context.tracker import Tracker
 from ctxtop.context.window.replay import Window
+from ctxtop.context.window.session import resolved_message
 from ctxtop.context.window.tail_first import tail_session
-from ctxtop.tui.actions import UserActions
+from ctxtop.tui.actions import UserActions, no_such_message
 from ctxtop.tui.discover import SESSION_SUFFIXES, is_session_folder
 from ctxtop.tui.errors import USER_ERRORS, os_error_line
 from ctxtop.tui.keymap import PRIORITY_ACTIONS, TYPED_ACTIONS, bindings
@@ -293,10 +294,9 @@ class CtxtopApp(LiveUpdates, UserActions, AppParts):
             self.arrive(step)
         else:
             cursor, follow = self.cursor, self.state.follow
-            if cursor is not None and total and not (1 <= cursor <= total or -total <= cursor <= -1):
+            if cursor is not None and total and resolved_message(cursor, total) is None:
                 # (--at past either end: said, as `g` says it, not the nearest message without a word)
-                self.notify(f"no message {cursor:,}: the session has 1 to {total:,} (negative counts from the end); showing the latest",
-                            severity="warning", timeout=6, markup=False)
+                self.notify(f"{no_such_message(cursor, total)}; showing the latest", severity="warning", timeout=6, markup=False)
                 cursor, follow = None, True
             self.state = replace(loaded, available=total, cursor=session.clamp(cursor), follow=follow)
             self._announce_alerts()

@@ -29,7 +29,7 @@ from ctxtop.context.strategies.report import (
     strategy_rows,
 )
 from ctxtop.context.tracker import Tracker
-from ctxtop.context.window.session import Session
+from ctxtop.context.window.session import Session, resolved_message
 from ctxtop.context.window.subagents import find_subagent
 from ctxtop.context.window.tokens import DEFAULT_ENCODING
 from ctxtop.parsers.registry import PARSERS
@@ -316,7 +316,7 @@ def run_export(args: argparse.Namespace) -> int:
 def _check_at(at: int | None, session: Session) -> None:
     """A message ``--at`` names that the session does not hold is a usage error, not the nearest one."""
     count = session.message_count
-    if at is not None and not (1 <= at <= count or -count <= at <= -1):
+    if at is not None and resolved_message(at, count) is None:
         raise UsageError(f"--at {at}: the session has {count} message(s): 1 to {count}, or -1 to -{count} counted from the end")
 
 

@@ -63,6 +63,13 @@ REFINE_STEP_TOKENS = 1 << 18
 REFINE_STEP_BLOCKS = 2048
 
 
+def resolved_message(at: int, count: int) -> int | None:
+    """``at`` (negative: counted from the end, -1 the last) as a message number of ``count`` messages, or None when
+    there is no such message (0, or past either end): the one check every front end makes of a message asked for."""
+    number = at if at > 0 else count + 1 + at
+    return number if 1 <= number <= count else None
+
+
 class Session:
     """Entries of one log plus what ``context`` computes from them."""
 
