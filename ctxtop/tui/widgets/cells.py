@@ -49,20 +49,20 @@ CELL_PADDING = 2  # a DataTable cell's padding, one each side
 SCROLLBAR = 2  # the vertical scrollbar's columns
 
 
-def counts_that_fit(width: int, counts: Sequence[tuple[str, int]], name_width: tuple[int, int]) -> tuple[int, list[tuple[str, int]]]:
-    """For a table of a name column (``name_width``: its least and most cells) then ``counts`` (key, cells), in
-    ``width`` cells: the name's width and the counts shown, each whole. The first count always (the most telling),
-    then the name as wide as it may be, then the other counts that still fit whole: one that does not is left out
-    (a number cut at the pane's edge reads as another number)."""
+def counts_that_fit(width: int, count_widths: Sequence[int], name_width: tuple[int, int]) -> tuple[int, int]:
+    """For a table of a name column (``name_width``: its least and most cells) then counts ``count_widths`` cells wide,
+    in ``width`` cells: the name's width and how many of the counts are shown, each whole. The first count always
+    (the most telling), then the name as wide as it may be, then the other counts that still fit whole: one that
+    does not is left out, with those after it (a number cut at the pane's edge reads as another number)."""
     least, most = name_width
     room = width - SCROLLBAR
-    first, *others = counts
-    name = max(least, min(most, room - (first[1] + CELL_PADDING) - CELL_PADDING))
-    room -= name + CELL_PADDING + first[1] + CELL_PADDING
-    shown = [first]
-    for key, cells in others:
+    first, *others = count_widths
+    name = max(least, min(most, room - (first + CELL_PADDING) - CELL_PADDING))
+    room -= name + CELL_PADDING + first + CELL_PADDING
+    shown = 1
+    for cells in others:
         if cells + CELL_PADDING > room:
             break
-        shown.append((key, cells))
+        shown += 1
         room -= cells + CELL_PADDING
     return name, shown

@@ -11,18 +11,19 @@ from textual.widgets import DataTable
 
 from ctxtop.context.output.redact import redact_text
 from ctxtop.context.sanitize import one_line
-from ctxtop.tui.widgets.cells import count_cell, counts_that_fit, percent_text
+from ctxtop.tui.widgets.cells import count_cell, percent_text
+from ctxtop.tui.widgets.counts_table import CountsTable
 from ctxtop.tui.widgets.empty_note import EmptyNote, show_if_empty
 
 _MESSAGES_WIDTH = 5
 EMPTY = "No sub-agents in this session so far."
 _WINDOW_WIDTH = 9
 # The counts after the name, the most telling first: each shown whole, or left out where the pane is too narrow.
-_COUNTS = (("window", _WINDOW_WIDTH), ("percent", 7), ("messages", _MESSAGES_WIDTH))
+_COUNTS = (("window", "window", _WINDOW_WIDTH), ("% limit", "percent", 7), ("msgs", "messages", _MESSAGES_WIDTH))
 _NAME_WIDTH = (8, 18)  # the agent column's least and most cells
 
 
-class SubagentsTable(DataTable):
+class SubagentsTable(CountsTable):
     """One row per sub-agent transcript, updated in place as the files grow."""
 
     class Open(Message):
@@ -32,36 +33,23 @@ class SubagentsTable(DataTable):
             super().__init__()
             self.agent = agent
 
+    # The numbers after the name, each whole or not at all: the pane is narrow, and they are what changes.
+    NAME = ("id", "agent", _NAME_WIDTH)
+    COUNTS = _COUNTS
+
     def __init__(self, **kwargs) -> None:
         super().__init__(**kwargs)
         self._agents: dict[str, dict[str, Any]] = {}
         self._shown: tuple[dict[str, Any], bool] | None = None  # the last ``show``, to fill the columns again on a resize
-        self._name_width, self._counts = _NAME_WIDTH[1], [key for key, _ in _COUNTS]
 
-    def on_mount(self) -> None:
-        self.cursor_type = "row"
-        self._add_columns()
-
-    def _add_columns(self) -> None:
-        # The numbers after the name, each whole or not at all: the pane is narrow, and they are what changes.
-        self.add_column("agent", key="id", width=self._name_width)
-        labels = {"window": "window", "percent": "% limit", "messages": "msgs"}
-        for key, width in _COUNTS:
-            if key in self._counts:
-                self.add_column(Text(labels[key], justify="right"), key=key, width=width)
+    def add_more_columns(self) -> None:
         self.add_column("type", key="kind", width=20)
         self.add_column("task", key="task")
 
-    def on_resize(self) -> None:
-        name_width, shown = counts_that_fit(self.size.width, _COUNTS, _NAME_WIDTH)
-        counts = [key for key, _ in shown]
-        if (name_width, counts) != (self._name_width, self._counts):
-            self._name_width, self._counts = name_width, counts
-            self.clear(columns=True)
-            self._agents.clear()
-            self._add_columns()
-            if self._shown is not None:
-                self.show(*self._shown)
+    def refill(self) -> None:
+        self._agents.clear()  # (their rows went with the columns)
+        if self._shown is not None:
+            self.show(*self._shown)
 
     def show(self, subagents: dict[str, Any], redacting: bool = False) -> None:
         """The snapshot's ``subagents``: a row per transcript file; with none, the note says whether the log
@@ -86,11 +74,11 @@ class SubagentsTable(DataTable):
                 size = count_cell(window["estimated_tokens"] if estimated else reported, _WINDOW_WIDTH, mark="≈" if estimated else "")
                 percent = window["percent"]
                 style = "bold red" if percent and percent >= 90 else "yellow" if percent and percent >= 70 else ""
-                self.update_cell(key, "id", Text(one_line(agent["id"], self._name_width)))
+                self.update_cell(key, "id", Text(one_line(agent["id"], self.name_width)))
                 self.update_cell(key, "kind", Text(one_line(agent["kind"], 20), style="dim" if agent["kind"] == "agent" else ""))
                 counts = {"messages": count_cell(agent["messages"], _MESSAGES_WIDTH), "window": size,
                           "percent": Text(percent_text(percent) if percent is not None else "—", justify="right", style=style)}
-                for column in self._counts:
+                for _, column, _ in self.counts:
                     self.update_cell(key, column, counts[column])
                 task = one_line(agent["description"] or "", 120)
                 self.update_cell(key, "task", Text(redact_text(task) if redacting else task, style="dim"))
