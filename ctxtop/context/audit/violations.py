@@ -24,19 +24,21 @@ _CAP_WORDS = re.compile(r"上限|不超过|超过|高于|最多|封顶|以内|\b
                         r"under|below|over|above|up to|budget|max(?:imum)?)\b|预算", re.IGNORECASE)
 _CAP_AFTER = re.compile(r"\s*(?:\b(?:max(?:imum)?|at most|or less|tops)\b|上限|以内|封顶)", re.IGNORECASE)
 _NUMBER = r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?"  # 8000, 8,000, 12.5 (not "8000," as in "cap 8000, stop")
+_CURRENCY_CODES = r"usd|eur|gbp|rmb|cny"  # written before or after an amount
+_CURRENCY_WORDS = rf"{_CURRENCY_CODES}|dollars?|euros?|yuan|bucks"  # written after it
 _MONEY_NUMBER = re.compile(
-    rf"(?:[$€£¥￥]|\b(?:usd|rmb|cny|eur)\s?)\s*(?P<a>{_NUMBER})\s?(?P<sa>[km]\b|万|千)?"
-    rf"|(?P<b>{_NUMBER})\s?(?P<sb>[km]|万|千)?\s?(?:元|块钱|块|美元|\b(?:usd|rmb|cny|eur|dollars?|euros?)\b)", re.IGNORECASE)
+    rf"(?:[$€£¥￥]|\b(?:{_CURRENCY_CODES})\s?)\s*(?P<a>{_NUMBER})\s?(?P<sa>[km]\b|万|千)?"
+    rf"|(?P<b>{_NUMBER})\s?(?P<sb>[km]|万|千)?\s?(?:元|块钱|块|美元|\b(?:{_CURRENCY_WORDS})\b)", re.IGNORECASE)
 _SCALE = {"k": 1e3, "m": 1e6, "千": 1e3, "万": 1e4}
 _CAP = re.compile(r"(?:上限|cap|limit|at most|more than|exceed(?:s|ing)?|\bover\b|\babove\b|不超过|超过|高于|budget|预算|max(?:imum)?)\D{0,12}"
                   rf"({_NUMBER})(?:\s?([km]\b|万|千))?", re.IGNORECASE)
 MONEY_BEFORE_CAP, MONEY_AFTER_NUMBER, CAP_BEFORE_MONEY = 24, 8, 40
-_MONEY = re.compile(r"[$€£¥￥]|\b(?:usd|eur|gbp|rmb|cny|dollars?|euros?|budget|spend(?:ing)?|costs?|price|refunds?|amounts?|"
+_MONEY = re.compile(rf"[$€£¥￥]|\b(?:{_CURRENCY_WORDS}|budget|spend(?:ing)?|costs?|price|refunds?|amounts?|"
                     r"pay(?:ments?)?|charges?|purchases?|invoices?|orders?)\b|元|块钱|预算|金额|费用|花费|退款|支付|价格|付款", re.IGNORECASE)
 # What a capped number counts when it is no money: a word after it ("3 retries", "5 refunds per day", "10 pages"),
 # a percentage, a Chinese measure word; a year ("budget 2025 planning"). Currency words and scales are money's.
 _OTHER_UNIT = re.compile(r"\s*(?:%|次|个|件|条|份|笔|项|分钟|小时|天|秒|年|"
-                         r"(?!(?:usd|eur|gbp|rmb|cny|dollars?|euros?|yuan|bucks)\b)[A-Za-z]{2,})", re.IGNORECASE)
+                         rf"(?!(?:{_CURRENCY_WORDS})\b)[A-Za-z]{{2,}})", re.IGNORECASE)
 
 
 def implied_checks(constraint: Constraint) -> list[tuple[str, Any]]:
@@ -171,8 +173,8 @@ def _numbers_by_key(text: str) -> list[tuple[str, float]]:
     return found
 
 
-_NUMBER_TEXT = re.compile(r"\s*(?:[$€£¥￥]|(?:usd|eur|gbp|rmb|cny)\s)?\s*(-?\d[\d,]*(?:\.\d+)?(?:e[+-]?\d+)?)\s*([km]|万|千)?\s*"
-                          r"(?:元|usd|eur|gbp|rmb|cny|dollars?)?\s*", re.IGNORECASE)
+_NUMBER_TEXT = re.compile(rf"\s*(?:[$€£¥￥]|(?:{_CURRENCY_CODES})\s)?\s*(-?\d[\d,]*(?:\.\d+)?(?:e[+-]?\d+)?)\s*([km]|万|千)?\s*"
+                          rf"(?:元|{_CURRENCY_WORDS})?\s*", re.IGNORECASE)
 _KEYED_NUMBER = re.compile(r'"((?:[^"\\]|\\.)*)"\s*:\s*("[^"\\]{1,40}"|-?\d[\d.eE+-]*)')
 
 
