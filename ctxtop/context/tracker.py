@@ -142,6 +142,8 @@ class Tracker:
                                        on_read=early.on_read if early is not None else None)
                 if early is not None:
                     early.after_read(session)
+            if progress is not None and audit:
+                progress("audit", 0.0)  # (the rules and the audit come next: no fraction of them is known)
             tracker = cls(session, request, follower=follower, saved=saved, audit=audit, processes=processes, early=early)
         except BaseException:
             if early is not None:

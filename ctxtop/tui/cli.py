@@ -41,6 +41,7 @@ from ctxtop.tui.entry import FAST_COMMANDS
 from ctxtop.tui.entry import main as fast_main
 from ctxtop.tui.errors import USER_ERRORS, UsageError, os_error_line, say
 from ctxtop.tui.output import refuse_writing_over, write_output
+from ctxtop.tui.progress_line import ProgressLine
 from ctxtop.tui.waiting import not_written_yet, wait_for_session
 from ctxtop.version import version
 
@@ -239,8 +240,7 @@ def _read_source(args: argparse.Namespace) -> tuple[str, int | None, str | None]
 def _open_tracker(args: argparse.Namespace) -> Tracker:
     """The session named by the options, read whole, with the rules the options ask for and their audit."""
     path, window, log_format = _read_source(args)
-    tracker = Tracker.open(path, _rule_request(args), format=log_format, encoding=args.encoding, window=window,
-                           processes=WHOLE_READ_PROCESSES)
+    tracker = _read_whole(path, args, log_format, window)
     session = tracker.session
     _tell(tracker)
     if session.message_count == 0 and not session.parser.sidechain.messages and _has_bytes(path):
@@ -254,10 +254,27 @@ def _open_subagent_tracker(args: argparse.Namespace) -> Tracker:
     """The sub-agent ``--subagent`` names, of the session the options name, with the rules asked for."""
     path, window, log_format = _read_source(args)
     agent = find_subagent(Session.open(path, format=log_format, encoding=args.encoding, window=window), args.subagent)
-    tracker = Tracker.open(str(agent.path), _rule_request(args), format="claude-code", encoding=args.encoding, window=window,
-                           processes=WHOLE_READ_PROCESSES)
+    tracker = _read_whole(str(agent.path), args, "claude-code", window)
     _tell(tracker)
     return tracker
+
+
+def _read_whole(path: str, args: argparse.Namespace, log_format: str | None, window: int | None) -> Tracker:
+    """``Tracker.open`` on a whole log, saying how far the read has come on a terminal's stderr meanwhile."""
+    name = Path(path).name
+    with ProgressLine() as line:
+        def progress(stage: str, fraction: float) -> None:
+            if stage == "audit":
+                line.show(f"ctxtop: read {name}; finding its rules and auditing its compactions…", now=True)
+            else:
+                line.show(f"ctxtop: {_STAGE_WORDS.get(stage, stage)} {name} {fraction:.0%}")
+
+        return Tracker.open(path, _rule_request(args), format=log_format, encoding=args.encoding, window=window,
+                            processes=WHOLE_READ_PROCESSES, progress=progress)
+
+
+# The stages ``Session.open`` reports (``progress(stage, fraction)``), as the progress line says them.
+_STAGE_WORDS = {"read": "reading", "parse": "parsing", "count": "counting"}
 
 
 def _has_bytes(path: str) -> bool:

@@ -24,6 +24,7 @@ from ctxtop.context.window.tokens import DEFAULT_ENCODING, load_encoding
 from ctxtop.parsers.registry import PARSERS
 from ctxtop.tui.discover import agent_session_roots
 from ctxtop.tui.errors import UsageError
+from ctxtop.tui.progress_line import ProgressLine
 
 if TYPE_CHECKING:
     from ctxtop.context.fleet.session import SessionAudit
@@ -113,16 +114,13 @@ def run(args: argparse.Namespace) -> int:
     if tasks:
         load_encoding(args.encoding)
     engine = dask_engine(args.scheduler) if args.engine == "dask" else run_local
-    progress = sys.stderr.isatty()
-    for done, result in enumerate(engine(tasks, args.jobs), 1):
-        results.append(result)
-        # Kept for reuse: what the log's own bytes decide, not a worker lost nor a bug of ctxtop's (the next run retries).
-        if result.path in digests and not lost_by_engine(result) and not (result.skipped or "").startswith(INTERNAL_ERROR):
-            store.put(digests[result.path], result)
-        if progress:
-            print(f"\rctxtop: audited {done:,} / {len(tasks):,}", end="", file=sys.stderr, flush=True)
-    if progress and tasks:
-        print("\r\033[K", end="", file=sys.stderr, flush=True)
+    with ProgressLine() as line:
+        for done, result in enumerate(engine(tasks, args.jobs), 1):
+            results.append(result)
+            # Kept for reuse: what the log's own bytes decide, not a worker lost nor a bug of ctxtop's (the next run retries).
+            if result.path in digests and not lost_by_engine(result) and not (result.skipped or "").startswith(INTERNAL_ERROR):
+                store.put(digests[result.path], result)
+            line.show(f"ctxtop: audited {done:,} / {len(tasks):,}")
     if not results:
         raise UsageError(f"no session log found in {', '.join(one_line(p, 100) for p in paths)}")
     write_outputs(results, args.out, options, reused)

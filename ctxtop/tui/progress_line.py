@@ -1,0 +1,76 @@
+"""A line on stderr that says how far a long read has come, for the commands that print only at the end.
+
+A cold ``export`` or ``check`` of a log of a gigabyte reads for half a minute; without a word, it looks
+hung. The line is for a person: it is drawn only when stderr is a terminal (a pipe, a file or a CI log
+gets none of it), only once the work has taken ``SHOW_AFTER`` seconds (a small log prints nothing), at
+most every ``REDRAW_EVERY`` seconds, cut to the terminal's width (a line that wrapped could not be
+drawn over), and wiped when the work ends or fails: what the command prints next, its output or its
+one-line error, starts on a clean line.
+"""
+
+from __future__ import annotations
+
+import shutil
+import sys
+import time
+from collections.abc import Callable
+from types import TracebackType
+from typing import TextIO
+
+from ctxtop.context.sanitize import one_line
+
+SHOW_AFTER = 0.5
+REDRAW_EVERY = 0.1
+_BACK_AND_ERASE = "\r\x1b[K"  # to the start of the line, then erase it: ctxtop's own control sequence
+
+
+class ProgressLine:
+    """``show(text)`` as often as wanted; used as a context manager, it wipes itself at the end."""
+
+    def __init__(self, stream: TextIO | None = None, clock: Callable[[], float] = time.monotonic) -> None:
+        self._stream = stream if stream is not None else sys.stderr
+        self._clock = clock
+        self._started = clock()
+        self._drawn_at: float | None = None  # when the line was last drawn (None: nothing on screen)
+        try:
+            self._enabled = self._stream.isatty()
+        except (AttributeError, ValueError, OSError):  # (a closed or odd stream: no line)
+            self._enabled = False
+
+    def show(self, text: str, *, now: bool = False) -> None:
+        """Draw ``text`` (cleaned of control sequences: it names a log) over the line before, when due;
+        ``now``: without waiting for the next redraw (a stage ends, and the next may be long)."""
+        if not self._enabled:
+            return
+        at = self._clock()
+        if at - self._started < SHOW_AFTER or (not now and self._drawn_at is not None and at - self._drawn_at < REDRAW_EVERY):
+            return
+        # One cell short of the width: a line that fills the last column wraps on some terminals.
+        width = max(2, shutil.get_terminal_size().columns - 1)
+        from rich.cells import cell_len, set_cell_size  # (here: a command that draws no line does not load it)
+
+        line = one_line(text)
+        if cell_len(line) > width:
+            line = set_cell_size(line, width - 1) + "…"
+        self._write(_BACK_AND_ERASE + line)
+        self._drawn_at = at
+
+    def clear(self) -> None:
+        """Wipe the line, if one is drawn."""
+        if self._drawn_at is not None:
+            self._write(_BACK_AND_ERASE)
+            self._drawn_at = None
+
+    def _write(self, text: str) -> None:
+        try:
+            self._stream.write(text)
+            self._stream.flush()
+        except (OSError, ValueError):
+            self._enabled = False  # (stderr gone: the work goes on, silent)
+
+    def __enter__(self) -> ProgressLine:
+        return self
+
+    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None, trace: TracebackType | None) -> None:
+        self.clear()
+

@@ -1,0 +1,120 @@
+"""The progress line of the commands that read a whole log: for a person at a terminal only, never in the
+output, never with a log's control sequences, and gone before the output or an error is printed."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+
+import pytest
+
+from ctxtop.tui import progress_line
+from ctxtop.tui.cli import main
+from ctxtop.tui.progress_line import ProgressLine
+
+from .conftest import DATA
+
+ERASE = "\r\x1b[K"
+
+
+class Terminal(io.StringIO):
+    """What a terminal's stderr looks like to the line: a stream that says it is one."""
+
+    def isatty(self) -> bool:
+        return True
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 100.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def test_drawn_only_after_a_while_and_at_most_so_often():
+    stream, clock = Terminal(), Clock()
+    line = ProgressLine(stream, clock)
+    line.show("ctxtop: reading a.jsonl 1%")
+    assert stream.getvalue() == ""  # a small log prints nothing
+    clock.now += progress_line.SHOW_AFTER
+    line.show("ctxtop: reading a.jsonl 40%")
+    assert stream.getvalue() == ERASE + "ctxtop: reading a.jsonl 40%"
+    clock.now += progress_line.REDRAW_EVERY / 2
+    line.show("ctxtop: reading a.jsonl 41%")
+    assert stream.getvalue().endswith("40%")  # not redrawn yet
+    line.show("ctxtop: read a.jsonl; auditing", now=True)  # a stage ends: drawn at once
+    assert stream.getvalue().endswith(ERASE + "ctxtop: read a.jsonl; auditing")
+    clock.now += 2 * progress_line.REDRAW_EVERY
+    line.show("ctxtop: reading a.jsonl 42%")
+    assert stream.getvalue().endswith(ERASE + "ctxtop: reading a.jsonl 42%")
+    line.clear()
+    assert stream.getvalue().endswith("42%" + ERASE)
+    line.clear()
+    assert stream.getvalue().endswith("42%" + ERASE)  # wiped once
+
+
+def test_nothing_at_all_when_stderr_is_not_a_terminal():
+    stream, clock = io.StringIO(), Clock()
+    with ProgressLine(stream, clock) as line:
+        clock.now += 10
+        line.show("ctxtop: reading a.jsonl 50%", now=True)
+    assert stream.getvalue() == ""
+
+
+def test_a_log_name_is_never_a_control_sequence_and_the_line_fits_the_terminal(monkeypatch):
+    monkeypatch.setattr(progress_line.shutil, "get_terminal_size", lambda: os.terminal_size((21, 24)))
+    stream, clock = Terminal(), Clock()
+    line = ProgressLine(stream, clock)
+    clock.now += 10
+    line.show("ctxtop: reading \x1b]0;owned\x07\x1b[2J\u202eevil.jsonl 5%")
+    drawn = stream.getvalue().removeprefix(ERASE)
+    assert "\x1b" not in drawn and "\x07" not in drawn and "\u202e" not in drawn
+    assert drawn == "ctxtop: reading evi…"  # 20 cells: one short of the width, so it never wraps
+    stream = Terminal()
+    line = ProgressLine(stream, clock)
+    clock.now += 10
+    line.show("ctxtop: 读取会话日志文件中的所有内容 5%")
+    from rich.cells import cell_len
+
+    assert cell_len(stream.getvalue().removeprefix(ERASE)) <= 20  # wide characters counted as two cells
+
+
+def terminal_stderr(monkeypatch) -> Terminal:
+    """The CLI's stderr made a terminal, and the line drawn from the first report on (called in the test
+    itself: pytest's capture puts its own stderr back between a fixture and the test)."""
+    stream = Terminal()
+    monkeypatch.setattr("sys.stderr", stream)
+    monkeypatch.setattr(progress_line, "SHOW_AFTER", 0.0)
+    monkeypatch.setattr(progress_line, "REDRAW_EVERY", 0.0)
+    monkeypatch.setattr(progress_line.shutil, "get_terminal_size", lambda: os.terminal_size((200, 24)))
+    return stream
+
+
+@pytest.mark.parametrize("log", ["claude_compact.jsonl", "openhands_condensation.json"])
+def test_export_at_a_terminal_says_how_far_it_read_and_prints_the_same_snapshot(log, capsys, monkeypatch):
+    stderr = terminal_stderr(monkeypatch)
+    assert main(["export", str(DATA / log)]) == 0
+    at_a_terminal = capsys.readouterr().out
+    drawn = stderr.getvalue()
+    assert drawn.startswith(ERASE + "ctxtop: ")
+    assert f"{log} 100%" in drawn  # JSON Lines are read; a document is parsed, then counted
+    assert drawn.endswith(f"{ERASE}ctxtop: read {log}; finding its rules and auditing its compactions…{ERASE}")
+    stderr.isatty = lambda: False  # the same command, stderr a pipe
+    stderr.seek(0)
+    stderr.truncate()
+    assert main(["export", str(DATA / log)]) == 0
+    assert stderr.getvalue() == ""
+    assert json.loads(capsys.readouterr().out) == json.loads(at_a_terminal)
+
+
+def test_an_error_after_the_read_starts_on_a_clean_line(tmp_path, monkeypatch):
+    stderr = terminal_stderr(monkeypatch)
+    log = tmp_path / "session.jsonl"
+    log.write_text('{"type": "user", "message": "not a message"}\n' * 3)
+    assert main(["check", str(log), "--log-format", "claude-code"]) == 2
+    drawn = stderr.getvalue()
+    assert "reading session.jsonl" in drawn
+    wiped, _, after = drawn.rpartition(ERASE)
+    assert wiped and after.startswith("ctxtop: ") and "no message could be read" in after and after.count("\n") == 1
