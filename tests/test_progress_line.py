@@ -118,3 +118,16 @@ def test_an_error_after_the_read_starts_on_a_clean_line(tmp_path, monkeypatch):
     assert "reading session.jsonl" in drawn
     wiped, _, after = drawn.rpartition(ERASE)
     assert wiped and after.startswith("ctxtop: ") and "no message could be read" in after and after.count("\n") == 1
+
+
+def test_the_fleet_audit_counts_the_sessions_on_the_same_line(tmp_path, monkeypatch):
+    pytest.importorskip("duckdb", reason="the fleet extra is not installed")
+    folder = tmp_path / "sessions"
+    folder.mkdir()
+    for name in ("claude_compact.jsonl", "codex_local_compaction.jsonl", "gemini_chat.jsonl"):
+        (folder / name).write_bytes((DATA / name).read_bytes())
+    stderr = terminal_stderr(monkeypatch)
+    assert main(["audit", str(folder), "--out", str(tmp_path / "out"), "--jobs", "1"]) == 0
+    drawn = stderr.getvalue()
+    assert f"{ERASE}ctxtop: audited 1 / 3" in drawn and f"{ERASE}ctxtop: audited 3 / 3{ERASE}" in drawn
+    assert drawn.rpartition(ERASE)[2].startswith("ctxtop: 3 session(s) audited")  # the summary on a clean line
