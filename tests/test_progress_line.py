@@ -13,7 +13,7 @@ from ctxtop.tui import progress_line
 from ctxtop.tui.cli import main
 from ctxtop.tui.progress_line import ProgressLine
 
-from .conftest import DATA
+from .conftest import DATA, SHARED_FIXTURES
 
 ERASE = "\r\x1b[K"
 
@@ -131,3 +131,16 @@ def test_the_fleet_audit_counts_the_sessions_on_the_same_line(tmp_path, monkeypa
     drawn = stderr.getvalue()
     assert f"{ERASE}ctxtop: audited 1 / 3" in drawn and f"{ERASE}ctxtop: audited 3 / 3{ERASE}" in drawn
     assert drawn.rpartition(ERASE)[2].startswith("ctxtop: 3 session(s) audited")  # the summary on a clean line
+
+
+def test_a_subagent_export_says_how_far_it_read_its_session_then_the_subagent(capsys, monkeypatch):
+    session = SHARED_FIXTURES / "claude-code" / "marot_258c7280-ae70-4798-800f-63464d01a85d.jsonl"
+    if not session.exists():
+        pytest.skip(f"the shared fixture with sub-agents is not in {SHARED_FIXTURES}")
+    agent = sorted((session.parent / session.stem / "subagents").glob("agent-*.jsonl"))[0]
+    stderr = terminal_stderr(monkeypatch)
+    assert main(["export", str(session), "--subagent", agent.stem.removeprefix("agent-")]) == 0
+    drawn = stderr.getvalue()
+    assert drawn.index(f"reading {session.name} 100%") < drawn.index(f"reading {agent.name} 100%")
+    assert drawn.endswith(f"ctxtop: read {agent.name}; finding its rules and auditing its compactions…{ERASE}")
+    assert json.loads(capsys.readouterr().out)["source"]["path"].endswith(agent.name)

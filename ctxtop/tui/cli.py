@@ -253,7 +253,9 @@ def _open_tracker(args: argparse.Namespace) -> Tracker:
 def _open_subagent_tracker(args: argparse.Namespace) -> Tracker:
     """The sub-agent ``--subagent`` names, of the session the options name, with the rules asked for."""
     path, window, log_format = _read_source(args)
-    agent = find_subagent(Session.open(path, format=log_format, encoding=args.encoding, window=window), args.subagent)
+    with ProgressLine() as line:
+        parent = Session.open(path, format=log_format, encoding=args.encoding, window=window, progress=_reading(line, path))
+    agent = find_subagent(parent, args.subagent)
     tracker = _read_whole(str(agent.path), args, "claude-code", window)
     _tell(tracker)
     return tracker
@@ -261,20 +263,26 @@ def _open_subagent_tracker(args: argparse.Namespace) -> Tracker:
 
 def _read_whole(path: str, args: argparse.Namespace, log_format: str | None, window: int | None) -> Tracker:
     """``Tracker.open`` on a whole log, saying how far the read has come on a terminal's stderr meanwhile."""
-    name = Path(path).name
     with ProgressLine() as line:
-        def progress(stage: str, fraction: float) -> None:
-            if stage == "audit":
-                line.show(f"ctxtop: read {name}; finding its rules and auditing its compactions…", now=True)
-            else:
-                line.show(f"ctxtop: {_STAGE_WORDS.get(stage, stage)} {name} {fraction:.0%}")
-
         return Tracker.open(path, _rule_request(args), format=log_format, encoding=args.encoding, window=window,
-                            processes=WHOLE_READ_PROCESSES, progress=progress)
+                            processes=WHOLE_READ_PROCESSES, progress=_reading(line, path))
 
 
 # The stages ``Session.open`` reports (``progress(stage, fraction)``), as the progress line says them.
 _STAGE_WORDS = {"read": "reading", "parse": "parsing", "count": "counting"}
+
+
+def _reading(line: ProgressLine, path: str) -> Callable[[str, float], None]:
+    """A ``progress(stage, fraction)`` for opening the log at ``path`` that draws it on ``line``."""
+    name = Path(path).name
+
+    def progress(stage: str, fraction: float) -> None:
+        if stage == "audit":  # (Tracker.open: the read is done)
+            line.show(f"ctxtop: read {name}; finding its rules and auditing its compactions…", now=True)
+        else:
+            line.show(f"ctxtop: {_STAGE_WORDS.get(stage, stage)} {name} {fraction:.0%}")
+
+    return progress
 
 
 def _has_bytes(path: str) -> bool:
