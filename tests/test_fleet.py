@@ -353,6 +353,52 @@ def test_a_session_in_a_store_comes_with_its_sub_agents_and_gives_the_local_rows
     assert [row["cost_estimated"] for row in here] == [False]
 
 
+COMPACTION_AGENT = "agent-acompact-fffbd0.jsonl"
+
+
+def _while_and_after_the_summary_was_written(transcript):
+    """The compaction sub-agent's transcript as a run saw it while Claude Code was still writing it (its prompts,
+    not yet the summarizing call's reply), then whole."""
+    whole = transcript.read_bytes()
+    return whole[: whole.rstrip(b"\n").rfind(b"\n") + 1], whole
+
+
+@pytest.mark.skipif(not MAROT.is_file(), reason=f"shared fixtures not found at {SHARED_FIXTURES}")
+@pytest.mark.parametrize("given", ["prefix", "object"])
+def test_a_session_in_a_store_is_read_again_when_only_a_sub_agent_changed(tmp_path, capsys, s3_server, given):
+    import s3fs
+
+    options = {"endpoint_url": s3_server, "key": "testing", "secret": "testing"}
+    store = s3fs.S3FileSystem(skip_instance_cache=True, **options)
+    bucket = f"changed-agents-{given}"  # (moto's server keeps the buckets of the tests before)
+    store.mkdir(bucket)
+    store.put_file(str(MAROT), f"{bucket}/p/{MAROT.name}")
+    subagents = MAROT.with_suffix("") / "subagents"
+    store.put_file(str(subagents / "agent-a881341.jsonl"), f"{bucket}/p/{MAROT.stem}/subagents/agent-a881341.jsonl")
+    partial, whole = _while_and_after_the_summary_was_written(subagents / COMPACTION_AGENT)
+    summary_key = f"{bucket}/p/{MAROT.stem}/subagents/{COMPACTION_AGENT}"
+    store.pipe_file(summary_key, partial)
+    url = f"s3://{bucket}/p" if given == "prefix" else f"s3://{bucket}/p/{MAROT.name}"
+    flags = [f"--storage-option={key}={value}" for key, value in options.items()]
+    code, _, err = audit(capsys, url, "--out", tmp_path / "first", *flags)
+    assert code == 0 and "0 result(s) reused from an earlier run, 1 read anew" in err
+    [first] = read_parquet(tmp_path / "first" / "compactions.parquet")
+    assert first["cost_estimated"]  # no summarizing call logged yet: estimated
+    store.pipe_file(summary_key, whole)  # the session's own object stays as it was
+    code, _, err = audit(capsys, url, "--out", tmp_path / "second", *flags)
+    assert code == 0 and "0 result(s) reused from an earlier run, 1 read anew" in err
+    [second] = read_parquet(tmp_path / "second" / "compactions.parquet")
+    assert not second["cost_estimated"] and second["summarization_tokens"] != first["summarization_tokens"]
+    [row] = read_parquet(tmp_path / "second" / "sessions.parquet")
+    code, _, err = audit(capsys, url, "--out", tmp_path / "third", *flags)
+    assert code == 0 and "1 result(s) reused from an earlier run, 0 read anew" in err  # nothing changed since
+    assert read_parquet(tmp_path / "third" / "sessions.parquet") == [row]
+    store.rm(summary_key)  # a sub-agent gone is a change too
+    code, _, err = audit(capsys, url, "--out", tmp_path / "fourth", *flags)
+    assert code == 0 and "0 result(s) reused from an earlier run, 1 read anew" in err
+    assert read_parquet(tmp_path / "fourth" / "compactions.parquet")[0]["cost_estimated"]
+
+
 def test_the_fleet_extra_is_imported_only_when_an_audit_needs_it():
     import subprocess
 

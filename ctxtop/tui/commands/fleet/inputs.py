@@ -90,9 +90,12 @@ def _is_session_folder(path: Path, names: list[str] | None) -> bool:
 def _remote(url: str, options: Mapping[str, Any]) -> Iterator[Found]:
     fs, inside = filesystem(url, options)
     protocol = url.split("://", 1)[0]
+    listing: dict[str, Any] | None = None
     try:
         if fs.isdir(inside):
-            listing = fs.find(inside, detail=False)
+            # With what the store says of each object: a session's fingerprint needs its sub-agents' too, and one
+            # listing gives them all (not a request per object).
+            listing = fs.find(inside, detail=True)
             names = sorted(name for name in listing if is_candidate(name))
         else:
             names = [inside]
@@ -102,6 +105,6 @@ def _remote(url: str, options: Mapping[str, Any]) -> Iterator[Found]:
     for name in names:
         shown = f"{protocol}://{name}"
         try:
-            yield Found(shown, url=True, fingerprint=fingerprint(fs, name))
+            yield Found(shown, url=True, fingerprint=fingerprint(fs, name, listing))
         except Exception as exc:  # noqa: BLE001
             yield Found(shown, url=True, problem=f"cannot read it: {type(exc).__name__}: {exc}"[:300])

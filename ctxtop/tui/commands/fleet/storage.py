@@ -15,7 +15,9 @@ from typing import Any
 
 import orjson
 
+from ctxtop.context.store.session_index import new_digest
 from ctxtop.tui.commands.fleet.extra import need
+from ctxtop.tui.discover import SUBAGENT_FOLDER
 from ctxtop.tui.errors import UsageError
 
 _URL = re.compile(r"^[A-Za-z][A-Za-z0-9+.\-]*://")
@@ -60,27 +62,54 @@ def fetch(url: str, options: Mapping[str, Any], folder: str) -> str:
     fs, inside = filesystem(url, options)
     target = Path(folder) / (Path(inside).name or "log")
     fs.get_file(inside, str(target))
-    if inside.endswith(".jsonl"):
-        _fetch_subagents(fs, inside.removesuffix(".jsonl") + "/subagents", target.with_suffix("") / "subagents")
-    return str(target)
-
-
-def _fetch_subagents(fs: Any, prefix: str, into: Path) -> None:
-    try:
-        names = [name for name in fs.find(prefix, detail=False) if name.rsplit("/", 1)[-1].startswith("agent-")]
-    except Exception:  # noqa: BLE001 - none there, or not listable: the session is audited without them
-        return
-    for name in names:
-        inner = Path(name[len(prefix):].lstrip("/"))
+    into = target.with_suffix("") / SUBAGENT_FOLDER
+    for name in subagent_objects(fs, inside):
+        inner = Path(name[len(subagent_prefix(inside)):])
         if inner.is_absolute() or ".." in inner.parts:
             continue  # (a store's key names no place outside the folder)
         (into / inner).parent.mkdir(parents=True, exist_ok=True)
         fs.get_file(name, str(into / inner))
+    return str(target)
 
 
-def fingerprint(fs: Any, inside: str) -> str:
-    """What the store says identifies an object's content (S3: the ETag), with its size."""
-    info = fs.info(inside)
+def subagent_prefix(inside: str) -> str:
+    """Where a session object's sub-agent transcripts lie: ``<session>/subagents/`` beside ``<session>.jsonl``."""
+    return f"{inside.removesuffix('.jsonl')}/{SUBAGENT_FOLDER}/"
+
+
+def subagent_objects(fs: Any, inside: str, listing: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """The sub-agent objects a session's audit reads (``agent-*`` under its ``subagents/``), by key, with what the
+    store says of each. ``listing``: a ``find(detail=True)`` already made of a prefix that holds them all.
+    The fetch and the fingerprint both take them from here, so that what is reused is keyed on what was read."""
+    if not inside.endswith(".jsonl"):
+        return {}
+    prefix = subagent_prefix(inside)
+    if listing is None:
+        try:
+            listing = fs.find(prefix.rstrip("/"), detail=True)
+        except Exception:  # noqa: BLE001 - none there, or not listable: the session is audited without them
+            return {}
+    assert listing is not None
+    return {name: info for name, info in sorted(listing.items())
+            if name.startswith(prefix) and name.rsplit("/", 1)[-1].startswith("agent-") and info.get("type") != "directory"}
+
+
+def fingerprint(fs: Any, inside: str, listing: Mapping[str, Any] | None = None) -> str:
+    """What the store says identifies the content a session's audit reads: the object's ETag and size, and those
+    of its sub-agent objects with their keys (a sub-agent transcript may change, appear or go while the session's
+    own object stays as it was). ``listing``: as ``subagent_objects`` takes it, with the session's object too."""
+    info = listing.get(inside) if listing is not None else None
+    parts = [_identity(fs, inside, info if info is not None else fs.info(inside))]
+    prefix = subagent_prefix(inside)
+    parts += [f"{name[len(prefix):]}={_identity(fs, name, agent)}" for name, agent in subagent_objects(fs, inside, listing).items()]
+    if len(parts) == 1:
+        return parts[0]  # (a session without sub-agents keeps the fingerprint it had, and its kept result)
+    digest = new_digest()
+    digest.update("\0".join(parts).encode("utf-8", "surrogatepass"))
+    return f"{parts[0]}+{digest.hexdigest()}"
+
+
+def _identity(fs: Any, inside: str, info: Mapping[str, Any]) -> str:
     tag = info.get("ETag") or info.get("etag") or info.get("md5") or info.get("checksum") or fs.ukey(inside)
     return f"{str(tag).strip(chr(34))}:{info.get('size')}"
 
