@@ -399,6 +399,55 @@ def test_a_session_in_a_store_is_read_again_when_only_a_sub_agent_changed(tmp_pa
     assert read_parquet(tmp_path / "fourth" / "compactions.parquet")[0]["cost_estimated"]
 
 
+@pytest.mark.skipif(not MAROT.is_file(), reason=f"shared fixtures not found at {SHARED_FIXTURES}")
+def test_a_session_on_disk_is_read_again_when_only_a_sub_agent_changed(tmp_path, capsys):
+    folder = tmp_path / "project"
+    folder.mkdir()
+    shutil.copy(MAROT, folder / MAROT.name)
+    subagents = folder / MAROT.stem / "subagents"
+    shutil.copytree(MAROT.with_suffix("") / "subagents", subagents)
+    partial, whole = _while_and_after_the_summary_was_written(subagents / COMPACTION_AGENT)
+    (subagents / COMPACTION_AGENT).write_bytes(partial)
+    code, _, err = audit(capsys, folder, "--out", tmp_path / "first")
+    assert code == 0 and "0 result(s) reused from an earlier run, 1 read anew" in err
+    [first] = read_parquet(tmp_path / "first" / "compactions.parquet")
+    assert first["cost_estimated"]
+    (subagents / COMPACTION_AGENT).write_bytes(whole)  # Claude Code finishes the summary; the session's file is as it was
+    code, _, err = audit(capsys, folder, "--out", tmp_path / "second", "--jobs", "2")
+    assert code == 0 and "0 result(s) reused from an earlier run, 1 read anew" in err
+    [second] = read_parquet(tmp_path / "second" / "compactions.parquet")
+    assert not second["cost_estimated"] and second["summarization_tokens"] != first["summarization_tokens"]
+    code, _, err = audit(capsys, folder, "--out", tmp_path / "third")
+    assert code == 0 and "1 result(s) reused from an earlier run, 0 read anew" in err
+    assert read_parquet(tmp_path / "third" / "compactions.parquet") == [second]
+
+
+AGTRACE = SHARED_FIXTURES / "claude-code" / "agtrace_claude_session.jsonl"
+
+
+@pytest.mark.skipif(not AGTRACE.is_file(), reason=f"shared fixtures not found at {SHARED_FIXTURES}")
+def test_the_content_digest_takes_in_the_sub_agents_beside_a_session_that_are_its_own(tmp_path):
+    from ctxtop.context.fleet.reuse import content_digest
+
+    log = tmp_path / AGTRACE.name
+    shutil.copy(AGTRACE, log)
+    alone = content_digest(log)
+    # Claude Code 2.0: a sub-agent's transcript lies beside the session, its records carrying the session's id.
+    sidechain = AGTRACE.with_name("agtrace_claude_agent_sidechain.jsonl").read_bytes()
+    own = tmp_path / "agent-0c4c3cf8.jsonl"
+    own.write_bytes(sidechain)
+    with_own = content_digest(log)
+    assert with_own != alone
+    with open(own, "ab") as transcript:  # the sub-agent goes on
+        transcript.write(sidechain.splitlines(keepends=True)[-1])
+    assert content_digest(log) not in (alone, with_own)
+    own.unlink()
+    assert content_digest(log) == alone
+    # Another session's sub-agent beside it is none of this session's audit: it keeps its result.
+    (tmp_path / "agent-other.jsonl").write_bytes(sidechain.replace(b"7f2abd2d-7cfc-4447-9ddd-3ca8d14e02e9", b"another-session"))
+    assert content_digest(log) == alone
+
+
 def test_the_fleet_extra_is_imported_only_when_an_audit_needs_it():
     import subprocess
 

@@ -1,14 +1,16 @@
 """What a second run may take from the first: results kept under the session's content digest.
 
-A session's rows depend only on its bytes and on how it is audited (the pins file's content,
-the encoding, the window, a forced format, ctxtop's version), so they are kept in ctxtop's
-persistent cache (beside the token counts and compaction audits) under a digest of exactly
-that. A log that did not change is not read again beyond hashing it; one that did is audited
-anew — and its unchanged compactions still come from the audit cache.
+A session's rows depend only on its bytes (with those of the sub-agent transcripts a Claude Code
+session's audit reads beside it) and on how it is audited (the pins file's content, the encoding,
+the window, a forced format, ctxtop's version), so they are kept in ctxtop's persistent cache
+(beside the token counts and compaction audits) under a digest of exactly that. A log that did
+not change is not read again beyond hashing it; one that did is audited anew — and its unchanged
+compactions still come from the audit cache.
 """
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import os
 from pathlib import Path
@@ -18,7 +20,9 @@ import orjson
 
 from ctxtop.context.fleet.session import AuditSettings, SessionAudit
 from ctxtop.context.store.session_index import new_digest
+from ctxtop.context.store.source import open_file
 from ctxtop.context.store.token_cache import TokenCache
+from ctxtop.context.window.subagents import session_id_of, subagent_candidates
 from ctxtop.version import version
 
 # Bump when what a row holds changes: older results are then audited again.
@@ -37,8 +41,9 @@ READ_BYTES = 8 << 20
 
 
 def content_digest(path: str | os.PathLike) -> str:
-    """A digest of the log's bytes; for a session folder (Cline, OpenHands events, opencode storage),
-    of every file's relative name and bytes. Raises OSError when it cannot be read.
+    """A digest of the log's bytes, and of the sub-agent transcripts its audit reads (``companion_files``: the
+    session's own file may stay as it was while they change); for a session folder (Cline, OpenHands events,
+    opencode storage), of every file's relative name and bytes. Raises OSError when it cannot be read.
 
     XXH3-128, as the session index digests what it indexed (``session_index.new_digest``): a second
     run hashes every log it reuses, and XXH3 does that at the speed of the disk where BLAKE2b took
@@ -52,7 +57,66 @@ def content_digest(path: str | os.PathLike) -> str:
             _digest_file(file, digest)
     else:
         _digest_file(root, digest)
+        # Nothing more for a log without sub-agents: it keeps the digest an earlier version gave it, and its result.
+        log = root.resolve()
+        for file in companion_files(log):
+            digest.update(b"\1" + file.relative_to(log.parent).as_posix().encode("utf-8", "surrogatepass") + b"\0")
+            _digest_file(file, digest)
     return digest.hexdigest()
+
+
+def companion_files(log: Path) -> list[Path]:
+    """The files beside ``log`` that its audit reads, as ``SubagentScan`` finds them: a Claude Code session's
+    sub-agent transcripts (2.1's ``<session>/subagents/``, 2.0's ``agent-*.jsonl`` beside it that carry its
+    session id) with their ``.meta.json``. Regular files only: a FIFO would block the hash for ever."""
+    candidates = subagent_candidates(log)
+    if any(candidate.parent == log.parent for candidate in candidates):
+        # Not every transcript in a 2.0 project folder: one session's new sub-agent would re-audit all the others.
+        # A log whose id is not found early takes them all in (read again for nothing, never reused wrongly).
+        own = _first_session_id(log)
+        candidates = [c for c in candidates if c.parent != log.parent or own is None or _owner(c) == own]
+    files = []
+    for candidate in candidates:
+        files += [candidate, candidate.with_suffix(".meta.json")]
+    return [file for file in files if file.is_file()]
+
+
+SESSION_ID_LINES = 200  # a Claude Code log's first records without one (summaries, snapshots) are a few
+LINE_BYTES = 1 << 20  # a first line longer (a JSON log of one line) is not read whole: the id is then not known
+
+
+def _first_session_id(log: Path) -> str | None:
+    """The id the audit's parser takes: the first ``sessionId`` a record carries (None when not in the first lines)."""
+    try:
+        with open_file(log) as handle:
+            for _ in range(SESSION_ID_LINES):
+                line = handle.readline(LINE_BYTES)
+                if not line or len(line) == LINE_BYTES:
+                    break  # the end, or a line too long to be read: not known (every transcript beside it taken in)
+                try:
+                    record = orjson.loads(line)
+                except orjson.JSONDecodeError:
+                    continue
+                if isinstance(record, dict) and isinstance(record.get("sessionId"), str):
+                    return record["sessionId"]
+    except OSError:
+        pass
+    return None
+
+
+def _owner(transcript: Path) -> str | None:
+    try:
+        info = transcript.stat()
+    except OSError:
+        return None
+    return _owner_by_inode(str(transcript), info.st_ino)
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _owner_by_inode(path: str, inode: int) -> str | None:
+    # A project folder's every session asks of every transcript beside it: each first line read once a run
+    # (it does not change while the file's inode does not, as SubagentScan holds too).
+    return session_id_of(Path(path))
 
 
 def _digest_file(path: Path, digest: Any) -> None:

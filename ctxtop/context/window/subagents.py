@@ -70,7 +70,8 @@ def subagent_candidates(log: Path) -> list[Path]:
     return found + [candidate for candidate in sorted(log.parent.glob("agent-*.jsonl")) if candidate != log]
 
 
-def _session_id_of(path: Path) -> str | None:
+def session_id_of(path: Path) -> str | None:
+    """The session id a transcript's first record carries (a 2.0 sub-agent's names the session it belongs to)."""
     try:
         with open_file(path) as handle:  # a FIFO named agent-x.jsonl must not block the scan
             first = handle.readline(1 << 20)
@@ -155,7 +156,7 @@ class SubagentScan:
             return False
         known = self._owners.get(path)
         if known is None or known[0] != inode:
-            known = (inode, _session_id_of(path) == self.session_id)
+            known = (inode, session_id_of(path) == self.session_id)
             self._owners[path] = known
         return known[1]
 
