@@ -107,3 +107,47 @@ def test_a_secret_cut_short_in_a_preview_is_still_masked(tmp_path, capsys):
             out = capsys.readouterr().out
             assert not any(token[:n] in out for n in range(8, len(token) + 1)), (lead, argv)
             assert not any(token[-n:] in out for n in range(12, len(token) + 1)), (lead, argv)
+
+
+def test_an_email_cut_before_its_at_sign_shows_none_of_its_local_part(tmp_path, capsys):
+    """A preview cut inside an address's local part left "oyelaran.vant…", which --redact cannot tell from a word."""
+    from ctxtop.context.output.compaction import PREVIEW_CHARS
+
+    from .conftest import DATA
+
+    local, address = "oyelaran.vantreight", "oyelaran.vantreight@example.org"
+    text = (DATA / "claude_compact.jsonl").read_text()
+    said = "Never push to main. The release notes go out on Friday, "
+    lead_in = " and mail "
+    at_cut = PREVIEW_CHARS - 1 - len(said) - len(lead_in)  # the filler that puts the address's start at the cut
+    filler = "after the checks have passed on the release branch " * 4
+    shown_previews = []
+    for lead in range(at_cut - len(local) - 2, at_cut + 3):  # the cut falls after the "@", inside the local part, before it
+        log = tmp_path / f"lead{lead}.jsonl"
+        log.write_text(text.replace("Never push to main.", said + filler[:lead].strip() + lead_in + address + " first."))
+        for argv in (["export", "--compaction", "1"], ["export", "--compaction", "1", "--format", "md"], ["export"],
+                     ["check", "--json"]):
+            main([*argv, str(log), "--redact", "--pin", "Never push to main."])
+            out = capsys.readouterr().out
+            assert not any(local[:n] in out for n in range(3, len(local) + 1)), (lead, argv)
+        main(["export", "--compaction", "1", str(log)])
+        previews = [block["preview"] for block in json.loads(capsys.readouterr().out)["blocks"]]
+        shown_previews += [p for p in previews if p.startswith("Never push to main.")]
+    # Without --redact too, a preview cut in the local part stops before the address; one cut after its "@" is as it was.
+    assert any(p.endswith(" and mail …") for p in shown_previews)
+    assert any(p.endswith(f" and mail {local}@e…") for p in shown_previews)
+    assert not any(p.endswith(f"{local[:n]}…") for p in shown_previews for n in range(1, len(local) + 1))
+
+
+@pytest.mark.parametrize(("text", "width", "expected"), [
+    ("write to oyelaran.vantreight@example.org", 20, "write to …"),  # inside the local part: before the address
+    ("write to oyelaran.vantreight@example.org", 30, "write to oyelaran.vantreight@…"),  # after its "@": --redact masks it
+    ("write to oyelaran.vantreight today", 20, "write to oyelaran.v…"),  # a word, not an address
+    ("oyelaran.vantreight@example.org", 10, "…"),
+    ("short", 10, "short"),
+])
+def test_a_cut_never_falls_inside_an_address_local_part(text, width, expected):
+    from ctxtop.context.sanitize import cut
+
+    assert cut(text, width) == expected
+    assert redact_text(cut(text, width)).count("oyelaran") == (1 if "today" in text else 0)

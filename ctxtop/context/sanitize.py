@@ -91,11 +91,34 @@ def quoted(text: str) -> str:
 
 
 def one_line(text: str, width: int | None = None) -> str:
-    """A single-line preview: cleaned, whitespace runs folded, cut to ``width`` characters."""
+    """A single-line preview: cleaned, whitespace runs folded, cut to ``width`` characters (see ``cut``)."""
     line = " ".join(clean_text(text).split())
-    if width is not None and len(line) > width:
-        return line[: max(0, width - 1)] + "…"
-    return line
+    return cut(line, width) if width is not None else line
+
+
+# An email address, as ``--redact`` masks it (``output.redact`` takes it from here).
+EMAIL = re.compile(r"\b[A-Za-z0-9._%+\-]+@[A-Za-z0-9\-]+(?:\.[A-Za-z0-9\-]+)*\.[A-Za-z]{2,}\b")
+_LOCAL_PART_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._%+-")
+CUT_MARK = "…"
+ADDRESS_REACH = 320  # past a cut, as far as an address may go on (64 characters of local part, 255 of domain)
+
+
+def cut(text: str, width: int) -> str:
+    """``text`` cut to ``width`` characters, the last one "…", never inside an email address's local part: the
+    cut then falls before the address. ``--redact`` runs on the documents made of such texts, and masks the
+    start of a secret or an address a cut leaves ("sk-ant-…", "jo@exam…"), but "john.smi…" is a word to it
+    once the "@" is gone. Every text ctxtop shortens for an output is cut here."""
+    if len(text) <= width:
+        return text
+    end = max(0, width - len(CUT_MARK))
+    start = end
+    while start > 0 and text[start - 1] in _LOCAL_PART_CHARS:
+        start -= 1
+    if start < end:
+        address = EMAIL.match(text, start, min(len(text), end + ADDRESS_REACH))  # (not a megabyte run of letters)
+        if address is not None and text.index("@", start) >= end:  # its "@" cut off (else shown, and masked)
+            end = start
+    return text[:end] + CUT_MARK
 
 
 def markdown_cell(text: object) -> str:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from ctxtop.context.output.marks import limit_mark, lost_count, use_mark
+from ctxtop.context.sanitize import cut
 from ctxtop.context.sanitize import markdown_cell as cell
 from ctxtop.context.strategies.report import STRATEGY_TABLE_HEADER, strategy_rows
 
@@ -150,7 +151,7 @@ def _rule_with_text(rule_id: str | None, constraints: list[dict[str, Any]], widt
     if not rule_id:
         return "—"
     text = next((c["text"] for c in constraints if c["id"] == rule_id), "")
-    short = text if len(text) <= width else text[: width - 1] + "…"
+    short = cut(text, width)
     return f"{rule_id}: {short}" if short else rule_id
 
 

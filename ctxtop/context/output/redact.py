@@ -14,6 +14,7 @@ import re
 from typing import Any
 
 from ctxtop.context.audit.violations import PHONE
+from ctxtop.context.sanitize import CUT_MARK, EMAIL
 
 _KEY_PATTERNS = [
     ("private_key", r"-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?(?:-----END [A-Z ]*PRIVATE KEY-----|$)"),
@@ -53,13 +54,13 @@ _FLAG = re.compile(r"(--(?:password|passwd|token|api-key|secret)[= ]|\bmysql\b[^
 _CODE_WORDS = frozenset("str int bool float bytes dict list optional none null nil true false undefined string number any "
                         "raise await return self this new".split())
 _CODE = re.compile(r"[A-Za-z_][\w.]*\(|[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+$")
-_EMAIL = re.compile(r"\b[A-Za-z0-9._%+\-]+@[A-Za-z0-9\-]+(?:\.[A-Za-z0-9\-]+)*\.[A-Za-z]{2,}\b")
 
 
 # What a preview cut short ("…") leaves of a secret or personal datum, too short for the patterns above: the start
 # of a key or token (its prefix and what follows, up to the cut), the end of one (from the cut), the start of an
-# email address or a phone number. Output is redacted once made, previews included.
-CUT = "…"
+# email address or a phone number. Output is redacted once made, previews included. (An address cut before its
+# "@" cannot be told from a word here: ``sanitize.cut``, which every preview is cut with, never cuts there.)
+CUT = CUT_MARK
 _CUT_START = re.compile(
     r"(?P<secret>(?:\b(?:sk-|AKIA|ASIA|gh[pousr]_|github_pat_|xox[abprs]-|AIza|eyJ|[srp]k_(?:live|test)_|whsec_|"
     r"gl(?:pat|ptt|dt|rt|cbt|oas)-|hf_|npm_|SG\.|gsk_|xai-|dop_v1_|pypi-)"
@@ -94,7 +95,7 @@ def redact_text(text: str) -> str:
     text = _SECRETS.sub(lambda m: f"[REDACTED:{re.sub(r'[0-9]+$', '', m.lastgroup or 'secret')}]", text)
     text = _ASSIGNMENT.sub(_assigned, text)
     text = _FLAG.sub(lambda m: m.group(1) + "[REDACTED:secret]", text)
-    text = _EMAIL.sub("[REDACTED:email]", text)
+    text = EMAIL.sub("[REDACTED:email]", text)
     text = PHONE.sub("[REDACTED:phone]", text)
     if CUT in text:
         text = _CUT_START.sub(lambda m: f"[REDACTED:{m.lastgroup}]{CUT}", text)

@@ -22,7 +22,7 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from ctxtop.context.output.redact import redact_text
-from ctxtop.context.sanitize import one_line
+from ctxtop.context.sanitize import cut, one_line
 from ctxtop.context.window.replay import Window
 from ctxtop.parsers.model import TOOL_CALL, TOOL_RESULT
 from ctxtop.tui.theme import CATEGORY_COLORS, FATE_STYLES
@@ -52,7 +52,9 @@ def rows_of(window: Window, marked_blocks: set[int]) -> list[Row]:
             label = "↳ " + (block.tool_name or tool_names.get(block.tool_id) or "result")
         else:
             label = block.tool_name or item.category  # what the block is (summary, reasoning…), not who sent it
-        preview = one_line(item.text[:PREVIEW_CHARS * 2], PREVIEW_CHARS)
+        # (A block of megabytes is not folded whole for one line; cut, not sliced: a slice left as the line's end
+        # where folding made it short may end inside an address, which redaction cannot tell from a word.)
+        preview = one_line(cut(item.text, PREVIEW_CHARS * 2), PREVIEW_CHARS)
         rows.append(Row(item.entry.index, item.category, item.tokens, item.estimated, one_line(label, 14), preview, i in marked_blocks))
     return rows
 

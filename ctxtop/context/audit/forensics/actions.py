@@ -13,6 +13,8 @@ from dataclasses import dataclass
 
 import orjson
 
+from ctxtop.context.sanitize import cut
+
 READ, SEARCH, CHANGE, STATE, VERIFY = "read", "search", "change", "state", "verify"
 SUBJECT_CHARS = 160
 
@@ -141,4 +143,4 @@ def _field(data: dict, keys: tuple[str, ...]) -> str | None:
 
 
 def _cut(text: str) -> str:
-    return text if len(text) <= SUBJECT_CHARS else text[: SUBJECT_CHARS - 1] + "…"
+    return cut(text, SUBJECT_CHARS)

@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 
 from ctxtop.context.rules.facts import _IDENTIFIER, _PATH, key_facts, key_terms, normalize
+from ctxtop.context.sanitize import cut
 from ctxtop.parsers.model import SUMMARY, USER
 
 MAX_CLAIMS = 20
@@ -63,10 +64,10 @@ def unsupported_claims(sources: list[tuple[str, str, str]], summaries: list[str]
                 continue
             claim = _USER_CLAIM.search(sentence)
             if claim:
-                cut = _ELABORATION.search(sentence, claim.end())
-                why = _unsupported_user_claim(sentence[: cut.start()] if cut else sentence, claim, said, said_normalized)
+                elaboration = _ELABORATION.search(sentence, claim.end())
+                why = _unsupported_user_claim(sentence[: elaboration.start()] if elaboration else sentence, claim, said, said_normalized)
                 if why:
-                    flag(sentence[:300], why)
+                    flag(cut(sentence, 300), why)
         for token in _coordinates(_HARNESS_TAIL.sub("", summary)):
             if not _appears(token, everything):
                 flag(token, "appears nowhere before the boundary")

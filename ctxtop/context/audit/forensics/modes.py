@@ -22,6 +22,7 @@ from ctxtop.context.audit.forensics.pair import REJECTION
 from ctxtop.context.audit.forensics.recovery import is_state_file
 from ctxtop.context.rules.constraints import KEPT, Constraint, Status
 from ctxtop.context.rules.facts import key_terms
+from ctxtop.context.sanitize import cut
 
 MAX_EVIDENCE = 20
 OPTION_TERM_SHARE = 0.6
@@ -102,7 +103,7 @@ def _backtracking(rejections: list[list[Any]], after: list[Action], notes: list[
             shared = terms & their_terms
             if len(shared) >= OPTION_TERM_SHARE * len(terms) or shared & distinctive:
                 evidence.append({"message": message, "text": f"rejected before: {sentence}"})
-                evidence.append({"message": later, "text": f"proposed or done again after: {text[:300]}"})
+                evidence.append({"message": later, "text": f"proposed or done again after: {cut(text, 300)}"})
                 break
     return evidence
 

@@ -15,6 +15,7 @@ from typing import Any
 from ctxtop.context.audit.forensics.claims import unsupported_claims
 from ctxtop.context.rules.constraints import WindowText
 from ctxtop.context.rules.patterns import KeywordGate, any_of
+from ctxtop.context.sanitize import cut
 from ctxtop.context.window.replay import Window
 from ctxtop.parsers.model import ASSISTANT, INJECTED, REASONING, SUMMARY, SYSTEM, USER
 
@@ -69,7 +70,7 @@ def pair_facts(before: WindowText, after: WindowText, after_window: Window, comp
     for message, text, _ in summary_blocks:
         for sentence in (s.strip() for s in _SENTENCES.split(text)):
             if sentence and PENDING.search(sentence) and len(pending) < MAX_ITEMS:
-                pending.append([message, sentence[:300]])
+                pending.append([message, cut(sentence, 300)])
     summaries = [text for _, text, _ in summary_blocks]
     return {
         "rejections": rejections[:MAX_ITEMS],
@@ -89,4 +90,4 @@ def _tokens(text: WindowText, window: Window) -> list[int]:
 def _sentence_around(text: str, match: re.Match) -> str:
     start = max(text.rfind(mark, 0, match.start()) for mark in ("\n", "。", ". ", "；", ";")) + 1
     ends = [e for e in (text.find(mark, match.end()) for mark in ("\n", "。", ". ", "；", ";")) if e >= 0]
-    return text[start:min(ends) if ends else len(text)].strip()[:300]
+    return cut(text[start:min(ends) if ends else len(text)].strip(), 300)
