@@ -11,6 +11,7 @@ import shutil
 import socket
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -274,6 +275,32 @@ def test_the_dask_engine_uses_an_existing_cluster(fleet, tmp_path, capsys):
             assert code == 0, err
             assert sum(client.run(lambda: 1).values()) == 1  # the cluster is still up: the run left it as it found it
     assert read_parquet(tmp_path / "local" / "sessions.parquet") == read_parquet(tmp_path / "dask" / "sessions.parquet")
+
+
+def test_the_dask_engine_shows_nothing_of_dask_even_when_its_workers_complain_at_shutdown(tmp_path):
+    pytest.importorskip("distributed")
+    from .dask_shutdown_noise import CALLBACK_FAILED, HEARTBEAT_FAILED
+
+    root = Path(__file__).resolve().parents[1]
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(root), os.environ.get("PYTHONPATH", "")]))
+    result = subprocess.run([sys.executable, "-m", "tests.dask_shutdown_noise", "audit", str(DATA / CODEX_KEEPS),
+                             str(demo_path()), "--out", str(tmp_path / "out"), "--engine", "dask", "--jobs", "2", "--no-reuse"],
+                            cwd=root, env=env, capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0 and result.stdout == "", result.stderr
+    # Only ctxtop's own line: neither Dask's logs nor a traceback, from the workers or from this process.
+    assert result.stderr.startswith("ctxtop: 2 session(s) audited, 0 skipped;") and result.stderr.count("\n") == 1, result.stderr
+    assert HEARTBEAT_FAILED not in result.stderr and CALLBACK_FAILED not in result.stderr and "Traceback" not in result.stderr
+
+
+def test_a_local_dask_cluster_that_cannot_start_is_one_line(tmp_path, capsys, monkeypatch):
+    distributed = pytest.importorskip("distributed")
+
+    def no_cluster(*args, **kwargs):
+        raise OSError("[Errno 24] Too many open files")
+
+    monkeypatch.setattr(distributed, "LocalCluster", no_cluster)
+    code, _, err = audit(capsys, DATA / CODEX_KEEPS, "--out", tmp_path / "out", "--engine", "dask", "--no-reuse")
+    assert code == 2 and err == "ctxtop: error: cannot start a local Dask cluster: OSError: [Errno 24] Too many open files\n"
 
 
 def _free_port() -> int:

@@ -18,6 +18,7 @@ from typing import Any
 from ctxtop.context.fleet.session import SessionAudit
 from ctxtop.tui.commands.fleet.extra import need
 from ctxtop.tui.commands.fleet.worker import Task, audit_task
+from ctxtop.tui.errors import UsageError
 
 # Worker processes are replaced after about this many sessions each: what a big log left allocated goes with them.
 TASKS_PER_WORKER = 100
@@ -85,20 +86,24 @@ def dask_engine(scheduler: str | None) -> Engine:
         need("dask", "--engine dask")
         if not tasks:
             return
+        _silence_dask_logs()
+        cluster = None
         if scheduler:
             try:
                 client = distributed.Client(scheduler, timeout="10s")
             except (OSError, TimeoutError) as exc:
-                from ctxtop.tui.errors import UsageError
-
                 raise UsageError(f"cannot reach the Dask scheduler at {scheduler}: {exc}") from None
-            cluster = None
         else:
-            # CRITICAL: a worker whose heartbeat races the cluster's close logs a CommClosedError traceback at ERROR
-            # (1 run in 20) on a run that went well; what a session's failure means reaches its row's `skipped`.
-            cluster = distributed.LocalCluster(n_workers=max(1, jobs), threads_per_worker=1, processes=True,
-                                               dashboard_address=None, silence_logs=logging.CRITICAL)
-            client = distributed.Client(cluster)
+            try:
+                # The workers' stderr goes nowhere (QUIET_WORKER): Dask's silence_logs is undone as each closes.
+                cluster = distributed.LocalCluster(n_workers=max(1, jobs), threads_per_worker=1, processes=True,
+                                                   dashboard_address=None, silence_logs=logging.CRITICAL,
+                                                   preload=[QUIET_WORKER])
+                client = distributed.Client(cluster)
+            except Exception as exc:  # noqa: BLE001 - no port, no process could start…: one line, not Dask's traceback
+                if cluster is not None:
+                    _close(cluster)
+                raise UsageError(f"cannot start a local Dask cluster: {type(exc).__name__}: {exc}") from None
         try:
             futures = client.map(audit_task, list(tasks), pure=False)
             names = {future.key: task.name for future, task in zip(futures, tasks)}
@@ -108,8 +113,35 @@ def dask_engine(scheduler: str | None) -> Engine:
                 except Exception as exc:  # noqa: BLE001 - KilledWorker and the like: that session only
                     yield SessionAudit(names[future.key], skipped=f"{DASK_FAILED}: {type(exc).__name__}")
         finally:
-            client.close()
+            # The client first: closed after the cluster, it would still try to reach a scheduler gone. Each in a bound.
+            _close(client)
             if cluster is not None:
-                cluster.close()
+                _close(cluster)
 
     return run
+
+
+QUIET_WORKER = "ctxtop.tui.commands.fleet.dask_worker"
+CLOSE_SECONDS = 20
+# Loggers of Dask and of what it runs on: distributed.client's, distributed.gc's, tornado's and bokeh's each have a
+# handler of their own on stderr, which Dask's silence_logs leaves as it is (tornado logs a failed callback's
+# traceback there); asyncio logs a task that failed with none to await it.
+DASK_LOGGERS = ("distributed", "tornado", "bokeh", "asyncio")
+SILENT = logging.CRITICAL + 1
+
+
+def _close(closable: Any) -> None:
+    try:
+        closable.close(timeout=CLOSE_SECONDS)
+    except Exception:  # noqa: BLE001 - the results are in: a close that fails or times out is no failure of the run
+        pass
+
+
+def _silence_dask_logs() -> None:
+    """No log line of Dask's in this process (its scheduler, its nannies, the client) from the cluster's start on,
+    where its own quieting is undone as each part closes, and for the rest of the process: Dask's exit handlers
+    close again at interpreter exit what did not close in time. What fails reaches a session's row as
+    ``skipped``, or the user as one line (a cluster that cannot start or be reached)."""
+    names = [name for name in list(logging.root.manager.loggerDict) if name.partition(".")[0] in DASK_LOGGERS]
+    for name in [*DASK_LOGGERS, *names]:
+        logging.getLogger(name).setLevel(SILENT)  # (the ones made later have no level: they take their family's)
