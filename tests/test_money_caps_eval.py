@@ -1,0 +1,68 @@
+"""bench/money_caps_eval.py as a table: each rule read as the cap it states on money (or none), each call judged
+by the guard as labelled. The cases ctxtop still gets wrong are listed, each with why, and must stay wrong
+until fixed (strict): a fix moves them out of the list."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+
+import pytest
+
+BENCH = Path(__file__).resolve().parents[1] / "bench" / "money_caps_eval.py"
+
+
+def _money_caps_eval():
+    spec = importlib.util.spec_from_file_location("money_caps_eval", BENCH)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules.setdefault("money_caps_eval", module)  # dataclasses look their module up there
+    spec.loader.exec_module(module)
+    return module
+
+
+EVAL = _money_caps_eval()
+# (rule, index of the call among that rule's cases) → why ctxtop still judges it wrong
+STILL_WRONG: dict[tuple[str, int], str] = {
+    ("spending limit: 300 dollars/day", 0): "an amount in a curl body inside a shell command is not read",
+    ("Purchases above USD 2,500 need my sign-off.", 0): "an amount given as a command's --amount option is not read",
+    ("The per-order ceiling is 5000 USD; ask before going past it.", 0): "'ceiling' is no cap word",
+    ("Ask me before paying any invoice of $750 or more.", 0): "'$750 or more' is no cap",
+    ("Don't let any single transaction go beyond 2000 EUR.", 0): "'beyond' is no cap word",
+    ("Per-day spend cap is 1.5k EUR", 1): "an amount in cents is compared as whole units",
+    ("Max order value: 4,999.99 USD", 0): "a line's quantity times its unit price is not an amount",
+    ("Never place a single order above $8000 — stop and ask instead.", 0): "a JSON request body held as a string is not read",
+    ("预算上限 8000 元，超过需要先问我", 2): "an amount in Chinese numerals is not read",
+    ("每天花费不能超过300美元", 0): "an amount given as a command's --amount option is not read",
+    ("人民币 1 万以内的订单可以直接下，超过要问我", 0): "'人民币 1 万' is not read as money",
+    ("单笔付款超过五千元必须先问我", 0): "a cap in Chinese numerals is not read",
+    ("Don't spend more than $500 on any single order without asking me.", 2): "'budget_tokens' is read as an amount",
+    ("Don't spend more than $500 on any single order without asking me.", 3): "'checksum' is read as an amount",
+    ("Don't spend more than $500 on any single order without asking me.", 4): "'total_tokens' is read as an amount",
+    ("Stay within a token budget of 8000.", 0): "a token budget is read as money",
+    ("上下文预算上限 8000", 0): "a context budget is read as money",
+    ("预算文档不超过10页", 0): "pages (页) are not known as a count",
+}
+
+
+def _ids() -> list[tuple[str, int]]:
+    seen: dict[str, int] = {}
+    ids = []
+    for case in EVAL.CASES:
+        seen[case.rule] = seen.get(case.rule, -1) + 1
+        ids.append((case.rule, seen[case.rule]))
+    return ids
+
+
+@pytest.mark.parametrize("key, case", [
+    pytest.param(key, case, marks=[pytest.mark.xfail(strict=True, reason=STILL_WRONG[key])] if key in STILL_WRONG else [],
+                 id=f"{key[0][:40]}#{key[1]}")
+    for key, case in zip(_ids(), EVAL.CASES)])
+def test_each_call_is_judged_as_labelled(key, case):
+    result = EVAL.judge(case)
+    assert (result.cap, result.flagged) == (case.cap, case.violation), result.detail
+
+
+def test_the_set_is_big_and_hostile_enough():
+    assert len(EVAL.CASES) >= 60
+    assert sum(case.violation for case in EVAL.CASES) >= 25 and sum(case.cap is None for case in EVAL.CASES) >= 15
