@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from collections.abc import Iterable
@@ -16,8 +17,28 @@ from ctxtop.parsers.model import TOOL_CALL, Block, Entry
 from ctxtop.parsers.numbers import bounded_int
 
 PHONE = re.compile(r"(?<!\d)(?:\+?86[- ]?)?1[3-9]\d(?:[- ]?\d{4}){2}(?!\d)|\+\d{1,3}[ -]?\(?\d{2,4}\)?[ -]?\d{3,4}[ -]?\d{3,4}")
-_AMOUNT_KEYS = re.compile(r"amount|total|price|cost|budget|sum|金额|总价|费用", re.IGNORECASE)
-# A cap is judged against the amounts of a call (``_AMOUNT_KEYS``) only when it is on money: an amount written as
+# A key names an amount by one of its words ("amount", "refund_amount", "totalPrice", "subtotal"; Chinese keys have
+# no words to split): not by a part of one ("checksum", "summary_id"), nor when another word says what it counts
+# ("total_tokens", "budget_tokens", "total_lines", "cost_ms"): such a number is no money.
+_AMOUNT_WORDS = frozenset({"amount", "amounts", "total", "totals", "subtotal", "grandtotal", "price", "prices", "cost", "costs",
+                           "budget", "sum"})
+_CJK_AMOUNT_KEYS = re.compile(r"金额|总价|总额|费用|价格|单价")
+_NOT_MONEY_WORDS = frozenset({"token", "tokens", "line", "lines", "count", "counts", "page", "pages", "id", "ids",
+                              "ms", "sec", "secs", "seconds", "minutes", "hours", "days", "bytes", "kb", "mb", "gb", "percent",
+                              "pct", "ratio", "rate", "qty", "quantity", "words", "chars", "characters", "steps", "retries"})
+_KEY_WORD = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])")  # snake_case, kebab-case, camelCase and CAPS split alike
+
+
+@functools.lru_cache(maxsize=1024)
+def is_amount_key(key: str) -> bool:
+    """Whether a field named ``key`` holds an amount of money."""
+    if _CJK_AMOUNT_KEYS.search(key):
+        return True
+    words = {word.lower() for word in _KEY_WORD.findall(key)}
+    return not words.isdisjoint(_AMOUNT_WORDS) and words.isdisjoint(_NOT_MONEY_WORDS)
+
+
+# A cap is judged against the amounts of a call (``is_amount_key``) only when it is on money: an amount written as
 # money ("$500", "8000 元", "1万元", "$5k") near a cap word, or a cap word near money words whose number counts no
 # other thing ("budget cap 8000"; not "no more than 3 retries of a refund", "budget: 5 minutes", "不超过3次").
 _CAP_WORDS = re.compile(r"上限|不超过|超过|高于|最多|封顶|以内|\b(?:caps?|capped|limits?|at most|no more than|more than|exceed(?:s|ing)?|"
@@ -125,7 +146,7 @@ class _Input:
 
     def amounts(self) -> list[tuple[str, float]]:
         if self._amounts is None:
-            self._amounts = [(key, value) for key, value in _numbers_by_key(self.text) if _AMOUNT_KEYS.search(key)]
+            self._amounts = [(key, value) for key, value in _numbers_by_key(self.text) if is_amount_key(key)]
         return self._amounts
 
 
@@ -164,7 +185,7 @@ def _numbers_by_key(text: str) -> list[tuple[str, float]]:
             for key, value in node.items():
                 key = str(key)
                 if isinstance(value, (dict, list)):
-                    stack.append((value, key if _AMOUNT_KEYS.search(key) else None))
+                    stack.append((value, key if is_amount_key(key) else None))
                 elif (amount := _amount(value)) is not None:
                     found.append((under if under is not None and key.lower() == "value" else key, amount))
         elif isinstance(node, list):

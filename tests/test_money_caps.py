@@ -1,0 +1,26 @@
+"""Money caps judged against a tool call's amounts: which fields hold money, and how an amount is written."""
+
+from __future__ import annotations
+
+import pytest
+
+from ctxtop.context.audit.violations import is_amount_key
+from ctxtop.context.guard.judge import judge_call
+from ctxtop.context.rules.constraints import make_constraint
+
+
+def breaks(rule: str, tool_input, tool: str = "mcp__shop__checkout") -> str:
+    """What the guard says of a call under ``rule`` alone ("" when it breaks nothing)."""
+    verdict = judge_call(tool, tool_input, [make_constraint(rule, "pin", id="cap")])
+    return "; ".join(breach.detail for breach in verdict.breaches)
+
+
+@pytest.mark.parametrize("key, money", [
+    ("amount", True), ("AMOUNT", True), ("refund_amount", True), ("totalPrice", True), ("grand-total", True),
+    ("subtotal", True), ("unit_price", True), ("item_price", True), ("monthlyCost", True), ("金额", True), ("订单总价", True),
+    ("checksum", False), ("summary_id", False), ("total_tokens", False), ("budget_tokens", False), ("maxTokens", False),
+    ("total_lines", False), ("cost_ms", False), ("totalCount", False), ("price_id", False), ("amortization", False),
+])
+def test_a_field_holds_money_when_one_of_its_words_names_an_amount_and_none_counts_something_else(key, money):
+    assert is_amount_key(key) is money
+    assert bool(breaks("Never spend more than $500.", {key: 90000})) is money
