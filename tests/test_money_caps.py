@@ -24,3 +24,15 @@ def breaks(rule: str, tool_input, tool: str = "mcp__shop__checkout") -> str:
 def test_a_field_holds_money_when_one_of_its_words_names_an_amount_and_none_counts_something_else(key, money):
     assert is_amount_key(key) is money
     assert bool(breaks("Never spend more than $500.", {key: 90000})) is money
+
+
+@pytest.mark.parametrize("tool_input, said", [
+    ({"amount_cents": 160000}, "amount_cents 160000 = 1600 exceeds the cap 1500"),
+    ({"amountMinor": 150001}, "amountMinor 150001 = 1500.01 exceeds the cap 1500"),
+    ({"price_in_pence": "200000"}, "price_in_pence 200000 = 2000 exceeds the cap 1500"),
+    ({"amount_cents": 140000}, ""),
+    ({"totalCents": 150000}, ""),  # exactly the cap
+    ({"amount": 1600}, "amount 1600 exceeds the cap 1500"),
+])
+def test_an_amount_in_hundredths_is_compared_in_whole_units(tool_input, said):
+    assert breaks("Per-day spend cap is 1.5k EUR", tool_input) == (f"mcp__shop__checkout: {said}" if said else "")

@@ -29,7 +29,6 @@ STILL_WRONG: dict[tuple[str, int], str] = {
     ("The per-order ceiling is 5000 USD; ask before going past it.", 0): "'ceiling' is no cap word",
     ("Ask me before paying any invoice of $750 or more.", 0): "'$750 or more' is no cap",
     ("Don't let any single transaction go beyond 2000 EUR.", 0): "'beyond' is no cap word",
-    ("Per-day spend cap is 1.5k EUR", 1): "an amount in cents is compared as whole units",
     ("Max order value: 4,999.99 USD", 0): "a line's quantity times its unit price is not an amount",
     ("Never place a single order above $8000 — stop and ask instead.", 0): "a JSON request body held as a string is not read",
     ("预算上限 8000 元，超过需要先问我", 2): "an amount in Chinese numerals is not read",

@@ -145,9 +145,21 @@ class _Input:
         self._amounts: list[tuple[str, float]] | None = None
 
     def amounts(self) -> list[tuple[str, float]]:
+        """Each amount in whole units of its currency, with how the call wrote it ("amount_cents 160000 = 1600")."""
         if self._amounts is None:
-            self._amounts = [(key, value) for key, value in _numbers_by_key(self.text) if is_amount_key(key)]
+            self._amounts = [_in_whole_units(key, value) for key, value in _numbers_by_key(self.text) if is_amount_key(key)]
         return self._amounts
+
+
+# A field whose name says it counts a currency's hundredths ("amount_cents", "amountMinor", "price_in_pence") holds
+# a hundred times the amount a cap states: 140000 cents are 1400, under a cap of 1500.
+_HUNDREDTHS_WORDS = frozenset({"cent", "cents", "minor", "pence", "penny", "pennies"})
+
+
+def _in_whole_units(key: str, value: float) -> tuple[str, float]:
+    if _HUNDREDTHS_WORDS.isdisjoint(word.lower() for word in _KEY_WORD.findall(key)):
+        return f"{key} {value:g}", value
+    return f"{key} {value:g} = {value / 100:g}", value / 100
 
 
 def _violation(checks: list[tuple[str, Any]], name: str, call: _Input, message: int) -> str | None:
@@ -162,9 +174,9 @@ def _violation(checks: list[tuple[str, Any]], name: str, call: _Input, message: 
             if match:
                 return f"input contains a phone number ({match.group(0)[:3]}…)"
         if kind == "cap":
-            for key, value in call.amounts():
+            for written, value in call.amounts():
                 if value > check:
-                    return f"{key} {value:g} exceeds the cap {check:g}"
+                    return f"{written} exceeds the cap {check:g}"
     return None
 
 
