@@ -36,3 +36,25 @@ def test_a_field_holds_money_when_one_of_its_words_names_an_amount_and_none_coun
 ])
 def test_an_amount_in_hundredths_is_compared_in_whole_units(tool_input, said):
     assert breaks("Per-day spend cap is 1.5k EUR", tool_input) == (f"mcp__shop__checkout: {said}" if said else "")
+
+
+@pytest.mark.parametrize("tool, tool_input, said", [
+    # A command names its amounts as a JSON body, an option or an assignment…
+    ("Bash", {"command": """curl -X POST https://pay.example.com/v1/orders -d '{"amount": 450, "currency": "USD"}'"""}, "amount 450"),
+    ("Bash", {"command": "curl https://pay.example.com/v1/charges -d amount=450 -d currency=usd"}, "amount 450"),
+    ("Bash", {"command": "./buy.sh --sku GPU-4090 --total-price 3,100.00"}, "total-price 3100"),
+    ("Bash", {"command": "TOTAL=$450 ./checkout.sh"}, "TOTAL 450"),
+    ("Bash", {"command": "python pay.py --amount=1k"}, "amount 1000"),
+    ("shell", {"command": ["bash", "-lc", "stripe charges create --amount 450"]}, "amount 450"),  # Codex: a list of arguments
+    # … and a request body held as a string is the JSON it is.
+    ("WebFetch", {"url": "https://erp.example.com/orders", "body": '{"order": {"total": "$450"}}'}, "total 450"),
+    ("mcp__http__request", {"method": "POST", "payload": '[{"price": 450}]'}, "price 450"),
+    # Its other numbers are no money, nor are amounts a call writes into a file.
+    ("Bash", {"command": "kill -9 45000 && lsof -i :8080 && sed -n '4500,9000p' orders.log"}, ""),
+    ("Bash", {"command": "curl 'https://api.example.com/orders?since=1733568000&page_size=1000&amount_min=100'"}, ""),
+    ("Bash", {"command": "./buy.sh --amount 250 --retries 900"}, ""),
+    ("Write", {"file_path": "fixtures/order.json", "content": '{"amount": 12600}'}, ""),
+    ("Edit", {"file_path": "pay.sh", "old_string": "--amount 10", "new_string": "--amount 12600"}, ""),
+])
+def test_an_amount_a_command_or_a_request_body_names_is_judged(tool, tool_input, said):
+    assert breaks("Never spend more than $300 in one go.", tool_input, tool) == (f"{tool}: {said} exceeds the cap 300" if said else "")

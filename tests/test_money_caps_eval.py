@@ -24,15 +24,11 @@ def _money_caps_eval():
 EVAL = _money_caps_eval()
 # (rule, index of the call among that rule's cases) → why ctxtop still judges it wrong
 STILL_WRONG: dict[tuple[str, int], str] = {
-    ("spending limit: 300 dollars/day", 0): "an amount in a curl body inside a shell command is not read",
-    ("Purchases above USD 2,500 need my sign-off.", 0): "an amount given as a command's --amount option is not read",
     ("The per-order ceiling is 5000 USD; ask before going past it.", 0): "'ceiling' is no cap word",
     ("Ask me before paying any invoice of $750 or more.", 0): "'$750 or more' is no cap",
     ("Don't let any single transaction go beyond 2000 EUR.", 0): "'beyond' is no cap word",
     ("Max order value: 4,999.99 USD", 0): "a line's quantity times its unit price is not an amount",
-    ("Never place a single order above $8000 — stop and ask instead.", 0): "a JSON request body held as a string is not read",
     ("预算上限 8000 元，超过需要先问我", 2): "an amount in Chinese numerals is not read",
-    ("每天花费不能超过300美元", 0): "an amount given as a command's --amount option is not read",
     ("人民币 1 万以内的订单可以直接下，超过要问我", 0): "'人民币 1 万' is not read as money",
     ("单笔付款超过五千元必须先问我", 0): "a cap in Chinese numerals is not read",
     ("Stay within a token budget of 8000.", 0): "a token budget is read as money",

@@ -29,12 +29,16 @@ _NOT_MONEY_WORDS = frozenset({"token", "tokens", "line", "lines", "count", "coun
 _KEY_WORD = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])")  # snake_case, kebab-case, camelCase and CAPS split alike
 
 
+def _words(key: str) -> frozenset[str]:
+    return frozenset(word.lower() for word in _KEY_WORD.findall(key))
+
+
 @functools.lru_cache(maxsize=1024)
 def is_amount_key(key: str) -> bool:
     """Whether a field named ``key`` holds an amount of money."""
     if _CJK_AMOUNT_KEYS.search(key):
         return True
-    words = {word.lower() for word in _KEY_WORD.findall(key)}
+    words = _words(key)
     return not words.isdisjoint(_AMOUNT_WORDS) and words.isdisjoint(_NOT_MONEY_WORDS)
 
 
@@ -157,7 +161,7 @@ _HUNDREDTHS_WORDS = frozenset({"cent", "cents", "minor", "pence", "penny", "penn
 
 
 def _in_whole_units(key: str, value: float) -> tuple[str, float]:
-    if _HUNDREDTHS_WORDS.isdisjoint(word.lower() for word in _KEY_WORD.findall(key)):
+    if _HUNDREDTHS_WORDS.isdisjoint(_words(key)):
         return f"{key} {value:g}", value
     return f"{key} {value:g} = {value / 100:g}", value / 100
 
@@ -196,6 +200,11 @@ def _numbers_by_key(text: str) -> list[tuple[str, float]]:
         if isinstance(node, dict):
             for key, value in node.items():
                 key = str(key)
+                words = _words(key)
+                if not words.isdisjoint(_COMMAND_WORDS) and (line := _command_line(value)):
+                    found += _amounts_in_command(line)
+                if isinstance(value, str) and not words.isdisjoint(_BODY_WORDS) and (body := _json_in(value)) is not None:
+                    stack.append((body, None))
                 if isinstance(value, (dict, list)):
                     stack.append((value, key if is_amount_key(key) else None))
                 elif (amount := _amount(value)) is not None:
@@ -204,6 +213,44 @@ def _numbers_by_key(text: str) -> list[tuple[str, float]]:
             stack.extend((item, under) for item in node)
             found += [(under, amount) for item in node if under is not None and (amount := _amount(item)) is not None]
     return found
+
+
+# A shell command's amounts are the ones it names, as a JSON body (curl -d '{"amount": 450}'), an option (--amount 3100,
+# --amount=1800) or an assignment (amount=450 in a form field, a query string, an environment variable); its other
+# numbers (PIDs, ports, line ranges, timestamps) are no money. A request body held as a string ("body": "{…}") is read
+# as the JSON it is. Only under such keys: a file a call writes may quote an order without placing one.
+_COMMAND_WORDS = frozenset({"command", "commands", "cmd", "script", "args", "argv"})
+_BODY_WORDS = frozenset({"body", "data", "payload", "json", "params", "request", "arguments", "args", "variables"})
+_KEYED_IN_COMMAND = re.compile(r"""(?:(?P<quote>["'])(?P<quoted>[^"'\s:]{1,60})(?P=quote)\s*:|(?<![\w-])--?(?P<option>[A-Za-z][\w-]{0,60})(?:=|\s)"""
+                               rf"""|(?<![\w.-])(?P<assigned>[A-Za-z_][\w.]{{0,60}})=)\s*["']?(?P<value>[$€£¥￥]?(?:{_NUMBER})(?:[kKmM]\b|万|千)?)""")
+
+
+def _command_line(value: Any) -> str:
+    """A command as one line: a string, or a list of arguments (["bash", "-lc", "curl …"])."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, list):
+        return " ".join(item for item in value if isinstance(item, str))
+    return ""
+
+
+def _amounts_in_command(line: str) -> list[tuple[str, float]]:
+    found = []
+    for match in _KEYED_IN_COMMAND.finditer(line):
+        key = match.group("quoted") or match.group("option") or match.group("assigned")
+        if (amount := _amount(match.group("value"))) is not None:
+            found.append((key, amount))
+    return found
+
+
+def _json_in(text: str) -> Any:
+    """The JSON object or array ``text`` holds, if it is one."""
+    if not text.lstrip().startswith(("{", "[")):
+        return None
+    try:
+        return json.loads(text, parse_int=bounded_int)
+    except (ValueError, RecursionError):
+        return None
 
 
 _NUMBER_TEXT = re.compile(rf"\s*(?:[$€£¥￥]|(?:{_CURRENCY_CODES})\s)?\s*(-?\d[\d,]*(?:\.\d+)?(?:e[+-]?\d+)?)\s*([km]|万|千)?\s*"
