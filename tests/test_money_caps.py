@@ -58,3 +58,16 @@ def test_an_amount_in_hundredths_is_compared_in_whole_units(tool_input, said):
 ])
 def test_an_amount_a_command_or_a_request_body_names_is_judged(tool, tool_input, said):
     assert breaks("Never spend more than $300 in one go.", tool_input, tool) == (f"{tool}: {said} exceeds the cap 300" if said else "")
+
+
+@pytest.mark.parametrize("tool_input, said", [
+    ({"items": [{"sku": "CHAIR", "quantity": 12, "unit_price": 450}]}, "quantity 12 × unit_price 450 = 5400"),
+    ({"line_items": [{"qty": 3, "price": "$900"}, {"qty": 4, "price": "$600"}]}, "2 lines' quantity × price summed = 5100"),
+    ({"商品": [{"数量": 20, "单价": 300}]}, "数量 20 × 单价 300 = 6000"),
+    ({"items": [{"quantity": 2, "unit_price": 450}], "total": 900}, ""),
+    ({"items": [{"quantity": 12, "total_price": 450}]}, ""),  # a line's total is not multiplied again
+    ({"items": [{"quantity": 5000, "sku": "BOLT"}]}, ""),  # a quantity alone is no money
+    ({"items": [{"quantity": 12, "weight_kg": 450}]}, ""),
+])
+def test_an_order_line_costs_its_quantity_times_its_unit_price(tool_input, said):
+    assert breaks("Max order value: 4,999.99 USD", tool_input) == (f"mcp__shop__checkout: {said} exceeds the cap 4999.99" if said else "")

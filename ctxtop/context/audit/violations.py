@@ -151,7 +151,8 @@ class _Input:
     def amounts(self) -> list[tuple[str, float]]:
         """Each amount in whole units of its currency, with how the call wrote it ("amount_cents 160000 = 1600")."""
         if self._amounts is None:
-            self._amounts = [_in_whole_units(key, value) for key, value in _numbers_by_key(self.text) if is_amount_key(key)]
+            keyed, line_totals = _numbers_by_key(self.text)
+            self._amounts = [_in_whole_units(key, value) for key, value in keyed if is_amount_key(key)] + line_totals
         return self._amounts
 
 
@@ -184,15 +185,17 @@ def _violation(checks: list[tuple[str, Any]], name: str, call: _Input, message: 
     return None
 
 
-def _numbers_by_key(text: str) -> list[tuple[str, float]]:
+def _numbers_by_key(text: str) -> tuple[list[tuple[str, float]], list[tuple[str, float]]]:
     """Every number in a tool call's input (JSON text) with the key it is under, numbers written as strings
-    ("900", "$1,200.50") too. An input JSON cannot decode whole — nested deeper than Python's decoder goes, an
-    integer past its digit limit — is searched for "key": number pairs instead: nesting must not hide an amount."""
+    ("900", "$1,200.50") too; and the totals of its order lines (``_line_total``), each with how it was reckoned.
+    An input JSON cannot decode whole — nested deeper than Python's decoder goes, an integer past its digit limit —
+    is searched for "key": number pairs instead: nesting must not hide an amount."""
     try:
         data = json.loads(text, parse_int=bounded_int)  # (NaN, Infinity and 1e999 as floats: over any cap but NaN)
     except (ValueError, RecursionError):
-        return [(key, value) for key, raw in _KEYED_NUMBER.findall(text) if (value := _amount(raw)) is not None]
+        return [(key, value) for key, raw in _KEYED_NUMBER.findall(text) if (value := _amount(raw)) is not None], []
     found = []
+    line_totals = []
     # (a node, and the amount key it is under: an amount's list, or its {"currency_code", "value"} object)
     stack: list[tuple[Any, str | None]] = [(data, None)]
     while stack:
@@ -209,10 +212,38 @@ def _numbers_by_key(text: str) -> list[tuple[str, float]]:
                     stack.append((value, key if is_amount_key(key) else None))
                 elif (amount := _amount(value)) is not None:
                     found.append((under if under is not None and key.lower() == "value" else key, amount))
+            if (priced := _line_total(node)) is not None:
+                line_totals.append(priced)
         elif isinstance(node, list):
             stack.extend((item, under) for item in node)
             found += [(under, amount) for item in node if under is not None and (amount := _amount(item)) is not None]
-    return found
+            lines = [priced[1] for item in node if isinstance(item, dict) and (priced := _line_total(item)) is not None]
+            if len(lines) > 1:  # an order's lines: what it costs is their sum
+                line_totals.append((f"{len(lines)} lines' quantity × price summed = {sum(lines):g}", sum(lines)))
+    return found, line_totals
+
+
+# An order line states a quantity and the price of one ({"quantity": 12, "unit_price": 450}): it costs their product,
+# which a cap on an order or a purchase caps. A price that is already a line's total ("total_price") is not multiplied.
+_QUANTITY_WORDS = frozenset({"quantity", "qty", "quantities"})
+_UNIT_PRICE_WORDS = frozenset({"price", "cost"})
+_TOTAL_WORDS = frozenset({"total", "subtotal", "grandtotal", "amount", "sum"})
+
+
+def _line_total(node: dict[Any, Any]) -> tuple[str, float] | None:
+    quantity = price = None
+    for key, value in node.items():
+        key = str(key)
+        words = _words(key)
+        if quantity is None and (not words.isdisjoint(_QUANTITY_WORDS) or "数量" in key) and (number := _amount(value)) is not None:
+            quantity = (key, number)
+        elif (price is None and (not words.isdisjoint(_UNIT_PRICE_WORDS) and words.isdisjoint(_TOTAL_WORDS) or "单价" in key)
+              and is_amount_key(key) and (number := _amount(value)) is not None):
+            price = (key, number)
+    if quantity is None or price is None:
+        return None
+    total = quantity[1] * price[1]
+    return f"{quantity[0]} {quantity[1]:g} × {price[0]} {price[1]:g} = {total:g}", total
 
 
 # A shell command's amounts are the ones it names, as a JSON body (curl -d '{"amount": 450}'), an option (--amount 3100,
