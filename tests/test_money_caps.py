@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from ctxtop.context.audit.violations import is_amount_key
+from ctxtop.context.audit.violations import implied_checks, is_amount_key
 from ctxtop.context.guard.judge import judge_call
 from ctxtop.context.rules.constraints import make_constraint
 
@@ -71,3 +71,30 @@ def test_an_amount_a_command_or_a_request_body_names_is_judged(tool, tool_input,
 ])
 def test_an_order_line_costs_its_quantity_times_its_unit_price(tool_input, said):
     assert breaks("Max order value: 4,999.99 USD", tool_input) == (f"mcp__shop__checkout: {said} exceeds the cap 4999.99" if said else "")
+
+
+def cap_of(rule: str) -> float | None:
+    caps = [check for kind, check in implied_checks(make_constraint(rule, "pin")) if kind == "cap"]
+    return caps[0] if caps else None
+
+
+@pytest.mark.parametrize("rule, cap", [
+    ("The per-order ceiling is 5000 USD; ask before going past it.", 5000),
+    ("Spending threshold: 1,200 EUR per week", 1200),
+    ("Don't let any single transaction go beyond 2000 EUR.", 2000),
+    ("Ask me before paying any invoice of $750 or more.", 750),
+    ("Invoices of 300 CHF and above need my approval", 300),
+    ("Orders over 50,000 JPY: ask first", 50000),
+    ("人民币 1 万以内的订单可以直接下，超过要问我", 10000),
+    ("5000元以上的订单需要先问我", 5000),
+    ("单笔不能超过 800 欧元", 800),
+    ("Ask before more than 3 retries or more", None),  # "or more" after a count, not an amount
+    ("Retry at most 3 times beyond the first attempt.", None),
+])
+def test_a_cap_on_money_is_read_however_it_is_worded(rule, cap):
+    assert cap_of(rule) == cap
+
+
+@pytest.mark.parametrize("amount", ["950 美元", "人民币 9000", "JPY 12000", "1,200 CHF"])
+def test_an_amount_in_a_currency_written_out_is_read(amount):
+    assert breaks("Never spend more than $800.", {"amount": amount}).endswith("exceeds the cap 800")

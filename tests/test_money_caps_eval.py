@@ -24,11 +24,7 @@ def _money_caps_eval():
 EVAL = _money_caps_eval()
 # (rule, index of the call among that rule's cases) → why ctxtop still judges it wrong
 STILL_WRONG: dict[tuple[str, int], str] = {
-    ("The per-order ceiling is 5000 USD; ask before going past it.", 0): "'ceiling' is no cap word",
-    ("Ask me before paying any invoice of $750 or more.", 0): "'$750 or more' is no cap",
-    ("Don't let any single transaction go beyond 2000 EUR.", 0): "'beyond' is no cap word",
     ("预算上限 8000 元，超过需要先问我", 2): "an amount in Chinese numerals is not read",
-    ("人民币 1 万以内的订单可以直接下，超过要问我", 0): "'人民币 1 万' is not read as money",
     ("单笔付款超过五千元必须先问我", 0): "a cap in Chinese numerals is not read",
     ("Stay within a token budget of 8000.", 0): "a token budget is read as money",
     ("上下文预算上限 8000", 0): "a context budget is read as money",

@@ -46,16 +46,20 @@ def is_amount_key(key: str) -> bool:
 # money ("$500", "8000 元", "1万元", "$5k") near a cap word, or a cap word near money words whose number counts no
 # other thing ("budget cap 8000"; not "no more than 3 retries of a refund", "budget: 5 minutes", "不超过3次").
 _CAP_WORDS = re.compile(r"上限|不超过|超过|高于|最多|封顶|以内|\b(?:caps?|capped|limits?|at most|no more than|more than|exceed(?:s|ing)?|"
-                        r"under|below|over|above|up to|budget|max(?:imum)?)\b|预算", re.IGNORECASE)
-_CAP_AFTER = re.compile(r"\s*(?:\b(?:max(?:imum)?|at most|or less|tops)\b|上限|以内|封顶)", re.IGNORECASE)
+                        r"under|below|over|above|beyond|up to|budget|ceiling|threshold|max(?:imum)?)\b|预算", re.IGNORECASE)
+# (After an amount: "$500 max", "1万以内"; "$750 or more" names what needs asking, and so caps the amount at it.)
+_CAP_AFTER = re.compile(r"\s*(?:\b(?:max(?:imum)?|at most|or less|tops|or more|or above|or higher|and (?:up|above))\b|上限|以内|封顶|及以上|以上)",
+                        re.IGNORECASE)
 _NUMBER = r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?"  # 8000, 8,000, 12.5 (not "8000," as in "cap 8000, stop")
-_CURRENCY_CODES = r"usd|eur|gbp|rmb|cny"  # written before or after an amount
+_CURRENCY_CODES = r"usd|eur|gbp|rmb|cny|jpy|hkd|cad|aud|chf|sgd"  # written before or after an amount
 _CURRENCY_WORDS = rf"{_CURRENCY_CODES}|dollars?|euros?|yuan|bucks"  # written after it
+_CJK_CURRENCIES = r"人民币|美元|美金|欧元|英镑|日元|港币|港元"  # written before or after it
 _MONEY_NUMBER = re.compile(
-    rf"(?:[$€£¥￥]|\b(?:{_CURRENCY_CODES})\s?)\s*(?P<a>{_NUMBER})\s?(?P<sa>[km]\b|万|千)?"
-    rf"|(?P<b>{_NUMBER})\s?(?P<sb>[km]|万|千)?\s?(?:元|块钱|块|美元|\b(?:{_CURRENCY_WORDS})\b)", re.IGNORECASE)
+    rf"(?:[$€£¥￥]|\b(?:{_CURRENCY_CODES})\s?|{_CJK_CURRENCIES})\s*(?P<a>{_NUMBER})\s?(?P<sa>[km]\b|万|千)?"
+    rf"|(?P<b>{_NUMBER})\s?(?P<sb>[km]|万|千)?\s?(?:元|块钱|块|{_CJK_CURRENCIES}|\b(?:{_CURRENCY_WORDS})\b)", re.IGNORECASE)
 _SCALE = {"k": 1e3, "m": 1e6, "千": 1e3, "万": 1e4}
-_CAP = re.compile(r"(?:上限|cap|limit|at most|more than|exceed(?:s|ing)?|\bover\b|\babove\b|不超过|超过|高于|budget|预算|max(?:imum)?)\D{0,12}"
+_CAP = re.compile(r"(?:上限|cap|limit|at most|more than|exceed(?:s|ing)?|\bover\b|\babove\b|\bbeyond\b|ceiling|threshold|不超过|超过|高于|budget|"
+                  r"预算|max(?:imum)?)\D{0,12}"
                   rf"({_NUMBER})(?:\s?([km]\b|万|千))?", re.IGNORECASE)
 MONEY_BEFORE_CAP, MONEY_AFTER_NUMBER, CAP_BEFORE_MONEY = 24, 8, 40
 _MONEY = re.compile(rf"[$€£¥￥]|\b(?:{_CURRENCY_WORDS}|budget|spend(?:ing)?|costs?|price|refunds?|amounts?|"
@@ -284,8 +288,8 @@ def _json_in(text: str) -> Any:
         return None
 
 
-_NUMBER_TEXT = re.compile(rf"\s*(?:[$€£¥￥]|(?:{_CURRENCY_CODES})\s)?\s*(-?\d[\d,]*(?:\.\d+)?(?:e[+-]?\d+)?)\s*([km]|万|千)?\s*"
-                          rf"(?:元|{_CURRENCY_WORDS})?\s*", re.IGNORECASE)
+_NUMBER_TEXT = re.compile(rf"\s*(?:[$€£¥￥]|(?:{_CURRENCY_CODES})\s|{_CJK_CURRENCIES})?\s*(-?\d[\d,]*(?:\.\d+)?(?:e[+-]?\d+)?)\s*([km]|万|千)?\s*"
+                          rf"(?:元|{_CJK_CURRENCIES}|{_CURRENCY_WORDS})?\s*", re.IGNORECASE)
 _KEYED_NUMBER = re.compile(r'"((?:[^"\\]|\\.)*)"\s*:\s*("[^"\\]{1,40}"|-?\d[\d.eE+-]*)')
 
 
