@@ -98,3 +98,19 @@ def test_a_cap_on_money_is_read_however_it_is_worded(rule, cap):
 @pytest.mark.parametrize("amount", ["950 美元", "人民币 9000", "JPY 12000", "1,200 CHF"])
 def test_an_amount_in_a_currency_written_out_is_read(amount):
     assert breaks("Never spend more than $800.", {"amount": amount}).endswith("exceeds the cap 800")
+
+
+@pytest.mark.parametrize("rule, cap", [
+    ("Stay within a token budget of 8000.", None),
+    ("Error budget: no more than 50 per month", None),
+    ("time budget max 900", None),
+    ("上下文预算上限 8000", None),
+    ("token 预算不超过 8000", None),
+    ("预算文档不超过10页", None),
+    ("报价单最多 20 行", None),
+    ("采购审批最多 3 人", None),
+    ("Marketing budget of 8000", 8000),  # a budget of money still caps
+    ("预算上限 8000", 8000),
+])
+def test_a_budget_of_something_else_and_a_number_of_things_cap_no_money(rule, cap):
+    assert cap_of(rule) == cap

@@ -26,9 +26,6 @@ EVAL = _money_caps_eval()
 STILL_WRONG: dict[tuple[str, int], str] = {
     ("预算上限 8000 元，超过需要先问我", 2): "an amount in Chinese numerals is not read",
     ("单笔付款超过五千元必须先问我", 0): "a cap in Chinese numerals is not read",
-    ("Stay within a token budget of 8000.", 0): "a token budget is read as money",
-    ("上下文预算上限 8000", 0): "a context budget is read as money",
-    ("预算文档不超过10页", 0): "pages (页) are not known as a count",
 }
 
 

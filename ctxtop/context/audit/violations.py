@@ -66,7 +66,7 @@ _MONEY = re.compile(rf"[$€£¥￥]|\b(?:{_CURRENCY_WORDS}|budget|spend(?:ing)?
                     r"pay(?:ments?)?|charges?|purchases?|invoices?|orders?)\b|元|块钱|预算|金额|费用|花费|退款|支付|价格|付款", re.IGNORECASE)
 # What a capped number counts when it is no money: a word after it ("3 retries", "5 refunds per day", "10 pages"),
 # a percentage, a Chinese measure word; a year ("budget 2025 planning"). Currency words and scales are money's.
-_OTHER_UNIT = re.compile(r"\s*(?:%|次|个|件|条|份|笔|项|分钟|小时|天|秒|年|"
+_OTHER_UNIT = re.compile(r"\s*(?:%|次|个|件|条|份|笔|项|页|行|字|人|台|张|篇|轮|遍|步|位|周|月|分钟|小时|天|秒|毫秒|年|"
                          rf"(?!(?:{_CURRENCY_WORDS})\b)[A-Za-z]{{2,}})", re.IGNORECASE)
 
 
@@ -97,9 +97,24 @@ def _money_cap(text: str) -> float | None:
         if _CAP_WORDS.search(text, max(0, money.start() - CAP_BEFORE_MONEY), money.start()) or _CAP_AFTER.match(text, money.end()):
             return _scaled(*((money.group("a"), money.group("sa")) if money.group("a") else (money.group("b"), money.group("sb"))))
     for cap in _CAP.finditer(text):
-        if _MONEY.search(text, max(0, cap.start() - MONEY_BEFORE_CAP), cap.end() + MONEY_AFTER_NUMBER) and not _OTHER_UNIT.match(text, cap.end()):
+        if _names_money(text, max(0, cap.start() - MONEY_BEFORE_CAP), cap.end() + MONEY_AFTER_NUMBER) and not _OTHER_UNIT.match(text, cap.end()):
             return _scaled(cap.group(1), cap.group(2))
     return None
+
+
+# A budget of something else than money: "a token budget of 8000", "error budget", "上下文预算上限 8000".
+_NOT_MONEY_BUDGET = re.compile(r"(?:\b(?:tokens?|time|error|memory|context|latency|retry|page|word|character)[\s-]*|(?:token|上下文|时间|内存|字数|篇幅)\s*)"
+                               r"(?:budget|预算)", re.IGNORECASE)
+_BUDGET_QUALIFIER_CHARS = 16
+
+
+def _names_money(text: str, start: int, end: int) -> bool:
+    """Whether ``text[start:end]`` has a money word that is not a budget of something else."""
+    for word in _MONEY.finditer(text, start, end):
+        before = max(0, word.start() - _BUDGET_QUALIFIER_CHARS)
+        if not any(other.end() == word.end() for other in _NOT_MONEY_BUDGET.finditer(text, before, word.end())):
+            return True
+    return False
 
 
 def _scaled(number: str, scale: str | None) -> float:
