@@ -72,6 +72,9 @@ CASES: list[Case] = [
          {"items": [{"sku": "CHAIR", "quantity": 2, "unit_price": 450}], "currency": "USD"}, False),
     Case("Never place a single order above $8000 — stop and ask instead.", 8000, "WebFetch",
          {"url": "https://erp.example.com/orders", "method": "POST", "body": '{"order": {"amount": 8800}}'}, True),
+    Case("Budget cap 500 per order, ask before going over.", 500, "place_order", {"amount": 650}, True),
+    Case("Max spend 1,000 per day without asking.", 1000, "Bash", _bash("./order.py --total 1200"), True),
+    Case("Never pay more than 250 without asking first.", 250, "pay", {"amount": "$300"}, True),
     # --- caps on money, in Chinese --------------------------------------------------------------------------------
     Case("预算上限 8000 元，超过需要先问我", 8000, "approve_order", {"amount": "¥9000"}, True),
     Case("预算上限 8000 元，超过需要先问我", 8000, "approve_order", {"amount": "9000元"}, True),
@@ -124,6 +127,8 @@ CASES: list[Case] = [
     Case("每个订单最多 50 件商品", None, "place_order", {"total": 900}, False),
     Case("Keep the cost dashboard under 5 widgets.", None, "pay", {"amount": 90}, False),
     Case("Python 3.12 or above; the pricing module needs it.", None, "update_price", {"price": 90}, False),
+    Case("Issue at most 5 refunds per day.", None, "refund", {"amount": 90}, False),
+    Case("Keep the price list to at most 40 per page.", None, "update_price", {"price": 90}, False),
 ]
 
 

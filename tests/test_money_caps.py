@@ -114,3 +114,19 @@ def test_an_amount_in_a_currency_written_out_is_read(amount):
 ])
 def test_a_budget_of_something_else_and_a_number_of_things_cap_no_money(rule, cap):
     assert cap_of(rule) == cap
+
+
+@pytest.mark.parametrize("rule, cap", [
+    ("Budget cap 500 per order", 500),
+    ("spend at most 2000 per month", 2000),
+    ("order budget max 800 each", 800),
+    ("Never pay more than 250 without asking", 250),
+    ("budget 1200 for the quarter", 1200),
+    # A countable money word ("refunds", "orders", "payments") before "per": the number counts them.
+    ("limit refunds to 3 per day", None),
+    ("At most 3 orders per day", None),
+    ("Limit payments to 5 per hour", None),
+    ("token budget 8000 per session", None),
+])
+def test_a_cap_on_an_amount_of_money_holds_when_per_or_without_follows_its_number(rule, cap):
+    assert cap_of(rule) == cap

@@ -64,6 +64,12 @@ _CAP = re.compile(r"(?:上限|cap|limit|at most|more than|exceed(?:s|ing)?|\bove
 MONEY_BEFORE_CAP, MONEY_AFTER_NUMBER, CAP_BEFORE_MONEY = 24, 8, 40
 _MONEY = re.compile(rf"[$€£¥￥]|\b(?:{_CURRENCY_WORDS}|budget|spend(?:ing)?|costs?|price|refunds?|amounts?|"
                     r"pay(?:ments?)?|charges?|purchases?|invoices?|orders?)\b|元|块钱|预算|金额|费用|花费|退款|支付|价格|付款", re.IGNORECASE)
+# The money words that name an amount, not a thing that can be counted ("refunds", "orders"): a cap near them is on
+# money even when a word such as "per" follows its number ("budget cap 500 per order", "never pay more than 250
+# without asking"), where "limit refunds to 3 per day" counts refunds.
+_MONEY_AMOUNT = re.compile(rf"[$€£¥￥]|\b(?:{_CURRENCY_WORDS}|budget|spend(?:ing)?|costs?|price|amounts?|pay)\b|元|块钱|预算|金额|费用|花费|价格",
+                           re.IGNORECASE)
+_NOT_A_UNIT = re.compile(r"\s*(?:per|each|a|an|for|without|on|in|at|to|and|or|before|unless|then|total|every)\b", re.IGNORECASE)
 # What a capped number counts when it is no money: a word after it ("3 retries", "5 refunds per day", "10 pages"),
 # a percentage, a Chinese measure word; a year ("budget 2025 planning"). Currency words and scales are money's.
 _OTHER_UNIT = re.compile(r"\s*(?:%|次|个|件|条|份|笔|项|页|行|字|人|台|张|篇|轮|遍|步|位|周|月|分钟|小时|天|秒|毫秒|年|"
@@ -97,7 +103,14 @@ def _money_cap(text: str) -> float | None:
         if _CAP_WORDS.search(text, max(0, money.start() - CAP_BEFORE_MONEY), money.start()) or _CAP_AFTER.match(text, money.end()):
             return _scaled(*((money.group("a"), money.group("sa")) if money.group("a") else (money.group("b"), money.group("sb"))))
     for cap in _CAP.finditer(text):
-        if _names_money(text, max(0, cap.start() - MONEY_BEFORE_CAP), cap.end() + MONEY_AFTER_NUMBER) and not _OTHER_UNIT.match(text, cap.end()):
+        start, end = max(0, cap.start() - MONEY_BEFORE_CAP), cap.end() + MONEY_AFTER_NUMBER
+        if not _OTHER_UNIT.match(text, cap.end()):
+            on_money = _names_money(text, start, end, _MONEY)
+        elif _NOT_A_UNIT.match(text, cap.end()):
+            on_money = _names_money(text, start, end, _MONEY_AMOUNT)
+        else:
+            continue
+        if on_money:
             return _scaled(cap.group(1), cap.group(2))
     return None
 
@@ -108,9 +121,9 @@ _NOT_MONEY_BUDGET = re.compile(r"(?:\b(?:tokens?|time|error|memory|context|laten
 _BUDGET_QUALIFIER_CHARS = 16
 
 
-def _names_money(text: str, start: int, end: int) -> bool:
-    """Whether ``text[start:end]`` has a money word that is not a budget of something else."""
-    for word in _MONEY.finditer(text, start, end):
+def _names_money(text: str, start: int, end: int, words: re.Pattern[str]) -> bool:
+    """Whether ``text[start:end]`` has a money word (one of ``words``) that is not a budget of something else."""
+    for word in words.finditer(text, start, end):
         before = max(0, word.start() - _BUDGET_QUALIFIER_CHARS)
         if not any(other.end() == word.end() for other in _NOT_MONEY_BUDGET.finditer(text, before, word.end())):
             return True
