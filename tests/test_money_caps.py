@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from ctxtop.context.audit.violations import implied_checks, is_amount_key
+from ctxtop.context.audit.violations import chinese_number, implied_checks, is_amount_key
 from ctxtop.context.guard.judge import judge_call
 from ctxtop.context.rules.constraints import make_constraint
 
@@ -130,3 +130,24 @@ def test_a_budget_of_something_else_and_a_number_of_things_cap_no_money(rule, ca
 ])
 def test_a_cap_on_an_amount_of_money_holds_when_per_or_without_follows_its_number(rule, cap):
     assert cap_of(rule) == cap
+
+
+@pytest.mark.parametrize("text, number", [
+    ("五千", 5000), ("九千", 9000), ("一万二千", 12000), ("三千五", 3500), ("一万二", 12000), ("一千零五", 1005), ("十二", 12),
+    ("两千五百", 2500), ("三十万", 300000), ("壹万贰仟", 12000), ("千", None), ("零", None), ("五千块钱", None),
+])
+def test_a_number_in_chinese_numerals_is_read(text, number):
+    assert chinese_number(text) == number
+
+
+@pytest.mark.parametrize("rule, cap", [
+    ("单笔付款超过五千元必须先问我", 5000), ("每单不超过壹万元", 10000), ("预算上限两千五百美元", 2500),
+    ("超过三次退款要问我", None), ("千元以内的小额采购可以直接下单", None), ("最多跟两个人一块做", None),
+])
+def test_a_cap_in_chinese_numerals_is_read(rule, cap):
+    assert cap_of(rule) == cap
+
+
+@pytest.mark.parametrize("amount, said", [("九千元", "amount 9000"), ("人民币壹万贰仟元整", "amount 12000"), ("七千", ""), ("一万二", "amount 12000")])
+def test_an_amount_in_chinese_numerals_is_judged(amount, said):
+    assert breaks("预算上限 8000 元，超过需要先问我", {"amount": amount}) == (f"mcp__shop__checkout: {said} exceeds the cap 8000" if said else "")

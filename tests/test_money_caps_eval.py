@@ -25,8 +25,6 @@ EVAL = _money_caps_eval()
 # (rule, index of the call among that rule's cases) → why ctxtop still judges it wrong
 STILL_WRONG: dict[tuple[str, int], str] = {
     ("Keep the price list to at most 40 per page.", 0): "'price' names money and 'per page' reads as per-thing money, as in 'spend 40 per order'",
-    ("预算上限 8000 元，超过需要先问我", 2): "an amount in Chinese numerals is not read",
-    ("单笔付款超过五千元必须先问我", 0): "a cap in Chinese numerals is not read",
 }
 
 

@@ -54,9 +54,46 @@ _NUMBER = r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?"  # 8000, 8,000, 12.5 (no
 _CURRENCY_CODES = r"usd|eur|gbp|rmb|cny|jpy|hkd|cad|aud|chf|sgd"  # written before or after an amount
 _CURRENCY_WORDS = rf"{_CURRENCY_CODES}|dollars?|euros?|yuan|bucks"  # written after it
 _CJK_CURRENCIES = r"人民币|美元|美金|欧元|英镑|日元|港币|港元"  # written before or after it
+# Amounts written in Chinese numerals, plain (五千, 一万二千, 三千五) or as invoices write them (壹万贰仟): "超过五千元",
+# "九千元". A run of numerals counts as a number only with a digit or 十 in it ("千元" alone is no amount).
+_CHINESE_DIGITS = {"零": 0, "〇": 0, "一": 1, "壹": 1, "二": 2, "贰": 2, "两": 2, "三": 3, "叁": 3, "四": 4, "肆": 4, "五": 5, "伍": 5,
+                   "六": 6, "陆": 6, "七": 7, "柒": 7, "八": 8, "捌": 8, "九": 9, "玖": 9}
+_CHINESE_UNITS = {"十": 10, "拾": 10, "百": 100, "佰": 100, "千": 1000, "仟": 1000}
+_CHINESE_SECTIONS = {"万": 10_000, "萬": 10_000, "亿": 100_000_000}
+_CHINESE_NUMERAL = "[" + "".join([*_CHINESE_DIGITS, *_CHINESE_UNITS, *_CHINESE_SECTIONS]) + "]{1,16}"
+
+
+def chinese_number(text: str) -> float | None:
+    """``"五千"`` → 5000.0, ``"一万二千"`` → 12000.0, ``"三千五"`` → 3500.0 (a digit after a unit is a tenth of it);
+    None when ``text`` is not a number so written."""
+    total = section = digit = 0
+    last_unit, after_zero, seen = 0, False, False
+    for char in text:
+        if char in _CHINESE_DIGITS:
+            digit, seen = _CHINESE_DIGITS[char], seen or char not in "零〇"
+            after_zero = after_zero or char in "零〇"
+        elif char in _CHINESE_UNITS:
+            unit = _CHINESE_UNITS[char]
+            seen = seen or unit == 10
+            section += (digit or (1 if unit == 10 else 0)) * unit
+            digit, last_unit, after_zero = 0, unit, False
+        elif char in _CHINESE_SECTIONS:
+            total += (section + digit) * _CHINESE_SECTIONS[char]
+            section = digit = 0
+            last_unit, after_zero = _CHINESE_SECTIONS[char], False
+        else:
+            return None
+    if not seen:
+        return None
+    if digit and last_unit >= 100 and not after_zero:  # 三千五: five hundred; 一千零五: five
+        digit *= last_unit // 10
+    return float(total + section + digit)
+
+
 _MONEY_NUMBER = re.compile(
     rf"(?:[$€£¥￥]|\b(?:{_CURRENCY_CODES})\s?|{_CJK_CURRENCIES})\s*(?P<a>{_NUMBER})\s?(?P<sa>[km]\b|万|千)?"
-    rf"|(?P<b>{_NUMBER})\s?(?P<sb>[km]|万|千)?\s?(?:元|块钱|块|{_CJK_CURRENCIES}|\b(?:{_CURRENCY_WORDS})\b)", re.IGNORECASE)
+    rf"|(?P<b>{_NUMBER})\s?(?P<sb>[km]|万|千)?\s?(?:元|块钱|块|{_CJK_CURRENCIES}|\b(?:{_CURRENCY_WORDS})\b)"
+    rf"|(?P<c>{_CHINESE_NUMERAL})(?:元|圆|块钱|{_CJK_CURRENCIES})", re.IGNORECASE)  # (not 块: "一块" is also "together")
 _SCALE = {"k": 1e3, "m": 1e6, "千": 1e3, "万": 1e4}
 _CAP = re.compile(r"(?:上限|cap|limit|at most|more than|exceed(?:s|ing)?|\bover\b|\babove\b|\bbeyond\b|ceiling|threshold|不超过|超过|高于|budget|"
                   r"预算|max(?:imum)?)\D{0,12}"
@@ -100,7 +137,11 @@ def implied_checks(constraint: Constraint) -> list[tuple[str, Any]]:
 def _money_cap(text: str) -> float | None:
     """The first cap in ``text`` on an amount of money, if it states one."""
     for money in _MONEY_NUMBER.finditer(text):
+        if money.group("c") and (amount := chinese_number(money.group("c"))) is None:
+            continue
         if _CAP_WORDS.search(text, max(0, money.start() - CAP_BEFORE_MONEY), money.start()) or _CAP_AFTER.match(text, money.end()):
+            if money.group("c"):
+                return amount
             return _scaled(*((money.group("a"), money.group("sa")) if money.group("a") else (money.group("b"), money.group("sb"))))
     for cap in _CAP.finditer(text):
         start, end = max(0, cap.start() - MONEY_BEFORE_CAP), cap.end() + MONEY_AFTER_NUMBER
@@ -318,6 +359,7 @@ def _json_in(text: str) -> Any:
 
 _NUMBER_TEXT = re.compile(rf"\s*(?:[$€£¥￥]|(?:{_CURRENCY_CODES})\s|{_CJK_CURRENCIES})?\s*(-?\d[\d,]*(?:\.\d+)?(?:e[+-]?\d+)?)\s*([km]|万|千)?\s*"
                           rf"(?:元|{_CJK_CURRENCIES}|{_CURRENCY_WORDS})?\s*", re.IGNORECASE)
+_CHINESE_NUMBER_TEXT = re.compile(rf"\s*(?:{_CJK_CURRENCIES})?\s*({_CHINESE_NUMERAL})\s*(?:元|圆|块钱|块|{_CJK_CURRENCIES})?整?\s*")
 _KEYED_NUMBER = re.compile(r'"((?:[^"\\]|\\.)*)"\s*:\s*("[^"\\]{1,40}"|-?\d[\d.eE+-]*)')
 
 
@@ -334,4 +376,6 @@ def _amount(value: Any) -> float | None:
                 return _scaled(match.group(1), match.group(2))
             except ValueError:
                 return None
+        if chinese := _CHINESE_NUMBER_TEXT.fullmatch(value):
+            return chinese_number(chinese.group(1))
     return None
