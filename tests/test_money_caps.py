@@ -151,3 +151,11 @@ def test_a_cap_in_chinese_numerals_is_read(rule, cap):
 @pytest.mark.parametrize("amount, said", [("九千元", "amount 9000"), ("人民币壹万贰仟元整", "amount 12000"), ("七千", ""), ("一万二", "amount 12000")])
 def test_an_amount_in_chinese_numerals_is_judged(amount, said):
     assert breaks("预算上限 8000 元，超过需要先问我", {"amount": amount}) == (f"mcp__shop__checkout: {said} exceeds the cap 8000" if said else "")
+
+
+@pytest.mark.parametrize("rule, cap", [
+    ("退款金额 500 元以下可以直接处理，超过的先找我", 500), ("¥2000及以下的采购不用问我", 2000),
+    ("Approve on your own orders of $300 or below; bigger ones, ask", 300), ("最多 3 次以下", None),
+])
+def test_an_amount_one_may_go_up_to_caps_it(rule, cap):
+    assert cap_of(rule) == cap

@@ -47,9 +47,9 @@ def is_amount_key(key: str) -> bool:
 # other thing ("budget cap 8000"; not "no more than 3 retries of a refund", "budget: 5 minutes", "不超过3次").
 _CAP_WORDS = re.compile(r"上限|不超过|超过|高于|最多|封顶|以内|\b(?:caps?|capped|limits?|at most|no more than|more than|exceed(?:s|ing)?|"
                         r"under|below|over|above|beyond|up to|budget|ceiling|threshold|max(?:imum)?)\b|预算", re.IGNORECASE)
-# (After an amount: "$500 max", "1万以内"; "$750 or more" names what needs asking, and so caps the amount at it.)
-_CAP_AFTER = re.compile(r"\s*(?:\b(?:max(?:imum)?|at most|or less|tops|or more|or above|or higher|and (?:up|above))\b|上限|以内|封顶|及以上|以上)",
-                        re.IGNORECASE)
+# (After an amount: "$500 max", "1万以内", "500 元以下"; "$750 or more" names what needs asking, and so caps the amount at it.)
+_CAP_AFTER = re.compile(r"\s*(?:\b(?:max(?:imum)?|at most|or (?:less|below|under)|tops|or more|or above|or higher|and (?:up|above))\b"
+                        r"|上限|以内|及?以下|封顶|及?以上)", re.IGNORECASE)
 _NUMBER = r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?"  # 8000, 8,000, 12.5 (not "8000," as in "cap 8000, stop")
 _CURRENCY_CODES = r"usd|eur|gbp|rmb|cny|jpy|hkd|cad|aud|chf|sgd"  # written before or after an amount
 _CURRENCY_WORDS = rf"{_CURRENCY_CODES}|dollars?|euros?|yuan|bucks"  # written after it
