@@ -159,3 +159,12 @@ def test_an_amount_in_chinese_numerals_is_judged(amount, said):
 ])
 def test_an_amount_one_may_go_up_to_caps_it(rule, cap):
     assert cap_of(rule) == cap
+
+
+@pytest.mark.parametrize("rule, cap", [
+    ("Keep the price list to at most 40 per page.", None), ("The cost dashboard shows at most 12 per row", None),
+    ("预算文档最多 12", None), ("Budget review: at most 4 per quarter", None),
+    ("Price cap 40 per unit", 40), ("Keep the budget at most 9000", 9000),
+])
+def test_a_thing_named_after_money_is_no_amount_of_it(rule, cap):
+    assert cap_of(rule) == cap

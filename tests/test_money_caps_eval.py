@@ -24,7 +24,6 @@ def _money_caps_eval():
 EVAL = _money_caps_eval()
 # (rule, index of the call among that rule's cases) → why ctxtop still judges it wrong
 STILL_WRONG: dict[tuple[str, int], str] = {
-    ("Keep the price list to at most 40 per page.", 0): "'price' names money and 'per page' reads as per-thing money, as in 'spend 40 per order'",
     ("预算上限 8000 元，超过需要先问我", 7): "out of scope: 1200 USD is over 8000 元 only at an exchange rate ctxtop does not know",
     ("Don't spend more than $500 on any single order without asking me.", 7):
         "out of scope: 60000 JPY is under $500 only at an exchange rate ctxtop does not know (it errs towards asking)",

@@ -160,13 +160,20 @@ def _money_cap(text: str) -> float | None:
 _NOT_MONEY_BUDGET = re.compile(r"(?:\b(?:tokens?|time|error|memory|context|latency|retry|page|word|character)[\s-]*|(?:token|上下文|时间|内存|字数|篇幅)\s*)"
                                r"(?:budget|预算)", re.IGNORECASE)
 _BUDGET_QUALIFIER_CHARS = 16
+# A thing named after money is no amount of it: "the price list", "the cost dashboard", "the budget doc".
+_NAMED_AFTER_MONEY = re.compile(r"[\s-]+(?:lists?|pages?|tables?|sheets?|spreadsheets?|docs?|documents?|reports?|files?|api|endpoints?|"
+                                r"services?|modules?|dashboards?|meetings?|reviews?|planning|templates?|tabs?|pdfs?)\b|文档|页面|报表|表格|会议",
+                                re.IGNORECASE)
 
 
 def _names_money(text: str, start: int, end: int, words: re.Pattern[str]) -> bool:
-    """Whether ``text[start:end]`` has a money word (one of ``words``) that is not a budget of something else."""
+    """Whether ``text[start:end]`` has a money word (one of ``words``) that names an amount of money: not a budget of
+    something else, nor a thing named after money."""
     for word in words.finditer(text, start, end):
         before = max(0, word.start() - _BUDGET_QUALIFIER_CHARS)
-        if not any(other.end() == word.end() for other in _NOT_MONEY_BUDGET.finditer(text, before, word.end())):
+        if any(other.end() == word.end() for other in _NOT_MONEY_BUDGET.finditer(text, before, word.end())):
+            continue
+        if not word.group().isalpha() or not _NAMED_AFTER_MONEY.match(text, word.end()):
             return True
     return False
 
