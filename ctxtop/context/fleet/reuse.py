@@ -26,7 +26,7 @@ from ctxtop.context.window.subagents import session_id_of, subagent_candidates
 from ctxtop.version import version
 
 # Bump when what a row holds changes: older results are then audited again.
-FLEET_VERSION = 18  # 2: Codex cache reads after a compaction; cost_estimated of an unpriced summarizing call. 3: XXH3 digests;
+FLEET_VERSION = 19  # 2: Codex cache reads after a compaction; cost_estimated of an unpriced summarizing call. 3: XXH3 digests;
 # 4: rule detection leaves Claude Code's summarizing request out, alert details quote cleaned rules; 5: rules in tables and
 # fewer in descriptive sections, Claude Code messages sent from the queue within a turn, every Inspect call's usage;
 # 6: only a cap on money caps a call's amounts, the summary's tokens counted exactly whatever the token cache held;
@@ -37,7 +37,8 @@ FLEET_VERSION = 18  # 2: Codex cache reads after a compaction; cost_estimated of
 # 12: a rule's id and facts from its text as shown; 13: amounts in strings, and in inputs JSON cannot decode whole;
 # 14: a path's tail held only as a path of its own; 15: money caps read from amounts written as money;
 # 16: caps over/above, counted things, amounts' objects and lists; 17: example blocks and recommended workflows;
-# 18: texts cut never inside an email address's local part, and marked "…" where they were cut
+# 18: texts cut never inside an email address's local part, and marked "…" where they were cut;
+# 19: money caps: amount fields by their words, cents, commands' and bodies' amounts, order lines, Chinese numerals
 READ_BYTES = 8 << 20
 
 
