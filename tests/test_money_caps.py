@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from ctxtop.context.audit.violations import chinese_number, implied_checks, is_amount_key
+from ctxtop.context.audit.money_words import chinese_number, is_amount_key
+from ctxtop.context.audit.violations import implied_checks
 from ctxtop.context.guard.judge import judge_call
 from ctxtop.context.rules.constraints import make_constraint
 

@@ -1,0 +1,81 @@
+"""How money is written: currencies, numbers with their scale, Chinese numerals, and the names of the fields
+that hold an amount. What the rules' caps (``money_caps``) and the tool calls' amounts (``call_amounts``) share."""
+
+from __future__ import annotations
+
+import functools
+import re
+
+# A key names an amount by one of its words ("amount", "refund_amount", "totalPrice", "subtotal"; Chinese keys have
+# no words to split): not by a part of one ("checksum", "summary_id"), nor when another word says what it counts
+# ("total_tokens", "budget_tokens", "total_lines", "cost_ms"): such a number is no money.
+_AMOUNT_WORDS = frozenset({"amount", "amounts", "total", "totals", "subtotal", "grandtotal", "price", "prices", "cost", "costs",
+                           "budget", "sum"})
+_CJK_AMOUNT_KEYS = re.compile(r"金额|总价|总额|费用|价格|单价")
+_NOT_MONEY_WORDS = frozenset({"token", "tokens", "line", "lines", "count", "counts", "page", "pages", "id", "ids",
+                              "ms", "sec", "secs", "seconds", "minutes", "hours", "days", "bytes", "kb", "mb", "gb", "percent",
+                              "pct", "ratio", "rate", "qty", "quantity", "words", "chars", "characters", "steps", "retries"})
+_KEY_WORD = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])")  # snake_case, kebab-case, camelCase and CAPS split alike
+
+
+def key_words(key: str) -> frozenset[str]:
+    """The words of a field's name, lower-cased: ``refund_amount``, ``totalPrice``, ``TOTAL-COST`` alike."""
+    return frozenset(word.lower() for word in _KEY_WORD.findall(key))
+
+
+@functools.lru_cache(maxsize=1024)
+def is_amount_key(key: str) -> bool:
+    """Whether a field named ``key`` holds an amount of money."""
+    if _CJK_AMOUNT_KEYS.search(key):
+        return True
+    words = key_words(key)
+    return not words.isdisjoint(_AMOUNT_WORDS) and words.isdisjoint(_NOT_MONEY_WORDS)
+
+
+NUMBER = r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?"  # 8000, 8,000, 12.5 (not "8000," as in "cap 8000, stop")
+CURRENCY_CODES = r"usd|eur|gbp|rmb|cny|jpy|hkd|cad|aud|chf|sgd"  # written before or after an amount
+CURRENCY_WORDS = rf"{CURRENCY_CODES}|dollars?|euros?|yuan|bucks"  # written after it
+CJK_CURRENCIES = r"人民币|美元|美金|欧元|英镑|日元|港币|港元"  # written before or after it
+# Amounts written in Chinese numerals, plain (五千, 一万二千, 三千五) or as invoices write them (壹万贰仟): "超过五千元",
+# "九千元". A run of numerals counts as a number only with a digit or 十 in it ("千元" alone is no amount).
+_CHINESE_DIGITS = {"零": 0, "〇": 0, "一": 1, "壹": 1, "二": 2, "贰": 2, "两": 2, "三": 3, "叁": 3, "四": 4, "肆": 4, "五": 5, "伍": 5,
+                   "六": 6, "陆": 6, "七": 7, "柒": 7, "八": 8, "捌": 8, "九": 9, "玖": 9}
+_CHINESE_UNITS = {"十": 10, "拾": 10, "百": 100, "佰": 100, "千": 1000, "仟": 1000}
+_CHINESE_SECTIONS = {"万": 10_000, "萬": 10_000, "亿": 100_000_000}
+CHINESE_NUMERAL = "[" + "".join([*_CHINESE_DIGITS, *_CHINESE_UNITS, *_CHINESE_SECTIONS]) + "]{1,16}"
+
+
+def chinese_number(text: str) -> float | None:
+    """``"五千"`` → 5000.0, ``"一万二千"`` → 12000.0, ``"三千五"`` → 3500.0 (a digit after a unit is a tenth of it);
+    None when ``text`` is not a number so written."""
+    total = section = digit = 0
+    last_unit, after_zero, seen = 0, False, False
+    for char in text:
+        if char in _CHINESE_DIGITS:
+            digit, seen = _CHINESE_DIGITS[char], seen or char not in "零〇"
+            after_zero = after_zero or char in "零〇"
+        elif char in _CHINESE_UNITS:
+            unit = _CHINESE_UNITS[char]
+            seen = seen or unit == 10
+            section += (digit or (1 if unit == 10 else 0)) * unit
+            digit, last_unit, after_zero = 0, unit, False
+        elif char in _CHINESE_SECTIONS:
+            total += (section + digit) * _CHINESE_SECTIONS[char]
+            section = digit = 0
+            last_unit, after_zero = _CHINESE_SECTIONS[char], False
+        else:
+            return None
+    if not seen:
+        return None
+    if digit and last_unit >= 100 and not after_zero:  # 三千五: five hundred; 一千零五: five
+        digit *= last_unit // 10
+    return float(total + section + digit)
+
+
+
+_SCALE = {"k": 1e3, "m": 1e6, "千": 1e3, "万": 1e4}
+
+
+def scaled(number: str, scale: str | None) -> float:
+    """``"1,200"`` → 1200.0; ``"5", "k"`` → 5000.0."""
+    return float(number.replace(",", "")) * _SCALE.get((scale or "").lower(), 1)
