@@ -19,6 +19,7 @@ from ctxtop.context.strategies.report import session_frame
 from ctxtop.context.window.session import Session
 from ctxtop.tui.app import CtxtopApp
 from ctxtop.tui.demo import DEMO_WINDOW, demo_path
+from ctxtop.tui.keymap import COMMANDS
 from ctxtop.tui.screens import KEYS, HelpScreen
 from ctxtop.tui.widgets.breakdown import Breakdown
 from ctxtop.tui.widgets.detail import Detail
@@ -438,19 +439,42 @@ async def test_a_named_format_that_reads_no_message_is_refused_when_the_demo_rep
     assert app.return_code == 2 and "no message could be read as codex" in (app.load_error or "")
 
 
-@pytest.mark.parametrize("width", [110, 120])
-async def test_the_footer_ends_with_quit_from_110_columns_whatever_has_the_focus(width):
+def footer_entries(app) -> list[tuple[str, str, int]]:
+    """The footer's entries on screen: key, description and the column after the entry's last."""
+    footer = app.screen.query_one(Footer)
+    return [(key.key_display, key.description, key.region.right) for key in footer.query("FooterKey") if key.display]
+
+
+@pytest.mark.parametrize("width", [60, 80, 110, 120])
+async def test_the_footer_ends_with_help_and_quit_whatever_the_width_and_the_focus(width):
+    # At 80 columns the footer used to end at "e Export": how to get help and how to quit were off-screen.
     app = demo_app(at=203)
     async with app.run_test(size=(width, 40)) as pilot:
         await settle(pilot, app, 203)
         for _ in range(6):  # the window list, the detail pane (its own key), the tabs...
             await pilot.pause()
-            footer = app.screen.query_one(Footer)
-            keys = [key for key in footer.query("FooterKey") if key.display]
-            last = keys[-1]
-            assert (last.key_display, last.description) == ("q", "Quit")
-            assert last.region.right <= width, f"Quit cut with the focus on {app.focused}"
+            entries = footer_entries(app)
+            assert [(key, description) for key, description, _ in entries[-2:]] == [("?", "Help"), ("q", "Quit")]
+            assert all(right <= width for *_, right in entries), f"an entry cut with the focus on {app.focused}: {entries}"
             await pilot.press("tab")
+
+
+async def test_the_footer_leaves_out_only_what_does_not_fit_and_refits_on_a_resize():
+    every_entry = [command.footer for command in COMMANDS if command.footer]
+    app = demo_app(at=203)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot, app, 203)
+        await pilot.pause()
+        assert [description for _, description, _ in footer_entries(app)] == every_entry
+        await pilot.resize_terminal(80, 40)
+        await pilot.pause(0.1)
+        # Strategy goes first, then Compaction ("[ / ]" opens the same view); the rest keep their order.
+        shown = [description for _, description, _ in footer_entries(app)]
+        assert shown == [entry for entry in every_entry if entry not in ("Strategy", "Compaction")]
+        assert all(right <= 80 for *_, right in footer_entries(app))
+        await pilot.resize_terminal(120, 40)
+        await pilot.pause(0.1)
+        assert [description for _, description, _ in footer_entries(app)] == every_entry
 
 
 async def test_every_tab_name_is_in_sight_at_120_columns():

@@ -20,7 +20,7 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.notifications import SeverityLevel
 from textual.screen import ModalScreen
-from textual.widgets import Footer, Input, ProgressBar, TabbedContent, TabPane
+from textual.widgets import Input, ProgressBar, TabbedContent, TabPane
 from textual.worker import Worker, WorkerState, get_current_worker
 
 from ctxtop.context.audit.alerts import Alert, AlertKind
@@ -38,7 +38,7 @@ from ctxtop.context.window.tail_first import tail_session
 from ctxtop.tui.actions import UserActions, no_such_message
 from ctxtop.tui.discover import SESSION_SUFFIXES, is_session_folder
 from ctxtop.tui.errors import USER_ERRORS, os_error_line
-from ctxtop.tui.keymap import PRIORITY_ACTIONS, TYPED_ACTIONS, bindings
+from ctxtop.tui.keymap import PRIORITY_ACTIONS, TYPED_ACTIONS, bindings, footer_rank
 from ctxtop.tui.live import LiveUpdates
 from ctxtop.tui.messages import (
     AuditReady,
@@ -61,6 +61,7 @@ from ctxtop.tui.widgets.compaction import CompactionView
 from ctxtop.tui.widgets.detail import Detail
 from ctxtop.tui.widgets.empty_note import EmptyNote
 from ctxtop.tui.widgets.fitted import Fitted, cut
+from ctxtop.tui.widgets.footer import FittedFooter
 from ctxtop.tui.widgets.header import header_text
 from ctxtop.tui.widgets.panels import AlertsTable, ConstraintsTable, StrategiesTable
 from ctxtop.tui.widgets.subagents import EMPTY as NO_SUBAGENTS
@@ -201,22 +202,14 @@ class CtxtopApp(LiveUpdates, UserActions, AppParts):
                     yield EmptyNote(NO_SUBAGENTS)
         yield CompactionView(id="compaction")
         yield Input(id="prompt")  # search and go-to type here
-        yield Footer(show_command_palette=False)
+        yield FittedFooter(footer_rank, roomy_width=FOOTER_ROOMY_WIDTH, show_command_palette=False)
 
     def on_mount(self) -> None:
         self.query_one(WindowList).focus()
-        self._fit_footer()
         self.query_one(StrategiesTable).set_strategies(list(STRATEGIES))
         if self.notice:
             self.notify(one_line(self.notice, 200), title="ctxtop")
         self.load_session()
-
-    def on_resize(self) -> None:
-        self._fit_footer()
-
-    def _fit_footer(self) -> None:
-        # Its keys closer together below 120 columns: from 110 on it still ends with Quit.
-        self.query_one(Footer).compact = self.size.width < FOOTER_ROOMY_WIDTH
 
     # --- loading --------------------------------------------------------------------------------
     @work(thread=True, exclusive=True, exit_on_error=False, group="load")
