@@ -13,7 +13,7 @@ from ctxtop.context.output.snapshot import build_snapshot
 from ctxtop.context.tracker import Tracker
 from ctxtop.context.window.session import Session
 from ctxtop.tui.demo import demo_path
-from ctxtop.tui.widgets.cells import fitted_count, percent_text
+from ctxtop.tui.widgets.cells import CELL_PADDING, fitted_count, percent_text, texts_that_fit
 from ctxtop.tui.widgets.timeline import short_tokens
 
 from .conftest import app_holding
@@ -35,6 +35,20 @@ SCALES = {"k": 10**3, "M": 10**6, "B": 10**9, "T": 10**12, "P": 10**15, "E": 10*
 ])
 def test_a_count_is_whole_or_rounded_with_its_unit(value, width, mark, shown):
     assert fitted_count(value, width, mark) == shown
+
+
+@pytest.mark.parametrize(("room", "widths"), [
+    (0, []),  # no room after the counts: no text column, rather than one cut at the pane's edge
+    (7, []),  # the type's least (6) and its padding do not fit
+    (11, [9]),  # the type only, in what there is
+    (18, [6, 8]),  # the task keeps its least: the type gives way
+    (31, [17, 10]),  # the type whole (17 is its longest), the task in the rest
+    (60, [17, 39]),
+])
+def test_text_columns_take_the_room_the_counts_leave_each_whole_or_left_out(room, widths):
+    bounds = [(6, 17), (8, None)]  # the Agents pane's type (as wide as its longest) and task
+    assert texts_that_fit(room, bounds) == widths
+    assert sum(width + CELL_PADDING for width in widths) <= room
 
 
 @given(value=st.integers(min_value=0, max_value=10**19), width=st.integers(min_value=1, max_value=16),

@@ -10,6 +10,7 @@ import pytest
 from textual.widgets import DataTable, TabbedContent
 
 from ctxtop.context.output.snapshot import build_snapshot
+from ctxtop.context.sanitize import cut
 from ctxtop.context.window.session import Session
 from ctxtop.tui.app import CtxtopApp
 from ctxtop.tui.cli import main
@@ -104,9 +105,10 @@ async def test_the_agents_pane_lists_them_opens_one_in_the_same_screen_and_goes_
         await settle(pilot, app, last)
         app.query_one(TabbedContent).active = "tab-agents"
         table = _agents_table(app)
-        assert await until(pilot, lambda: table.row_count == 1)
+        assert await until(pilot, lambda: table.row_count == 1 and "kind" in table.text_widths)  # (laid out for the pane)
         row = str(agents / "agent-a881341.jsonl")
-        assert str(table.get_cell(row, "kind")) == "claude-code-guide"
+        # At 120 columns the pane has room for the counts and a few cells of the type, cut with an ellipsis.
+        assert str(table.get_cell(row, "kind")) == cut("claude-code-guide", table.text_widths["kind"])
         before = str(table.get_cell(row, "messages"))
         # Live: the sub-agent writes on, and a compaction sub-agent appears.
         with open(agents / "agent-a881341.jsonl", "ab") as handle:
@@ -130,6 +132,32 @@ async def test_the_agents_pane_lists_them_opens_one_in_the_same_screen_and_goes_
         await settle(pilot, app, last)
         assert app.path == str(log) and app.subagent is None
         assert "⌫ back" not in str(app.query_one("#header").render())
+
+
+@pytest.mark.parametrize("width", [80, 120, 200])
+async def test_the_agents_pane_fits_its_type_and_task_columns_cut_with_an_ellipsis(width):
+    # At 80 columns the type and task columns went on past the pane's edge, cut there without a mark.
+    app = CtxtopApp(str(SESSION))
+    async with app.run_test(size=(width, 40)) as pilot:
+        await settle(pilot, app, Session.open(SESSION).message_count)
+        await pilot.press("6")
+        table = _agents_table(app)
+        assert await until(pilot, lambda: table.row_count == 2)
+        await pilot.pause()
+        assert sum(column.get_render_width(table) for column in table.columns.values()) <= table.scrollable_content_region.width
+        full = {"kind": {"claude-code-guide", "compaction"}, "task": {"Research Claude hook output", ""}}
+        shown: dict[str, set[str]] = {"kind": set(), "task": set()}
+        for row in table.rows:
+            for key, column in table.columns.items():
+                text = str(table.get_cell(row, key))
+                assert len(text) <= column.width, f"{key.value}: {text!r} in {column.width} cells"
+                if key.value in full:
+                    assert text in full[key.value] or (text.endswith("…") and any(whole.startswith(text[:-1]) for whole in full[key.value]))
+                    shown[key.value].add(text)
+        if width == 200:  # room for the longest type whole and the start of the task
+            assert shown["kind"] == full["kind"] and any(task.startswith("Research") for task in shown["task"])
+        if width == 80:  # the counts come first: the texts have no room left
+            assert [key.value for key in table.columns] == ["id", "window"]
 
 
 def test_markdown_lists_the_sub_agents():

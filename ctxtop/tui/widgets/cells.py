@@ -49,11 +49,11 @@ CELL_PADDING = 2  # a DataTable cell's padding, one each side
 SCROLLBAR = 2  # the vertical scrollbar's columns
 
 
-def counts_that_fit(width: int, count_widths: Sequence[int], name_width: tuple[int, int]) -> tuple[int, int]:
+def counts_that_fit(width: int, count_widths: Sequence[int], name_width: tuple[int, int]) -> tuple[int, int, int]:
     """For a table of a name column (``name_width``: its least and most cells) then counts ``count_widths`` cells wide,
-    in ``width`` cells: the name's width and how many of the counts are shown, each whole. The first count always
-    (the most telling), then the name as wide as it may be, then the other counts that still fit whole: one that
-    does not is left out, with those after it (a number cut at the pane's edge reads as another number)."""
+    in ``width`` cells: the name's width, how many of the counts are shown, each whole, and the cells left after them.
+    The first count always (the most telling), then the name as wide as it may be, then the other counts that still fit
+    whole: one that does not is left out, with those after it (a number cut at the pane's edge reads as another number)."""
     least, most = name_width
     room = width - SCROLLBAR
     first, *others = count_widths
@@ -65,4 +65,23 @@ def counts_that_fit(width: int, count_widths: Sequence[int], name_width: tuple[i
             break
         shown += 1
         room -= cells + CELL_PADDING
-    return name, shown
+    return name, shown, max(0, room)
+
+
+def texts_that_fit(room: int, text_widths: Sequence[tuple[int, int | None]]) -> list[int]:
+    """The widths of the text columns after the counts in the ``room`` cells they leave, in order. ``text_widths``:
+    each column's least and most cells (None: as wide as there is room). The columns whose least fits are shown, in
+    order (one that does not is left out, with those after it: two letters of a word are no column); each then as
+    wide as it may be, up to its most, while the ones after it keep their least."""
+    leasts: list[int] = []
+    for least, _ in text_widths:
+        if sum(leasts) + len(leasts) * CELL_PADDING + least + CELL_PADDING > room:
+            break
+        leasts.append(least)
+    widths: list[int] = []
+    for shown, (least, most) in enumerate(text_widths[:len(leasts)]):
+        kept_after = sum(cells + CELL_PADDING for cells in leasts[shown + 1:])
+        cells = room - CELL_PADDING - kept_after
+        widths.append(cells if most is None else min(most, cells))
+        room -= widths[-1] + CELL_PADDING
+    return widths

@@ -10,7 +10,7 @@ from textual.message import Message
 from textual.widgets import DataTable
 
 from ctxtop.context.output.redact import redact_text
-from ctxtop.context.sanitize import one_line
+from ctxtop.context.sanitize import cut, one_line
 from ctxtop.tui.widgets.cells import count_cell, percent_text
 from ctxtop.tui.widgets.counts_table import CountsTable
 from ctxtop.tui.widgets.empty_note import EmptyNote, show_if_empty
@@ -21,6 +21,10 @@ _WINDOW_WIDTH = 9
 # The counts after the name, the most telling first: each shown whole, or left out where the pane is too narrow.
 _COUNTS = (("window", "window", _WINDOW_WIDTH), ("% limit", "percent", 7), ("msgs", "messages", _MESSAGES_WIDTH))
 _NAME_WIDTH = (8, 18)  # the agent column's least and most cells
+# In the room the counts leave: the type ("general-purpose", "compaction") as wide as the longest, up to 20 cells,
+# then the task in the rest; a column with less than its least is left out.
+_TEXTS = (("type", "kind", (6, 20)), ("task", "task", (8, None)))
+_TASK_READ = 1000  # characters of a type or task read at most: wider than any pane
 
 
 class SubagentsTable(CountsTable):
@@ -36,15 +40,19 @@ class SubagentsTable(CountsTable):
     # The numbers after the name, each whole or not at all: the pane is narrow, and they are what changes.
     NAME = ("id", "agent", _NAME_WIDTH)
     COUNTS = _COUNTS
+    TEXTS = _TEXTS
 
     def __init__(self, **kwargs) -> None:
         super().__init__(**kwargs)
         self._agents: dict[str, dict[str, Any]] = {}
         self._shown: tuple[dict[str, Any], bool] | None = None  # the last ``show``, to fill the columns again on a resize
 
-    def add_more_columns(self) -> None:
-        self.add_column("type", key="kind", width=20)
-        self.add_column("task", key="task")
+    def text_bounds(self) -> list[tuple[int, int | None]]:
+        # The type column no wider than its longest type: what is left is the task's.
+        (least, most), task = super().text_bounds()
+        longest = max((len(one_line(agent["kind"], _TASK_READ)) for agent in self._agents.values()), default=0)
+        widest = longest if most is None else min(most, longest)
+        return [(least, max(least, widest)), task]
 
     def refill(self) -> None:
         self._agents.clear()  # (their rows went with the columns)
@@ -75,17 +83,23 @@ class SubagentsTable(CountsTable):
                 percent = window["percent"]
                 style = "bold red" if percent and percent >= 90 else "yellow" if percent and percent >= 70 else ""
                 self.update_cell(key, "id", Text(one_line(agent["id"], self.name_width)))
-                self.update_cell(key, "kind", Text(one_line(agent["kind"], 20), style="dim" if agent["kind"] == "agent" else ""))
                 counts = {"messages": count_cell(agent["messages"], _MESSAGES_WIDTH), "window": size,
                           "percent": Text(percent_text(percent) if percent is not None else "—", justify="right", style=style)}
                 for _, column, _ in self.counts:
                     self.update_cell(key, column, counts[column])
-                task = one_line(agent["description"] or "", 120)
-                self.update_cell(key, "task", Text(redact_text(task) if redacting else task, style="dim"))
+                # Masked before it is cut to its column: the mask may be longer than what it hides. (Cut first to a
+                # width no pane has, so that a log's megabyte of task is not masked at each update.)
+                task = one_line(agent["description"] or "", _TASK_READ)
+                texts = {"kind": (one_line(agent["kind"], _TASK_READ), "dim" if agent["kind"] == "agent" else ""),
+                         "task": (redact_text(task) if redacting else task, "dim")}
+                for column, width in self.text_widths.items():  # the text columns there is room for
+                    text, text_style = texts[column]
+                    self.update_cell(key, column, Text(cut(text, width), style=text_style))
             for gone in set(self._agents) - {a["path"] for a in agents}:
                 self.remove_row(gone)
                 del self._agents[gone]
             show_if_empty(self)
+        self.lay_out()  # a longer type came, or the longest went: the type column and the task's change width
 
     @on(DataTable.RowSelected)
     def open_selected(self, event: DataTable.RowSelected) -> None:
