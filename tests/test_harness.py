@@ -9,8 +9,9 @@ import pytest
 from ctxtop.context.output.markdown import render_markdown
 from ctxtop.context.output.snapshot import INFERRED, build_snapshot
 from ctxtop.context.window.harness import AFTER_COMPACTION, FIRST_CALL, MODEL_SWITCH, TOOLS_CHANGED, HarnessTracker
-from ctxtop.context.window.replay import Window
+from ctxtop.context.window.replay import Replay, Window
 from ctxtop.context.window.session import Session
+from ctxtop.context.window.timeline import ROWS as TIMELINE_ROWS
 from ctxtop.parsers.model import SYSTEM, TOOLS
 from ctxtop.tui.widgets.header import header_text
 
@@ -156,6 +157,52 @@ def test_tools_listed_before_the_first_call_change_nothing():
     tracker.tools_listed()
     tracker.call(2, "a", 20_000, 100, _totals(TOOLS))
     assert (tracker.prefix.tokens, tracker.prefix.reason) == (19_900, FIRST_CALL)
+
+
+def test_the_windows_before_the_first_call_hold_the_prefix_it_infers_as_an_estimate(tmp_path):
+    # The system prompt and tools went with the first request: they were in the window before it. A saved log shows
+    # them from its first message, as an estimate; they showed as 0 until the first call. A tool listing logged before
+    # that call is part of what it explains (not "the tools changed").
+    log = _claude_log(tmp_path, [("claude-a", 1000), ("claude-a", 1010)])
+    listing = {"type": "attachment", "sessionId": "s", "uuid": "t0", "attachment": {
+        "type": "deferred_tools_delta", "addedNames": ["Read"], "addedLines": ["Read"], "removedNames": []}}
+    log.write_text(json.dumps(listing) + "\n" + log.read_text())
+    session = Session.open(log)
+    first_call = build_snapshot(session, 3)["window"]["categories"][INFERRED]["inferred_from"]
+    assert first_call == {"message": 3, "model": "claude-a", "reason": FIRST_CALL, "tokens": 1000 - session.window_at(2).estimated_tokens}
+    for message in (1, 2):
+        snapshot = build_snapshot(session, message)
+        window = snapshot["window"]
+        prefix = window["categories"][INFERRED]
+        assert window["reported_tokens"] is None
+        assert prefix["tokens"] == first_call["tokens"] and prefix["estimated"] and prefix["inferred_from"] == first_call
+        assert prefix["label"] == "system + tools (inferred from the first call)"
+        assert window["used_tokens"] == window["estimated_tokens"] + first_call["tokens"]
+        assert f"≈{window['used_tokens']:,} / " in header_text(snapshot, available=session.message_count, mode="").plain
+    timeline = session.timeline()
+    assert [timeline[n].tokens[TIMELINE_ROWS.index(INFERRED)] for n in (0, 1)] == [first_call["tokens"]] * 2
+    # From the first call on, each window is as it was without the prefix known ahead.
+    unseeded = Replay(session.entries, session.accounting)
+    for window in unseeded.run():
+        if window.at >= 3:
+            assert session.window_at(window.at).harness == window.harness
+
+
+def test_a_followed_log_shows_the_first_calls_prefix_before_it_once_that_call_is_written(tmp_path):
+    from ctxtop.context.window.follow import LogFollower
+    from ctxtop.tui.demo import DEMO_WINDOW, demo_path
+
+    lines = demo_path().read_bytes().splitlines(keepends=True)
+    log = tmp_path / "live.jsonl"
+    log.write_bytes(b"".join(lines[:4]))  # four user messages: no model call yet, nothing to infer from
+    follower = LogFollower(log, window=DEMO_WINDOW)
+    assert follower.window_at(4).harness is None
+    with open(log, "ab") as handle:
+        handle.writelines(lines[4:40])
+    assert follower.poll() is not None
+    fresh = Session.open(log, window=DEMO_WINDOW)
+    assert follower.window_at(1).harness == fresh.window_at(1).harness is not None
+    assert [p.tokens for p in follower.points] == [p.tokens for p in fresh.timeline()]
 
 
 def _totals(*categories):

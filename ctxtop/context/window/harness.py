@@ -77,14 +77,18 @@ class HarnessTracker:
     last_unexplained: int | None = None  # at the previous call, since the last compaction
     call_output: int = 0  # output tokens of the call still open (its entries so far)
     tools_changed: bool = False  # the log listed tools since the last call: infer again at the next
+    # ``prefix`` is the one the first call infers, known before that call (from a log read on past it): the
+    # prefix was there from the start, as that call was sent with it. The first call infers it again, as
+    # with nothing known before it, so that what follows is as if it had not been known ahead.
+    before_first_call: bool = False
 
     def fork(self) -> HarnessTracker:
         return HarnessTracker(self.prefix, dict(self.by_model) if self.by_model else None, self.last_unexplained, self.call_output,
-                              self.tools_changed)
+                              self.tools_changed, self.before_first_call)
 
     def tools_listed(self) -> None:
         """The log listed tools (a tool listing after the first call: the harness's tools changed)."""
-        if self.prefix is not None:
+        if self.prefix is not None and not self.before_first_call:
             self.tools_changed = True
 
     def compacted(self) -> None:
@@ -97,6 +101,8 @@ class HarnessTracker:
         self.call_output = 0
         if prompt_tokens <= 0:
             return
+        if self.before_first_call:
+            self.prefix, self.by_model, self.before_first_call = None, None, False
         unexplained = prompt_tokens - before_call
         previous, last = self.prefix, self.last_unexplained
         self.last_unexplained = unexplained

@@ -144,22 +144,27 @@ class Replay:
     """
 
     def __init__(self, entries: list[Entry], accounting: Accounting, harness: HarnessPrefix | None = None, *,
-                 earlier_reasoning_kept: bool = True) -> None:
-        """``harness``: the prefix already inferred from an earlier call these entries do not hold."""
+                 earlier_reasoning_kept: bool = True, first_call_prefix: HarnessPrefix | None = None) -> None:
+        """``harness``: the prefix already inferred from an earlier call these entries do not hold.
+        ``first_call_prefix`` (without ``harness``): the prefix the first call of these entries infers, in the
+        windows before it too (see the function ``first_call_prefix``)."""
         self.entries = entries
         self.accounting = accounting
         # False (Codex): a user message drops the reasoning before it from the window.
         self.earlier_reasoning_kept = earlier_reasoning_kept
         self._by_uid: dict[str, int] | None = None  # uid → index, built when a partial compaction first needs it
         self._by_uid_of = 0  # how many entries it was built from
-        self.window = Window(at=0, harness=harness)
+        self.window = Window(at=0, harness=harness or first_call_prefix)
         self.position = 0  # entries replayed so far
         self.last_entry: Entry | None = None  # the entry replayed last
         self.compacted = False  # ...and whether it was a compaction that emptied the window
         self.last_compaction_at = -1  # the position of the entry window.last_compaction is of
         self._cleared: set[str] = set()
         self._preserved: list[Entry] = []
-        self._harness = HarnessTracker(harness, {harness.model: harness} if harness is not None else None)
+        if harness is None and first_call_prefix is not None:
+            self._harness = HarnessTracker(first_call_prefix, before_first_call=True)
+        else:
+            self._harness = HarnessTracker(harness, {harness.model: harness} if harness is not None else None)
 
     def fork(self) -> Replay:
         twin = Replay.__new__(Replay)
@@ -314,3 +319,11 @@ class Replay:
         for index, item in enumerate(window.blocks):
             if item.category == TOOL_RESULT and not item.cleared and item.block.tool_id in cleared:
                 window.clear(index, self._placeholder_tokens())
+
+
+def first_call_prefix(entries: list[Entry], accounting: Accounting, first_call: int, *, earlier_reasoning_kept: bool) -> HarnessPrefix | None:
+    """The harness prefix the log's first model call (the entry at position ``first_call``) infers (None: none,
+    as when the log holds the system prompt and tools). What it stands for was sent with that call, so it was
+    in the window before it: a replay given it (``Replay(first_call_prefix=…)``) shows it in the windows before
+    the first call too, an estimate as it is from the first call on, rather than no prefix at all."""
+    return Replay(entries, accounting, earlier_reasoning_kept=earlier_reasoning_kept).window_at(first_call + 1).harness

@@ -40,7 +40,7 @@ def saved_replay(replay: Replay | SavedReplay) -> tuple:
             window.at, blocks.tobytes(), [(window.totals[name].tokens, window.totals[name].blocks) for name in CATEGORIES],
             _saved_prefix(window.harness), window.exact_to, window.reported,
             (_saved_prefix(harness.prefix), [_saved_prefix(p) for p in harness.by_model.values()] if harness.by_model is not None else None,
-             harness.last_unexplained, harness.call_output, harness.tools_changed))
+             harness.last_unexplained, harness.call_output, harness.tools_changed, harness.before_first_call))
 
 
 def _where(item: WindowBlock) -> int:
@@ -57,7 +57,7 @@ def _where(item: WindowBlock) -> int:
 def restored_replay(saved: tuple, entries: list[Entry], accounting: Accounting, *, earlier_reasoning_kept: bool) -> Replay:
     """The replay ``saved_replay`` saved, over the same ``entries`` (read back as they are needed)."""
     (position, compacted, last_compaction_at, cleared, preserved, at, blocks, totals, window_harness, exact_to, reported,
-     (prefix, by_model, last_unexplained, call_output, tools_changed)) = saved
+     (prefix, by_model, last_unexplained, call_output, tools_changed, before_first_call)) = saved
     replay = Replay(entries, accounting, earlier_reasoning_kept=earlier_reasoning_kept)
     read: dict[int, Entry] = {}  # each entry read once: the blocks of one entry share it, as in the replay saved
 
@@ -86,7 +86,7 @@ def restored_replay(saved: tuple, entries: list[Entry], accounting: Accounting, 
     replay._cleared, replay._preserved = set(cleared), [entry_at(i) for i in preserved]
     known = [_restored_prefix(p) for p in by_model] if by_model is not None else None
     replay._harness = HarnessTracker(_restored_prefix(prefix), {p.model: p for p in known if p} if known is not None else None,
-                                     last_unexplained, call_output, tools_changed)
+                                     last_unexplained, call_output, tools_changed, before_first_call)
     return replay
 
 

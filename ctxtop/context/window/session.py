@@ -29,7 +29,7 @@ from ctxtop.context.store.token_cache import TokenCache
 from ctxtop.context.window.accounting import Accounting
 from ctxtop.context.window.harness import HarnessPrefix
 from ctxtop.context.window.limits import window_limit
-from ctxtop.context.window.replay import Replay, Window, WindowBlock
+from ctxtop.context.window.replay import Replay, Window, WindowBlock, first_call_prefix
 from ctxtop.context.window.replay_state import SavedReplay, restored_replay, saved_replay
 from ctxtop.context.window.subagents import SubagentScan
 from ctxtop.context.window.timeline import Timeline, TimelineView, point_of
@@ -111,6 +111,9 @@ class Session:
         self.replay_resets: list[int] = []  # where _ahead was sent back to, in order (a change before it)
         self._checkpoint_lock = threading.Lock()
         self._harness_seed = harness
+        # The position of the log's first model call and the prefix it infers (``first_call_prefix``), once counted;
+        # forgotten when counts up to it change.
+        self._first_call: tuple[int, HarnessPrefix | None] | None = None
         entries = parser.entries if count else []
         step = max(COUNT_STEP, len(entries) // 50) if progress else len(entries)
         for stop in range(step, len(entries) + step, step or 1):
@@ -450,6 +453,7 @@ class Session:
         counts changed (``refine_step``). Done aside and swapped in, so a window asked for meanwhile is not held up."""
         with self._checkpoint_lock:
             stop = self._ahead.position if self._ahead is not None else 0
+        self._first_call = None  # (inferred from the counts, which changed)
         replay, history, checkpoints = self.new_replay(), Timeline(), []
         self._run_recording(replay, stop, history, checkpoints.append)
         with self._checkpoint_lock:
@@ -498,12 +502,27 @@ class Session:
         return replay
 
     def _continue(self, replay: Replay | SavedReplay | None) -> Replay:
-        """A copy of a kept replay to go on from, or a replay from the first entry."""
-        return replay.fork() if replay is not None else self.new_replay()
+        """A copy of a kept replay to go on from, or a replay from the first entry (also for one kept before any
+        entry: it was made before the first call was read, so without the prefix that call infers)."""
+        return replay.fork() if replay is not None and replay.position > 0 else self.new_replay()
 
     def new_replay(self) -> Replay:
-        """A replay from the first entry, with this format's rules."""
-        return Replay(self.entries, self.accounting, self._harness_seed, earlier_reasoning_kept=self.parser.earlier_reasoning_kept)
+        """A replay from the first entry, with this format's rules; the windows before the first model call hold
+        the system prompt and tools that call infers (a log read from its last compaction: those inferred before it)."""
+        if self._harness_seed is not None:
+            return Replay(self.entries, self.accounting, self._harness_seed, earlier_reasoning_kept=self.parser.earlier_reasoning_kept)
+        return Replay(self.entries, self.accounting, earlier_reasoning_kept=self.parser.earlier_reasoning_kept,
+                      first_call_prefix=self._prefix_of_first_call())
+
+    def _prefix_of_first_call(self) -> HarnessPrefix | None:
+        if self._first_call is None:
+            entries = self.entries
+            # A few entries in, as a rule; with no call counted yet, none is looked at (a followed log's may come).
+            found = next((position for position in range(self.accounting.calls_done) if entries[position].usage is not None), None)
+            if found is None:
+                return None
+            self._first_call = found, first_call_prefix(entries, self.accounting, found, earlier_reasoning_kept=self.parser.earlier_reasoning_kept)
+        return self._first_call[1]
 
     def _replay_settled(self, stop: int) -> None:
         with self._checkpoint_lock:
@@ -570,6 +589,8 @@ class Session:
 
     def _forget_checkpoints_after(self, position: int) -> None:
         """The entry at ``position`` changed: replays that went past it are out of date."""
+        if self._first_call is not None and position <= self._first_call[0]:
+            self._first_call = None  # the first call, or what came before it, changed
         with self._checkpoint_lock:
             self._checkpoints = [r for r in self._checkpoints if r.position <= position]
             if self._ahead is not None and self._ahead.position > position:

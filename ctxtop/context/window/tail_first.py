@@ -18,7 +18,7 @@ from ctxtop.context.store.source import read_log
 from ctxtop.context.store.token_cache import TokenCache
 from ctxtop.context.window.accounting import Accounting
 from ctxtop.context.window.harness import HarnessPrefix
-from ctxtop.context.window.replay import Replay
+from ctxtop.context.window.replay import first_call_prefix
 from ctxtop.context.window.session import Session
 from ctxtop.context.window.tokens import TokenCounter
 from ctxtop.parsers.jsonl import DecodeError, loads
@@ -86,7 +86,7 @@ def _first_call_prefix(data, name: str, end: int, counter: TokenCounter) -> Harn
             entries = parser.entries[: call.index]
             accounting = Accounting(counter)
             accounting.update(entries)
-            return Replay(entries, accounting, earlier_reasoning_kept=parser.earlier_reasoning_kept).window_at(call.index).harness
+            return first_call_prefix(entries, accounting, call.index - 1, earlier_reasoning_kept=parser.earlier_reasoning_kept)
     return None
 
 
