@@ -21,6 +21,9 @@ from ctxtop.context.audit.money_words import (
 )
 from ctxtop.parsers.numbers import bounded_int
 
+# One decoder for every call (``json.loads`` with an option makes a new one each time).
+_DECODER = json.JSONDecoder(parse_int=bounded_int)
+
 
 def amounts_in(text: str) -> list[tuple[str, float]]:
     """Each amount in a tool call's input (JSON text) in whole units, with how the call wrote it
@@ -46,7 +49,7 @@ def _numbers_by_key(text: str) -> tuple[list[tuple[str, float]], list[tuple[str,
     An input JSON cannot decode whole — nested deeper than Python's decoder goes, an integer past its digit limit —
     is searched for "key": number pairs instead: nesting must not hide an amount."""
     try:
-        data = json.loads(text, parse_int=bounded_int)  # (NaN, Infinity and 1e999 as floats: over any cap but NaN)
+        data = _DECODER.decode(text)  # (NaN, Infinity and 1e999 as floats: over any cap but NaN)
     except (ValueError, RecursionError):
         return [(key, value) for key, raw in _KEYED_NUMBER.findall(text) if (value := _amount(raw)) is not None], []
     found = []
@@ -134,7 +137,7 @@ def _json_in(text: str) -> Any:
     if not text.lstrip().startswith(("{", "[")):
         return None
     try:
-        return json.loads(text, parse_int=bounded_int)
+        return _DECODER.decode(text)
     except (ValueError, RecursionError):
         return None
 

@@ -18,6 +18,7 @@ _NOT_MONEY_WORDS = frozenset({"token", "tokens", "line", "lines", "count", "coun
 _KEY_WORD = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])")  # snake_case, kebab-case, camelCase and CAPS split alike
 
 
+@functools.lru_cache(maxsize=4096)  # (a log's calls use a few hundred field names, over and over)
 def key_words(key: str) -> frozenset[str]:
     """The words of a field's name, lower-cased: ``refund_amount``, ``totalPrice``, ``TOTAL-COST`` alike."""
     return frozenset(word.lower() for word in _KEY_WORD.findall(key))
