@@ -38,6 +38,7 @@ CASES = [
     ("…years 1990-1999…", "…years 1990-1999…"),  # nor a year range a phone number
     ("…wJalrXUtnFEMI/K7MDENG/bPxRfiCY", "…[REDACTED:secret]"),  # an AWS secret's end
     ("key sk_live_4eC39Hq…", "key [REDACTED:secret]…"),
+    ("alerts go to https://hooks.slack.com/services/T024BE7LD/B0…", "alerts go to [REDACTED:secret]…"),  # a webhook cut short
     ("Authorization: Basic dXNl…", "Authorization: Basic [REDACTED:secret]…"),
     # Whole, in names with a prefix, and in the shapes of other providers.
     ("AWS_SECRET_ACCESS_KEY=wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY", "AWS_SECRET_ACCESS_KEY=[REDACTED:secret]"),

@@ -16,32 +16,35 @@ from typing import Any
 from ctxtop.context.audit.violations import PHONE
 from ctxtop.context.sanitize import CUT_MARK, EMAIL
 
-_KEY_PATTERNS = [
-    ("private_key", r"-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?(?:-----END [A-Z ]*PRIVATE KEY-----|$)"),
-    ("api_key", r"\bsk-ant-[A-Za-z0-9_\-]{20,}"),
+# Each kind of key or token: how it starts (enough to know one cut short, "sk-ant-…", as ``_CUT_START`` does), and
+# the rest of it. A start of None: no cut of it is told from text (a PEM block runs to its end or the text's).
+_KEYS: list[tuple[str, str | None, str]] = [
+    ("private_key", None, r"-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?(?:-----END [A-Z ]*PRIVATE KEY-----|$)"),
+    ("api_key", r"\bsk-ant-", r"[A-Za-z0-9_\-]{20,}"),
     # (three digits in it, or a digit and a capital: "sk-learn-compat-layer-module-v2" is a package's name)
-    ("api_key", r"\bsk-(?:proj-|svcacct-)?(?=(?:[A-Za-z0-9_\-]*?\d){3}|(?=[A-Za-z0-9_\-]*\d)[A-Za-z0-9_\-]*[A-Z])"
-                r"[A-Za-z0-9_\-]{20,}"),
-    ("api_key", r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b"),
-    ("token", r"\bgh[pousr]_[A-Za-z0-9]{30,}\b|\bgithub_pat_[A-Za-z0-9_]{22,}\b"),
-    ("token", r"\bxox[abprs]-[A-Za-z0-9\-]{10,}"),
-    ("token", r"\bhttps://hooks\.slack\.com/services/[A-Za-z0-9/]{20,}"),
-    ("api_key", r"\bAIza[0-9A-Za-z_\-]{35}\b"),
-    ("token", r"\beyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}"),
-    ("token", r"(?<=\b[Bb]earer )[A-Za-z0-9._~+/\-]{16,}=*"),
+    ("api_key", r"\bsk-", r"(?:proj-|svcacct-)?(?=(?:[A-Za-z0-9_\-]*?\d){3}|(?=[A-Za-z0-9_\-]*\d)[A-Za-z0-9_\-]*[A-Z])"
+                         r"[A-Za-z0-9_\-]{20,}"),
+    ("api_key", r"\b(?:AKIA|ASIA)", r"[0-9A-Z]{16}\b"),
+    ("token", r"\bgh[pousr]_", r"[A-Za-z0-9]{30,}\b"),
+    ("token", r"\bgithub_pat_", r"[A-Za-z0-9_]{22,}\b"),
+    ("token", r"\bxox[abprs]-", r"[A-Za-z0-9\-]{10,}"),
+    ("token", r"\bhttps://hooks\.slack\.com/services/", r"[A-Za-z0-9/]{20,}"),
+    ("api_key", r"\bAIza", r"[0-9A-Za-z_\-]{35}\b"),
+    ("token", r"\beyJ", r"[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}"),
+    ("token", r"(?<=\b[Bb]earer )", r"[A-Za-z0-9._~+/\-]{16,}=*"),
     # (a digit or a base64 sign in it: "Basic configuration" is no credential)
-    ("token", r"(?<=\b[Bb]asic )(?=[A-Za-z0-9+/]*[0-9+/])[A-Za-z0-9+/]{12,}=*"),
-    ("api_key", r"\b[srp]k_(?:live|test)_[A-Za-z0-9]{16,}"),  # Stripe
-    ("token", r"\bwhsec_[A-Za-z0-9+/=]{20,}"),  # Stripe's webhook secrets
-    ("token", r"\bgl(?:pat|ptt|dt|rt|cbt|oas)-[A-Za-z0-9_\-]{20,}"),  # GitLab
-    ("token", r"\bhf_[A-Za-z0-9]{30,}"),  # Hugging Face
-    ("token", r"\bnpm_[A-Za-z0-9]{36,}"),
-    ("api_key", r"\bSG\.[\w-]{16,}\.[\w-]{16,}"),  # SendGrid
-    ("api_key", r"\b(?:gsk_|xai-)[A-Za-z0-9]{40,}"),  # Groq, xAI
-    ("token", r"\bdop_v1_[a-f0-9]{64}"),  # DigitalOcean
-    ("token", r"\bpypi-[A-Za-z0-9_\-]{50,}"),
+    ("token", r"(?<=\b[Bb]asic )", r"(?=[A-Za-z0-9+/]*[0-9+/])[A-Za-z0-9+/]{12,}=*"),
+    ("api_key", r"\b[srp]k_(?:live|test)_", r"[A-Za-z0-9]{16,}"),  # Stripe
+    ("token", r"\bwhsec_", r"[A-Za-z0-9+/=]{20,}"),  # Stripe's webhook secrets
+    ("token", r"\bgl(?:pat|ptt|dt|rt|cbt|oas)-", r"[A-Za-z0-9_\-]{20,}"),  # GitLab
+    ("token", r"\bhf_", r"[A-Za-z0-9]{30,}"),  # Hugging Face
+    ("token", r"\bnpm_", r"[A-Za-z0-9]{36,}"),
+    ("api_key", r"\bSG\.", r"[\w-]{16,}\.[\w-]{16,}"),  # SendGrid
+    ("api_key", r"\b(?:gsk_|xai-)", r"[A-Za-z0-9]{40,}"),  # Groq, xAI
+    ("token", r"\bdop_v1_", r"[a-f0-9]{64}"),  # DigitalOcean
+    ("token", r"\bpypi-", r"[A-Za-z0-9_\-]{50,}"),
 ]
-_SECRETS = re.compile("|".join(f"(?P<{kind}{n}>{pattern})" for n, (kind, pattern) in enumerate(_KEY_PATTERNS)))
+_SECRETS = re.compile("|".join(f"(?P<{kind}{n}>{start or ''}{rest})" for n, (kind, start, rest) in enumerate(_KEYS)))
 # `password=…`, `"api_key": "…"`, `token: …`, `DB_PASSWORD=…`, `STRIPE_SECRET_KEY=…`: the name stays, the value goes.
 _ASSIGNMENT = re.compile(
     r"""(?i)(\b[\w-]*?(?:pass(?:word|wd)?|pwd|secret(?:[_-]?key)?|client_secret|api[_-]?key|access[_-]?key|auth[_-]?token|token)\b["']?\s*[:=]\s*)"""
@@ -62,9 +65,7 @@ _CODE = re.compile(r"[A-Za-z_][\w.]*\(|[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+$")
 # "@" cannot be told from a word here: ``sanitize.cut``, which every preview is cut with, never cuts there.)
 CUT = CUT_MARK
 _CUT_START = re.compile(
-    r"(?P<secret>(?:\b(?:sk-|AKIA|ASIA|gh[pousr]_|github_pat_|xox[abprs]-|AIza|eyJ|[srp]k_(?:live|test)_|whsec_|"
-    r"gl(?:pat|ptt|dt|rt|cbt|oas)-|hf_|npm_|SG\.|gsk_|xai-|dop_v1_|pypi-)"
-    r"|(?<=\b[Bb]earer )|(?<=\b[Bb]asic ))[A-Za-z0-9_.+/=\-]*)…"
+    "(?P<secret>(?:" + "|".join(dict.fromkeys(start for _, start, _ in _KEYS if start is not None)) + r")[A-Za-z0-9_.+/=\-]*)…"
     r"|(?P<email>\b[A-Za-z0-9._%+\-]+@[A-Za-z0-9.\-]*)…"
     # A Chinese mobile number's first digits, run together or grouped 3-4 (not a year range such as 1990-1999).
     r"|(?P<phone>\+\d[\d ()-]{5,}|(?<![\d-])(?:\+?86[- ]?)?1[3-9]\d(?:\d{4,8}|[- ]\d{4}(?:[- ]\d{1,4})?))…"
