@@ -80,6 +80,14 @@ def may_be_session(path: Path) -> bool:
     try:
         if path.stat().st_size > SNIFF_BYTES or not_written_yet(path):
             return True
+    except OSError:
+        return False
+    return head_is_a_log(path)
+
+
+def head_is_a_log(path: str | os.PathLike) -> bool:
+    """Whether the first ``SNIFF_BYTES`` of ``path`` are in a log format ctxtop reads (False: unreadable, or not)."""
+    try:
         detect(read_head(path, SNIFF_BYTES))
     except (OSError, ValueError):  # (UnknownFormat is a ValueError)
         return False

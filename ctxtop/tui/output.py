@@ -15,8 +15,7 @@ import tempfile
 from pathlib import Path
 
 from ctxtop.context.sanitize import clean_text
-from ctxtop.context.store.source import read_head, split_sample
-from ctxtop.parsers.registry import detect
+from ctxtop.context.store.source import split_sample
 from ctxtop.tui.errors import UsageError
 
 
@@ -68,7 +67,7 @@ def _is_a_log(path: str) -> bool:
     """Whether ``path`` is a session log, or part of one: a regular file whose first megabyte is a log format ctxtop
     reads (a JSON document log tells its format only some way in), or a file in a folder ctxtop reads as a session
     (an OpenHands event, a Cline task's history)."""
-    from ctxtop.tui.discover import SNIFF_BYTES, is_session_folder  # (discover imports much of the rest of the TUI)
+    from ctxtop.tui.discover import head_is_a_log, is_session_folder  # (discover imports much of the rest of the TUI)
 
     parent = Path(path).parent
     # A Cline task's file is in the task's folder; an OpenHands event in its conversation's events/.
@@ -77,10 +76,9 @@ def _is_a_log(path: str) -> bool:
     try:
         if not stat.S_ISREG(os.stat(path).st_mode):
             return False
-        detect(read_head(path, SNIFF_BYTES))
-    except (OSError, ValueError):  # none there, unreadable, or no log (UnknownFormat is a ValueError)
+    except OSError:  # none there
         return False
-    return True
+    return head_is_a_log(path)
 
 
 def _same_file(one: str, other: str) -> bool:
