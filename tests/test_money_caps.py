@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import time
+
 import pytest
 
+from ctxtop.context.audit.money_caps import money_cap
 from ctxtop.context.audit.money_words import chinese_number, is_amount_key
 from ctxtop.context.audit.violations import implied_checks
 from ctxtop.context.guard.judge import judge_call
@@ -169,3 +172,33 @@ def test_an_amount_one_may_go_up_to_caps_it(rule, cap):
 ])
 def test_a_thing_named_after_money_is_no_amount_of_it(rule, cap):
     assert cap_of(rule) == cap
+
+
+# A hook answers within its latency budget whatever the call holds: no pattern may take time that grows faster than the
+# input (each of these took from seconds to minutes, and a hook that times out lets the call through unjudged).
+SPACES = " " * 100_000
+
+
+@pytest.mark.parametrize("tool_input, said", [
+    ({"note": SPACES, "amount": 9000}, "amount 9000"),
+    ({"note": "1" + SPACES + "x", "total": "9000"}, "total 9000"),
+    ({"note": "人民币" + SPACES + "五" + SPACES + "x", "amount": "$9,000"}, "amount 9000"),
+    ({"amount": SPACES + "9000" + SPACES}, ""),  # (a string this long is no amount)
+    # An input JSON cannot decode (nested past Python's decoder) is searched pair by pair: a long string of \" once.
+    ("[" * 3000 + '"' + '\\"' * 50_000 + '", {"amount": 9000}' + "]" * 3000, "amount 9000"),
+    ("[" * 3000 + '{"amount": 9000}, "' + '\\"' * 50_000 + "]" * 3000, "amount 9000"),  # (a string never closed)
+], ids=["spaces", "a number then spaces", "a currency then spaces", "an amount padded", "a string of quotes", "never closed"])
+def test_a_call_made_to_be_slow_to_judge_is_judged_quickly(tool_input, said):
+    started = time.monotonic()
+    assert breaks("Never spend more than $500.", tool_input) == (f"mcp__shop__checkout: {said} exceeds the cap 500" if said else "")
+    assert time.monotonic() - started < 2
+
+
+@pytest.mark.parametrize("rule, cap", [
+    ("Budget cap: " + "1" * 100_000, float("1" * 100_000)), ("1" * 100_000 + " apples", None),
+    ("spend at most $" + "1," * 50_000 + "x", 1),
+], ids=["a cap of many digits", "many digits", "many thousands"])
+def test_a_rule_made_to_be_slow_to_read_is_read_quickly(rule, cap):
+    started = time.monotonic()
+    assert money_cap(rule) == cap
+    assert time.monotonic() - started < 2

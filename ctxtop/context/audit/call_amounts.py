@@ -51,7 +51,7 @@ def _numbers_by_key(text: str) -> tuple[list[tuple[str, float]], list[tuple[str,
     try:
         data = _DECODER.decode(text)  # (NaN, Infinity and 1e999 as floats: over any cap but NaN)
     except (ValueError, RecursionError):
-        return [(key, value) for key, raw in _KEYED_NUMBER.findall(text) if (value := _amount(raw)) is not None], []
+        return [(key, value) for key, raw in _keyed_numbers(text) if (value := _amount(raw)) is not None], []
     found = []
     line_totals = []
     # (a node, and the amount key it is under: an amount's list, or its {"currency_code", "value"} object)
@@ -142,10 +142,12 @@ def _json_in(text: str) -> Any:
         return None
 
 
-_NUMBER_TEXT = re.compile(rf"\s*(?:[$€£¥￥]|(?:{CURRENCY_CODES})\s|{CJK_CURRENCIES})?\s*(-?\d[\d,]*(?:\.\d+)?(?:e[+-]?\d+)?)\s*([km]|万|千)?\s*"
-                          rf"(?:元|{CJK_CURRENCIES}|{CURRENCY_WORDS})?\s*", re.IGNORECASE)
-_CHINESE_NUMBER_TEXT = re.compile(rf"\s*(?:{CJK_CURRENCIES})?\s*({CHINESE_NUMERAL})\s*(?:元|圆|块钱|块|{CJK_CURRENCIES})?整?\s*")
-_KEYED_NUMBER = re.compile(r'"((?:[^"\\]|\\.)*)"\s*:\s*("[^"\\]{1,40}"|-?\d[\d.eE+-]*)')
+# Matched against a string stripped of its spaces, with no two runs of spaces on either side of an optional part: such
+# runs share a long run of spaces every way they can (a string of 20,000 spaces took seconds), where a hook has 300 ms.
+_NUMBER_TEXT = re.compile(rf"(?:[$€£¥￥]\s*|(?:{CURRENCY_CODES})\s+|(?:{CJK_CURRENCIES})\s*)?(-?\d[\d,]*(?:\.\d+)?(?:e[+-]?\d+)?)"
+                          rf"(?:\s*([km]|万|千))?(?:\s*(?:元|{CJK_CURRENCIES}|{CURRENCY_WORDS}))?", re.IGNORECASE)
+_CHINESE_NUMBER_TEXT = re.compile(rf"(?:(?:{CJK_CURRENCIES})\s*)?({CHINESE_NUMERAL})\s*(?:元|圆|块钱|块|{CJK_CURRENCIES})?整?")
+AMOUNT_TEXT_CHARS = 100  # "USD 1,234,567.89", "人民币 壹万贰仟元整": a longer string is no amount, and is not matched
 
 
 def _amount(value: Any) -> float | None:
@@ -154,13 +156,34 @@ def _amount(value: Any) -> float | None:
         return None
     if isinstance(value, (int, float)):
         return float(value)
-    if isinstance(value, str):
-        match = _NUMBER_TEXT.fullmatch(value.strip('"'))
+    if isinstance(value, str) and len(value) <= AMOUNT_TEXT_CHARS:
+        match = _NUMBER_TEXT.fullmatch(value.strip('"').strip())
         if match:
             try:
                 return scaled(match.group(1), match.group(2))
             except ValueError:
                 return None
-        if chinese := _CHINESE_NUMBER_TEXT.fullmatch(value):
+        if chinese := _CHINESE_NUMBER_TEXT.fullmatch(value.strip()):
             return chinese_number(chinese.group(1))
     return None
+
+
+# An input JSON cannot decode is searched for "key": value pairs string by string, each string matched once from its
+# opening quote (to the end of the text, when it is not closed): a pattern that could start at any quote started again
+# at each \" inside a long string, scanning the rest of it each time (a 100 kB string took tens of seconds).
+_STRING = re.compile(r'"(?=((?:[^"\\]|\\.)*))\1(?:"|\\?\Z)', re.DOTALL)  # (a lookahead is never backtracked into)
+_AFTER_KEY = re.compile(r'\s*:\s*("[^"\\]{1,40}"|-?\d[\d.eE+-]*)')
+
+
+def _keyed_numbers(text: str) -> list[tuple[str, str]]:
+    """Each ``"key": value`` pair of ``text`` whose value may be a number (one, or a short string), in one pass."""
+    found = []
+    quote = text.find('"')
+    while quote != -1:
+        string = _STRING.match(text, quote)
+        end = string.end() if string is not None else quote + 1
+        if string is not None and (value := _AFTER_KEY.match(text, end)):
+            found.append((string.group(1), value.group(1)))
+            end = value.end()
+        quote = text.find('"', end)
+    return found

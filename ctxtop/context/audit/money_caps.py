@@ -15,9 +15,11 @@ _CAP_WORDS = re.compile(r"上限|不超过|超过|高于|最多|封顶|以内|\b
 # (After an amount: "$500 max", "1万以内", "500 元以下"; "$750 or more" names what needs asking, and so caps the amount at it.)
 _CAP_AFTER = re.compile(r"\s*(?:\b(?:max(?:imum)?|at most|or (?:less|below|under)|tops|or more|or above|or higher|and (?:up|above))\b"
                         r"|上限|以内|及?以下|封顶|及?以上)", re.IGNORECASE)
+# (A number written as money starts where its digits do: tried at each digit of a long run, it scanned the rest of the
+# run each time, and 100,000 digits took minutes.)
 _MONEY_NUMBER = re.compile(
     rf"(?:[$€£¥￥]|\b(?:{CURRENCY_CODES})\s?|{CJK_CURRENCIES})\s*(?P<a>{NUMBER})\s?(?P<sa>[km]\b|万|千)?"
-    rf"|(?P<b>{NUMBER})\s?(?P<sb>[km]|万|千)?\s?(?:元|块钱|块|{CJK_CURRENCIES}|\b(?:{CURRENCY_WORDS})\b)"
+    rf"|(?<![\d,])(?P<b>{NUMBER})\s?(?P<sb>[km]|万|千)?\s?(?:元|块钱|块|{CJK_CURRENCIES}|\b(?:{CURRENCY_WORDS})\b)"
     rf"|(?P<c>{CHINESE_NUMERAL})(?:元|圆|块钱|{CJK_CURRENCIES})", re.IGNORECASE)  # (not 块: "一块" is also "together")
 _CAP = re.compile(r"(?:上限|cap|limit|at most|more than|exceed(?:s|ing)?|\bover\b|\babove\b|\bbeyond\b|ceiling|threshold|不超过|超过|高于|budget|"
                   r"预算|max(?:imum)?)\D{0,12}"
