@@ -475,6 +475,40 @@ def test_the_content_digest_takes_in_the_sub_agents_beside_a_session_that_are_it
     assert content_digest(log) == alone
 
 
+@pytest.mark.skipif(not MAROT.is_file() or not Path("/proc/self/mem").exists(), reason="needs the shared fixtures and /proc")
+def test_a_sub_agent_transcript_that_cannot_be_read_does_not_skip_its_session(tmp_path, capsys):
+    folder = tmp_path / "project"
+    folder.mkdir()
+    shutil.copy(MAROT, folder / MAROT.name)
+    subagents = folder / MAROT.stem / "subagents"
+    shutil.copytree(MAROT.with_suffix("") / "subagents", subagents)
+    # A regular file whose every read fails, for root too (whom chmod 000 does not stop): the audit goes on without it.
+    (subagents / "agent-unreadable.jsonl").symlink_to("/proc/self/mem")
+    code, _, err = audit(capsys, folder, "--out", tmp_path / "out")
+    assert code == 0 and "1 session(s) audited, 0 skipped" in err
+
+
+@pytest.mark.skipif(not AGTRACE.is_file(), reason=f"shared fixtures not found at {SHARED_FIXTURES}")
+@pytest.mark.parametrize("first", [
+    b'{"sessionId": "decoy", "note": "a record without a type: the parser takes no id from it"}\n',
+    b'{"type": "summary", "summary": "\\ud83d", "sessionId": "7f2abd2d-7cfc-4447-9ddd-3ca8d14e02e9"}\n'
+    b'{"type": "summary", "summary": "resumed", "sessionId": "decoy"}\n',  # (a lone surrogate, which orjson refuses)
+], ids=["no type", "a lone surrogate"])
+def test_the_content_digest_takes_the_session_id_the_audit_takes(tmp_path, first):
+    from ctxtop.context.fleet.reuse import content_digest
+    from ctxtop.context.window.session import Session
+
+    log = tmp_path / AGTRACE.name
+    log.write_bytes(first + AGTRACE.read_bytes())
+    own = tmp_path / "agent-0c4c3cf8.jsonl"
+    own.write_bytes(AGTRACE.with_name("agtrace_claude_agent_sidechain.jsonl").read_bytes())
+    assert [agent.path.name for agent in Session.open(log).subagents.agents] == [own.name]  # what the audit reads
+    before = content_digest(log)
+    with open(own, "ab") as transcript:  # the sub-agent goes on: the result kept for the session is stale
+        transcript.write(own.read_bytes().splitlines(keepends=True)[-1])
+    assert content_digest(log) != before
+
+
 def test_the_fleet_extra_is_imported_only_when_an_audit_needs_it():
     import subprocess
 

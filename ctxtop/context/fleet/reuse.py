@@ -23,6 +23,7 @@ from ctxtop.context.store.session_index import new_digest
 from ctxtop.context.store.source import open_file
 from ctxtop.context.store.token_cache import TokenCache
 from ctxtop.context.window.subagents import session_id_of, subagent_candidates
+from ctxtop.parsers.jsonl import DecodeError, loads
 from ctxtop.version import version
 
 # Bump when what a row holds changes: older results are then audited again.
@@ -63,7 +64,12 @@ def content_digest(path: str | os.PathLike) -> str:
         log = root.resolve()
         for file in companion_files(log):
             digest.update(b"\1" + file.relative_to(log.parent).as_posix().encode("utf-8", "surrogatepass") + b"\0")
-            _digest_file(file, digest)
+            try:
+                _digest_file(file, digest)
+            except OSError as exc:
+                # Its audit reads the session without it (a transcript it could not read): the session is not skipped
+                # for it, and is read again once the file can be read.
+                digest.update(b"\2unreadable " + str(exc.errno).encode() + b"\0")
     return digest.hexdigest()
 
 
@@ -88,7 +94,9 @@ LINE_BYTES = 1 << 20  # a first line longer (a JSON log of one line) is not read
 
 
 def _first_session_id(log: Path) -> str | None:
-    """The id the audit's parser takes: the first ``sessionId`` a record carries (None when not in the first lines)."""
+    """The id the audit's parser takes: the first ``sessionId`` of a record with a type, decoded as the parser decodes
+    it (a lone surrogate escape too), or None when not in the first lines. Another id than the parser's would leave
+    out of the digest the sub-agents the audit reads: their changes would not be seen."""
     try:
         with open_file(log) as handle:
             for _ in range(SESSION_ID_LINES):
@@ -96,10 +104,10 @@ def _first_session_id(log: Path) -> str | None:
                 if not line or len(line) == LINE_BYTES:
                     break  # the end, or a line too long to be read: not known (every transcript beside it taken in)
                 try:
-                    record = orjson.loads(line)
-                except orjson.JSONDecodeError:
+                    record = loads(line)
+                except DecodeError:
                     continue
-                if isinstance(record, dict) and isinstance(record.get("sessionId"), str):
+                if isinstance(record, dict) and isinstance(record.get("type"), str) and isinstance(record.get("sessionId"), str):
                     return record["sessionId"]
     except OSError:
         pass
@@ -122,7 +130,7 @@ def _owner_by_inode(path: str, inode: int) -> str | None:
 
 
 def _digest_file(path: Path, digest: Any) -> None:
-    with open(path, "rb") as handle:  # read-only, as every log is
+    with open_file(path) as handle:  # read-only, as every log is; a regular file only (a FIFO swapped in would block)
         while chunk := handle.read(READ_BYTES):
             digest.update(chunk)
     digest.update(b"\0")
