@@ -292,6 +292,23 @@ def test_the_dask_engine_shows_nothing_of_dask_even_when_its_workers_complain_at
     assert HEARTBEAT_FAILED not in result.stderr and CALLBACK_FAILED not in result.stderr and "Traceback" not in result.stderr
 
 
+@pytest.mark.parametrize("address", ["http-port", "garbage", "http://127.0.0.1:1", "tls://127.0.0.1:1"])
+def test_a_scheduler_address_that_is_no_dask_schedulers_is_one_line(tmp_path, capsys, monkeypatch, address):
+    pytest.importorskip("distributed")
+    from ctxtop.tui.commands.fleet import engines
+
+    monkeypatch.setattr(engines, "SCHEDULER_SECONDS", 2)
+    with socket.socket() as server:  # a service that takes the connection and says nothing (an HTTP port, waiting for a request)
+        server.bind(("127.0.0.1", 0))
+        server.listen()
+        if address == "http-port":
+            address = f"tcp://127.0.0.1:{server.getsockname()[1]}"
+        code, out, err = audit(capsys, DATA / CODEX_KEEPS, "--out", tmp_path / "out", "--engine", "dask", "--scheduler", address,
+                               "--no-reuse")  # (it waited for ever, or was an internal error)
+    assert code == 2 and out == "" and err.count("\n") == 1, err
+    assert err.startswith(f"ctxtop: error: cannot reach the Dask scheduler at {address}: ") and "internal error" not in err
+
+
 def test_a_local_dask_cluster_that_cannot_start_is_one_line(tmp_path, capsys, monkeypatch):
     distributed = pytest.importorskip("distributed")
 

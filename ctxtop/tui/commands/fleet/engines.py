@@ -90,9 +90,13 @@ def dask_engine(scheduler: str | None) -> Engine:
         cluster = None
         if scheduler:
             try:
-                client = distributed.Client(scheduler, timeout="10s")
+                _reach(scheduler)
+                client = distributed.Client(scheduler, timeout=f"{SCHEDULER_SECONDS}s")
             except (OSError, TimeoutError) as exc:
-                raise UsageError(f"cannot reach the Dask scheduler at {scheduler}: {exc}") from None
+                raise UsageError(f"cannot reach the Dask scheduler at {scheduler}: {str(exc) or f'no answer in {SCHEDULER_SECONDS} s'}") from None
+            except Exception as exc:  # noqa: BLE001 - no address (ValueError), a scheme not set up (TypeError), a reply no Dask's (MemoryError)
+                why = f"{type(exc).__name__}: {exc}" if str(exc) else f"its reply is no Dask scheduler's ({type(exc).__name__})"
+                raise UsageError(f"cannot reach the Dask scheduler at {scheduler}: {why}") from None
         else:
             try:
                 # The workers' stderr goes nowhere (QUIET_WORKER): Dask's silence_logs is undone as each closes.
@@ -119,6 +123,24 @@ def dask_engine(scheduler: str | None) -> Engine:
                 _close(cluster)
 
     return run
+
+
+SCHEDULER_SECONDS = 10
+
+
+def _reach(scheduler: str) -> None:
+    """Connect to ``scheduler`` and have its handshake, in a bound: a Client's own timeout covers the connection only, and
+    a Client given the address of a service that is no Dask scheduler (an HTTP port: the dashboard's) waited for ever,
+    or read its reply as a frame's length and ran out of memory."""
+    import asyncio
+
+    from distributed.comm import connect
+
+    async def handshake() -> None:
+        comm = await asyncio.wait_for(connect(scheduler, timeout=SCHEDULER_SECONDS), SCHEDULER_SECONDS + 1)
+        await comm.close()
+
+    asyncio.run(handshake())
 
 
 QUIET_WORKER = "ctxtop.tui.commands.fleet.dask_worker"
