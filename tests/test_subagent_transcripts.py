@@ -64,3 +64,27 @@ def test_inline_sidechains_of_a_main_session_stay_aside():
     session = Session.open(CLAUDE / "ccviewer_5c0375b4-57a5-4f26-b12d-d022ee4e51b7.jsonl")
     assert session.parser.sidechain.messages == 20  # 22 sidechain records, 2 of them later lines of a response
     assert session.message_count == 25
+
+
+def test_a_fifo_named_as_a_sub_agents_meta_file_does_not_block_the_session(tmp_path):
+    import os
+    import shutil
+    import threading
+
+    marot = CLAUDE / "marot_258c7280-ae70-4798-800f-63464d01a85d.jsonl"
+    if not marot.is_file():
+        pytest.skip("the marot session is not among the shared fixtures")
+    log = tmp_path / marot.name
+    shutil.copy(marot, log)
+    subagents = log.with_suffix("") / "subagents"
+    shutil.copytree(marot.with_suffix("") / "subagents", subagents)
+    fifo = subagents / "agent-a881341.meta.json"
+    os.mkfifo(fifo)
+    opened: list[Session] = []
+    reader = threading.Thread(target=lambda: opened.append(Session.open(log)), daemon=True)
+    reader.start()
+    reader.join(60)
+    if reader.is_alive():  # (let the blocked open go, so that the thread ends)
+        os.close(os.open(fifo, os.O_WRONLY | os.O_NONBLOCK))
+    assert opened, "opening the session blocked on the FIFO"
+    assert len(opened[0].subagents.agents) == 2

@@ -239,10 +239,16 @@ class SubagentScan:
         return total
 
 
+META_BYTES = 1 << 20  # an agent's type and its task's description: a .meta.json bigger is cut, so no JSON
+
+
 def _meta(path: Path) -> tuple[str | None, str | None]:
     """``agent-<id>.meta.json`` (Claude Code 2.1.x): the agent type and its task's description."""
     try:
-        meta = orjson.loads(path.with_suffix(".meta.json").read_bytes())
+        # A regular file only, and a few kilobytes of it: a FIFO named agent-x.meta.json blocked the audit for ever,
+        # and a link to /dev/zero read without end.
+        with open_file(path.with_suffix(".meta.json")) as handle:
+            meta = orjson.loads(handle.read(META_BYTES))
     except (OSError, orjson.JSONDecodeError):
         return None, None
     if not isinstance(meta, dict):
