@@ -11,6 +11,7 @@ import shutil
 import socket
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -524,6 +525,31 @@ def test_the_content_digest_takes_the_session_id_the_audit_takes(tmp_path, first
     with open(own, "ab") as transcript:  # the sub-agent goes on: the result kept for the session is stale
         transcript.write(own.read_bytes().splitlines(keepends=True)[-1])
     assert content_digest(log) != before
+
+
+def test_a_listing_of_many_sessions_is_fingerprinted_in_time_that_grows_with_it(monkeypatch):
+    from ctxtop.tui.commands.fleet import inputs
+
+    sessions = 10_000
+    found = {}
+    for n in range(sessions):
+        found[f"logs/s{n:05}.jsonl"] = {"ETag": f'"{n}"', "size": 100, "type": "file"}
+        for agent in range(2):
+            found[f"logs/s{n:05}/subagents/agent-{agent}.jsonl"] = {"ETag": '"a"', "size": 10, "type": "file"}
+
+    class Store:  # what s3fs answers for a prefix of 30,000 objects
+        def isdir(self, path):
+            return True
+
+        def find(self, path, detail=False):
+            return dict(found)
+
+    monkeypatch.setattr(inputs, "filesystem", lambda url, options: (Store(), "logs"))
+    started = time.monotonic()
+    listed = list(inputs.find_sessions(["s3://logs"], {}))
+    # (each session went through the whole listing for its sub-agents: 10,000 sessions took a minute)
+    assert time.monotonic() - started < 5
+    assert len(listed) == sessions and all(item.problem is None and "+" in (item.fingerprint or "") for item in listed)
 
 
 def test_the_fleet_extra_is_imported_only_when_an_audit_needs_it():

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ctxtop.tui.commands.fleet.storage import filesystem, fingerprint, is_url, local_path
+from ctxtop.tui.commands.fleet.storage import Listing, filesystem, fingerprint, is_url, local_path
 
 LOG_SUFFIXES = (".jsonl", ".json", ".traj", ".eval")
 DATABASES = ("opencode.db",)
@@ -90,12 +90,12 @@ def _is_session_folder(path: Path, names: list[str] | None) -> bool:
 def _remote(url: str, options: Mapping[str, Any]) -> Iterator[Found]:
     fs, inside = filesystem(url, options)
     protocol = url.split("://", 1)[0]
-    listing: dict[str, Any] | None = None
+    listing: Listing | None = None
     try:
         if fs.isdir(inside):
             # With what the store says of each object: a session's fingerprint needs its sub-agents' too, and one
             # listing gives them all (not a request per object).
-            listing = fs.find(inside, detail=True)
+            listing = Listing(fs.find(inside, detail=True))  # (sorted once: each session's sub-agents by bisection)
             names = sorted(name for name in listing if is_candidate(name))
         else:
             names = [inside]

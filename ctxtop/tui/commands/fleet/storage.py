@@ -8,8 +8,9 @@ ctxtop reads files, and never writes beside the log.
 
 from __future__ import annotations
 
+import bisect
 import re
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -90,8 +91,36 @@ def subagent_objects(fs: Any, inside: str, listing: Mapping[str, Any] | None = N
         except Exception:  # noqa: BLE001 - none there, or not listable: the session is audited without them
             return {}
     assert listing is not None
-    return {name: info for name, info in sorted(listing.items())
-            if name.startswith(prefix) and name.rsplit("/", 1)[-1].startswith("agent-") and info.get("type") != "directory"}
+    keys = listing if isinstance(listing, Listing) else Listing(listing)
+    return {name: info for name, info in keys.under(prefix)
+            if name.rsplit("/", 1)[-1].startswith("agent-") and info.get("type") != "directory"}
+
+
+class Listing(Mapping[str, Any]):
+    """A ``find(detail=True)`` with its keys sorted once: the keys under a prefix are found by bisection. Every session
+    of a listing asks for its sub-agents: each going through the whole listing made a run of 20,000 sessions take
+    minutes before it read one."""
+
+    def __init__(self, found: Mapping[str, Any]) -> None:
+        self._found = found
+        self._keys = sorted(found)
+
+    def __getitem__(self, name: str) -> Any:
+        return self._found[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._keys)
+
+    def __len__(self) -> int:
+        return len(self._keys)
+
+    def under(self, prefix: str) -> Iterator[tuple[str, Any]]:
+        """The keys that start with ``prefix``, in order, with what the store says of each."""
+        for index in range(bisect.bisect_left(self._keys, prefix), len(self._keys)):
+            name = self._keys[index]
+            if not name.startswith(prefix):
+                break
+            yield name, self._found[name]
 
 
 def fingerprint(fs: Any, inside: str, listing: Mapping[str, Any] | None = None) -> str:
