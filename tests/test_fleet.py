@@ -552,6 +552,29 @@ def test_a_listing_of_many_sessions_is_fingerprinted_in_time_that_grows_with_it(
     assert len(listed) == sessions and all(item.problem is None and "+" in (item.fingerprint or "") for item in listed)
 
 
+@pytest.mark.skipif(not AGTRACE.is_file(), reason=f"shared fixtures not found at {SHARED_FIXTURES}")
+def test_a_run_lists_a_folder_of_2_0_sub_agents_once_not_once_per_session(tmp_path, capsys, monkeypatch):
+    session, sidechain = AGTRACE.read_bytes(), AGTRACE.with_name("agtrace_claude_agent_sidechain.jsonl").read_bytes()
+    own_id = b"7f2abd2d-7cfc-4447-9ddd-3ca8d14e02e9"
+    folder = tmp_path / "project"
+    folder.mkdir()
+    for n in range(12):
+        other_id = f"00000000-0000-0000-0000-{n:012}".encode()
+        (folder / f"s{n}.jsonl").write_bytes(session.replace(own_id, other_id))
+        for agent in range(3):
+            (folder / f"agent-{n}x{agent}.jsonl").write_bytes(sidechain.replace(own_id, other_id))
+    code, _, err = audit(capsys, folder, "--out", tmp_path / "first")
+    assert code == 0 and "12 session(s) audited" in err
+    listings = []
+    glob = Path.glob
+    monkeypatch.setattr(Path, "glob", lambda self, pattern: listings.append(pattern) or glob(self, pattern))
+    code, _, err = audit(capsys, folder, "--out", tmp_path / "second")
+    assert code == 0 and "12 result(s) reused from an earlier run, 0 read anew" in err
+    # (each session's digest listed the folder and looked at every transcript in it: 5,000 of them beside 100
+    # sessions took 7 s, and a project folder of 1,000 sessions minutes)
+    assert listings.count("agent-*.jsonl") == 1
+
+
 def test_the_fleet_extra_is_imported_only_when_an_audit_needs_it():
     import subprocess
 

@@ -62,7 +62,7 @@ def build(parser_type: type[argparse.ArgumentParser], positive_int: Callable[[st
 
 
 def run(args: argparse.Namespace) -> int:
-    from ctxtop.context.fleet.reuse import ResultStore, content_digest
+    from ctxtop.context.fleet.reuse import ResultStore, Siblings, content_digest
     from ctxtop.context.fleet.session import INTERNAL_ERROR, AuditSettings, SessionAudit
     from ctxtop.context.rules.pins import load_pins
     from ctxtop.tui.commands.fleet.engines import dask_engine, lost_by_engine, run_local
@@ -88,6 +88,7 @@ def run(args: argparse.Namespace) -> int:
     tasks: list[Task] = []
     digests: dict[str, str] = {}
     reused = 0
+    siblings = Siblings()  # (a folder's 2.0 sub-agent transcripts listed, and each one's first line read, once)
     unreachable: list[Found] = []  # PATHs given that do not exist or cannot be listed: said, and the exit status 2
     for found in _unique(find_sessions(paths, options)):
         if found.named:
@@ -95,7 +96,7 @@ def run(args: argparse.Namespace) -> int:
         digest = found.fingerprint
         if found.problem is None and not found.url:
             try:
-                digest = content_digest(found.name)
+                digest = content_digest(found.name, siblings)
             except OSError as exc:
                 found = Found(found.name, problem=one_line(f"cannot read it: {exc.strerror or exc}", 300))
         if found.problem is not None:
