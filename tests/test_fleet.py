@@ -575,6 +575,27 @@ def test_a_run_lists_a_folder_of_2_0_sub_agents_once_not_once_per_session(tmp_pa
     assert listings.count("agent-*.jsonl") == 1
 
 
+def test_an_object_the_store_did_not_give_is_fetched_again_by_the_next_run(tmp_path, capsys, monkeypatch):
+    from ctxtop.tui.commands.fleet import storage
+
+    fsspec = pytest.importorskip("fsspec")
+    store = fsspec.filesystem("memory")  # (a store in this process: the run's one worker is this process)
+    store.pipe("/h7-bucket/session.jsonl", demo_path().read_bytes())
+    fetch = storage.fetch
+
+    def throttled(*args, **kwargs):
+        raise ConnectionError("503 Slow Down")
+
+    monkeypatch.setattr(storage, "fetch", throttled)
+    code, _, err = audit(capsys, "memory://h7-bucket", "--out", tmp_path / "first")
+    assert code == 0 and "0 session(s) audited, 1 skipped" in err
+    assert "cannot fetch it: ConnectionError: 503 Slow Down" in (tmp_path / "first" / "skipped").read_text()
+    monkeypatch.setattr(storage, "fetch", fetch)
+    code, _, err = audit(capsys, "memory://h7-bucket", "--out", tmp_path / "second")  # (it was skipped again, for good)
+    store.rm("/h7-bucket", recursive=True)
+    assert code == 0 and "1 session(s) audited, 0 skipped; 0 result(s) reused from an earlier run, 1 read anew" in err
+
+
 def test_the_fleet_extra_is_imported_only_when_an_audit_needs_it():
     import subprocess
 

@@ -69,7 +69,7 @@ def run(args: argparse.Namespace) -> int:
     from ctxtop.tui.commands.fleet.extra import need
     from ctxtop.tui.commands.fleet.inputs import Found, find_sessions
     from ctxtop.tui.commands.fleet.storage import parse_options
-    from ctxtop.tui.commands.fleet.worker import Task
+    from ctxtop.tui.commands.fleet.worker import FETCH_FAILED, Task
 
     started = time.monotonic()
     need("duckdb")  # before any work: the tables cannot be written without it
@@ -118,8 +118,8 @@ def run(args: argparse.Namespace) -> int:
     with ProgressLine() as line:
         for done, result in enumerate(engine(tasks, args.jobs), 1):
             results.append(result)
-            # Kept for reuse: what the log's own bytes decide, not a worker lost nor a bug of ctxtop's (the next run retries).
-            if result.path in digests and not lost_by_engine(result) and not (result.skipped or "").startswith(INTERNAL_ERROR):
+            # Kept for reuse: what the log's own bytes decide, not a worker lost, a fetch failed nor a bug of ctxtop's (the next run retries).
+            if result.path in digests and not lost_by_engine(result) and not (result.skipped or "").startswith((INTERNAL_ERROR, FETCH_FAILED)):
                 store.put(digests[result.path], result)
             line.show(f"ctxtop: audited {done:,} / {len(tasks):,}")
     if not results:

@@ -22,6 +22,11 @@ class Task:
     storage_options: dict[str, Any] = field(default_factory=dict)
 
 
+# A store that did not give an object (throttled, timed out, a sub-agent object gone between the listing and the fetch):
+# no result of the object's content, so none kept for the next run to reuse under its fingerprint.
+FETCH_FAILED = "cannot fetch it"
+
+
 def audit_task(task: Task) -> SessionAudit:
     if not task.url:
         return audit_session(task.name, task.settings, content_digest=task.digest)
@@ -31,5 +36,5 @@ def audit_task(task: Task) -> SessionAudit:
         try:
             local = fetch(task.name, task.storage_options, folder)
         except Exception as exc:  # noqa: BLE001 - an object that cannot be fetched is one skipped session
-            return SessionAudit(task.name, skipped=f"cannot fetch it: {type(exc).__name__}: {exc}"[:300])
+            return SessionAudit(task.name, skipped=f"{FETCH_FAILED}: {type(exc).__name__}: {exc}"[:300])
         return audit_session(local, task.settings, shown_path=task.name, content_digest=task.digest)
