@@ -202,3 +202,16 @@ def test_a_rule_made_to_be_slow_to_read_is_read_quickly(rule, cap):
     started = time.monotonic()
     assert money_cap(rule) == cap
     assert time.monotonic() - started < 2
+
+
+@pytest.mark.parametrize("text, number", [
+    ("一亿二千三百四十五万六千七百八十九", 123_456_789), ("一万亿", 1e12), ("三万五千亿", 3.5e12), ("一亿二千万", 1.2e8), ("五千万", 5e7),
+])
+def test_a_big_number_in_chinese_numerals_is_read_whole(text, number):
+    assert chinese_number(text) == number
+
+
+@pytest.mark.parametrize("amount", ["一亿二千三百四十五万六千七百八十九元", "一万亿元"])
+def test_a_big_amount_in_chinese_numerals_is_over_the_cap(amount):
+    # (17 numerals were no amount, and 一万亿 was read as 一万: both calls went through under a cap of 50,000)
+    assert "exceeds the cap 50000" in breaks("单笔付款超过五万元必须先问我", {"amount": amount})

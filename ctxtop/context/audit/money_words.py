@@ -43,13 +43,14 @@ _CHINESE_DIGITS = {"零": 0, "〇": 0, "一": 1, "壹": 1, "二": 2, "贰": 2, "
                    "六": 6, "陆": 6, "七": 7, "柒": 7, "八": 8, "捌": 8, "九": 9, "玖": 9}
 _CHINESE_UNITS = {"十": 10, "拾": 10, "百": 100, "佰": 100, "千": 1000, "仟": 1000}
 _CHINESE_SECTIONS = {"万": 10_000, "萬": 10_000, "亿": 100_000_000}
-CHINESE_NUMERAL = "[" + "".join([*_CHINESE_DIGITS, *_CHINESE_UNITS, *_CHINESE_SECTIONS]) + "]{1,16}"
+# (Up to 32: "一亿二千三百四十五万六千七百八十九" is 17, and an amount not read is a call over the cap let through.)
+CHINESE_NUMERAL = "[" + "".join([*_CHINESE_DIGITS, *_CHINESE_UNITS, *_CHINESE_SECTIONS]) + "]{1,32}"
 
 
 def chinese_number(text: str) -> float | None:
     """``"五千"`` → 5000.0, ``"一万二千"`` → 12000.0, ``"三千五"`` → 3500.0 (a digit after a unit is a tenth of it);
     None when ``text`` is not a number so written."""
-    total = section = digit = 0
+    total = section = digit = biggest = 0
     last_unit, after_zero, seen = 0, False, False
     for char in text:
         if char in _CHINESE_DIGITS:
@@ -61,9 +62,13 @@ def chinese_number(text: str) -> float | None:
             section += (digit or (1 if unit == 10 else 0)) * unit
             digit, last_unit, after_zero = 0, unit, False
         elif char in _CHINESE_SECTIONS:
-            total += (section + digit) * _CHINESE_SECTIONS[char]
+            scale = _CHINESE_SECTIONS[char]
+            if scale > biggest:  # 一万亿: ten thousand of a hundred million, not ten thousand and then none
+                total, biggest = (total + section + digit) * scale, scale
+            else:
+                total += (section + digit) * scale
             section = digit = 0
-            last_unit, after_zero = _CHINESE_SECTIONS[char], False
+            last_unit, after_zero = scale, False
         else:
             return None
     if not seen:
