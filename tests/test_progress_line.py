@@ -144,3 +144,32 @@ def test_a_subagent_export_says_how_far_it_read_its_session_then_the_subagent(ca
     assert drawn.index(f"reading {session.name} 100%") < drawn.index(f"reading {agent.name} 100%")
     assert drawn.endswith(f"ctxtop: read {agent.name}; finding its rules and auditing its compactions…{ERASE}")
     assert json.loads(capsys.readouterr().out)["source"]["path"].endswith(agent.name)
+
+
+@pytest.mark.skipif(not hasattr(os, "openpty"), reason="needs a pseudo-terminal")
+def test_the_line_fits_the_terminal_of_stderr_when_stdout_is_a_pipe(monkeypatch):
+    """``ctxtop export big.jsonl | jq`` on a 40-column terminal: stdout is a pipe (80 columns to
+    ``shutil.get_terminal_size``), but the line is drawn on stderr, 40 columns wide; a line cut to 79
+    wrapped there, and its erase wiped only its second row, leaving the first on screen."""
+    import fcntl
+    import struct
+    import termios
+
+    monkeypatch.delenv("COLUMNS", raising=False)
+    monkeypatch.setattr(progress_line.shutil, "get_terminal_size", lambda: os.terminal_size((80, 24)))  # stdout: a pipe
+    main_side, terminal_side = os.openpty()
+    fcntl.ioctl(terminal_side, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 40, 0, 0))
+    stream = os.fdopen(terminal_side, "w", encoding="utf-8")
+    try:
+        clock = Clock()
+        line = ProgressLine(stream, clock)
+        clock.now += 10
+        line.show("ctxtop: read big.jsonl; finding its rules and auditing its compactions…", now=True)
+        drawn = os.read(main_side, 4096).decode("utf-8").replace("\r\n", "\n")
+    finally:
+        stream.close()
+        os.close(main_side)
+    from rich.cells import cell_len
+
+    shown = drawn.removeprefix(ERASE)
+    assert shown.endswith("…") and cell_len(shown) == 39  # one cell short of the 40 columns

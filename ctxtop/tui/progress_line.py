@@ -10,6 +10,7 @@ one-line error, starts on a clean line.
 
 from __future__ import annotations
 
+import os
 import shutil
 import sys
 import time
@@ -46,7 +47,7 @@ class ProgressLine:
         if at - self._started < SHOW_AFTER or (not now and self._drawn_at is not None and at - self._drawn_at < REDRAW_EVERY):
             return
         # One cell short of the width: a line that fills the last column wraps on some terminals.
-        width = max(2, shutil.get_terminal_size().columns - 1)
+        width = max(2, self._columns() - 1)
         from rich.cells import cell_len, set_cell_size  # (here: a command that draws no line does not load it)
 
         line = one_line(text)
@@ -54,6 +55,16 @@ class ProgressLine:
             line = set_cell_size(line, width - 1) + "…"
         self._write(_BACK_AND_ERASE + line)
         self._drawn_at = at
+
+    def _columns(self) -> int:
+        """The width of the terminal the line is drawn on: the stream's own, not stdout's (which
+        ``shutil.get_terminal_size`` asks, and which is a pipe in ``ctxtop export … | jq``: 80 columns
+        then, and on a narrower terminal the line wrapped and its first row stayed on screen)."""
+        try:
+            columns = os.get_terminal_size(self._stream.fileno()).columns
+        except (AttributeError, ValueError, OSError):  # (not a real terminal's stream: the usual guess)
+            columns = 0
+        return columns if columns > 0 else shutil.get_terminal_size().columns  # (0: a terminal that does not say)
 
     def clear(self) -> None:
         """Wipe the line, if one is drawn."""
