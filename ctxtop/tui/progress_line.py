@@ -22,6 +22,7 @@ from ctxtop.context.sanitize import one_line
 
 SHOW_AFTER = 0.5
 REDRAW_EVERY = 0.1
+ROOM = 3  # cells left free at the end of the line: the last column, and the terminal's echo of Ctrl-C ("^C")
 _BACK_AND_ERASE = "\r\x1b[K"  # to the start of the line, then erase it: ctxtop's own control sequence
 
 
@@ -46,8 +47,9 @@ class ProgressLine:
         at = self._clock()
         if at - self._started < SHOW_AFTER or (not now and self._drawn_at is not None and at - self._drawn_at < REDRAW_EVERY):
             return
-        # One cell short of the width: a line that fills the last column wraps on some terminals.
-        width = max(2, self._columns() - 1)
+        # Three cells short of the width: a line that fills the last column wraps on some terminals, and Ctrl-C
+        # makes the terminal echo "^C" after the line (a wrapped "C" left the line's row on screen, unwiped).
+        width = max(2, self._columns() - ROOM)
         from rich.cells import cell_len, set_cell_size  # (here: a command that draws no line does not load it)
 
         line = one_line(text)
