@@ -146,6 +146,11 @@ def test_an_email_cut_before_its_at_sign_shows_none_of_its_local_part(tmp_path, 
     ("write to oyelaran.vantreight today", 20, "write to oyelaran.v…"),  # a word, not an address
     ("oyelaran.vantreight@example.org", 10, "…"),
     ("short", 10, "short"),
+    # The address --redact finds starts after the run the cut is in: after a sign, after a letter it does not take.
+    ("mail -oyelaran.vantreight@example.org", 20, "mail -…"),
+    ("cc +oyelaran.vantreight@example.org", 20, "cc +…"),
+    ("x .oyelaran.vantreight@example.org", 20, "x .…"),
+    ("see jö.oyelaran.vantreight@example.org", 20, "see jö…"),
 ])
 def test_a_cut_never_falls_inside_an_address_local_part(text, width, expected):
     from ctxtop.context.sanitize import cut

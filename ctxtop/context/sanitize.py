@@ -115,9 +115,11 @@ def cut(text: str, width: int) -> str:
     while start > 0 and text[start - 1] in _LOCAL_PART_CHARS:
         start -= 1
     if start < end:
-        address = EMAIL.match(text, start, min(len(text), end + ADDRESS_REACH))  # (not a megabyte run of letters)
-        if address is not None and text.index("@", start) >= end:  # its "@" cut off (else shown, and masked)
-            end = start
+        # The address as --redact finds it: not always from the run's first character ("-john@…", "+john@…": its
+        # \b puts the address after the sign; "jöhn.smith@…": after the "ö"). (Not a megabyte run of letters.)
+        address = EMAIL.search(text, start, min(len(text), end + ADDRESS_REACH))
+        if address is not None and address.start() < end and text.index("@", address.start()) >= end:
+            end = address.start()  # its "@" cut off (else shown, and masked)
     return text[:end] + CUT_MARK
 
 
