@@ -157,3 +157,16 @@ def test_a_cut_never_falls_inside_an_address_local_part(text, width, expected):
 
     assert cut(text, width) == expected
     assert redact_text(cut(text, width)).count("oyelaran") == (1 if "today" in text else 0)
+
+
+@pytest.mark.parametrize("text", ['{"api_key": "abcdefghij0123456789XYZ"}', "{'password': 'hunter2hunter2hunter2'}",
+                                  'DB_PASSWORD="s3cretvalue-very-long" ./run'])
+def test_a_quoted_secret_cut_before_its_closing_quote_shows_none_of_it(text):
+    """A preview cut inside a quoted value ('{"api_key": "abcdefghij0123…') left the start of the secret: the
+    quoted value's pattern wanted its closing quote, which the cut took away."""
+    from ctxtop.context.sanitize import cut
+
+    value = text.split("=" if "=" in text else ": ")[1].strip("{}'\" ./run")
+    for width in range(1, len(text) + 2):
+        shown = redact_text(cut(text, width))
+        assert not any(value[:n] in shown for n in range(2, len(value) + 1)), shown

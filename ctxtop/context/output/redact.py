@@ -48,7 +48,8 @@ _SECRETS = re.compile("|".join(f"(?P<{kind}{n}>{start or ''}{rest})" for n, (kin
 # `password=…`, `"api_key": "…"`, `token: …`, `DB_PASSWORD=…`, `STRIPE_SECRET_KEY=…`: the name stays, the value goes.
 _ASSIGNMENT = re.compile(
     r"""(?i)(\b[\w-]*?(?:pass(?:word|wd)?|pwd|secret(?:[_-]?key)?|client_secret|api[_-]?key|access[_-]?key|auth[_-]?token|token)\b["']?\s*[:=]\s*)"""
-    r"""(?!\[REDACTED:)("[^"\n]{1,200}"|'[^'\n]{1,200}'|[^\s,;&"'}\]]{1,200})"""  # (not a value masked already)
+    # (not a value masked already; a quoted value cut short before its closing quote, "sk3cr…, is masked to the cut)
+    r"""(?!\[REDACTED:)("[^"\n]{1,200}"|'[^'\n]{1,200}'|"[^"\n…]{0,200}…|'[^'\n…]{0,200}…|[^\s,;&"'}\]]{1,200})"""
 )
 # On a command line: `--password hunter2`, `--token=…`, mysql's `-pS3cret`.
 _FLAG = re.compile(r"(--(?:password|passwd|token|api-key|secret)[= ]|\bmysql\b[^\n]{0,200}?\s-p)(?!\[REDACTED:)([^\s\-][^\s]{0,199})")
@@ -107,6 +108,8 @@ def redact_text(text: str) -> str:
 def _quoted(value: str) -> str:
     if value[:1] in "\"'" and value[-1:] == value[:1] and len(value) > 1:
         return f"{value[0]}[REDACTED:secret]{value[0]}"
+    if value[:1] in "\"'" and value.endswith(CUT):
+        return f"{value[0]}[REDACTED:secret]{CUT}"
     return "[REDACTED:secret]"
 
 
