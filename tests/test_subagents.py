@@ -168,3 +168,23 @@ def test_markdown_lists_the_sub_agents():
     assert "| a881341 | claude-code-guide | 6 | " in markdown and "| Research Claude hook output |" in markdown
     if _own_conversation():
         assert "| a881341 | claude-code-guide | 6 | 42,182 | 21.1% |" in markdown
+
+
+async def test_a_task_in_wide_characters_is_cut_to_its_column_cells_with_an_ellipsis(tmp_path):
+    """The task was cut to the column's width in characters: a Chinese task took twice the cells, and the
+    DataTable cropped it at the column's edge without a mark ("研究钩子输")."""
+    from rich.cells import cell_len
+
+    log = tmp_path / SESSION.name
+    log.write_text(SESSION.read_text().replace("Research Claude hook output", "研究钩子输出的格式与时机以及它们如何影响会话上下文"))
+    shutil.copytree(SESSION.with_suffix(""), tmp_path / SESSION.stem)
+    app = CtxtopApp(str(log))
+    async with app.run_test(size=(200, 40)) as pilot:
+        await settle(pilot, app, Session.open(log).message_count)
+        await pilot.press("6")
+        table = _agents_table(app)
+        assert await until(pilot, lambda: table.row_count == 2 and "task" in table.text_widths)
+        await pilot.pause()
+        task = str(table.get_cell(str(log.with_suffix("") / "subagents" / "agent-a881341.jsonl"), "task"))
+        assert task.startswith("研究") and task.endswith("…")
+        assert cell_len(task) <= table.columns["task"].width  # type: ignore[index]

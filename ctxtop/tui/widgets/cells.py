@@ -9,7 +9,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from rich.cells import cell_len
 from rich.text import Text
+
+from ctxtop.context.sanitize import cut
 
 # Ascending: the smallest unit that keeps the figure under a thousand is the most precise one.
 _UNITS = ((10**3, "k"), (10**6, "M"), (10**9, "B"), (10**12, "T"), (10**15, "P"), (10**18, "E"))
@@ -85,3 +88,15 @@ def texts_that_fit(room: int, text_widths: Sequence[tuple[int, int | None]]) -> 
         widths.append(cells if most is None else min(most, cells))
         room -= widths[-1] + CELL_PADDING
     return widths
+
+
+def cut_to_cells(text: str, width: int) -> str:
+    """``text`` cut with "…" to ``width`` terminal cells, not characters: a wide character (CJK, most emoji) takes two,
+    and a DataTable crops what is wider than its column without a mark. Cut by ``sanitize.cut`` (never inside an
+    address's local part)."""
+    if cell_len(text) <= width:
+        return text
+    chars = min(width, len(text))
+    while chars > 1 and cell_len(cut(text, chars)) > width:
+        chars -= 1
+    return cut(text, chars)

@@ -4,14 +4,15 @@ from __future__ import annotations
 
 from typing import Any
 
+from rich.cells import cell_len
 from rich.text import Text
 from textual import on
 from textual.message import Message
 from textual.widgets import DataTable
 
 from ctxtop.context.output.redact import redact_text
-from ctxtop.context.sanitize import cut, one_line
-from ctxtop.tui.widgets.cells import count_cell, percent_text
+from ctxtop.context.sanitize import one_line
+from ctxtop.tui.widgets.cells import count_cell, cut_to_cells, percent_text
 from ctxtop.tui.widgets.counts_table import CountsTable
 from ctxtop.tui.widgets.empty_note import EmptyNote, show_if_empty
 
@@ -50,7 +51,7 @@ class SubagentsTable(CountsTable):
     def text_bounds(self) -> list[tuple[int, int | None]]:
         # The type column no wider than its longest type: what is left is the task's.
         (least, most), task = super().text_bounds()
-        longest = max((len(one_line(agent["kind"], _TASK_READ)) for agent in self._agents.values()), default=0)
+        longest = max((cell_len(one_line(agent["kind"], _TASK_READ)) for agent in self._agents.values()), default=0)
         widest = longest if most is None else min(most, longest)
         return [(least, max(least, widest)), task]
 
@@ -82,7 +83,7 @@ class SubagentsTable(CountsTable):
                 size = count_cell(window["estimated_tokens"] if estimated else reported, _WINDOW_WIDTH, mark="≈" if estimated else "")
                 percent = window["percent"]
                 style = "bold red" if percent and percent >= 90 else "yellow" if percent and percent >= 70 else ""
-                self.update_cell(key, "id", Text(one_line(agent["id"], self.name_width)))
+                self.update_cell(key, "id", Text(cut_to_cells(one_line(agent["id"], _TASK_READ), self.name_width)))
                 counts = {"messages": count_cell(agent["messages"], _MESSAGES_WIDTH), "window": size,
                           "percent": Text(percent_text(percent) if percent is not None else "—", justify="right", style=style)}
                 for _, column, _ in self.counts:
@@ -94,7 +95,7 @@ class SubagentsTable(CountsTable):
                          "task": (redact_text(task) if redacting else task, "dim")}
                 for column, width in self.text_widths.items():  # the text columns there is room for
                     text, text_style = texts[column]
-                    self.update_cell(key, column, Text(cut(text, width), style=text_style))
+                    self.update_cell(key, column, Text(cut_to_cells(text, width), style=text_style))
             for gone in set(self._agents) - {a["path"] for a in agents}:
                 self.remove_row(gone)
                 del self._agents[gone]

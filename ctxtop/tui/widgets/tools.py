@@ -7,7 +7,7 @@ from typing import Any
 from rich.text import Text
 
 from ctxtop.context.sanitize import one_line
-from ctxtop.tui.widgets.cells import count_cell
+from ctxtop.tui.widgets.cells import count_cell, cut_to_cells
 from ctxtop.tui.widgets.counts_table import CountsTable
 
 # The number columns and their widths, the total first after the name: the pane is narrow.
@@ -37,7 +37,7 @@ class ToolsTable(CountsTable):
         with self.app.batch_update():
             self.clear()
             for row in usage["tools"]:
-                self._add(Text(one_line(row["tool"], self.name_width)), row)
+                self._add(Text(cut_to_cells(one_line(row["tool"], 1000), self.name_width)), row)
             for row in usage["mcp_servers"]:
                 count = f" ({row['tools']} tool{'s' if row['tools'] != 1 else ''})"
                 label = Text("MCP ", style="bold") + Text(one_line(row["server"], 14)) + Text(count, style="dim")
