@@ -170,3 +170,18 @@ def test_a_quoted_secret_cut_before_its_closing_quote_shows_none_of_it(text):
     for width in range(1, len(text) + 2):
         shown = redact_text(cut(text, width))
         assert not any(value[:n] in shown for n in range(2, len(value) + 1)), shown
+
+
+def test_the_constraints_pane_masks_a_rules_missing_facts_while_redacting():
+    """With redaction on, the rule's text was masked but its missing facts, the rule's own words, were not:
+    'missing: 13812345678' and 'missing: ghp_…' showed the phone number and the token in the Constraints pane."""
+    from ctxtop.context.rules.constraints import make_constraint
+    from ctxtop.tui.widgets.panels import rule_text
+
+    phone, token = "13812345678", "ghp_abcdefghijklmnopqrstuvwxyz0123456789"
+    for said in (f"Call {phone} before deploying, never others", f"Use token {token} only"):
+        constraint = make_constraint(said, "pin")
+        row = {"missing_facts": constraint.facts, "found_in": []}
+        shown = rule_text(constraint, True, row).plain
+        assert "missing: " in shown and phone not in shown and token[:8] not in shown, shown
+        assert phone in rule_text(constraint, False, row).plain or token[:8] in rule_text(constraint, False, row).plain

@@ -34,7 +34,9 @@ def rule_text(constraint: Constraint, redacting: bool = False, row: dict[str, An
     line.append("  " + (redact_text(text) if redacting else text))
     if row is not None:
         if row["missing_facts"]:
-            line.append("  missing: " + one_line(", ".join(row["missing_facts"]), 40), style="yellow")
+            # (A fact is the rule's own words: a phone number, a key, masked as the rule's text is.)
+            missing = ", ".join(row["missing_facts"])
+            line.append("  missing: " + one_line(redact_text(missing) if redacting else missing, 40), style="yellow")
         where = ", ".join(str(m) for m in row["found_in"][:3])
         line.append(f"  in {where}" if where else "  in —", style="dim")
     why = " · ".join(part for part in (f"cue: {constraint.cue}" if constraint.cue else "", constraint.origin) if part)
