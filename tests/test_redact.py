@@ -185,3 +185,18 @@ def test_the_constraints_pane_masks_a_rules_missing_facts_while_redacting():
         shown = rule_text(constraint, True, row).plain
         assert "missing: " in shown and phone not in shown and token[:8] not in shown, shown
         assert phone in rule_text(constraint, False, row).plain or token[:8] in rule_text(constraint, False, row).plain
+
+
+def test_a_rules_id_names_no_address_password_nor_key_that_redact_masks(capsys):
+    """A rule's id is made from its text: 'Never send anything to boss.person@corp.com' was
+    no-send-anything-boss-person, and 'password=hunter2xyz' gave password-hunter2xyz-db, in every output,
+    where --redact cannot tell an id's words from others."""
+    from .conftest import DATA
+
+    pins = ["Never send anything to boss.person@corp.com", "Always use password=hunter2xyz for the db",
+            "Use AKIAIOSFODNN7EXAMPLE for uploads"]
+    for argv in (["check"], ["check", "--json"], ["export", "--format", "md"], ["export"]):
+        main([*argv, str(DATA / "claude_compact.jsonl"), "--redact", *(arg for pin in pins for arg in ("--pin", pin))])
+        out = capsys.readouterr().out.casefold()
+        assert "boss" not in out and "person" not in out and "hunter2" not in out and "akia" not in out, argv
+        assert "no-send-anything-email" in out and "password-db" in out, argv

@@ -15,7 +15,7 @@ import unicodedata
 
 from ctxtop.context.rules.facts import normalize
 from ctxtop.context.rules.patterns import compiled_on_use
-from ctxtop.context.sanitize import clean_text
+from ctxtop.context.sanitize import EMAIL, clean_text
 
 MAX_TERMS = 3
 MAX_ID_CHARS = 32
@@ -42,6 +42,11 @@ _UNIT_AFTER = compiled_on_use(r"\s*(words?|tokens?|lines?|characters?|chars?|fil
 _PREFIX_TOKEN = compiled_on_use(r"\b([A-Za-z]{2,})_(?=\W|$)")
 _ENGLISH_WORD = compiled_on_use(r"[A-Za-z][A-Za-z0-9'+.-]*[A-Za-z0-9+]|[A-Za-z]")
 _CJK_RUN = compiled_on_use(r"[\u3400-\u9fff]+")
+# What an id never names, as --redact would mask it in the text beside it: a password's or a key's value
+# ("password=hunter2" is no "password-hunter2"), an AWS key id, an address (its local part is a person's name).
+_SECRET_VALUE = compiled_on_use(
+    r"(?i)(\b[\w-]*?(?:pass(?:word|wd)?|pwd|secret(?:[_-]?key)?|api[_-]?key|access[_-]?key|auth[_-]?token|token)\b[\"']?"
+    r"\s*[:=]\s*)[^\s,;]+|\b(?:AKIA|ASIA)[0-9A-Z]{16}\b")
 STOP = frozenset(
     "a an the and or but of to in on at by for from with without into onto over under about as is are be been was were "
     "this that these those it its your you we our they their them any all each every some such other than then when "
@@ -62,6 +67,7 @@ def readable_id(text: str) -> str:
     """A short, typeable id for a rule, made from its text as shown (an escape sequence's hidden words, an OSC 8
     link's URL, are no part of it)."""
     text = unicodedata.normalize("NFKC", clean_text(text))
+    text = _SECRET_VALUE.sub(lambda m: m.group(1) or "", EMAIL.sub("email", text))
     lowered = text.casefold()
     limit = _limit_id(text, lowered)
     if limit:
