@@ -173,3 +173,24 @@ def test_the_line_fits_the_terminal_of_stderr_when_stdout_is_a_pipe(monkeypatch)
 
     shown = drawn.removeprefix(ERASE)
     assert shown.endswith("…") and cell_len(shown) == 37  # room for the "^C" a Ctrl-C echoes, in the 40 columns
+
+
+def test_a_long_log_name_is_cut_before_the_figure_after_it(monkeypatch, tmp_path):
+    """A Codex log's name is 70 characters: at 80 columns the line was cut at its end, so the percentage never
+    showed ("ctxtop: reading rollout-2026-…-4079fe9726a9.jso…" for the whole read: it looked hung)."""
+    from rich.cells import cell_len
+
+    from ctxtop.tui.cli import _reading
+
+    monkeypatch.setattr(progress_line.shutil, "get_terminal_size", lambda: os.terminal_size((80, 24)))
+    name = "rollout-2026-02-23T12-54-34-019c8a59-e9dd-71f0-9ae3-4079fe9726a9.jsonl"
+    stream, clock = Terminal(), Clock()
+    progress = _reading(ProgressLine(stream, clock), str(tmp_path / name))
+    clock.now += 10
+    progress("read", 0.45)
+    clock.now += 10
+    progress("audit", 1.0)
+    reading, auditing = stream.getvalue().split(ERASE)[1:]
+    assert reading.startswith("ctxtop: reading rollout-2026-") and reading.endswith("… 45%") and cell_len(reading) <= 77
+    assert auditing.startswith("ctxtop: read rollout-") and auditing.endswith("…; finding its rules and auditing its compactions…")
+    assert cell_len(auditing) <= 77

@@ -278,9 +278,9 @@ def _reading(line: ProgressLine, path: str) -> Callable[[str, float], None]:
 
     def progress(stage: str, fraction: float) -> None:
         if stage == "audit":  # (Tracker.open: the read is done)
-            line.show(f"ctxtop: read {name}; finding its rules and auditing its compactions…", now=True)
-        else:
-            line.show(f"ctxtop: {_STAGE_WORDS.get(stage, stage)} {name} {fraction:.0%}")
+            line.show(f"ctxtop: read {name}", tail="; finding its rules and auditing its compactions…", now=True)
+        else:  # (a long name is cut, not the figure after it)
+            line.show(f"ctxtop: {_STAGE_WORDS.get(stage, stage)} {name}", tail=f" {fraction:.0%}")
 
     return progress
 

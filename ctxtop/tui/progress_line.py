@@ -22,6 +22,7 @@ from ctxtop.context.sanitize import one_line
 
 SHOW_AFTER = 0.5
 REDRAW_EVERY = 0.1
+TEXT_LEAST = 12  # cells of ``text`` kept before its ``tail`` is cut too ("ctxtop: rea…")
 ROOM = 3  # cells left free at the end of the line: the last column, and the terminal's echo of Ctrl-C ("^C")
 _BACK_AND_ERASE = "\r\x1b[K"  # to the start of the line, then erase it: ctxtop's own control sequence
 
@@ -39,9 +40,11 @@ class ProgressLine:
         except (AttributeError, ValueError, OSError):  # (a closed or odd stream: no line)
             self._enabled = False
 
-    def show(self, text: str, *, now: bool = False) -> None:
-        """Draw ``text`` (cleaned of control sequences: it names a log) over the line before, when due;
-        ``now``: without waiting for the next redraw (a stage ends, and the next may be long)."""
+    def show(self, text: str, *, now: bool = False, tail: str = "") -> None:
+        """Draw ``text`` then ``tail`` (cleaned of control sequences: they name a log) over the line before, when
+        due; ``now``: without waiting for the next redraw (a stage ends, and the next may be long). Where the line
+        does not fit, ``text`` is cut before ``tail`` is ("reading rollout-2026-02-23T12…4079fe.jsonl" still
+        ends with its "45%"), unless even ``tail`` does not fit with a few cells of ``text``."""
         if not self._enabled:
             return
         at = self._clock()
@@ -52,9 +55,17 @@ class ProgressLine:
         width = max(2, self._columns() - ROOM)
         from rich.cells import cell_len, set_cell_size  # (here: a command that draws no line does not load it)
 
-        line = one_line(text)
-        if cell_len(line) > width:
-            line = set_cell_size(line, width - 1) + "…"
+        line, end = one_line(text), one_line(tail)
+        if tail[:1].isspace():
+            end = " " + end  # (the space between them)
+        if cell_len(line) + cell_len(end) > width:
+            room = width - cell_len(end)
+            if room >= TEXT_LEAST:
+                line = set_cell_size(line, room - 1) + "…"
+            else:
+                line = set_cell_size(line + end, width - 1) + "…"
+                end = ""
+        line += end
         self._write(_BACK_AND_ERASE + line)
         self._drawn_at = at
 
