@@ -1,7 +1,10 @@
 from __future__ import annotations
 
+import importlib.util
 import os
+import sys
 from pathlib import Path
+from types import ModuleType
 
 import pytest
 
@@ -11,6 +14,17 @@ from ctxtop.context.window.tokens import TokenCounter
 DATA = Path(__file__).parent / "data"
 # The real public logs (with their provenance in SOURCES.md): beside the clone, or where the variable says.
 SHARED_FIXTURES = Path(os.environ.get("CTXTOP_SHARED_FIXTURES") or Path(__file__).resolve().parents[2] / "shared" / "fixtures").resolve()
+BENCH = Path(__file__).resolve().parents[1] / "bench"
+
+
+def bench_module(name: str) -> ModuleType:
+    """The script ``bench/<name>.py`` imported as a module (bench/ is no package)."""
+    spec = importlib.util.spec_from_file_location(name, BENCH / f"{name}.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules.setdefault(name, module)  # dataclasses look their module up there
+    spec.loader.exec_module(module)
+    return module
 
 
 @pytest.fixture(scope="session")

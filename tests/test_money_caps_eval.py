@@ -4,24 +4,11 @@ until fixed (strict): a fix moves them out of the list."""
 
 from __future__ import annotations
 
-import importlib.util
-import sys
-from pathlib import Path
-
 import pytest
 
-BENCH = Path(__file__).resolve().parents[1] / "bench" / "money_caps_eval.py"
+from .conftest import bench_module
 
-
-def _money_caps_eval():
-    spec = importlib.util.spec_from_file_location("money_caps_eval", BENCH)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules.setdefault("money_caps_eval", module)  # dataclasses look their module up there
-    spec.loader.exec_module(module)
-    return module
-
-
-EVAL = _money_caps_eval()
+EVAL = bench_module("money_caps_eval")
 # (rule, index of the call among that rule's cases) → why ctxtop still judges it wrong
 STILL_WRONG: dict[tuple[str, int], str] = {
     ("预算上限 8000 元，超过需要先问我", 7): "out of scope: 1200 USD is over 8000 元 only at an exchange rate ctxtop does not know",

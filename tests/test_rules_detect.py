@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import sys
 from pathlib import Path
 
 import pytest
@@ -16,22 +14,12 @@ from ctxtop.context.rules.naming import readable_id
 from ctxtop.context.window.session import Session
 from ctxtop.tui.demo import demo_path
 
-from .conftest import DATA, SHARED_FIXTURES
-
-BENCH = Path(__file__).resolve().parents[1] / "bench" / "rules_eval.py"
-
-
-def _rules_eval():
-    spec = importlib.util.spec_from_file_location("rules_eval", BENCH)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules.setdefault("rules_eval", module)  # dataclasses look their module up there
-    spec.loader.exec_module(module)
-    return module
+from .conftest import DATA, SHARED_FIXTURES, bench_module
 
 
 def test_evaluation_set_meets_the_targets():
     """bench/rules_eval.py on the 42 labelled real texts: precision and recall ≥ 0.9, overall and held out."""
-    scores = _rules_eval().evaluate()
+    scores = bench_module("rules_eval").evaluate()
     assert scores["all"].labelled >= 250 and scores["all"].texts >= 30
     for key in ("all", "split:held-out", "lang:en", "lang:zh"):
         assert scores[key].precision >= 0.9, key
@@ -47,7 +35,7 @@ def test_evaluation_set_has_provenance_for_every_text():
 
 
 def test_the_evaluation_counts_half_a_sentence_as_a_miss():
-    module = _rules_eval()
+    module = bench_module("rules_eval")
     score = module.score_text("t", "Never delete src/errors/legacy.py; old clients import it.\n",
                               ["Never delete src/errors/legacy.py"], "instructions")
     assert (score.found, score.false_positives != [], score.misses != []) == (0, True, True)
