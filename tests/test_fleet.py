@@ -444,13 +444,19 @@ def test_a_session_in_a_store_is_read_again_when_only_a_sub_agent_changed(tmp_pa
     assert read_parquet(tmp_path / "fourth" / "compactions.parquet")[0]["cost_estimated"]
 
 
-@pytest.mark.skipif(not MAROT.is_file(), reason=f"shared fixtures not found at {SHARED_FIXTURES}")
-def test_a_session_on_disk_is_read_again_when_only_a_sub_agent_changed(tmp_path, capsys):
+def _marot_in_a_project(tmp_path: Path) -> tuple[Path, Path]:
+    """A project folder holding a copy of the real session with its sub-agents: the folder, and its subagents/."""
     folder = tmp_path / "project"
     folder.mkdir()
     shutil.copy(MAROT, folder / MAROT.name)
     subagents = folder / MAROT.stem / "subagents"
     shutil.copytree(MAROT.with_suffix("") / "subagents", subagents)
+    return folder, subagents
+
+
+@pytest.mark.skipif(not MAROT.is_file(), reason=f"shared fixtures not found at {SHARED_FIXTURES}")
+def test_a_session_on_disk_is_read_again_when_only_a_sub_agent_changed(tmp_path, capsys):
+    folder, subagents = _marot_in_a_project(tmp_path)
     partial, whole = _while_and_after_the_summary_was_written(subagents / COMPACTION_AGENT)
     (subagents / COMPACTION_AGENT).write_bytes(partial)
     code, _, err = audit(capsys, folder, "--out", tmp_path / "first")
@@ -495,11 +501,7 @@ def test_the_content_digest_takes_in_the_sub_agents_beside_a_session_that_are_it
 
 @pytest.mark.skipif(not MAROT.is_file() or not Path("/proc/self/mem").exists(), reason="needs the shared fixtures and /proc")
 def test_a_sub_agent_transcript_that_cannot_be_read_does_not_skip_its_session(tmp_path, capsys):
-    folder = tmp_path / "project"
-    folder.mkdir()
-    shutil.copy(MAROT, folder / MAROT.name)
-    subagents = folder / MAROT.stem / "subagents"
-    shutil.copytree(MAROT.with_suffix("") / "subagents", subagents)
+    folder, subagents = _marot_in_a_project(tmp_path)
     # A regular file whose every read fails, for root too (whom chmod 000 does not stop): the audit goes on without it.
     (subagents / "agent-unreadable.jsonl").symlink_to("/proc/self/mem")
     code, _, err = audit(capsys, folder, "--out", tmp_path / "out")
