@@ -53,7 +53,9 @@ class ProgressLine:
         # Three cells short of the width: a line that fills the last column wraps on some terminals, and Ctrl-C
         # makes the terminal echo "^C" after the line (a wrapped "C" left the line's row on screen, unwiped).
         width = max(2, self._columns() - ROOM)
-        from rich.cells import cell_len, set_cell_size  # (here: a command that draws no line does not load it)
+        from rich.cells import cell_len  # (here: a command that draws no line does not load them)
+
+        from ctxtop.tui.widgets.cells import cut_to_cells
 
         line, end = one_line(text), one_line(tail)
         if tail[:1].isspace():
@@ -61,10 +63,9 @@ class ProgressLine:
         if cell_len(line) + cell_len(end) > width:
             room = width - cell_len(end)
             if room >= TEXT_LEAST:
-                line = set_cell_size(line, room - 1) + "…"
+                line = cut_to_cells(line, room)
             else:
-                line = set_cell_size(line + end, width - 1) + "…"
-                end = ""
+                line, end = cut_to_cells(line + end, width), ""
         line += end
         self._write(_BACK_AND_ERASE + line)
         self._drawn_at = at
