@@ -676,3 +676,17 @@ def test_the_content_digest_follows_the_bytes_and_the_file_names(tmp_path):
     first = sorted(p for p in folder.rglob("*") if p.is_file())[0]
     first.rename(first.with_name(first.name + ".moved"))
     assert content_digest(folder) != before  # a folder's files are digested with their names
+
+
+@pytest.mark.parametrize("address", ["", "  "])
+def test_an_empty_scheduler_address_is_one_line_not_a_local_cluster(tmp_path, capsys, monkeypatch, address):
+    distributed = pytest.importorskip("distributed")
+
+    def no_local_cluster(*args, **kwargs):
+        raise AssertionError("a local cluster was started for an empty --scheduler")
+
+    monkeypatch.setattr(distributed, "LocalCluster", no_local_cluster)
+    code, out, err = audit(capsys, DATA / CODEX_KEEPS, "--out", tmp_path / "out", "--engine", "dask", "--scheduler", address,
+                           "--no-reuse")
+    assert code == 2 and out == "" and err == "ctxtop: error: --scheduler needs an address (tcp://host:8786)\n"
+    assert not (tmp_path / "out").exists()

@@ -73,8 +73,11 @@ def run(args: argparse.Namespace) -> int:
 
     started = time.monotonic()
     need("duckdb")  # before any work: the tables cannot be written without it
-    if args.scheduler and args.engine != "dask":
+    if args.scheduler is not None and args.engine != "dask":
         raise UsageError("--scheduler is for --engine dask")
+    if args.scheduler is not None and not args.scheduler.strip():
+        # (An empty address read as none started a local cluster instead: a script whose variable was unset ran elsewhere.)
+        raise UsageError("--scheduler needs an address (tcp://host:8786)")
     options = parse_options(args.storage_option)
     if args.pins:
         load_pins(args.pins)  # a bad pins file is one error now, not one skipped row per session

@@ -88,7 +88,7 @@ def dask_engine(scheduler: str | None) -> Engine:
             return
         _silence_dask_logs()
         cluster = None
-        if scheduler:
+        if scheduler is not None:  # (the command refuses an empty one: it is no request for a local cluster)
             try:
                 _reach(scheduler)
                 client = distributed.Client(scheduler, timeout=f"{SCHEDULER_SECONDS}s")
