@@ -690,3 +690,18 @@ def test_an_empty_scheduler_address_is_one_line_not_a_local_cluster(tmp_path, ca
                            "--no-reuse")
     assert code == 2 and out == "" and err == "ctxtop: error: --scheduler needs an address (tcp://host:8786)\n"
     assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.skipif(not AGTRACE.is_file(), reason=f"shared fixtures not found at {SHARED_FIXTURES}")
+@pytest.mark.parametrize("owner", [b'{"a": 1}', b"[1]", b"5", b"null"])
+def test_a_transcript_beside_a_session_whose_first_record_names_no_string_id_belongs_to_none(tmp_path, capsys, owner):
+    from ctxtop.context.fleet.reuse import content_digest
+
+    log = tmp_path / AGTRACE.name
+    shutil.copy(AGTRACE, log)
+    alone = content_digest(log)
+    # (an id that is an object was a dict key: the digest of every session of the folder failed, the run an internal error)
+    (tmp_path / "agent-odd.jsonl").write_bytes(b'{"type": "user", "sessionId": ' + owner + b"}\n")
+    assert content_digest(log) == alone
+    code, _, err = audit(capsys, log, "--out", tmp_path / "out")
+    assert code == 0 and "1 session(s) audited, 0 skipped" in err

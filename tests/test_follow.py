@@ -344,8 +344,8 @@ def test_an_update_costs_the_paths_that_changed_not_the_folder_of_other_agents(t
         (tmp_path / f"agent-other{n}.jsonl").write_text(sub_agent_record("another-session", f"o{n}"))
     follower = LogFollower(log, window=DEMO_WINDOW)
     read_ids, listings = [], []
-    original_id, original_list = subagents.session_id_of, subagents.subagent_candidates
-    monkeypatch.setattr(subagents, "session_id_of", lambda path: read_ids.append(path.name) or original_id(path))
+    original_id, original_list = subagents.owner_session_id, subagents.subagent_candidates
+    monkeypatch.setattr(subagents, "owner_session_id", lambda path: read_ids.append(path.name) or original_id(path))
     monkeypatch.setattr(subagents, "subagent_candidates", lambda log: listings.append(1) or original_list(log))
 
     write(log, DEMO_LINES[20:25])

@@ -22,7 +22,7 @@ from ctxtop.context.fleet.session import AuditSettings, SessionAudit
 from ctxtop.context.store.session_index import new_digest
 from ctxtop.context.store.source import open_file
 from ctxtop.context.store.token_cache import TokenCache
-from ctxtop.context.window.subagents import session_id_of
+from ctxtop.context.window.subagents import owner_session_id
 from ctxtop.parsers.jsonl import DecodeError, loads
 from ctxtop.version import version
 
@@ -90,7 +90,7 @@ def companion_files(log: Path, siblings: Siblings) -> list[Path]:
     if beside.every:
         # Not every transcript in a 2.0 project folder: one session's new sub-agent would re-audit all the others.
         # A log whose id is not found early takes them all in (read again for nothing, never reused wrongly).
-        own = _first_session_id(log)
+        own = _parsed_session_id(log)
         candidates += beside.every if own is None else beside.by_owner.get(own, [])
     files = []
     for candidate in candidates:
@@ -118,7 +118,7 @@ class Siblings:
             every = sorted(folder.glob("agent-*.jsonl"))
             by_owner: dict[str | None, list[Path]] = {}
             for transcript in every:
-                by_owner.setdefault(session_id_of(transcript), []).append(transcript)
+                by_owner.setdefault(owner_session_id(transcript), []).append(transcript)
             known = self._folders[folder] = Beside(every, by_owner)
         return known
 
@@ -127,9 +127,10 @@ SESSION_ID_LINES = 200  # a Claude Code log's first records without one (summari
 LINE_BYTES = 1 << 20  # a first line longer (a JSON log of one line) is not read whole: the id is then not known
 
 
-def _first_session_id(log: Path) -> str | None:
-    """The id the audit's parser takes: the first ``sessionId`` of a record with a type, decoded as the parser decodes
-    it (a lone surrogate escape too), or None when not in the first lines. Another id than the parser's would leave
+def _parsed_session_id(log: Path) -> str | None:
+    """The id the audit's parser gives ``log``: the first ``sessionId`` of a record with a type, decoded as the parser decodes
+    it (a lone surrogate escape too), or None when not in the first lines. Not ``owner_session_id``, a transcript's first
+    record's: a log may open with records that carry no id, or a decoy's that the parser does not take. Another id than the parser's would leave
     out of the digest the sub-agents the audit reads: their changes would not be seen."""
     try:
         with open_file(log) as handle:

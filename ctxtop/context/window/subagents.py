@@ -70,8 +70,11 @@ def subagent_candidates(log: Path) -> list[Path]:
     return found + [candidate for candidate in sorted(log.parent.glob("agent-*.jsonl")) if candidate != log]
 
 
-def session_id_of(path: Path) -> str | None:
-    """The session id a transcript's first record carries (a 2.0 sub-agent's names the session it belongs to)."""
+def owner_session_id(path: Path) -> str | None:
+    """The session a sub-agent transcript says it belongs to: the ``sessionId`` string of its first record (a 2.0
+    sub-agent's names its session's), or None. Its first line only, one read per transcript of a folder of thousands;
+    not the rule by which a log's parser takes its own id (``fleet.reuse._parsed_session_id``), a question asked of one log.
+    (An id that is no string names no session: an object one, kept, was a dict key that failed the fleet's digest.)"""
     try:
         with open_file(path) as handle:  # a FIFO named agent-x.jsonl must not block the scan
             first = handle.readline(1 << 20)
@@ -82,7 +85,8 @@ def session_id_of(path: Path) -> str | None:
             record = loads(raw)
         except DecodeError:
             return None
-        return record.get("sessionId") if isinstance(record, dict) else None
+        owner = record.get("sessionId") if isinstance(record, dict) else None
+        return owner if isinstance(owner, str) else None
     return None
 
 
@@ -156,7 +160,7 @@ class SubagentScan:
             return False
         known = self._owners.get(path)
         if known is None or known[0] != inode:
-            known = (inode, session_id_of(path) == self.session_id)
+            known = (inode, owner_session_id(path) == self.session_id)
             self._owners[path] = known
         return known[1]
 
