@@ -705,3 +705,46 @@ def test_a_transcript_beside_a_session_whose_first_record_names_no_string_id_bel
     assert content_digest(log) == alone
     code, _, err = audit(capsys, log, "--out", tmp_path / "out")
     assert code == 0 and "1 session(s) audited, 0 skipped" in err
+
+
+def test_a_session_whose_audit_calls_sys_exit_is_skipped_and_the_others_complete_on_dask(tmp_path, capsys):
+    distributed = pytest.importorskip("distributed")
+
+    class ExitOnTheDemo(distributed.WorkerPlugin):  # (local: pickled by value; set up again in a worker restarted)
+        def setup(self, worker) -> None:
+            from ctxtop.context.fleet import session
+
+            working = session._audit
+
+            def exiting(path, *args):
+                if path.endswith("demo_session.jsonl"):
+                    sys.exit(3)  # a library that exits instead of raising
+                return working(path, *args)
+
+            session._audit = exiting
+
+    folder = tmp_path / "sessions"
+    folder.mkdir()
+    shutil.copy(demo_path(), folder / "demo_session.jsonl")
+    shutil.copy(DATA / CODEX_KEEPS, folder / CODEX_KEEPS)
+    shutil.copy(DATA / "claude_compact.jsonl", folder / "claude_compact.jsonl")
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=True, dashboard_address=None) as cluster:
+        with distributed.Client(cluster) as client:
+            client.register_plugin(ExitOnTheDemo())
+            code, _, err = audit(capsys, folder, "--out", tmp_path / "out", "--engine", "dask", "--scheduler",
+                                 cluster.scheduler_address, "--no-reuse")
+    assert code == 0 and "2 session(s) audited, 1 skipped" in err, err
+    skipped = (tmp_path / "out" / "skipped").read_text()
+    assert "demo_session.jsonl\tinternal error: SystemExit" in skipped and "Killed" not in skipped, skipped
+
+
+def test_a_session_whose_audit_calls_sys_exit_is_skipped_in_this_process(tmp_path, capsys, monkeypatch):
+    from ctxtop.context.fleet import session
+
+    def exiting(*_args):
+        sys.exit()
+
+    monkeypatch.setattr(session, "_audit", exiting)
+    assert audit_session(str(DATA / CODEX_KEEPS)).skipped == "internal error: SystemExit: it asked to exit (None)"
+    code, _, err = audit(capsys, DATA / CODEX_KEEPS, "--out", tmp_path / "out")
+    assert code == 0 and "0 session(s) audited, 1 skipped" in err

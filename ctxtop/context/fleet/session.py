@@ -83,6 +83,11 @@ def audit_session(path: str, settings: AuditSettings = AuditSettings(), *, shown
         return SessionAudit(shown, skipped="out of memory while auditing it")
     except Exception as exc:  # noqa: BLE001 - a bug on one log must not stop the other thousand
         return SessionAudit(shown, skipped=one_line(f"{INTERNAL_ERROR}: {type(exc).__name__}: {exc}", 300))
+    except SystemExit as exc:
+        # Something the audit called exited instead of raising. Let through, it ended the run here (jobs 1), came back
+        # from a pool's worker to end it all the same, and took down a Dask worker: the sessions it held were lost too
+        # (KilledWorker) and this one retried until the cluster gave up. (Not KeyboardInterrupt: Ctrl-C stops the run.)
+        return SessionAudit(shown, skipped=one_line(f"{INTERNAL_ERROR}: SystemExit: it asked to exit ({exc.code!r})", 300))
 
 
 def _audit(path: str, shown: str, settings: AuditSettings, content_digest: str | None) -> SessionAudit:
