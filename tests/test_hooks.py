@@ -246,7 +246,7 @@ def test_odd_but_valid_payloads_are_judged_or_refused_in_one_line(tmp_path, monk
 
 @pytest.mark.parametrize("tool_input", [
     '{"amount": 900, "x": NEST}', '{"amount": 900, "x": NaN}', '{"amount": 900, "note": 1e999}', '{"amount": "900"}',
-    '{"total": "$1,200.50"}', '{"amount": "9000 USD"}', '{"amount": "USD 1200"}', '{"amount": "1200元"}', '{"amount": "1.2k"}',
+    '{"total": "$1,200.50"}', '{"amount": "9000 USD"}', '{"amount": "USD 1200"}', '{"amount": "1200美元"}', '{"amount": "1.2k"}',
     '{"amounts": [9000]}', '{"purchase_units": [{"amount": {"currency_code": "USD", "value": "9000.00"}}]}',
     '{"x": NEST, "y": {"amount": 9E+3}}'])
 def test_an_amount_over_a_money_cap_is_found_however_the_input_is_written(tmp_path, monkeypatch, capsys, tool_input):
@@ -255,6 +255,20 @@ def test_an_amount_over_a_money_cap_is_found_however_the_input_is_written(tmp_pa
     call = json.dumps(tool_call(demo_path(), "pay", {})).replace('"tool_input": {}', '"tool_input": ' + tool_input)
     _, out, _ = run("hook", call.replace("NEST", "[" * 300 + "]" * 300).encode(), monkeypatch, capsys, "--no-auto", "--pins", str(pins))
     assert "exceeds the cap 500" in deny_reason(out)
+
+
+@pytest.mark.parametrize("tool_input", [{"amount": "1200元"}, {"amount": 450, "currency": "EUR"}, {"amount": "¥3000"}])
+def test_an_amount_in_another_currency_than_the_caps_is_put_to_the_user(tmp_path, monkeypatch, capsys, tool_input):
+    # Neither over nor under $500 without an exchange rate: not denied as broken, nor let through as kept.
+    pins = tmp_path / "pins.toml"
+    pins.write_text('[[pin]]\nid = "cap"\ntext = "Never spend more than $500."\n', encoding="utf-8")
+    _, out, err = run("hook", tool_call(demo_path(), "pay", tool_input), monkeypatch, capsys, "--no-auto", "--pins", str(pins))
+    answer = json.loads(out)["hookSpecificOutput"]
+    assert answer["permissionDecision"] == "ask"
+    reason = answer["permissionDecisionReason"]
+    assert reason.startswith("ctxtop asks: this call could not be checked") and "[cap] Never spend more than $500." in reason
+    assert "in another currency than the cap 500 $: not compared (ctxtop knows no exchange rates)" in reason
+    assert "not checked against [cap]" in err
 
 
 def test_the_saved_pins_of_the_session_are_in_force(tmp_path, monkeypatch, capsys):

@@ -19,6 +19,12 @@ def breaks(rule: str, tool_input, tool: str = "mcp__shop__checkout") -> str:
     return "; ".join(breach.detail for breach in verdict.breaches)
 
 
+def put_to_review(rule: str, tool_input, tool: str = "mcp__shop__checkout") -> str:
+    """What the guard says of a call under ``rule`` it could not judge ("" when it could)."""
+    verdict = judge_call(tool, tool_input, [make_constraint(rule, "pin", id="cap")])
+    return "; ".join(unchecked.detail for unchecked in verdict.unchecked)
+
+
 @pytest.mark.parametrize("key, money", [
     ("amount", True), ("AMOUNT", True), ("refund_amount", True), ("totalPrice", True), ("grand-total", True),
     ("subtotal", True), ("unit_price", True), ("item_price", True), ("monthlyCost", True), ("金额", True), ("订单总价", True),
@@ -79,7 +85,17 @@ def test_an_order_line_costs_its_quantity_times_its_unit_price(tool_input, said)
 
 def cap_of(rule: str) -> float | None:
     caps = [check for kind, check in implied_checks(make_constraint(rule, "pin")) if kind == "cap"]
-    return caps[0] if caps else None
+    return caps[0].amount if caps else None
+
+
+@pytest.mark.parametrize("rule, currency", [
+    ("Don't spend more than $500", "$"), ("max €2k per purchase", "EUR"), ("keep each invoice under 1,000 GBP", "GBP"),
+    ("预算上限 8000 元", "CNY"), ("¥500 max", "¥"), ("Orders over 50,000 JPY: ask first", "JPY"), ("每单不得高于 800 美元", "USD"),
+    ("spending limit: 300 dollars/day", "$"), ("budget cap 8000, stop and ask", None), ("预算上限 8000", None),
+])
+def test_a_cap_on_money_is_read_with_its_currency(rule, currency):
+    caps = [check for kind, check in implied_checks(make_constraint(rule, "pin")) if kind == "cap"]
+    assert (caps[0].currency.label if caps[0].currency else None) == currency
 
 
 @pytest.mark.parametrize("rule, cap", [
@@ -99,9 +115,46 @@ def test_a_cap_on_money_is_read_however_it_is_worded(rule, cap):
     assert cap_of(rule) == cap
 
 
-@pytest.mark.parametrize("amount", ["950 美元", "人民币 9000", "JPY 12000", "1,200 CHF"])
-def test_an_amount_in_a_currency_written_out_is_read(amount):
-    assert breaks("Never spend more than $800.", {"amount": amount}).endswith("exceeds the cap 800")
+@pytest.mark.parametrize("rule, amount", [("Never spend more than $800.", "950 美元"), ("单笔不能超过 800 元", "人民币 9000"),
+                                          ("Orders over 800 JPY: ask first", "JPY 12000"), ("Invoices of 800 CHF and above", "1,200 CHF"),
+                                          ("Never spend more than 800.", "1,200 CHF")])  # (a cap in no currency: the call's)
+def test_an_amount_in_a_currency_written_out_is_read(rule, amount):
+    assert breaks(rule, {"amount": amount}).endswith("exceeds the cap 800")
+
+
+@pytest.mark.parametrize("rule, tool_input, said", [
+    ("Never spend more than $500.", {"amount": "€450"}, "amount 450 EUR"),
+    ("Never spend more than $500.", {"amount": "¥3000"}, "amount 3000 ¥"),
+    ("Never spend more than $500.", {"amount": 60000, "currency": "JPY"}, "amount 60000 JPY"),
+    ("Never spend more than $500.", {"order": {"lines": [{"qty": 2, "price": 300}], "currency": "eur"}}, "price 300 EUR"),
+    ("Never spend more than $500.", {"amount": "450", "currency": "INR"}, "amount 450 INR"),  # a code ctxtop has no sign for
+    ("预算上限 8000 元，超过需要先问我", {"amount": 1200, "currency": "USD"}, "amount 1200 USD"),
+    ("Orders over 50,000 JPY: ask first", {"amount": "$400"}, "amount 400 $"),
+])
+def test_an_amount_in_another_currency_than_the_caps_is_put_to_review_not_compared(rule, tool_input, said):
+    # No exchange rates: 450 EUR is neither over nor under $500. Compared as numbers, a call in yen passed a cap in dollars
+    # as broken, one in dollars passed a cap in yen as kept; it is put to the user instead, the guard asking.
+    assert breaks(rule, tool_input) == ""
+    review = put_to_review(rule, tool_input)
+    assert review.startswith(f"mcp__shop__checkout: {said} is in another currency than the cap ") and "exchange rate" in review
+
+
+@pytest.mark.parametrize("rule, tool_input", [
+    ("预算上限 8000 元，超过需要先问我", {"amount": "¥9000"}),  # ¥ is the yuan's sign as well as the yen's
+    ("Refund up to ¥300 on your own", {"amount": 480, "currency": "CNY"}),
+    ("Never spend more than $500.", {"amount": 900, "currency": "USD"}),
+    ("Never spend more than $500.", {"amount": {"value": "900", "currency_code": "usd"}}),
+    ("Never spend more than 500 dollars.", {"amount": "900 CAD"}),  # a dollar: the cap's "dollars" say not whose
+    ("Never spend more than $500.", {"amount": 300, "currency": "EUR", "fee": {"amount": 900, "currency": "USD"}}),
+])
+def test_an_amount_that_may_be_in_the_caps_currency_is_compared(rule, tool_input):
+    assert "exceeds the cap" in breaks(rule, tool_input) and put_to_review(rule, tool_input) == ""
+
+
+def test_an_amount_over_the_cap_in_its_currency_breaks_it_whatever_else_the_call_pays():
+    call = {"amount": 900, "currency": "USD", "fee": {"amount": 5, "currency": "EUR"}}
+    assert breaks("Never spend more than $500.", call) == "mcp__shop__checkout: amount 900 exceeds the cap 500"
+    assert put_to_review("Never spend more than $500.", call) == ""  # (broken: nothing left to ask about)
 
 
 @pytest.mark.parametrize("rule, cap", [
@@ -200,7 +253,7 @@ def test_a_call_made_to_be_slow_to_judge_is_judged_quickly(tool_input, said):
 ], ids=["a cap of many digits", "many digits", "many thousands"])
 def test_a_rule_made_to_be_slow_to_read_is_read_quickly(rule, cap):
     started = time.monotonic()
-    assert money_cap(rule) == cap
+    assert getattr(money_cap(rule), "amount", None) == cap
     assert time.monotonic() - started < 2
 
 
@@ -215,3 +268,17 @@ def test_a_big_number_in_chinese_numerals_is_read_whole(text, number):
 def test_a_big_amount_in_chinese_numerals_is_over_the_cap(amount):
     # (17 numerals were no amount, and 一万亿 was read as 一万: both calls went through under a cap of 50,000)
     assert "exceeds the cap 50000" in breaks("单笔付款超过五万元必须先问我", {"amount": amount})
+
+
+def test_the_audit_notes_an_amount_in_another_currency_without_failing():
+    import json
+
+    from ctxtop.context.audit.violations import checks_of, violations_of
+    from ctxtop.parsers.model import TOOL_CALL, Block
+
+    rule = make_constraint("Never spend more than $500.", "pin", id="cap")
+    for tool_input, kinds in (({"amount": 450, "currency": "EUR"}, [("amount_not_compared", False)]),
+                              ({"amount": 900, "currency": "USD"}, [("violation", True)]), ({"amount": 450}, [])):
+        text = json.dumps(tool_input)
+        alerts = violations_of(5, Block(TOOL_CALL, text, tool_name="pay"), text, checks_of([rule]))
+        assert [(alert.kind.key, alert.fails) for alert in alerts] == kinds

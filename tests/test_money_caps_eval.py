@@ -11,9 +11,6 @@ from .conftest import bench_module
 EVAL = bench_module("money_caps_eval")
 # (rule, index of the call among that rule's cases) → why ctxtop still judges it wrong
 STILL_WRONG: dict[tuple[str, int], str] = {
-    ("预算上限 8000 元，超过需要先问我", 7): "out of scope: 1200 USD is over 8000 元 only at an exchange rate ctxtop does not know",
-    ("Don't spend more than $500 on any single order without asking me.", 7):
-        "out of scope: 60000 JPY is under $500 only at an exchange rate ctxtop does not know (it errs towards asking)",
     ("Stop and ask before any purchase over 1500 dollars.", 0):
         "httpie's quantity:=2 unit_price:=899 is neither an option nor an assignment, and a command's lines are not priced",
 }
@@ -34,7 +31,7 @@ def _ids() -> list[tuple[str, int]]:
     for key, case in zip(_ids(), EVAL.CASES)])
 def test_each_call_is_judged_as_labelled(key, case):
     result = EVAL.judge(case)
-    assert (result.cap, result.flagged) == (case.cap, case.violation), result.detail
+    assert result.cap == case.cap and result.right, (result.flagged, result.reviewed, result.detail)
 
 
 def test_the_set_is_big_and_hostile_enough():

@@ -25,6 +25,8 @@ class AlertKind(Enum):
     RESUMED = ("resumed", False, "session resumed", "dim")  # ...or across a long gap: the harness rebuilt it
     DRIFT = ("drift", False, "drift", "dim")
     FORBID_SKIPPED = ("forbid_skipped", False, "forbid pattern skipped", "yellow")
+    # A call pays in another currency than a rule's cap is in: with no exchange rates, neither kept nor broken (to ask about).
+    AMOUNT_NOT_COMPARED = ("amount_not_compared", False, "amount in another currency", "yellow")
     GUARD_REINJECTED = ("guard_reinjected", False, "re-injected by ctxtop", "green")  # ctxtop's SessionStart hook put rules back
     GUARD_BLOCKED = ("guard_blocked", False, "blocked by ctxtop", "green")  # ctxtop's PreToolUse hook denied a call
     # A PreToolUse hook denied a call that broke a rule, and the log keeps no reason to tell whose hook it was.

@@ -4,7 +4,9 @@
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
+from ctxtop.context.audit.currencies import Currency, currency_of
 from ctxtop.context.audit.money_words import CHINESE_NUMERAL, CJK_CURRENCIES, CURRENCY_CODES, CURRENCY_WORDS, NUMBER, chinese_number, scaled
 
 # A cap is judged against the amounts of a call (``is_amount_key``) only when it is on money: an amount written as
@@ -17,10 +19,11 @@ _CAP_AFTER = re.compile(r"\s*(?:\b(?:max(?:imum)?|at most|or (?:less|below|under
                         r"|上限|以内|及?以下|封顶|及?以上)", re.IGNORECASE)
 # (A number written as money starts where its digits do: tried at each digit of a long run, it scanned the rest of the
 # run each time, and 100,000 digits took minutes.)
+# (Each with its currency: ``ma``, ``mb``, ``mc``.)
 _MONEY_NUMBER = re.compile(
-    rf"(?:[$€£¥￥]|\b(?:{CURRENCY_CODES})\s?|{CJK_CURRENCIES})\s*(?P<a>{NUMBER})\s?(?P<sa>[km]\b|万|千)?"
-    rf"|(?<![\d,])(?P<b>{NUMBER})\s?(?P<sb>[km]|万|千)?\s?(?:元|块钱|块|{CJK_CURRENCIES}|\b(?:{CURRENCY_WORDS})\b)"
-    rf"|(?P<c>{CHINESE_NUMERAL})(?:元|圆|块钱|{CJK_CURRENCIES})", re.IGNORECASE)  # (not 块: "一块" is also "together")
+    rf"(?P<ma>[$€£¥￥]|\b(?:{CURRENCY_CODES})|{CJK_CURRENCIES})\s*(?P<a>{NUMBER})\s?(?P<sa>[km]\b|万|千)?"
+    rf"|(?<![\d,])(?P<b>{NUMBER})\s?(?P<sb>[km]|万|千)?\s?(?P<mb>元|块钱|块|{CJK_CURRENCIES}|\b(?:{CURRENCY_WORDS})\b)"
+    rf"|(?P<c>{CHINESE_NUMERAL})(?P<mc>元|圆|块钱|{CJK_CURRENCIES})", re.IGNORECASE)  # (not 块: "一块" is also "together")
 _CAP = re.compile(r"(?:上限|cap|limit|at most|more than|exceed(?:s|ing)?|\bover\b|\babove\b|\bbeyond\b|ceiling|threshold|不超过|超过|高于|budget|"
                   r"预算|max(?:imum)?)\D{0,12}"
                   rf"({NUMBER})(?:\s?([km]\b|万|千))?", re.IGNORECASE)
@@ -40,15 +43,26 @@ _OTHER_UNIT = re.compile(r"\s*(?:%|次|个|件|条|份|笔|项|页|行|字|人|�
 
 
 
-def money_cap(text: str) -> float | None:
+@dataclass(frozen=True, slots=True)
+class MoneyCap:
+    amount: float
+    # What the rule wrote the amount in; None when it names no currency ("budget cap 8000"): then the call's
+    # amounts are taken to be in it, whatever theirs (the rule's writer pays in one currency, and did not say it).
+    currency: Currency | None
+
+
+def money_cap(text: str) -> MoneyCap | None:
     """The first cap in ``text`` on an amount of money, if it states one."""
     for money in _MONEY_NUMBER.finditer(text):
-        if money.group("c") and (amount := chinese_number(money.group("c"))) is None:
+        amount = chinese_number(money.group("c")) if money.group("c") else None
+        if money.group("c") and amount is None:
             continue
         if _CAP_WORDS.search(text, max(0, money.start() - CAP_BEFORE_MONEY), money.start()) or _CAP_AFTER.match(text, money.end()):
-            if money.group("c"):
-                return amount
-            return scaled(*((money.group("a"), money.group("sa")) if money.group("a") else (money.group("b"), money.group("sb"))))
+            currency = currency_of(money.group("ma") or money.group("mb") or money.group("mc"))
+            if amount is not None:
+                return MoneyCap(amount, currency)
+            number = (money.group("a"), money.group("sa")) if money.group("a") else (money.group("b"), money.group("sb"))
+            return MoneyCap(scaled(*number), currency)
     for cap in _CAP.finditer(text):
         start, end = max(0, cap.start() - MONEY_BEFORE_CAP), cap.end() + MONEY_AFTER_NUMBER
         if not _OTHER_UNIT.match(text, cap.end()):
@@ -58,7 +72,7 @@ def money_cap(text: str) -> float | None:
         else:
             continue
         if on_money:
-            return scaled(cap.group(1), cap.group(2))
+            return MoneyCap(scaled(cap.group(1), cap.group(2)), None)
     return None
 
 

@@ -85,3 +85,40 @@ _SCALE = {"k": 1e3, "m": 1e6, "千": 1e3, "万": 1e4}
 def scaled(number: str, scale: str | None) -> float:
     """``"1,200"`` → 1200.0; ``"5", "k"`` → 5000.0."""
     return float(number.replace(",", "")) * _SCALE.get((scale or "").lower(), 1)
+
+
+# Matched against a string stripped of its spaces, with no two runs of spaces on either side of an optional part: such
+# runs share a long run of spaces every way they can (a string of 20,000 spaces took seconds), where a hook has 300 ms.
+_NUMBER_TEXT = re.compile(rf"(?:(?P<sign>[$€£¥￥])\s*|(?P<code>{CURRENCY_CODES})\s+|(?P<cjk>{CJK_CURRENCIES})\s*)?"
+                          rf"(?P<number>-?\d[\d,]*(?:\.\d+)?(?:e[+-]?\d+)?)"
+                          rf"(?:\s*(?P<scale>[km]|万|千))?(?:\s*(?P<after>元|{CJK_CURRENCIES}|{CURRENCY_WORDS}))?", re.IGNORECASE)
+_CHINESE_NUMBER_TEXT = re.compile(rf"(?:(?P<before>{CJK_CURRENCIES})\s*)?(?P<number>{CHINESE_NUMERAL})\s*(?P<after>元|圆|块钱|块|{CJK_CURRENCIES})?整?")
+AMOUNT_TEXT_CHARS = 100  # "USD 1,234,567.89", "人民币 壹万贰仟元整": a longer string is no amount, and is not matched
+
+
+def written_amount(value: object) -> tuple[float, str | None] | None:
+    """A number, or a string that is one (a currency sign and thousands separators allowed), with the currency it
+    was written in ("$", "EUR", "元"; None: written in none)."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, (int, float)):
+        return float(value), None
+    if isinstance(value, str) and len(value) <= AMOUNT_TEXT_CHARS:
+        match = _NUMBER_TEXT.fullmatch(value.strip('"').strip())
+        if match:
+            try:
+                currency = match.group("sign") or match.group("code") or match.group("cjk") or match.group("after")
+                return scaled(match.group("number"), match.group("scale")), currency
+            except ValueError:
+                return None
+        if chinese := _CHINESE_NUMBER_TEXT.fullmatch(value.strip()):
+            number = chinese_number(chinese.group("number"))
+            return (number, chinese.group("before") or chinese.group("after")) if number is not None else None
+    return None
+
+
+def number_in(value: object) -> float | None:
+    """``written_amount`` without its currency: a quantity's number."""
+    written = written_amount(value)
+    return written[0] if written is not None else None
+

@@ -7,8 +7,8 @@ from collections.abc import Iterable
 from typing import Any
 
 from ctxtop.context.audit.alerts import Alert, AlertKind
-from ctxtop.context.audit.call_amounts import amounts_in
-from ctxtop.context.audit.money_caps import money_cap
+from ctxtop.context.audit.call_amounts import CallAmount, amounts_in
+from ctxtop.context.audit.money_caps import MoneyCap, money_cap
 from ctxtop.context.rules.constraints import Constraint
 from ctxtop.context.rules.facts import NEGATIONS
 from ctxtop.context.rules.forbid import SEARCH_SECONDS, ForbidError, forbid_pattern
@@ -65,6 +65,8 @@ def violations_of(message: int, block: Block, text: str, checks: list[tuple[Cons
         detail = _violation(implied, block.tool_name or "", call, message)
         if detail:
             alerts.append(Alert(AlertKind.VIOLATION, message, None, constraint.id, f"{block.tool_name or 'tool call'}: {detail}"))
+        elif other := _not_compared(implied, call):
+            alerts.append(Alert(AlertKind.AMOUNT_NOT_COMPARED, message, None, constraint.id, f"{block.tool_name or 'tool call'}: {other}"))
         for kind, check in implied:
             if kind == "pattern" and check.timed_out_on == call.key:
                 alerts.append(Alert(AlertKind.FORBID_SKIPPED, message, None, constraint.id,
@@ -80,13 +82,35 @@ class _Input:
 
     def __init__(self, text: str, key: str) -> None:
         self.text, self.key = text, key
-        self._amounts: list[tuple[str, float]] | None = None
+        self._amounts: list[CallAmount] | None = None
 
-    def amounts(self) -> list[tuple[str, float]]:
+    def amounts(self) -> list[CallAmount]:
         """Each amount in whole units of its currency, with how the call wrote it ("amount_cents 160000 = 1600")."""
         if self._amounts is None:
             self._amounts = amounts_in(self.text)
         return self._amounts
+
+
+# Two amounts are compared only when they may be in the same currency: a cap's amount and a call's in another (cap $500,
+# a call that pays €450 or ¥3000) are neither over nor under each other without an exchange rate, which ctxtop does not
+# know (nor could it know the one the payment will be made at). Compared as numbers, a call in yen broke a cap in dollars
+# and one in dollars kept a cap in yen. Such a call is put to the user instead (the guard asks; the audit notes it, not
+# failing `check`). A cap that names no currency, or an amount whose call names none, is compared: it is the user's.
+def _comparable(amount: CallAmount, cap: MoneyCap) -> bool:
+    return amount.currency is None or cap.currency is None or cap.currency.may_be(amount.currency)
+
+
+def _not_compared(checks: list[tuple[str, Any]], call: _Input) -> str | None:
+    """Why the call could not be weighed against a cap: an amount in another currency than the cap's."""
+    for kind, cap in checks:
+        if kind != "cap":
+            continue
+        for amount in call.amounts():
+            if not _comparable(amount, cap):
+                assert amount.currency is not None and cap.currency is not None
+                return (f"{amount.written} {amount.currency.label} is in another currency than the cap {cap.amount:g} "
+                        f"{cap.currency.label}: not compared (ctxtop knows no exchange rates)")
+    return None
 
 
 def _violation(checks: list[tuple[str, Any]], name: str, call: _Input, message: int) -> str | None:
@@ -101,7 +125,7 @@ def _violation(checks: list[tuple[str, Any]], name: str, call: _Input, message: 
             if match:
                 return f"input contains a phone number ({match.group(0)[:3]}…)"
         if kind == "cap":
-            for written, value in call.amounts():
-                if value > check:
-                    return f"{written} exceeds the cap {check:g}"
+            for amount in call.amounts():
+                if amount.value > check.amount and _comparable(amount, check):
+                    return f"{amount.written} exceeds the cap {check.amount:g}"
     return None

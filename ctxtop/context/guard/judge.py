@@ -30,8 +30,9 @@ class Breach:
 @dataclass(slots=True)
 class Verdict:
     breaches: list[Breach] = field(default_factory=list)  # the rules the call breaks (empty: none it was judged to)
-    # The rules it could not be judged against: a forbid pattern ran out of time on its input (the detail says so).
-    # An input made long enough to time a pattern out must not get the call through unseen.
+    # The rules it could not be judged against: a forbid pattern ran out of time on its input, or it pays in another
+    # currency than a cap's (the detail says so). An input made long enough to time a pattern out must not get the call
+    # through unseen; nor may a payment ctxtop cannot weigh against a cap, which it cannot call broken either.
     unchecked: list[Breach] = field(default_factory=list)
 
 
@@ -49,7 +50,7 @@ def judge_call(tool_name: str, tool_input: Any, rules: list[Constraint]) -> Verd
         if alert.constraint in by_id:
             if alert.kind is AlertKind.VIOLATION:
                 verdict.breaches.append(Breach(by_id[alert.constraint], alert.detail))
-            elif alert.kind is AlertKind.FORBID_SKIPPED:
+            elif alert.kind in (AlertKind.FORBID_SKIPPED, AlertKind.AMOUNT_NOT_COMPARED):
                 verdict.unchecked.append(Breach(by_id[alert.constraint], alert.detail))
     return verdict
 
