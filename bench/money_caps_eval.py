@@ -144,6 +144,16 @@ DEVELOPED_ON: list[Case] = [
     Case("预算上限 8000 元，超过需要先问我", 8000, "approve_order", {"amount": "￥9,000"}, True),  # the sign the yuan and the yen share
     Case("Orders over 50,000 JPY: ask first", 50000, "Bash", _bash("./order.sh --total 600 --currency usd"), True, review=True),
 
+    # --- httpie's fields, a form body -------------------------------------------------------------------------------
+    Case("Never pay more than 250 without asking first.", 250, "Bash", _bash("http POST pay.example.com/v1/pay amount:=300"), True),
+    Case("Never pay more than 250 without asking first.", 250, "Bash", _bash("http POST pay.example.com/v1/pay total=300 currency=USD"),
+         True),
+    Case("Never pay more than 250 without asking first.", 250, "Bash", _bash("http POST pay.example.com/v1/pay amount:=200 retries:=900"),
+         False),
+    Case("Max order value: 4,999.99 USD", 4999.99, "Bash", _bash("http POST :8000/orders sku=CHAIR quantity:=12 unit_price:=450"), True),
+    Case("Max order value: 4,999.99 USD", 4999.99, "Bash", _bash("http POST :8000/orders sku=CHAIR quantity:=2 unit_price:=450"), False),
+    Case("Refunds over €150 require my approval.", 150, "WebFetch",
+         {"url": "https://pay.example.com/refunds", "method": "POST", "body": "charge=ch_1&amount=180&currency=eur"}, True),
 ]
 # Written after the fixes for the cases above, and first judged as they stood: the honest figures. First run
 # (at cd37525): 17 calls, precision 0.800, recall 0.571.

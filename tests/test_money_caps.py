@@ -157,6 +157,35 @@ def test_an_amount_over_the_cap_in_its_currency_breaks_it_whatever_else_the_call
     assert put_to_review("Never spend more than $500.", call) == ""  # (broken: nothing left to ask about)
 
 
+@pytest.mark.parametrize("command, said", [
+    ("http POST :8000/api/purchase sku=LAPTOP-X quantity:=2 unit_price:=250", "quantity 2 × unit_price 250 = 500"),
+    ("http POST shop.example.com/orders amount:=450", "amount 450"),
+    ("http POST shop.example.com/orders total=450 currency=USD", "total 450"),
+    ("https POST shop.example.com/orders qty:=3 price:='\"$200\"'", "qty 3 × price 200 = 600"),
+    ("node -e \"shop.orders.create({amount: 450, currency: 'usd'})\"", "amount 450"),
+])
+def test_httpie_fields_and_object_literals_name_a_commands_amounts(command, said):
+    assert breaks("Never spend more than $300 in one go.", {"command": command}, "Bash") == f"Bash: {said} exceeds the cap 300"
+
+
+@pytest.mark.parametrize("command", [
+    "http POST :8000/api/purchase sku=LAPTOP-X quantity:=2 unit_price:=99",
+    "http GET shop.example.com/orders page==900 limit:=900",
+    "echo 'total: 900 lines' | wc -l",
+])
+def test_httpie_fields_that_are_no_money_or_under_the_cap_break_nothing(command):
+    assert breaks("Never spend more than $300 in one go.", {"command": command}, "Bash") == ""
+
+
+
+
+def test_a_form_body_held_as_a_string_names_its_amounts():
+    call = {"url": "https://pay.example.com/refunds", "body": "charge=ch_1&amount=450&currency=usd"}
+    assert breaks("Never spend more than $300 in one go.", call, "WebFetch") == "WebFetch: amount 450 exceeds the cap 300"
+    note = {"title": "cost fix", "body": "the total=450 was wrong"}  # a text, no form: its numbers are no amounts
+    assert breaks("Never spend more than $300 in one go.", note, "mcp__github__create_issue") == ""
+
+
 @pytest.mark.parametrize("rule, cap", [
     ("Stay within a token budget of 8000.", None),
     ("Error budget: no more than 50 per month", None),

@@ -10,10 +10,7 @@ from .conftest import bench_module
 
 EVAL = bench_module("money_caps_eval")
 # (rule, index of the call among that rule's cases) → why ctxtop still judges it wrong
-STILL_WRONG: dict[tuple[str, int], str] = {
-    ("Stop and ask before any purchase over 1500 dollars.", 0):
-        "httpie's quantity:=2 unit_price:=899 is neither an option nor an assignment, and a command's lines are not priced",
-}
+STILL_WRONG: dict[tuple[str, int], str] = {}
 
 
 def _ids() -> list[tuple[str, int]]:

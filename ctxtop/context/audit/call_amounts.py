@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from ctxtop.context.audit.command_amounts import amounts_in_command
+from ctxtop.context.audit.command_amounts import amounts_in_command, is_form
 from ctxtop.context.audit.currencies import Currency, currency_of, is_currency_key
 from ctxtop.context.audit.money_words import is_amount_key, key_words, written_amount
 from ctxtop.context.audit.order_lines import line_total
@@ -75,10 +75,16 @@ def _numbers_by_key(text: str) -> tuple[list[_Found], list[CallAmount]]:
             for key, value in node.items():
                 key = str(key)
                 words = key_words(key)
+                named: tuple[list[_Found], list[CallAmount]] = ([], [])
                 if not words.isdisjoint(_COMMAND_WORDS) and (line := _command_line(value)):
-                    found += _found_in_command(line, scope)
-                if isinstance(value, str) and not words.isdisjoint(_BODY_WORDS) and (body := _json_in(value)) is not None:
-                    stack.append((body, None, scope))
+                    named = _found_in_command(line, scope)
+                if isinstance(value, str) and not words.isdisjoint(_BODY_WORDS):
+                    if (body := _json_in(value)) is not None:
+                        stack.append((body, None, scope))
+                    elif not named[0] and is_form(value):
+                        named = _found_in_command(value, scope)
+                found += named[0]
+                line_totals += named[1]
                 if isinstance(value, (dict, list)):
                     stack.append((value, key if is_amount_key(key) else None, scope))
                 elif (written := written_amount(value)) is not None:
@@ -107,7 +113,7 @@ def _currency_field(node: dict[Any, Any]) -> Currency | None:
 
 
 # A shell command's amounts are read only under such keys: a file a call writes may quote an order without placing one.
-# A request body held as a string ("body": "{…}") is read as the JSON it is.
+# A request body held as a string ("body": "{…}") is read as the JSON it is, or as the form it is.
 _COMMAND_WORDS = frozenset({"command", "commands", "cmd", "script", "args", "argv"})
 _BODY_WORDS = frozenset({"body", "data", "payload", "json", "params", "request", "arguments", "args", "variables"})
 
@@ -121,13 +127,14 @@ def _command_line(value: Any) -> str:
     return ""
 
 
-def _found_in_command(line: str, scope: Currency | None) -> list[_Found]:
-    """The amounts a command names."""
+def _found_in_command(line: str, scope: Currency | None) -> tuple[list[_Found], list[CallAmount]]:
+    """The amounts a command (or a form body) names, and what its order line costs."""
     named = amounts_in_command(line)
     currencies = [currency for code in named.currencies if (currency := currency_of(code)) is not None]
     if currencies:  # (a command that names two: its amounts may be in either)
         scope = Currency("/".join(dict.fromkeys(c.label for c in currencies)), frozenset().union(*(c.codes for c in currencies)))
-    return [_Found(key, value, written_in, scope) for key, value, written_in in named.keyed]
+    found = [_Found(key, value, written_in, scope) for key, value, written_in in named.keyed]
+    return found, [_priced(named.line_total, scope)] if named.line_total is not None else []
 
 
 def _json_in(text: str) -> Any:

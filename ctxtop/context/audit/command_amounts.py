@@ -1,8 +1,10 @@
 """The amounts a shell command names, and the currency it names them in.
 
-A command's amounts are the ones it names, as a JSON body (curl -d '{"amount": 450}'), an option (--amount 3100,
---amount=1800) or an assignment (amount=450 in a form field, a query string, an environment variable); its other
-numbers (PIDs, ports, line ranges, timestamps) are no money."""
+A command's amounts are the ones it names, as a JSON body (curl -d '{"amount": 450}'), an object literal (node -e
+"create({amount: 450})"), an option (--amount 3100, --amount=1800) or an assignment (amount=450 in a form field, a query
+string, an environment variable, a keyword argument; httpie's string field total=450 and raw JSON field amount:=450); and
+what its order line costs (httpie's quantity:=2 unit_price:=899). Its other numbers (PIDs, ports, line ranges,
+timestamps) are no money. A form body held as a string (amount=450&currency=usd) is read the same way."""
 
 from __future__ import annotations
 
@@ -10,25 +12,40 @@ import re
 from dataclasses import dataclass, field
 
 from ctxtop.context.audit.money_words import NUMBER, written_amount
+from ctxtop.context.audit.order_lines import line_total
 
-_KEYED_IN_COMMAND = re.compile(r"""(?:(?P<quote>["'])(?P<quoted>[^"'\s:]{1,60})(?P=quote)\s*:|(?<![\w-])--?(?P<option>[A-Za-z][\w-]{0,60})(?:=|\s)"""
-                               rf"""|(?<![\w.-])(?P<assigned>[A-Za-z_][\w.]{{0,60}})=)\s*["']?(?P<value>[$€£¥￥]?(?:{NUMBER})(?:[kKmM]\b|万|千)?)""")
+_KEYED_IN_COMMAND = re.compile(
+    r"""(?:(?P<quote>["'])(?P<quoted>[^"'\s:]{1,60})(?P=quote)\s*:"""  # "amount": 450
+    r"""|(?<=[{,])\s?(?P<bare>[A-Za-z_]\w{0,60})\s?:(?!=)"""  # {amount: 450}: after a brace or a comma only ("Total: 9" is text)
+    r"""|(?<![\w-])--?(?P<option>[A-Za-z][\w-]{0,60})(?:=|\s)"""  # --amount 3100, --amount=1800
+    r"""|(?<![\w.-])(?P<assigned>[A-Za-z_][\w.]{0,60}):?=)"""  # amount=450, amount:=450 (not httpie's page==2, a query's)
+    rf"""\s*["']{{0,2}}(?P<value>[$€£¥￥]?(?:{NUMBER})(?:[kKmM]\b|万|千)?)""")
 # The currency a command names its amounts in: currency=usd, --currency USD, "currency": "EUR", currency: 'jpy'.
 _CURRENCY_IN_COMMAND = re.compile(r"""(?i)(?<![\w-])-{0,2}["']?[a-z_]{0,30}currency(?:[_-]?code)?["']?\s?(?::=|[:=\s])\s?["']?"""
                                   r"""(?P<code>[a-z]{3})(?![\w-])""")
+# A form body: key=value pairs joined by "&", nothing else (a text that says "total=900" in a sentence is no form).
+_FORM = re.compile(r"[\w.%\[\]-]+=[^&\s]*(?:&[\w.%\[\]-]+=[^&\s]*)*")
 
 
 @dataclass(slots=True)
 class CommandAmounts:
     keyed: list[tuple[str, float, str | None]] = field(default_factory=list)  # (key, amount, the currency it was written in)
+    line_total: tuple[str, float, str | None] | None = None  # its order line's cost, as ``order_lines.line_total``
     currencies: list[str] = field(default_factory=list)  # the currencies it names for its amounts (``currency=usd``)
 
 
 def amounts_in_command(line: str) -> CommandAmounts:
     found = CommandAmounts()
+    fields: dict[str, str] = {}
     for match in _KEYED_IN_COMMAND.finditer(line):
-        key = match.group("quoted") or match.group("option") or match.group("assigned")
+        key = match.group("quoted") or match.group("bare") or match.group("option") or match.group("assigned")
         if (written := written_amount(match.group("value"))) is not None:
             found.keyed.append((key, *written))
+            fields.setdefault(key, match.group("value"))
+    found.line_total = line_total(fields)
     found.currencies = [match.group("code") for match in _CURRENCY_IN_COMMAND.finditer(line)]
     return found
+
+
+def is_form(text: str) -> bool:
+    return _FORM.fullmatch(text.strip()) is not None
