@@ -55,7 +55,7 @@ def test_an_amount_in_hundredths_is_compared_in_whole_units(tool_input, said):
     ("Bash", {"command": "./buy.sh --sku GPU-4090 --total-price 3,100.00"}, "total-price 3100"),
     ("Bash", {"command": "TOTAL=$450 ./checkout.sh"}, "TOTAL 450"),
     ("Bash", {"command": "python pay.py --amount=1k"}, "amount 1000"),
-    ("shell", {"command": ["bash", "-lc", "stripe charges create --amount 450"]}, "amount 450"),  # Codex: a list of arguments
+    ("shell", {"command": ["bash", "-lc", "paycli charges create --amount 450"]}, "amount 450"),  # Codex: a list of arguments
     # … and a request body held as a string is the JSON it is.
     ("WebFetch", {"url": "https://erp.example.com/orders", "body": '{"order": {"total": "$450"}}'}, "total 450"),
     ("mcp__http__request", {"method": "POST", "payload": '[{"price": 450}]'}, "price 450"),
@@ -184,6 +184,55 @@ def test_a_form_body_held_as_a_string_names_its_amounts():
     assert breaks("Never spend more than $300 in one go.", call, "WebFetch") == "WebFetch: amount 450 exceeds the cap 300"
     note = {"title": "cost fix", "body": "the total=450 was wrong"}  # a text, no form: its numbers are no amounts
     assert breaks("Never spend more than $300 in one go.", note, "mcp__github__create_issue") == ""
+
+
+@pytest.mark.parametrize("tool, tool_input, said", [
+    ("Bash", {"command": "curl https://api.stripe.com/v1/payment_intents -d amount=60000 -d currency=usd"}, "amount 60000 = 600"),
+    ("Bash", {"command": "stripe payment_intents create --amount=60000 --currency=usd"}, "amount 60000 = 600"),
+    ("Bash", {"command": "python -c \"import stripe; stripe.PaymentIntent.create(amount=60000, currency='usd')\""}, "amount 60000 = 600"),
+    ("Bash", {"command": "node -e \"stripe.paymentIntents.create({amount: 60000, currency: 'usd'})\""}, "amount 60000 = 600"),
+    ("WebFetch", {"url": "https://api.stripe.com/v1/refunds", "method": "POST", "body": "charge=ch_1&amount=60000"}, "amount 60000 = 600"),
+    ("mcp__http__request", {"url": "https://api.stripe.com/v1/prices", "body": '{"unit_amount": 60000, "currency": "usd"}'},
+     "unit_amount 60000 = 600"),
+    ("mcp__stripe__create_refund", {"payment_intent": "pi_1", "amount": 60000}, "amount 60000 = 600"),
+])
+def test_an_amount_sent_to_stripe_is_in_the_currencys_smallest_unit(tool, tool_input, said):
+    assert breaks("Never spend more than $500.", tool_input, tool) == f"{tool}: {said} exceeds the cap 500"
+
+
+@pytest.mark.parametrize("tool, tool_input", [
+    ("Bash", {"command": "curl https://api.stripe.com/v1/charges -d amount=45000 -d currency=usd"}),  # $450.00
+    ("Bash", {"command": "python -c \"import stripe; stripe.PaymentIntent.create(amount=45000, currency='usd')\""}),
+    ("WebFetch", {"url": "https://api.stripe.com/v1/charges", "body": '{"amount": 45000, "currency": "usd"}'}),
+    ("mcp__stripe__create_refund", {"payment_intent": "pi_1", "amount": 45000}),
+])
+def test_an_amount_sent_to_stripe_under_the_cap_in_whole_units_keeps_it(tool, tool_input):
+    assert breaks("Never spend more than $500.", tool_input, tool) == ""
+
+
+@pytest.mark.parametrize("command, said", [
+    # Zero-decimal currencies (Stripe's list): the yen has no smaller unit, 60000 is ¥60,000.
+    ("curl https://api.stripe.com/v1/charges -d amount=60000 -d currency=jpy", "amount 60000"),
+    ("curl https://api.stripe.com/v1/charges -u sk_test_x: -d amount=600000 -d currency=jpy", "amount 600000"),
+    # Three-decimal ones are in thousandths: 60,000,000 fils are 60,000 (and the cap is in yen: put to review).
+])
+def test_an_amount_sent_to_stripe_in_a_zero_decimal_currency_is_in_whole_units(command, said):
+    assert breaks("Orders over 50,000 JPY: ask first", {"command": command}, "Bash") == f"Bash: {said} exceeds the cap 50000"
+
+
+def test_an_amount_sent_to_stripe_in_a_three_decimal_currency_is_in_thousandths():
+    command = "curl https://api.stripe.com/v1/charges -d amount=600000 -d currency=kwd"
+    assert breaks("Never spend more than 500.", {"command": command}, "Bash") == "Bash: amount 600000 = 600 exceeds the cap 500"
+
+
+@pytest.mark.parametrize("tool, tool_input", [
+    ("Bash", {"command": "git commit -m 'stripe: charges fixed' && ./pay.sh --amount 45000"}),  # Stripe named, not called
+    ("Bash", {"command": "curl https://api.stripe.com.evil.example/v1/charges -d amount=45000"}),
+    ("mcp__stripe__create_refund", {"payment_intent": "pi_1", "amount": "$45,000"}),  # written in whole units
+    ("mcp__shop__checkout", {"note": "paid with stripe", "amount": 45000}),
+])
+def test_an_amount_not_sent_to_stripe_or_written_as_money_is_not_divided(tool, tool_input):
+    assert "45000 exceeds the cap 500" in breaks("Never spend more than $500.", tool_input, tool)
 
 
 @pytest.mark.parametrize("rule, cap", [

@@ -15,6 +15,7 @@ from ctxtop.context.audit.command_amounts import amounts_in_command, is_form
 from ctxtop.context.audit.currencies import Currency, currency_of, is_currency_key
 from ctxtop.context.audit.money_words import is_amount_key, key_words, written_amount
 from ctxtop.context.audit.order_lines import line_total
+from ctxtop.context.audit.stripe_units import minor_unit_digits, sends_to_stripe
 from ctxtop.parsers.numbers import bounded_int
 
 # One decoder for every call (``json.loads`` with an option makes a new one each time).
@@ -36,10 +37,11 @@ class _Found:
     scope: Currency | None  # the one its object or command names
 
 
-def amounts_in(text: str) -> list[CallAmount]:
+def amounts_in(text: str, tool_name: str | None = None) -> list[CallAmount]:
     """Each amount in a tool call's input (JSON text) in whole units, with how the call wrote it and its currency."""
     keyed, line_totals = _numbers_by_key(text)
-    return [_in_whole_units(found) for found in keyed if is_amount_key(found.key)] + line_totals
+    stripe = sends_to_stripe(tool_name, text)
+    return [_in_whole_units(found, stripe) for found in keyed if is_amount_key(found.key)] + line_totals
 
 
 # A field whose name says it counts a currency's hundredths ("amount_cents", "amountMinor", "price_in_pence") holds
@@ -47,11 +49,16 @@ def amounts_in(text: str) -> list[CallAmount]:
 _HUNDREDTHS_WORDS = frozenset({"cent", "cents", "minor", "pence", "penny", "pennies"})
 
 
-def _in_whole_units(found: _Found) -> CallAmount:
+def _in_whole_units(found: _Found, stripe: bool) -> CallAmount:
+    """``stripe``: the call goes to Stripe, whose amounts are in the currency's smallest unit (``stripe_units``)."""
     currency = currency_of(found.written_in) or found.scope
-    if _HUNDREDTHS_WORDS.isdisjoint(key_words(found.key)):
+    digits = 2 if not _HUNDREDTHS_WORDS.isdisjoint(key_words(found.key)) else 0
+    if not digits and stripe and found.written_in is None:  # (an amount written as money, "€180", is in whole units)
+        digits = minor_unit_digits(currency)
+    if not digits:
         return CallAmount(f"{found.key} {found.value:g}", found.value, currency)
-    return CallAmount(f"{found.key} {found.value:g} = {found.value / 100:g}", found.value / 100, currency)
+    whole = found.value / 10**digits
+    return CallAmount(f"{found.key} {found.value:g} = {whole:g}", whole, currency)
 
 
 def _numbers_by_key(text: str) -> tuple[list[_Found], list[CallAmount]]:

@@ -58,7 +58,7 @@ def violations_of(message: int, block: Block, text: str, checks: list[tuple[Cons
     alerts = []
     # (Parsed once for every constraint, not once each; the key tells this call from the others of
     # the same message, so that a pattern that ran out of time is noted at the one call where it did.)
-    call = _Input(text, f"{message}:{block.tool_id or block.tool_name}:{len(text)}")
+    call = _Input(text, f"{message}:{block.tool_id or block.tool_name}:{len(text)}", block.tool_name)
     for constraint, implied in checks:
         if constraint.first_stated is not None and message <= constraint.first_stated:
             continue
@@ -78,16 +78,16 @@ def violations_of(message: int, block: Block, text: str, checks: list[tuple[Cons
 class _Input:
     """A tool call's input, with its amounts found only if a cap asks, and then once."""
 
-    __slots__ = ("text", "key", "_amounts")
+    __slots__ = ("text", "key", "tool_name", "_amounts")
 
-    def __init__(self, text: str, key: str) -> None:
-        self.text, self.key = text, key
+    def __init__(self, text: str, key: str, tool_name: str | None) -> None:
+        self.text, self.key, self.tool_name = text, key, tool_name
         self._amounts: list[CallAmount] | None = None
 
     def amounts(self) -> list[CallAmount]:
         """Each amount in whole units of its currency, with how the call wrote it ("amount_cents 160000 = 1600")."""
         if self._amounts is None:
-            self._amounts = amounts_in(self.text)
+            self._amounts = amounts_in(self.text, self.tool_name)  # (Stripe's MCP tools take cents)
         return self._amounts
 
 
