@@ -96,9 +96,24 @@ def one_line(text: str, width: int | None = None) -> str:
     return cut(line, width) if width is not None else line
 
 
-# An email address, as ``--redact`` masks it (``output.redact`` takes it from here).
-EMAIL = re.compile(r"\b[A-Za-z0-9._%+\-]+@[A-Za-z0-9\-]+(?:\.[A-Za-z0-9\-]+)*\.[A-Za-z]{2,}\b")
-_LOCAL_PART_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._%+-")
+# An email address, as ``--redact`` masks it (``output.redact`` takes it from here), in any script: "jöhn@münchen.de",
+# "иван@почта.рф", "张三@例子.中国". Where its local part starts: the scripts written without spaces between words
+# (CJK ideographs, kana, Hangul) give no word boundary to start at, so a local part is either a run of their letters
+# or one of other letters, never both: in "见jöhn@x.com" the address is "jöhn@x.com". (A run of CJK letters before
+# the "@" is taken whole: "请写信给张三@…" masks "请写信给张三", where no word boundary tells the name from the rest.)
+_CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af\U00020000-\U0002fa1f"
+_MARKS = "\u0300-\u036f"  # combining accents: "jöhn" decomposed (NFD) is j, o, U+0308, h, n
+_LETTER = rf"[^\W{_CJK}]"  # a letter, digit or "_" of any other script (\w less CJK)
+# At most 64 characters, as RFC 5321 has it: each place a search tries costs no more (a megabyte of "a.a.a." costs
+# 64 steps a character, not the rest of the run). Other letters start one at a word's start, as \b did ("-john@…":
+# after the sign); CJK letters anywhere in their run, the leftmost that reaches the "@" winning.
+EMAIL_LOCAL_PART = (rf"(?:(?<!{_LETTER})(?<![{_MARKS}]){_LETTER}(?:{_LETTER}|[{_MARKS}._%+\-]){{0,63}}"
+                    rf"|[{_CJK}][{_CJK}0-9._%+\-]{{0,63}})")
+EMAIL_DOMAIN_CHARS = rf"(?:[^\W_]|[{_MARKS}.\-])"  # labels in any script ("münchen", "例子"), dots and hyphens
+_LABEL = rf"(?:[^\W_]|[{_MARKS}\-]){{1,63}}"
+# The last label: punycode ("xn--p1ai"), or letters of one kind, so that "jöhn@münchen.de见面" ends at "de".
+_TOP_LEVEL = rf"(?:(?i:xn--)[A-Za-z0-9\-]+|[^\W\d_{_CJK}]{{2,}}|[{_CJK}]{{2,}})(?!{_LETTER}|[{_MARKS}])"
+EMAIL = re.compile(rf"{EMAIL_LOCAL_PART}@{_LABEL}(?:\.{_LABEL})*\.{_TOP_LEVEL}")
 CUT_MARK = "…"
 ADDRESS_REACH = 320  # past a cut, as far as an address may go on (64 characters of local part, 255 of domain)
 
@@ -112,15 +127,20 @@ def cut(text: str, width: int) -> str:
         return text
     end = max(0, width - len(CUT_MARK))
     start = end
-    while start > 0 and text[start - 1] in _LOCAL_PART_CHARS:
+    while start > 0 and _in_local_part(text[start - 1]):
         start -= 1
     if start < end:
-        # The address as --redact finds it: not always from the run's first character ("-john@…", "+john@…": its
-        # \b puts the address after the sign; "jöhn.smith@…": after the "ö"). (Not a megabyte run of letters.)
+        # The address as --redact finds it: not always from the run's first character ("-john@…", "+john@…": it
+        # starts after the sign; "见jöhn@…": after the CJK word). (Not a megabyte run of letters.)
         address = EMAIL.search(text, start, min(len(text), end + ADDRESS_REACH))
         if address is not None and address.start() < end and text.index("@", address.start()) >= end:
             end = address.start()  # its "@" cut off (else shown, and masked)
     return text[:end] + CUT_MARK
+
+
+def _in_local_part(char: str) -> bool:
+    """Whether ``char`` may be part of an email address's local part, in any script (``EMAIL_LOCAL_PART``)."""
+    return char.isalnum() or char in "._%+-_" or "\u0300" <= char <= "\u036f"
 
 
 def markdown_cell(text: object) -> str:

@@ -3,7 +3,7 @@
 Covered: common provider API keys and tokens (Anthropic, OpenAI, AWS, GitHub,
 GitLab, Slack, Stripe, Google, JWTs, bearer and basic credentials, PEM private keys), ``password=``-like
 (``DB_PASSWORD=``, ``AWS_SECRET_ACCESS_KEY=`` too)
-values, email addresses, and phone numbers (Chinese mobile and international
+values, email addresses (in any script), and phone numbers (Chinese mobile and international
 formats). Not covered: secrets without a recognizable shape (a bare random
 string), names, addresses, ID numbers — see the README.
 """
@@ -14,7 +14,7 @@ import re
 from typing import Any
 
 from ctxtop.context.audit.violations import PHONE
-from ctxtop.context.sanitize import CUT_MARK, EMAIL
+from ctxtop.context.sanitize import CUT_MARK, EMAIL, EMAIL_DOMAIN_CHARS, EMAIL_LOCAL_PART
 
 # Each kind of key or token: how it starts (enough to know one cut short, "sk-ant-…", as ``_CUT_START`` does), and
 # the rest of it. A start of None: no cut of it is told from text (a PEM block runs to its end or the text's).
@@ -67,7 +67,7 @@ _CODE = re.compile(r"[A-Za-z_][\w.]*\(|[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+$")
 CUT = CUT_MARK
 _CUT_START = re.compile(
     "(?P<secret>(?:" + "|".join(dict.fromkeys(start for _, start, _ in _KEYS if start is not None)) + r")[A-Za-z0-9_.+/=\-]*)…"
-    r"|(?P<email>\b[A-Za-z0-9._%+\-]+@[A-Za-z0-9.\-]*)…"
+    rf"|(?P<email>{EMAIL_LOCAL_PART}@{EMAIL_DOMAIN_CHARS}*)…"
     # A Chinese mobile number's first digits, run together or grouped 3-4 (not a year range such as 1990-1999).
     r"|(?P<phone>\+\d[\d ()-]{5,}|(?<![\d-])(?:\+?86[- ]?)?1[3-9]\d(?:\d{4,8}|[- ]\d{4}(?:[- ]\d{1,4})?))…"
 )
