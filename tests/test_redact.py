@@ -105,6 +105,54 @@ def test_an_address_in_any_script_is_masked_whole(text, expected):
     assert redact_text(text) == expected
 
 
+# A phone number a cut shortened: its first digits are as much the number's as the whole ("+1 415…" showed them).
+CUT_PHONES = [
+    ("call +1 415…", "call [REDACTED:phone]…"),
+    ("call +1 41…", "call [REDACTED:phone]…"),
+    ("电话+8613…", "电话[REDACTED:phone]…"),
+    ("call +1 (415) …", "call [REDACTED:phone]…"),
+    ("拨打 +86 13…", "拨打 [REDACTED:phone]…"),
+    ("dial +44 20…", "dial [REDACTED:phone]…"),
+    ("手机13800…", "手机[REDACTED:phone]…"),
+    ("手机 138001…", "手机 [REDACTED:phone]…"),
+    ("call 138 001…", "call [REDACTED:phone]…"),
+    ("call 138-0…", "call [REDACTED:phone]…"),
+    ("call 138 0013 …", "call [REDACTED:phone]…"),
+    ("call 86 138 00…", "call [REDACTED:phone]…"),
+    # Too little to be a phone number's, or another number's start.
+    ("votes +1…", "votes +1…"),
+    ("x = a+123…", "x = a+123…"),
+    ("in 1995…", "in 1995…"),
+    ("from 1990-1999…", "from 1990-1999…"),
+    ("at 2026-12-07 13…", "at 2026-12-07 13…"),
+    ("costs 2500…", "costs 2500…"),
+]
+
+
+@pytest.mark.parametrize("text, expected", CUT_PHONES, ids=[c[0][:24] for c in CUT_PHONES])
+def test_a_phone_number_cut_short_is_masked(text, expected):
+    assert redact_text(text) == expected
+
+
+@pytest.mark.parametrize("said, phone, most", [
+    ("Call the on-call engineer at +1 415 555 2671 before any deploy", "+1 415 555 2671", 2),
+    ("Escalate to +44 20 7946 0958 if the nightly build breaks twice", "+44 20 7946 0958", 2),
+    ("紧急情况请拨打 +86 138 0013 8000 找值班经理，不要发邮件", "+86 138 0013 8000", 2),
+    # Without a "+", the first three or four digits are any number's ("150…", "in 1995…"): a carrier's prefix.
+    ("客户手机 13800138000，只能通过企业微信联系", "13800138000", 4),
+    ("Ring the warehouse on 139-1234-5678 before shipping", "139-1234-5678", 4),
+])
+def test_a_cut_anywhere_in_a_phone_number_leaves_none_of_it_but_a_prefix(said, phone, most):
+    """Every cut a preview may make of a rule that states a phone number: what --redact leaves of the number."""
+    from ctxtop.context.sanitize import cut
+
+    digits = [i for i, ch in enumerate(phone) if ch.isdigit()]
+    starts = [phone[: digits[n] + 1] for n in range(most, len(digits))]  # the number up to one digit more than `most`
+    for width in range(1, len(said) + 2):
+        shown = redact_text(cut(said, width))
+        assert not any(start in shown for start in starts), shown
+
+
 def test_a_long_run_of_dotted_words_is_redacted_in_time_that_grows_with_it():
     """Every "." in "a.a.a." was a place an address could start, each searched to the run's end: 100,000 of them
     took 8 s. A local part is at most 64 characters."""

@@ -68,8 +68,11 @@ CUT = CUT_MARK
 _CUT_START = re.compile(
     "(?P<secret>(?:" + "|".join(dict.fromkeys(start for _, start, _ in _KEYS if start is not None)) + r")[A-Za-z0-9_.+/=\-]*)…"
     rf"|(?P<email>{EMAIL_LOCAL_PART}@{EMAIL_DOMAIN_CHARS}*)…"
-    # A Chinese mobile number's first digits, run together or grouped 3-4 (not a year range such as 1990-1999).
-    r"|(?P<phone>\+\d[\d ()-]{5,}|(?<![\d-])(?:\+?86[- ]?)?1[3-9]\d(?:\d{4,8}|[- ]\d{4}(?:[- ]\d{1,4})?))…"
+    # A phone number's first digits: three or more after a "+" ("+1 41…", not a sum's "a+123…"); of a Chinese
+    # mobile number, five or more run together ("13800…") or a group after its first three ("138 0…"). Fewer are
+    # any number's start ("in 1995…", "150…"), as a year range is (1990-1999…).
+    r"|(?P<phone>(?<![A-Za-z0-9_)])\+(?=(?:[ ()-]*\d){3})\d[\d ()-]*"
+    r"|(?<![\d-])(?:\+?86[- ]?)?1[3-9]\d(?:\d{2,8}|[- ]\d{1,4}(?:[- ]\d{1,4})?[- ]?))…"
 )
 # The end of a key or token after the cut: 16 characters or more of its alphabet with digits, capitals and small
 # letters, and no run of five small letters (which identifiers and paths have: React18StrictMode, MyProject2/src).
