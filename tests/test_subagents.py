@@ -188,3 +188,53 @@ async def test_a_task_in_wide_characters_is_cut_to_its_column_cells_with_an_elli
         task = str(table.get_cell(str(log.with_suffix("") / "subagents" / "agent-a881341.jsonl"), "task"))
         assert task.startswith("研究") and task.endswith("…")
         assert cell_len(task) <= table.columns["task"].width  # type: ignore[index]
+
+
+PHONE, ADDRESS, KEY = "13800138000", "jöhn.ops@münchen.de", "ghp_R7kLm2Qx9Vb4Nz8Wc1Yt6Hs3Jd5Pf0Ag7Eu"
+
+
+def _agent_with_personal_data(tmp_path: Path) -> tuple[Path, Path]:
+    """The real session with its task sub-agent named by a phone number, of a type that is an address, sent to rotate a key."""
+    log = tmp_path / SESSION.name
+    log.write_text(SESSION.read_text().replace('"claude-code-guide"', f'"{ADDRESS}"')
+                   .replace("Research Claude hook output", f"Rotate {KEY}"))
+    agents = tmp_path / SESSION.stem / "subagents"
+    shutil.copytree(AGENTS, agents)
+    (agents / "agent-a881341.jsonl").rename(agents / f"agent-{PHONE}.jsonl")
+    return log, agents / f"agent-{PHONE}.jsonl"
+
+
+@pytest.mark.parametrize("output", [[], ["--format", "md"], ["--format", "html"]])
+def test_redact_masks_a_sub_agents_id_type_and_task_in_exports(tmp_path, capsys, output):
+    log, _ = _agent_with_personal_data(tmp_path)
+    assert main(["export", str(log), *output]) == 0
+    assert PHONE in capsys.readouterr().out or "html" in output  # (the HTML report does not list sub-agents)
+    assert main(["export", str(log), "--redact", *output]) == 0
+    out = capsys.readouterr().out
+    assert not any(secret in out for secret in (PHONE[:5], "jöhn", "ops@", KEY[:8])), output
+
+
+async def test_redaction_masks_a_sub_agents_id_type_and_task_in_the_agents_pane_and_the_header(tmp_path):
+    """With redaction on, the Agents pane masked a sub-agent's task but showed its id (its file's name) and its
+    type (the Task call's subagent_type) as they were, and so did the header once it was opened."""
+    phone, address, key = PHONE, ADDRESS, KEY
+    log, transcript = _agent_with_personal_data(tmp_path)
+    row = str(transcript)
+    app = CtxtopApp(str(log))
+    async with app.run_test(size=(200, 40)) as pilot:
+        await settle(pilot, app, Session.open(log).message_count)
+        await pilot.press("6")
+        table = _agents_table(app)
+        assert await until(pilot, lambda: table.row_count == 2 and "task" in table.text_widths)
+        cells = lambda: " ".join(str(table.get_cell(row, key)) for key in ("id", "kind", "task"))  # noqa: E731
+        assert phone in cells() and address[:8] in cells()  # not redacting: the log's words
+        await pilot.press("r")
+        assert await until(pilot, lambda: "REDACTED" in str(table.get_cell(row, "id")))
+        assert not any(secret in cells() for secret in (phone[:5], address[:4], "ops@", key[:8])), cells()
+        table.move_cursor(row=table.get_row_index(row))
+        await pilot.press("enter")
+        assert await until(pilot, lambda: app.path == row and app.view is not None)
+        await settle(pilot, app)
+        header = str(app.query_one("#header").render())
+        assert "sub-agent [REDACTED:phone] ([REDACTED:email]) · ⌫ back" in header, header
+        assert phone[:5] not in header  # nor its file's name, which is made of its id

@@ -14,7 +14,6 @@ from textual.app import SystemCommand
 from textual.screen import Screen
 from textual.widgets import DataTable, Input, TabbedContent
 
-from ctxtop.context.output.redact import redact_text
 from ctxtop.context.sanitize import one_line
 from ctxtop.context.window.session import resolved_message
 from ctxtop.tui.errors import USER_ERRORS
@@ -86,10 +85,6 @@ class UserActions(AppParts):
         self._change(follow=not self.follow, unseen=0)
         if self.follow:
             self._go(self.available)
-
-    def _shown(self, text: str) -> str:
-        """Log-derived text as it may appear on screen (masked while redacting)."""
-        return redact_text(text) if self.redacting else text
 
     def action_toggle_redact(self) -> None:
         """Mask secrets and personal data everywhere on screen and in exports (for screenshots)."""

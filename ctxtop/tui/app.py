@@ -25,7 +25,7 @@ from textual.worker import Worker, WorkerState, get_current_worker
 
 from ctxtop.context.audit.alerts import Alert, AlertKind
 from ctxtop.context.audit.run import Audit
-from ctxtop.context.output.redact import redact
+from ctxtop.context.output.redact import redact, redact_text
 from ctxtop.context.output.snapshot import build_snapshot
 from ctxtop.context.rules.selection import RuleRequest
 from ctxtop.context.sanitize import clean_text, one_line
@@ -406,14 +406,18 @@ class CtxtopApp(LiveUpdates, UserActions, AppParts):
         if state.redacting:
             mode += "  [redacted]"
         if state.subagent is not None:
-            mode += f"  sub-agent {one_line(state.subagent['id'], 24)} ({one_line(state.subagent['kind'], 24)}) · ⌫ back"
+            agent, kind = (redact_text(state.subagent[key]) if state.redacting else state.subagent[key] for key in ("id", "kind"))
+            mode += f"  sub-agent {one_line(agent, 24)} ({one_line(kind, 24)}) · ⌫ back"
         return mode
 
     def _header(self, state: SessionState, width: int | None = None) -> Text:
         """The header for ``width`` columns: the view's (session, window use, position, mode); until there is
         one, how loading goes."""
         if state.view is not None:
-            return header_text(state.view.snapshot, available=state.available, mode=self._header_mode(state), width=width)
+            snapshot = state.view.snapshot
+            if state.redacting:  # the log's name too, as --redact masks it in an export: a sub-agent's is its id
+                snapshot = {**snapshot, "source": {**snapshot["source"], "path": redact_text(snapshot["source"]["path"] or "")}}
+            return header_text(snapshot, available=state.available, mode=self._header_mode(state), width=width)
         if state.first_paint is not None:
             return header_text(state.first_paint, available=state.first_paint["at"]["messages"], mode="indexing the history…",
                                width=width)

@@ -56,7 +56,7 @@ class LiveUpdates(AppParts):
     def on_subagents_table_open(self, message: SubagentsTable.Open) -> None:
         agent = message.agent
         return_to = self.state.return_to or ReturnTo(self.path, self.cursor, self.follow)
-        self.notify(f"sub-agent {one_line(agent['id'], 40)} — ⌫ goes back to the session", timeout=4)
+        self.notify(f"sub-agent {self._shown(one_line(agent['id'], 40))} — ⌫ goes back to the session", timeout=4)
         self._switch_to(agent["path"], subagent=agent, return_to=return_to)
 
     def action_back_to_session(self) -> None:

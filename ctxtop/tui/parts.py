@@ -19,6 +19,7 @@ from watchdog.observers.api import BaseObserver
 
 from ctxtop.context.audit.alerts import Alert
 from ctxtop.context.audit.run import Audit
+from ctxtop.context.output.redact import redact_text
 from ctxtop.context.rules.constraints import Constraint
 from ctxtop.context.rules.selection import RuleRequest
 from ctxtop.context.tracker import Tracker
@@ -97,6 +98,10 @@ class AppParts(App[int]):
         """The message whose view is on screen."""
         view = self.state.view
         return view.at if view is not None else None
+
+    def _shown(self, text: str) -> str:
+        """Log-derived text as it may appear on screen (masked while redacting)."""
+        return redact_text(text) if self.redacting else text
 
     def _change(self, **fields: Any) -> None:
         """Change what is shown: a new state with ``fields`` replaced (the panes follow in ``watch_state``).

@@ -49,9 +49,10 @@ class SubagentsTable(CountsTable):
         self._shown: tuple[dict[str, Any], bool] | None = None  # the last ``show``, to fill the columns again on a resize
 
     def text_bounds(self) -> list[tuple[int, int | None]]:
-        # The type column no wider than its longest type: what is left is the task's.
+        # The type column no wider than its longest type (as shown: masked while redacting): what is left is the task's.
         (least, most), task = super().text_bounds()
-        longest = max((cell_len(one_line(agent["kind"], _TASK_READ)) for agent in self._agents.values()), default=0)
+        redacting = self._shown is not None and self._shown[1]
+        longest = max((cell_len(_shown_text(agent["kind"], redacting)) for agent in self._agents.values()), default=0)
         widest = longest if most is None else min(most, longest)
         return [(least, max(least, widest)), task]
 
@@ -83,16 +84,14 @@ class SubagentsTable(CountsTable):
                 size = count_cell(window["estimated_tokens"] if estimated else reported, _WINDOW_WIDTH, mark="≈" if estimated else "")
                 percent = window["percent"]
                 style = "bold red" if percent and percent >= 90 else "yellow" if percent and percent >= 70 else ""
-                self.update_cell(key, "id", Text(cut_to_cells(one_line(agent["id"], _TASK_READ), self.name_width)))
+                # Its id is its file's name, its type and task the log's words: all masked while redacting.
+                self.update_cell(key, "id", Text(cut_to_cells(_shown_text(agent["id"], redacting), self.name_width)))
                 counts = {"messages": count_cell(agent["messages"], _MESSAGES_WIDTH), "window": size,
                           "percent": Text(percent_text(percent) if percent is not None else "—", justify="right", style=style)}
                 for _, column, _ in self.counts:
                     self.update_cell(key, column, counts[column])
-                # Masked before it is cut to its column: the mask may be longer than what it hides. (Cut first to a
-                # width no pane has, so that a log's megabyte of task is not masked at each update.)
-                task = one_line(agent["description"] or "", _TASK_READ)
-                texts = {"kind": (one_line(agent["kind"], _TASK_READ), "dim" if agent["kind"] == "agent" else ""),
-                         "task": (redact_text(task) if redacting else task, "dim")}
+                texts = {"kind": (_shown_text(agent["kind"], redacting), "dim" if agent["kind"] == "agent" else ""),
+                         "task": (_shown_text(agent["description"] or "", redacting), "dim")}
                 for column, width in self.text_widths.items():  # the text columns there is room for
                     text, text_style = texts[column]
                     self.update_cell(key, column, Text(cut_to_cells(text, width), style=text_style))
@@ -108,3 +107,11 @@ class SubagentsTable(CountsTable):
         agent = self._agents.get(event.row_key.value or "")
         if agent is not None:
             self.post_message(self.Open(agent))
+
+
+def _shown_text(text: str, redacting: bool) -> str:
+    """A sub-agent's id, type or task as its column shows it before it is cut to the column: masked while redacting,
+    before the cut, since the mask may be longer than what it hides. (Cut first to a width no pane has, so that a
+    log's megabyte of task is not masked at each update.)"""
+    line = one_line(text, _TASK_READ)
+    return redact_text(line) if redacting else line
