@@ -748,3 +748,27 @@ def test_a_session_whose_audit_calls_sys_exit_is_skipped_in_this_process(tmp_pat
     assert audit_session(str(DATA / CODEX_KEEPS)).skipped == "internal error: SystemExit: it asked to exit (None)"
     code, _, err = audit(capsys, DATA / CODEX_KEEPS, "--out", tmp_path / "out")
     assert code == 0 and "0 session(s) audited, 1 skipped" in err
+
+
+def test_redact_masks_the_lost_facts_and_every_log_text_the_audit_writes(tmp_path, capsys):
+    """`audit` wrote the facts a compaction lost as the log has them ("negative_rules: Never push to main without
+    paging jöhn.ops@…"), and took no --redact: the tables a team shares held the addresses, phones and keys."""
+    address, phone, key = "jöhn.ops@münchen.de", "+1 415 555 2671", "ghp_R7kLm2Qx9Vb4Nz8Wc1Yt6Hs3Jd5Pf0Ag7Eu"
+    folder = tmp_path / "sessions"
+    folder.mkdir()
+    said = f"Never push to main without paging {address} on {phone} and rotating {key} first."
+    (folder / "claude_compact.jsonl").write_text((DATA / "claude_compact.jsonl").read_text().replace("Never push to main.", said))
+    (folder / f"handover-{address}.jsonl").write_bytes(b"not a log\n")  # skipped: its name is in `skipped` and the reports
+    secrets = (address, "jöhn", "ops@", phone, "415 555", key[:8])
+    shown = {}
+    for run, flags in (("plain", []), ("redacted", ["--redact"])):
+        code, _, err = audit(capsys, folder, "--out", tmp_path / run, *flags)
+        assert code == 0, err
+        [compaction] = read_parquet(tmp_path / run / "compactions.parquet")
+        shown[run] = [" ".join(compaction["lost_facts"]), str(read_parquet(tmp_path / run / "sessions.parquet"))]
+        shown[run] += [(tmp_path / run / name).read_text(encoding="utf-8") for name in ("skipped", "report.md", "report.html")]
+    assert address in shown["plain"][0] and phone in shown["plain"][0]  # the log's words, without --redact
+    for text in shown["redacted"]:
+        assert not any(secret in text for secret in secrets), text
+    assert "[REDACTED:email]" in shown["redacted"][0] and "[REDACTED:phone]" in shown["redacted"][0]
+    assert "REDACTED:email" in shown["redacted"][2]  # the skipped file's name

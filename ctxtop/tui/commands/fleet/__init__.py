@@ -57,6 +57,7 @@ def build(parser_type: type[argparse.ArgumentParser], positive_int: Callable[[st
     parser.add_argument("--encoding", default=DEFAULT_ENCODING, metavar="NAME", help=f"tiktoken encoding (default {DEFAULT_ENCODING})")
     parser.add_argument("--window", type=positive_int, metavar="TOKENS", help="context window size, instead of each model's")
     parser.add_argument("--no-reuse", action="store_true", help="audit every session again, even those an earlier run kept")
+    parser.add_argument("--redact", action="store_true", help="mask API keys, tokens, passwords, emails and phone numbers in the output")
     parser.add_argument("--debug", action="store_true", help="show tracebacks of internal errors")
     return parser
 
@@ -127,7 +128,7 @@ def run(args: argparse.Namespace) -> int:
             line.show(f"ctxtop: audited {done:,} / {len(tasks):,}")
     if not results:
         raise UsageError(f"no session log found in {', '.join(one_line(p, 100) for p in paths)}")
-    write_outputs(results, args.out, options, reused)
+    write_outputs(results, args.out, options, reused, redacting=args.redact)
     audited = sum(1 for r in results if r.row is not None)
     skipped = len(results) - audited
     print(f"ctxtop: {audited:,} session(s) audited, {skipped:,} skipped; {reused:,} result(s) reused from an earlier run, "
@@ -145,10 +146,13 @@ def _unique(found: Any) -> list[Found]:
     return list(seen.values())
 
 
-def write_outputs(results: list[SessionAudit], out: str, options: dict[str, Any], reused: int) -> None:
-    """The five outputs into ``out`` (a folder, made if need be, or a URL), each replaced whole."""
+def write_outputs(results: list[SessionAudit], out: str, options: dict[str, Any], reused: int, *,
+                  redacting: bool = False) -> None:
+    """The five outputs into ``out`` (a folder, made if need be, or a URL), each replaced whole; ``redacting``
+    (``--redact``): with secrets and personal data masked in every text of them, as export and check mask theirs."""
     from ctxtop.context.fleet.columns import COMPACTION_COLUMNS, SESSION_COLUMNS
     from ctxtop.context.fleet.report import render_html, render_markdown, summarize
+    from ctxtop.context.output.redact import redact, redact_text
     from ctxtop.tui.commands.fleet.storage import is_url, local_path, upload
     from ctxtop.tui.commands.fleet.tables import write_parquet
 
@@ -156,6 +160,11 @@ def write_outputs(results: list[SessionAudit], out: str, options: dict[str, Any]
     sessions = [r.row for r in results if r.row is not None]
     compactions = [c for r in results if r.row is not None for c in r.compactions]
     skipped = [(shown_name(r.path), shown_name(r.skipped or "")) for r in results if r.row is None]
+    if redacting:
+        # Masked as they are written, not as they are audited: the results kept for reuse stay the log's, so that
+        # one run with --redact and one without can each take them (and FLEET_VERSION need not tell them apart).
+        sessions, compactions = redact(sessions), redact(compactions)
+        skipped = [(redact_text(path), redact_text(reason)) for path, reason in skipped]
     summary = summarize(sessions, compactions, skipped, reused)
     remote = is_url(out)
     target = None if remote else Path(local_path(out))
