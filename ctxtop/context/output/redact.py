@@ -46,8 +46,10 @@ _KEYS: list[tuple[str, str | None, str]] = [
 ]
 _SECRETS = re.compile("|".join(f"(?P<{kind}{n}>{start or ''}{rest})" for n, (kind, start, rest) in enumerate(_KEYS)))
 # `password=…`, `"api_key": "…"`, `token: …`, `DB_PASSWORD=…`, `STRIPE_SECRET_KEY=…`: the name stays, the value goes.
+# (What comes before the word in the name, 64 characters at most: each word start of a hyphenated run was searched
+# to the run's end, and a run of "a-a-a-" took time that grew as its square.)
 _ASSIGNMENT = re.compile(
-    r"""(?i)(\b[\w-]*?(?:pass(?:word|wd)?|pwd|secret(?:[_-]?key)?|client_secret|api[_-]?key|access[_-]?key|auth[_-]?token|token)\b["']?\s*[:=]\s*)"""
+    r"""(?i)(\b[\w-]{0,64}?(?:pass(?:word|wd)?|pwd|secret(?:[_-]?key)?|client_secret|api[_-]?key|access[_-]?key|auth[_-]?token|token)\b["']?\s*[:=]\s*)"""
     # (not a value masked already; a quoted value cut short before its closing quote, "sk3cr…, is masked to the cut)
     r"""(?!\[REDACTED:)("[^"\n]{1,200}"|'[^'\n]{1,200}'|"[^"\n…]{0,200}…|'[^'\n…]{0,200}…|[^\s,;&"'}\]]{1,200})"""
 )
