@@ -21,9 +21,25 @@ _NUMBER_WITH_UNIT = compiled_on_use(
     r"(?<![\w.])\d[\d,]*(?:\.\d+)?\s*(?:%|元|块|万|美元|usd|rmb|k\b|m\b|kb|mb|gb|ms|s\b|sec|秒|分钟|小时|天|days?|hours?|minutes?|tokens?|次|条|个|件)?",
     re.IGNORECASE,
 )
-_IDENTIFIER = compiled_on_use(r"\b(?:[A-Za-z]+_[A-Za-z0-9_]*|[A-Z]{2,}[0-9_-]*[A-Za-z0-9_-]*|[a-z]+[A-Z][A-Za-z0-9]*|[A-Za-z]+-\d[\w-]*)\b")
-_PATH = compiled_on_use(r"(?:~|\.{1,2})?[\w.\-]*/[\w.\-/]+|\b[\w\-]+\.(?:py|js|ts|md|json|toml|yaml|yml|go|rs|java|sh|txt|sql|log|cfg|ini)\b")
+# (Capitals then name characters: "[A-Z]{2,}[0-9_-]*[A-Za-z0-9_-]*" finds the same, but its three overlapping
+# runs split a long name every which way, in time its length squared, before giving up on it.)
+_IDENTIFIER = compiled_on_use(r"\b(?:[A-Za-z]+_[A-Za-z0-9_]*|[A-Z]{2}[A-Za-z0-9_-]*|[a-z]+[A-Z][A-Za-z0-9]*|[A-Za-z]+-\d[\w-]*)\b")
+# A path with a slash, or a file name with a known extension (a group). Each kind is tried only where its run
+# of name characters starts (or at a ~, or past a file name's leading hyphens, which ``\b`` skips): a try inside
+# the run reaches the run's end as the first did, so it fails as the first did. Tried at every position
+# instead, a run of 100 KB of digits or letters took half a minute. The one try inside a run that can find
+# more: at a hyphen right after a file name found ("a.py-b.py" holds "a.py", then "-b.py"); after a file
+# name's extension, a run has no room for a second.
+_EXTENSIONS = ("py", "js", "ts", "md", "json", "toml", "yaml", "yml", "go", "rs", "java", "sh", "txt", "sql", "log", "cfg", "ini")
+_AFTER_A_FILE_NAME = "|".join(rf"(?<=\.{extension})" for extension in _EXTENSIONS)
+_PATH = compiled_on_use(r"~[\w.\-]*+/[\w.\-/]+|(?<![\w.\-])[\w.\-]*+/[\w.\-/]+"
+                        rf"|(?<![\w\-])-*+\b([\w\-]+\.(?:{'|'.join(_EXTENSIONS)}))\b"
+                        rf"|(?:{_AFTER_A_FILE_NAME})(-[\w\-]*\.(?:{'|'.join(_EXTENSIONS)}))\b")
 _QUOTED = compiled_on_use(r"\"([^\"\n]{2,80})\"|'([^'\n]{2,80})'|“([^”\n]{2,80})”|「([^」\n]{2,80})」|`([^`\n]{2,80})`")
+_RULE_WORDS = frozenset(NEGATIONS + OBLIGATIONS)
+# The facts a restatement must keep, beyond the rule words: the first this many. A rule stating more is a
+# pasted table or a log, whose first few dozen facts tell a restatement from a loss as well as all of them.
+MAX_FACTS = 64
 _WORD = compiled_on_use(r"[A-Za-z][A-Za-z'-]{2,}")
 _CJK_RUN = compiled_on_use(r"[\u4e00-\u9fff]+")
 STOPWORDS = frozenset(
@@ -79,17 +95,27 @@ def key_facts(text: str) -> list[str]:
         value = match.group(0).strip().rstrip(",")
         if any(ch.isdigit() for ch in value) and len(value.replace(",", "")) >= 2:
             found.append(value)
-    found += [m.group(0) for m in _PATH.finditer(text)]
+    found += find_paths(text)
     found += [m.group(0) for m in _IDENTIFIER.finditer(text)]
     found += [next(g for g in m.groups() if g) for m in _QUOTED.finditer(text)]
     lowered = text.casefold()
-    found += [w for w in NEGATIONS + OBLIGATIONS if _has_word(lowered, w)]
+    rule_words = [w for w in NEGATIONS + OBLIGATIONS if _has_word(lowered, w)]
+    # Each fact is looked for in those kept before it: at most MAX_FACTS of them, so that a rule holding a
+    # pasted table of ten thousand numbers costs ten thousand looks at a few dozen, not ten thousand squared.
     unique: list[str] = []
+    kept: set[str] = set()
     for fact in found:
-        rule_word = fact in NEGATIONS or fact in OBLIGATIONS
-        if fact not in unique and (rule_word or not any(fact in other for other in unique if len(other) > len(fact))):
+        if len(unique) >= MAX_FACTS:
+            break
+        if fact not in kept and (fact in _RULE_WORDS or not any(fact in other for other in unique if len(other) > len(fact))):
             unique.append(fact)
-    return unique
+            kept.add(fact)
+    return unique + [w for w in rule_words if w not in kept]
+
+
+def find_paths(text: str) -> list[str]:
+    """The paths and file names in ``text``, in order."""
+    return [m.group(m.lastindex or 0) for m in _PATH.finditer(text)]
 
 
 def _has_word(lowered: str, word: str) -> bool:

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 
-from ctxtop.context.rules.facts import _IDENTIFIER, _PATH, key_facts, key_terms, normalize
+from ctxtop.context.rules.facts import _IDENTIFIER, find_paths, key_facts, key_terms, normalize
 from ctxtop.context.sanitize import cut
 from ctxtop.parsers.model import SUMMARY, USER
 
@@ -108,7 +108,7 @@ def _unsupported_user_claim(sentence: str, claim: re.Match, said: list[tuple[str
 
 
 def _coordinates(text: str) -> list[str]:
-    found = [m.group(0).rstrip(".,;:") for m in _PATH.finditer(text)]
+    found = [path.rstrip(".,;:") for path in find_paths(text)]
     # Identifiers that look like code (a digit, _ or -, or camelCase), not words in capitals ("API").
     found += [m.group(0) for m in _IDENTIFIER.finditer(text) if _CODE_LIKE.search(m.group(0))]
     found += _PASCAL_CASE.findall(text)

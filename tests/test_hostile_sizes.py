@@ -1,0 +1,57 @@
+"""Hostile input of hostile size: a rule or a tool call of a hundred kilobytes or ten megabytes is read in
+time linear in its length, never in its square (a regex that tries again from every position of a long
+run, a loop over pairs).
+
+The bounds are generous (seconds for what takes milliseconds): the gap between linear and quadratic here is
+tens of seconds against a few milliseconds, far beyond a noisy machine's spread.
+"""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from ctxtop.context.rules.facts import MAX_FACTS, find_paths, key_facts, key_terms, normalize
+
+RUN = 100_000  # characters: a pasted blob, a minified line, a long number
+# Runs that once made a pattern retry its rest at every position: digits, letters, names, paths without
+# a slash, dotted and hyphenated words, and the separators between them.
+HOSTILE_RUNS = ["1", "1,", "1.", " ", "$", "a", "A", "aB", "a_", "a-", "-", "a-1", "..", "a.", "~", "/", '"', "`",
+                "不要", "1 ", "1%", "a/", "~a"]
+
+
+def seconds(function, *args) -> float:
+    start = time.perf_counter()
+    function(*args)
+    return time.perf_counter() - start
+
+
+@pytest.mark.parametrize("unit", HOSTILE_RUNS)
+def test_key_facts_of_a_rule_holding_a_long_run_is_linear(unit):
+    text = "Never spend more than 8000 USD: " + unit * (RUN // len(unit))
+    assert seconds(key_facts, text) < 5
+
+
+@pytest.mark.parametrize("function", [key_terms, normalize])
+@pytest.mark.parametrize("unit", HOSTILE_RUNS)
+def test_the_other_fact_readers_of_a_long_run_are_linear(function, unit):
+    assert seconds(function, unit * (RUN // len(unit))) < 5
+
+
+@pytest.mark.parametrize(("text", "paths"), [
+    ("edit src/app.py and ~/notes.md", ["src/app.py", "~/notes.md"]),
+    ("a.py-b.py", ["a.py", "-b.py"]),  # a hyphen right after a file name starts the next
+    ("run --config.json", ["config.json"]),  # a file name's leading hyphens are no part of it
+    ("x.--foo.py", ["foo.py"]),
+    ("_s..py----j9x.py-_.json", ["py----j9x.py", "-_.json"]),
+    ("1" * 1000 + " a/b", ["a/b"]),
+])
+def test_paths_are_found_where_the_pattern_tried_at_every_position_found_them(text, paths):
+    assert find_paths(text) == paths
+
+
+def test_a_rule_with_thousands_of_facts_keeps_the_first_and_its_rule_words():
+    numbers = [str(n) for n in range(10, 10_000)]
+    facts = key_facts("Never pay more than these: " + " ".join(numbers))
+    assert facts == numbers[:MAX_FACTS] + ["never"]
