@@ -13,11 +13,13 @@ import time
 import pytest
 
 from ctxtop.context.rules.facts import MAX_FACTS, find_paths, key_facts, key_terms, normalize
+from ctxtop.context.rules.naming import readable_id
+from ctxtop.context.sanitize import EMAIL
 
 RUN = 100_000  # characters: a pasted blob, a minified line, a long number
 # Runs that once made a pattern retry its rest at every position: digits, letters, names, paths without
 # a slash, dotted and hyphenated words, and the separators between them.
-HOSTILE_RUNS = ["1", "1,", "1.", " ", "$", "a", "A", "aB", "a_", "a-", "-", "a-1", "..", "a.", "~", "/", '"', "`",
+HOSTILE_RUNS = ["a-token ", "1.1@", "_a.", "1", "1,", "1.", " ", "$", "a", "A", "aB", "a_", "a-", "-", "a-1", "..", "a.", "~", "/", '"', "`",
                 "不要", "1 ", "1%", "a/", "~a"]
 
 
@@ -33,7 +35,7 @@ def test_key_facts_of_a_rule_holding_a_long_run_is_linear(unit):
     assert seconds(key_facts, text) < 5
 
 
-@pytest.mark.parametrize("function", [key_terms, normalize])
+@pytest.mark.parametrize("function", [key_terms, normalize, readable_id, lambda text: EMAIL.sub("email", text)])
 @pytest.mark.parametrize("unit", HOSTILE_RUNS)
 def test_the_other_fact_readers_of_a_long_run_are_linear(function, unit):
     assert seconds(function, unit * (RUN // len(unit))) < 5
@@ -55,3 +57,11 @@ def test_a_rule_with_thousands_of_facts_keeps_the_first_and_its_rule_words():
     numbers = [str(n) for n in range(10, 10_000)]
     facts = key_facts("Never pay more than these: " + " ".join(numbers))
     assert facts == numbers[:MAX_FACTS] + ["never"]
+
+
+@pytest.mark.parametrize(("text", "rule_id"), [
+    ("never log the password=hunter2 value", "no-log-password-value"),
+    ("do not log --token=s3cret", "no-log-token"),
+])
+def test_rule_ids_still_leave_out_secret_values(text, rule_id):
+    assert readable_id(text) == rule_id
