@@ -583,3 +583,53 @@ def test_the_record_puts_back_the_rules_of_a_rewritten_transcript(tmp_path, monk
     stale = json.loads(record.read_text(encoding="utf-8"))
     record.write_text(json.dumps({**stale, "recorded_at": stale["recorded_at"] - 3600, "compactions": 5}), encoding="utf-8")
     assert run("hook", event("SessionStart", transcript, source="compact"), monkeypatch, capsys)[1] == ""
+
+
+# --- A huge tool input --------------------------------------------------------------------------------
+def huge(chars: int) -> str:
+    line = "def handler(event, context):  # process order PO-1503 and notify the team via the usual channel\n"
+    return (line * (chars // len(line) + 1))[:chars]
+
+
+def test_a_huge_call_is_judged_in_time_not_in_proportion_to_its_size():
+    import time
+
+    from ctxtop.context.guard.judge import judge_call
+    from ctxtop.context.rules.constraints import make_constraint
+
+    rules = [make_constraint(text, "pin") for text in DEMO_RULES]
+    command = "curl -X POST https://api.example.com/orders -d '" + json.dumps({"note": huge(20_000_000), "amount": 12600}) + "'"
+    started = time.perf_counter()
+    verdict = judge_call("Bash", {"command": command}, rules)
+    assert time.perf_counter() - started < 2  # read whole: seconds; read in bounded parts: a tenth of one
+    assert [breach.rule.id for breach in verdict.breaches] == ["budget-8000"]  # the amount near its end
+
+
+def test_an_amount_near_the_start_of_a_huge_body_is_still_caught(monkeypatch, capsys):
+    command = "curl -X POST https://api.example.com/orders -d '" + json.dumps({"amount": 12600, "note": huge(10_000_000)}) + "'"
+    _, out, err = run("hook", tool_call(demo_path(), "Bash", {"command": command}), monkeypatch, capsys)
+    assert "amount 12600 exceeds the cap 8000" in deny_reason(out)
+
+
+def test_a_phone_number_at_either_end_of_a_huge_file_is_still_caught(monkeypatch, capsys):
+    for content in ("客户 13800138000\n" + huge(10_000_000), huge(10_000_000) + "客户 13800138000\n"):
+        _, out, _ = run("hook", tool_call(demo_path(), "Write", {"file_path": "/srv/ops-agent/x.py", "content": content}), monkeypatch, capsys)
+        assert "phone number" in deny_reason(out)
+
+
+def test_a_huge_input_read_only_in_part_is_put_to_the_user_and_says_so(monkeypatch, capsys):
+    call = tool_call(demo_path(), "Write", {"file_path": "/srv/ops-agent/x.py", "content": huge(10_000_000)})
+    _, out, err = run("hook", call, monkeypatch, capsys)
+    answer = json.loads(out)["hookSpecificOutput"]
+    assert answer["permissionDecision"] == "ask"  # its middle not read: not let through unseen
+    reason = answer["permissionDecisionReason"]
+    assert "[no-phone-numbers]" in reason and "phone numbers looked for in only its first and last 256 KB" in reason and "not checked against [no-phone-numbers]" in err
+    small = tool_call(demo_path(), "Write", {"file_path": "/srv/ops-agent/x.py", "content": huge(100_000)})
+    assert run("hook", small, monkeypatch, capsys) == (0, "", "")  # read whole, nothing to say
+
+
+def test_a_huge_command_read_only_in_part_is_put_to_the_user(monkeypatch, capsys):
+    command = "curl -X POST https://api.example.com/orders -d '" + json.dumps({"note": huge(10_000_000)}) + "'"
+    _, out, err = run("hook", tool_call(demo_path(), "Bash", {"command": command}), monkeypatch, capsys)
+    reason = json.loads(out)["hookSpecificOutput"]["permissionDecisionReason"]
+    assert "[budget-8000]" in reason and "amounts looked for in only the first and last 256 KB of its command" in reason

@@ -37,11 +37,13 @@ class _Found:
     scope: Currency | None  # the one its object or command names
 
 
-def amounts_in(text: str, tool_name: str | None = None) -> list[CallAmount]:
-    """Each amount in a tool call's input (JSON text) in whole units, with how the call wrote it and its currency."""
-    keyed, line_totals = _numbers_by_key(text)
-    stripe = sends_to_stripe(tool_name, text)
-    return [_in_whole_units(found, stripe) for found in keyed if is_amount_key(found.key)] + line_totals
+def amounts_in(text: str, tool_name: str | None = None, part: int | None = None) -> tuple[list[CallAmount], bool]:
+    """Each amount in a tool call's input (JSON text) in whole units, with how the call wrote it and its currency; and
+    whether a shell command in it was read only in part: with ``part``, a command longer than twice that is read in
+    its first and last ``part`` characters (``text_parts``)."""
+    keyed, line_totals, cut = _numbers_by_key(text, part)
+    stripe = sends_to_stripe(tool_name, text, part)
+    return [_in_whole_units(found, stripe) for found in keyed if is_amount_key(found.key)] + line_totals, cut
 
 
 # A field whose name says it counts a currency's hundredths ("amount_cents", "amountMinor", "price_in_pence") holds
@@ -61,7 +63,7 @@ def _in_whole_units(found: _Found, stripe: bool) -> CallAmount:
     return CallAmount(f"{found.key} {found.value:g} = {whole:g}", whole, currency)
 
 
-def _numbers_by_key(text: str) -> tuple[list[_Found], list[CallAmount]]:
+def _numbers_by_key(text: str, part: int | None = None) -> tuple[list[_Found], list[CallAmount], bool]:
     """Every number in a tool call's input (JSON text) with the key it is under, numbers written as strings
     ("900", "$1,200.50") too; and the totals of its order lines (``line_total``), each with how it was reckoned.
     An input JSON cannot decode whole — nested deeper than Python's decoder goes, an integer past its digit limit —
@@ -69,9 +71,10 @@ def _numbers_by_key(text: str) -> tuple[list[_Found], list[CallAmount]]:
     try:
         data = _DECODER.decode(text)  # (NaN, Infinity and 1e999 as floats: over any cap but NaN)
     except (ValueError, RecursionError):
-        return [_Found(key, *written, None) for key, raw in _keyed_numbers(text) if (written := written_amount(raw)) is not None], []
+        return [_Found(key, *written, None) for key, raw in _keyed_numbers(text) if (written := written_amount(raw)) is not None], [], False
     found: list[_Found] = []
     line_totals: list[CallAmount] = []
+    cut = False
     # (a node, the amount key it is under: an amount's list, or its {"currency_code", "value"} object; and the currency
     # its object, or one it is in, names)
     stack: list[tuple[Any, str | None, Currency | None]] = [(data, None, None)]
@@ -82,16 +85,17 @@ def _numbers_by_key(text: str) -> tuple[list[_Found], list[CallAmount]]:
             for key, value in node.items():
                 key = str(key)
                 words = key_words(key)
-                named: tuple[list[_Found], list[CallAmount]] = ([], [])
+                named: tuple[list[_Found], list[CallAmount], bool] = ([], [], False)
                 if not words.isdisjoint(_COMMAND_WORDS) and (line := _command_line(value)):
-                    named = _found_in_command(line, scope)
+                    named = _found_in_command(line, scope, part)
                 if isinstance(value, str) and not words.isdisjoint(_BODY_WORDS):
                     if (body := _json_in(value)) is not None:
                         stack.append((body, None, scope))
                     elif not named[0] and is_form(value):
-                        named = _found_in_command(value, scope)
+                        named = _found_in_command(value, scope, part)
                 found += named[0]
                 line_totals += named[1]
+                cut = cut or named[2]
                 if isinstance(value, (dict, list)):
                     stack.append((value, key if is_amount_key(key) else None, scope))
                 elif (written := written_amount(value)) is not None:
@@ -105,7 +109,7 @@ def _numbers_by_key(text: str) -> tuple[list[_Found], list[CallAmount]]:
             if len(lines) > 1:  # an order's lines: what it costs is their sum
                 total = sum(line[1] for line in lines)
                 line_totals.append(_priced((f"{len(lines)} lines' quantity × price summed = {total:g}", total, lines[0][2]), scope))
-    return found, line_totals
+    return found, line_totals, cut
 
 
 def _priced(priced: tuple[str, float, str | None], scope: Currency | None) -> CallAmount:
@@ -134,14 +138,14 @@ def _command_line(value: Any) -> str:
     return ""
 
 
-def _found_in_command(line: str, scope: Currency | None) -> tuple[list[_Found], list[CallAmount]]:
-    """The amounts a command (or a form body) names, and what its order line costs."""
-    named = amounts_in_command(line)
+def _found_in_command(line: str, scope: Currency | None, part: int | None) -> tuple[list[_Found], list[CallAmount], bool]:
+    """The amounts a command (or a form body) names, what its order line costs, and whether it was read only in part."""
+    named = amounts_in_command(line, part)
     currencies = [currency for code in named.currencies if (currency := currency_of(code)) is not None]
     if currencies:  # (a command that names two: its amounts may be in either)
         scope = Currency("/".join(dict.fromkeys(c.label for c in currencies)), frozenset().union(*(c.codes for c in currencies)))
     found = [_Found(key, value, written_in, scope) for key, value, written_in in named.keyed]
-    return found, [_priced(named.line_total, scope)] if named.line_total is not None else []
+    return found, [_priced(named.line_total, scope)] if named.line_total is not None else [], named.cut
 
 
 def _json_in(text: str) -> Any:

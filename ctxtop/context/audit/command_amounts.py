@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 
 from ctxtop.context.audit.money_words import NUMBER, written_amount
 from ctxtop.context.audit.order_lines import line_total
+from ctxtop.context.audit.text_parts import text_parts
 
 _KEYED_IN_COMMAND = re.compile(
     r"""(?:(?P<quote>["'])(?P<quoted>[^"'\s:]{1,60})(?P=quote)\s*:"""  # "amount": 450
@@ -32,19 +33,27 @@ class CommandAmounts:
     keyed: list[tuple[str, float, str | None]] = field(default_factory=list)  # (key, amount, the currency it was written in)
     line_total: tuple[str, float, str | None] | None = None  # its order line's cost, as ``order_lines.line_total``
     currencies: list[str] = field(default_factory=list)  # the currencies it names for its amounts (``currency=usd``)
+    cut: bool = False  # read only in part (``text_parts``)
 
 
-def amounts_in_command(line: str) -> CommandAmounts:
+def amounts_in_command(line: str, part: int | None = None) -> CommandAmounts:
+    """``part``: read only the first and last ``part`` characters of a longer command (``text_parts``)."""
     found = CommandAmounts()
     fields: dict[str, str] = {}
-    for match in _KEYED_IN_COMMAND.finditer(line):
-        key = match.group("quoted") or match.group("bare") or match.group("option") or match.group("assigned")
-        if (written := written_amount(match.group("value"))) is not None:
-            found.keyed.append((key, *written))
-            fields.setdefault(key, match.group("value"))
+    spans = text_parts(len(line), part)
+    for start, end in spans:
+        for match in _KEYED_IN_COMMAND.finditer(line, start, end):
+            if match.end() == end < len(line):
+                continue  # its number may go on past the part read: "amount=12600" is no "amount=126"
+            key = match.group("quoted") or match.group("bare") or match.group("option") or match.group("assigned")
+            if (written := written_amount(match.group("value"))) is not None:
+                found.keyed.append((key, *written))
+                fields.setdefault(key, match.group("value"))
     found.line_total = line_total(fields)
-    found.currencies = [match.group("code") for match in _CURRENCY_IN_COMMAND.finditer(line)]
+    found.currencies = [match.group("code") for start, end in spans for match in _CURRENCY_IN_COMMAND.finditer(line, start, end)]
+    found.cut = len(spans) > 1
     return found
+
 
 
 def is_form(text: str) -> bool:

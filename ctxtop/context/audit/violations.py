@@ -9,6 +9,7 @@ from typing import Any
 from ctxtop.context.audit.alerts import Alert, AlertKind
 from ctxtop.context.audit.call_amounts import CallAmount, amounts_in
 from ctxtop.context.audit.money_caps import MoneyCap, money_cap
+from ctxtop.context.audit.text_parts import text_parts
 from ctxtop.context.rules.constraints import Constraint
 from ctxtop.context.rules.facts import NEGATIONS
 from ctxtop.context.rules.forbid import SEARCH_SECONDS, ForbidError, forbid_pattern
@@ -54,19 +55,28 @@ def checks_of(constraints: list[Constraint]) -> list[tuple[Constraint, list[tupl
     return [(c, checks) for c in constraints if (checks := implied_checks(c))]
 
 
-def violations_of(message: int, block: Block, text: str, checks: list[tuple[Constraint, list[tuple[str, Any]]]]) -> list[Alert]:
+def violations_of(message: int, block: Block, text: str, checks: list[tuple[Constraint, list[tuple[str, Any]]]],
+                  part: int | None = None) -> list[Alert]:
+    """``part``: search a long input for phone numbers and a command's amounts in its first and last ``part``
+    characters only (``text_parts``); a rule whose check read it so, and found nothing, is then
+    named in a FORBID_SKIPPED alert: not judged in full."""
     alerts = []
     # (Parsed once for every constraint, not once each; the key tells this call from the others of
     # the same message, so that a pattern that ran out of time is noted at the one call where it did.)
-    call = _Input(text, f"{message}:{block.tool_id or block.tool_name}:{len(text)}", block.tool_name)
+    call = _Input(text, f"{message}:{block.tool_id or block.tool_name}:{len(text)}", block.tool_name, part)
     for constraint, implied in checks:
         if constraint.first_stated is not None and message <= constraint.first_stated:
             continue
+        call.partly_read = set()
         detail = _violation(implied, block.tool_name or "", call, message)
         if detail:
             alerts.append(Alert(AlertKind.VIOLATION, message, None, constraint.id, f"{block.tool_name or 'tool call'}: {detail}"))
         elif other := _not_compared(implied, call):
             alerts.append(Alert(AlertKind.AMOUNT_NOT_COMPARED, message, None, constraint.id, f"{block.tool_name or 'tool call'}: {other}"))
+        elif call.partly_read and part is not None:
+            read = "; ".join(_LOOKED_FOR[kind].format(kb=f"{part // 1024:,}") for kind in sorted(call.partly_read))
+            alerts.append(Alert(AlertKind.FORBID_SKIPPED, message, None, constraint.id,
+                                f"{block.tool_name or 'tool call'}: an input of {len(text):,} characters: {read}"))
         for kind, check in implied:
             if kind == "pattern" and check.timed_out_on == call.key:
                 alerts.append(Alert(AlertKind.FORBID_SKIPPED, message, None, constraint.id,
@@ -75,20 +85,42 @@ def violations_of(message: int, block: Block, text: str, checks: list[tuple[Cons
     return alerts
 
 
+# What a check that read the input, or a shell command in it, only in part looked for there.
+_LOOKED_FOR = {"input": "phone numbers looked for in only its first and last {kb} KB",
+               "command": "amounts looked for in only the first and last {kb} KB of its command"}
+
+
 class _Input:
-    """A tool call's input, with its amounts found only if a cap asks, and then once."""
+    """A tool call's input, with its amounts found only if a cap asks, and then once; ``part``: see ``violations_of``.
+    ``partly_read``: what the checks of one constraint read only in part."""
 
-    __slots__ = ("text", "key", "tool_name", "_amounts")
+    __slots__ = ("text", "key", "tool_name", "part", "partly_read", "_amounts", "_cut_command")
 
-    def __init__(self, text: str, key: str, tool_name: str | None) -> None:
-        self.text, self.key, self.tool_name = text, key, tool_name
+    def __init__(self, text: str, key: str, tool_name: str | None, part: int | None = None) -> None:
+        self.text, self.key, self.tool_name, self.part = text, key, tool_name, part
+        self.partly_read: set[str] = set()
         self._amounts: list[CallAmount] | None = None
+        self._cut_command = False
 
     def amounts(self) -> list[CallAmount]:
         """Each amount in whole units of its currency, with how the call wrote it ("amount_cents 160000 = 1600")."""
         if self._amounts is None:
-            self._amounts = amounts_in(self.text, self.tool_name)  # (Stripe's MCP tools take cents)
+            self._amounts, self._cut_command = amounts_in(self.text, self.tool_name, self.part)  # (Stripe's MCP tools take cents)
+        if self._cut_command:
+            self.partly_read.add("command")
         return self._amounts
+
+    def search(self, pattern: re.Pattern[str]) -> re.Match[str] | None:
+        """The first match of ``pattern`` in the parts of the input read, none that a part's end cuts short."""
+        text = self.text
+        spans = text_parts(len(text), self.part)
+        if len(spans) > 1:
+            self.partly_read.add("input")
+        for start, end in spans:
+            match = pattern.search(text, start, end)
+            if match is not None and not match.end() == end < len(text):
+                return match
+        return None
 
 
 # Two amounts are compared only when they may be in the same currency: a cap's amount and a call's in another (cap $500,
@@ -121,7 +153,7 @@ def _violation(checks: list[tuple[str, Any]], name: str, call: _Input, message: 
         if kind == "tool_name" and check.search(name):
             return "uses a forbidden channel"
         if kind == "phone":
-            match = check.search(text)
+            match = call.search(check)
             if match:
                 return f"input contains a phone number ({match.group(0)[:3]}…)"
         if kind == "cap":

@@ -19,6 +19,11 @@ from ctxtop.parsers.model import TOOL_CALL, Block
 ASKING_MARK = "ctxtop asks"
 # The call is judged as a message after every one in the log, so every rule in force applies to it.
 AFTER_THE_LOG = 1 << 62
+# An input longer than twice this is searched for phone numbers and a command's amounts in its first and last
+# this many characters: searched whole, 10 MB took two seconds, a hook Claude Code waits for on every call. (Its
+# JSON is still decoded whole: amounts under their keys are found anywhere.) The rules so checked are put to the
+# user when the parts read break none of them: a call made long enough must not get through unseen.
+READ_PART = 256 * 1024
 
 
 @dataclass(slots=True)
@@ -46,7 +51,7 @@ def judge_call(tool_name: str, tool_input: Any, rules: list[Constraint]) -> Verd
     block = Block(TOOL_CALL, text, tool_name=tool_name or None)
     by_id = {rule.id: rule for rule in rules}
     verdict = Verdict()
-    for alert in violations_of(AFTER_THE_LOG, block, text, checks):
+    for alert in violations_of(AFTER_THE_LOG, block, text, checks, READ_PART):
         if alert.constraint in by_id:
             if alert.kind is AlertKind.VIOLATION:
                 verdict.breaches.append(Breach(by_id[alert.constraint], alert.detail))
