@@ -22,6 +22,7 @@ from ctxtop.context.fleet.session import AuditSettings, SessionAudit
 from ctxtop.context.store.session_index import new_digest
 from ctxtop.context.store.source import open_file
 from ctxtop.context.store.token_cache import TokenCache
+from ctxtop.context.window.subagent_files import nested_transcripts
 from ctxtop.context.window.subagents import owner_session_id
 from ctxtop.parsers.jsonl import DecodeError, loads
 from ctxtop.version import version
@@ -87,8 +88,7 @@ def companion_files(log: Path, siblings: Siblings) -> list[Path]:
     session id) with their ``.meta.json``. Regular files only: a FIFO would block the hash for ever."""
     if log.name.startswith("agent-"):
         return []  # a sub-agent's own transcript: its siblings are the session's sub-agents, not its own
-    nested = log.with_suffix("").joinpath("subagents")
-    candidates = sorted(nested.rglob("agent-*.jsonl")) if nested.is_dir() else []
+    candidates, _skipped = nested_transcripts(log)  # (what it did not look at, the audit's scan says)
     beside = siblings.of(log.parent)
     if beside.every:
         # Not every transcript in a 2.0 project folder: one session's new sub-agent would re-audit all the others.

@@ -156,13 +156,16 @@ def _subagents(session: Session) -> dict[str, Any]:
     sidechain = session.parser.sidechain
     scan = session.subagents
     files = scan.totals if scan is not None else None
-    return {
+    listed = {
         "messages": sidechain.messages + (files.messages if files else 0),
         "blocks": len(sidechain.blocks) + (files.blocks if files else 0),
         "tokens": sum(text_tokens(session.counter, b) for b in sidechain.blocks) + (files.tokens if files else 0),
         "files": files.files if files else 0,
         "agents": [subagent_row(agent) for agent in scan.agents] if scan is not None else [],
     }
+    if scan is not None and scan.skipped:  # (a subagents folder linked out of the session's, or of too many entries)
+        listed["skipped"] = one_line(scan.skipped)
+    return listed
 
 
 def subagent_row(agent: Subagent) -> dict[str, Any]:

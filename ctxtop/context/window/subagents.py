@@ -20,6 +20,7 @@ import orjson
 
 from ctxtop.context.store.source import SourceError, open_file
 from ctxtop.context.window.accounting import text_tokens
+from ctxtop.context.window.subagent_files import SUBAGENT_FOLDER, in_session_folder, nested_transcripts
 from ctxtop.context.window.tokens import TokenCounter
 from ctxtop.parsers.base import LineParser
 from ctxtop.parsers.claude_code import SUMMARIZER_AGENT_PREFIX as COMPACTION_PREFIX  # agent-acompact-*.jsonl
@@ -60,14 +61,14 @@ class Subagent:
         return self.reported_tokens if self.reported_tokens is not None else self.estimated_tokens
 
 
-def subagent_candidates(log: Path) -> list[Path]:
-    """Files that may be the session's sub-agent transcripts: those in its ``subagents/`` folder, and
-    the ``agent-*.jsonl`` beside it (which belong to it only if their records carry its id)."""
+def subagent_candidates(log: Path) -> tuple[list[Path], str | None]:
+    """Files that may be the session's sub-agent transcripts: those in its ``subagents/`` folder (``nested_transcripts``),
+    and the ``agent-*.jsonl`` beside it (which belong to it only if their records carry its id); and what of its
+    folder was not looked at, and why (None: nothing)."""
     if log.name.startswith("agent-"):
-        return []  # a sub-agent's own transcript: its siblings are the session's sub-agents, not its own
-    folder = log.with_suffix("").joinpath("subagents")
-    found = sorted(folder.rglob("agent-*.jsonl")) if folder.is_dir() else []
-    return found + [candidate for candidate in sorted(log.parent.glob("agent-*.jsonl")) if candidate != log]
+        return [], None  # a sub-agent's own transcript: its siblings are the session's sub-agents, not its own
+    found, skipped = nested_transcripts(log)
+    return found + [candidate for candidate in sorted(log.parent.glob("agent-*.jsonl")) if candidate != log], skipped
 
 
 def owner_session_id(path: Path) -> str | None:
@@ -103,7 +104,8 @@ class SubagentScan:
         """``entries``: the session's, where the Task calls that started the sub-agents name them."""
         self.log = Path(log).resolve()
         self.parser_type = parser_type  # the log's own format: its sub-agents write the same records
-        self.nested = self.log.with_suffix("").joinpath("subagents")
+        self.nested = self.log.with_suffix("").joinpath(SUBAGENT_FOLDER)
+        self.skipped: str | None = None  # what of the subagents folder was not looked at, and why
         self.session_id = session_id
         self.counter = counter
         self.entries = entries if entries is not None else []
@@ -118,7 +120,7 @@ class SubagentScan:
 
         ``changed``: only these paths may have changed (None: look at every candidate)."""
         if changed is None:
-            present = subagent_candidates(self.log)
+            present, self.skipped = subagent_candidates(self.log)
             changed_any = False
             for gone in set(self._files) - set(present):
                 del self._files[gone]
@@ -132,7 +134,11 @@ class SubagentScan:
     def _is_candidate(self, path: Path) -> bool:
         if self.log.name.startswith("agent-") or not (path.name.startswith("agent-") and path.name.endswith(".jsonl")) or path == self.log:
             return False
-        return path.parent == self.log.parent or self.nested in path.parents
+        if path.parent == self.log.parent:
+            return True
+        # (The folder and the ones directly in it, as nested_transcripts looks: a change deeper is no transcript;
+        # and only while the folder is the session's own, not a link out of it.)
+        return (path.parent == self.nested or path.parent.parent == self.nested) and in_session_folder(self.log)
 
     def _may_hold_transcripts(self, path: Path) -> bool:
         folder = self.log.with_suffix("")
