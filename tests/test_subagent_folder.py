@@ -98,3 +98,18 @@ def test_the_entries_looked_at_are_bounded_and_the_rest_said(tmp_path, monkeypat
         (nested / f"note-{n:02}.txt").write_text("x")
     transcripts, skipped = subagent_files.nested_transcripts(log)
     assert transcripts == [] and "5 entries" in skipped
+
+
+def test_polling_walks_no_link_to_a_folder(tmp_path):
+    from watchdog.utils.dirsnapshot import DirectorySnapshot
+
+    from ctxtop.tui.tail import stat_without_folder_links
+
+    log = session_in(tmp_path)
+    (log.with_suffix("") / "subagents").symlink_to("/")
+    (log.with_suffix("") / "wf").mkdir()
+    (log.with_suffix("") / "wf" / "up").symlink_to("..")
+    (log.with_suffix("") / "wf" / "agent-x.jsonl").symlink_to(SESSION)  # a link to a file is still followed
+    snapshot = DirectorySnapshot(str(log.with_suffix("")), recursive=True, stat=stat_without_folder_links)
+    assert len(snapshot.paths) == 5  # the folder, subagents, wf, up and agent-x.jsonl: nothing through a link
+    assert snapshot.size(str(log.with_suffix("") / "wf" / "agent-x.jsonl")) == SESSION.stat().st_size

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import logging
 import os
+import stat
 import threading
 from collections.abc import Callable
 from pathlib import Path
@@ -22,7 +23,7 @@ from pathlib import Path
 from watchdog.events import EVENT_TYPE_CLOSED_NO_WRITE, EVENT_TYPE_OPENED, FileSystemEvent, FileSystemEventHandler
 from watchdog.observers import Observer
 from watchdog.observers.api import BaseObserver
-from watchdog.observers.polling import PollingObserver
+from watchdog.observers.polling import PollingObserverVFS
 
 from ctxtop.tui.discover import SUBAGENT_FOLDER
 
@@ -71,11 +72,27 @@ class _LogEvents(FileSystemEventHandler):
                 self.notify(path)
 
 
+def polling_observer(seconds: float) -> BaseObserver:
+    """An observer that polls every ``seconds``, and walks no link to a folder (inotify's follows none either):
+    watchdog's own polling follows them, and a session's ``subagents`` linked to / had it walk the whole disk at
+    every poll (a link to .. inside, without end)."""
+    return PollingObserverVFS(stat_without_folder_links, os.scandir, polling_interval=seconds)
+
+
+def stat_without_folder_links(path: str) -> os.stat_result:
+    """``os.stat`` of ``path``, but a link to a folder as the link itself (``os.lstat``): not a folder to walk into."""
+    info = os.lstat(path)
+    if not stat.S_ISLNK(info.st_mode):
+        return info
+    followed = os.stat(path)
+    return info if stat.S_ISDIR(followed.st_mode) else followed
+
+
 def watch_log(path: str | Path, notify: Callable[[Path], object], *, poll_seconds: float | None = None) -> BaseObserver:
     """Start watching ``path``; ``notify(changed path)`` is called (from another thread) on every change.
     Stop it when done."""
     target = Path(path).resolve()
-    observer: BaseObserver = PollingObserver(timeout=poll_seconds) if poll_seconds else Observer()
+    observer: BaseObserver = polling_observer(poll_seconds) if poll_seconds else Observer()
     handler = _LogEvents(target, notify, observer)
     observer.schedule(handler, str(target.parent), recursive=False)
     handler.watch_companions()  # after the folder's watch: a <session>/ made in between is seen by it
@@ -105,7 +122,7 @@ class _NewSessions(FileSystemEventHandler):
 def watch_new_sessions(directories: list[Path], notify: Callable[[Path], object], suffixes: tuple[str, ...],
                        *, poll_seconds: float | None = None) -> BaseObserver:
     """Call ``notify(path)`` (from another thread) when a session file appears under any of ``directories``."""
-    observer: BaseObserver = PollingObserver(timeout=poll_seconds) if poll_seconds else Observer()
+    observer: BaseObserver = polling_observer(poll_seconds) if poll_seconds else Observer()
     handler = _NewSessions(suffixes, notify)
     for directory in directories:
         observer.schedule(handler, str(directory), recursive=True)
