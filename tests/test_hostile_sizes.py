@@ -20,7 +20,7 @@ from ctxtop.context.sanitize import EMAIL
 RUN = 100_000  # characters: a pasted blob, a minified line, a long number
 # Runs that once made a pattern retry its rest at every position: digits, letters, names, paths without
 # a slash, dotted and hyphenated words, and the separators between them.
-HOSTILE_RUNS = ["[", "[ ", "“", "a-token ", "1.1@", "_a.", "1", "1,", "1.", " ", "$", "a", "A", "aB", "a_", "a-", "-", "a-1", "..", "a.", "~", "/", '"', "`",
+HOSTILE_RUNS = ["[", "[ ", "“", "a-token ", "1.1@", "_a.", "_.-+%", "1", "1,", "1.", " ", "$", "a", "A", "aB", "a_", "a-", "-", "a-1", "..", "a.", "~", "/", '"', "`",
                 "不要", "1 ", "1%", "a/", "~a"]
 
 
