@@ -43,8 +43,10 @@ def test_a_field_holds_money_when_one_of_its_words_names_an_amount_and_none_coun
     ({"amount_cents": 140000}, ""),
     ({"totalCents": 150000}, ""),  # exactly the cap
     ({"amount": 1600}, "amount 1600 exceeds the cap 1500"),
+    ({"budget": {"amount_micros": 1600000000}}, "amount_micros 1.6e+09 = 1600 exceeds the cap 1500"),  # millionths
+    ({"budget_micros": 1400000000}, ""),
 ])
-def test_an_amount_in_hundredths_is_compared_in_whole_units(tool_input, said):
+def test_an_amount_in_hundredths_or_millionths_is_compared_in_whole_units(tool_input, said):
     assert breaks("Per-day spend cap is 1.5k EUR", tool_input) == (f"mcp__shop__checkout: {said}" if said else "")
 
 
@@ -126,6 +128,8 @@ def test_an_amount_in_a_currency_written_out_is_read(rule, amount):
     ("Never spend more than $500.", {"amount": "€450"}, "amount 450 EUR"),
     ("Never spend more than $500.", {"amount": "¥3000"}, "amount 3000 ¥"),
     ("Never spend more than $500.", {"amount": 60000, "currency": "JPY"}, "amount 60000 JPY"),
+    ("Never spend more than £200.", {"price": "US$180"}, "price 180 USD"),  # a dollar with its country: not the pound
+    ("Never spend more than 500 USD.", {"price": "HK$4,000"}, "price 4000 HKD"),
     ("Never spend more than $500.", {"order": {"lines": [{"qty": 2, "price": 300}], "currency": "eur"}}, "price 300 EUR"),
     ("Never spend more than $500.", {"amount": "450", "currency": "INR"}, "amount 450 INR"),  # a code ctxtop has no sign for
     ("预算上限 8000 元，超过需要先问我", {"amount": 1200, "currency": "USD"}, "amount 1200 USD"),
@@ -145,6 +149,8 @@ def test_an_amount_in_another_currency_than_the_caps_is_put_to_review_not_compar
     ("Never spend more than $500.", {"amount": 900, "currency": "USD"}),
     ("Never spend more than $500.", {"amount": {"value": "900", "currency_code": "usd"}}),
     ("Never spend more than 500 dollars.", {"amount": "900 CAD"}),  # a dollar: the cap's "dollars" say not whose
+    ("Never spend more than $500.", {"amount": "US$900"}),
+    ("Never spend more than 500 CAD.", {"amount": "C$900"}),
     ("Never spend more than $500.", {"amount": 300, "currency": "EUR", "fee": {"amount": 900, "currency": "USD"}}),
 ])
 def test_an_amount_that_may_be_in_the_caps_currency_is_compared(rule, tool_input):
@@ -256,6 +262,9 @@ def test_a_budget_of_something_else_and_a_number_of_things_cap_no_money(rule, ca
     ("spend at most 2000 per month", 2000),
     ("order budget max 800 each", 800),
     ("Never pay more than 250 without asking", 250),
+    ("Never transfer more than 5k without my OK.", 5000),
+    ("Never transfer more than 5 files without asking", None),  # files, not money
+    ("Limit transfers to 3 per day", None),
     ("budget 1200 for the quarter", 1200),
     # A countable money word ("refunds", "orders", "payments") before "per": the number counts them.
     ("limit refunds to 3 per day", None),

@@ -11,9 +11,6 @@ from .conftest import bench_module
 EVAL = bench_module("money_caps_eval")
 # (rule, index of the call among that rule's cases) → why ctxtop still judges it wrong
 STILL_WRONG: dict[tuple[str, int], str] = {
-    ("Never spend more than £200 on a single purchase without checking with me.", 0):
-        "\"US$180\" is no amount ctxtop reads (a country before the dollar sign): neither compared nor put to review",
-    ("Never transfer more than 5k without my OK.", 0): "\"transfer more than 5k\" names no money ctxtop knows: no cap read",
 }
 
 

@@ -47,14 +47,24 @@ def amounts_in(text: str, tool_name: str | None = None, part: int | None = None)
 
 
 # A field whose name says it counts a currency's hundredths ("amount_cents", "amountMinor", "price_in_pence") holds
-# a hundred times the amount a cap states: 140000 cents are 1400, under a cap of 1500.
+# a hundred times the amount a cap states: 140000 cents are 1400, under a cap of 1500. One in millionths (Google
+# Ads' "amount_micros", "cpc_bid_micros") a million times: 2500000000 micros are 2500.
 _HUNDREDTHS_WORDS = frozenset({"cent", "cents", "minor", "pence", "penny", "pennies"})
+_MILLIONTHS_WORDS = frozenset({"micro", "micros"})
+
+
+def _fraction_digits(key: str) -> int:
+    """How many decimal digits a field's name says its amount carries (0: whole units)."""
+    words = key_words(key)
+    if not _MILLIONTHS_WORDS.isdisjoint(words):
+        return 6
+    return 2 if not _HUNDREDTHS_WORDS.isdisjoint(words) else 0
 
 
 def _in_whole_units(found: _Found, stripe: bool) -> CallAmount:
     """``stripe``: the call goes to Stripe, whose amounts are in the currency's smallest unit (``stripe_units``)."""
     currency = currency_of(found.written_in) or found.scope
-    digits = 2 if not _HUNDREDTHS_WORDS.isdisjoint(key_words(found.key)) else 0
+    digits = _fraction_digits(found.key)
     if not digits and stripe and found.written_in is None:  # (an amount written as money, "€180", is in whole units)
         digits = minor_unit_digits(currency)
     if not digits:

@@ -26,6 +26,8 @@ _DOLLAR = Currency("$", frozenset({"USD", "CAD", "AUD", "HKD", "SGD", "NZD"}))
 _YUAN_OR_YEN = Currency("¥", frozenset({"CNY", "JPY"}))
 _BY_MARK: dict[str, Currency] = {
     "$": _DOLLAR, "dollar": _DOLLAR, "dollars": _DOLLAR, "bucks": _DOLLAR,
+    "us$": _one("USD"), "ca$": _one("CAD"), "c$": _one("CAD"), "au$": _one("AUD"), "a$": _one("AUD"), "nz$": _one("NZD"),
+    "hk$": _one("HKD"), "s$": _one("SGD"),
     "¥": _YUAN_OR_YEN, "￥": _YUAN_OR_YEN,
     "€": _one("EUR"), "euro": _one("EUR"), "euros": _one("EUR"), "欧元": _one("EUR"),
     "£": _one("GBP"), "英镑": _one("GBP"),

@@ -29,11 +29,11 @@ _CAP = re.compile(r"(?:上限|cap|limit|at most|more than|exceed(?:s|ing)?|\bove
                   rf"({NUMBER})(?:\s?([km]\b|万|千))?", re.IGNORECASE)
 MONEY_BEFORE_CAP, MONEY_AFTER_NUMBER, CAP_BEFORE_MONEY = 24, 8, 40
 _MONEY = re.compile(rf"[$€£¥￥]|\b(?:{CURRENCY_WORDS}|budget|spend(?:ing)?|costs?|price|refunds?|amounts?|"
-                    r"pay(?:ments?)?|charges?|purchases?|invoices?|orders?)\b|元|块钱|预算|金额|费用|花费|退款|支付|价格|付款", re.IGNORECASE)
+                    r"pay(?:ments?)?|charges?|purchases?|invoices?|orders?|transfers?)\b|元|块钱|预算|金额|费用|花费|退款|支付|价格|付款", re.IGNORECASE)
 # The money words that name an amount, not a thing that can be counted ("refunds", "orders"): a cap near them is on
 # money even when a word such as "per" follows its number ("budget cap 500 per order", "never pay more than 250
 # without asking"), where "limit refunds to 3 per day" counts refunds.
-_MONEY_AMOUNT = re.compile(rf"[$€£¥￥]|\b(?:{CURRENCY_WORDS}|budget|spend(?:ing)?|costs?|price|amounts?|pay)\b|元|块钱|预算|金额|费用|花费|价格",
+_MONEY_AMOUNT = re.compile(rf"[$€£¥￥]|\b(?:{CURRENCY_WORDS}|budget|spend(?:ing)?|costs?|price|amounts?|pay|transfer)\b|元|块钱|预算|金额|费用|花费|价格",
                            re.IGNORECASE)
 _NOT_A_UNIT = re.compile(r"\s*(?:per|each|a|an|for|without|on|in|at|to|and|or|before|unless|then|total|every)\b", re.IGNORECASE)
 # What a capped number counts when it is no money: a word after it ("3 retries", "5 refunds per day", "10 pages"),

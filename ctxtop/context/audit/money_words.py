@@ -36,6 +36,8 @@ def is_amount_key(key: str) -> bool:
 NUMBER = r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?"  # 8000, 8,000, 12.5 (not "8000," as in "cap 8000, stop")
 CURRENCY_CODES = r"usd|eur|gbp|rmb|cny|jpy|hkd|cad|aud|chf|sgd"  # written before or after an amount
 CURRENCY_WORDS = rf"{CURRENCY_CODES}|dollars?|euros?|yuan|bucks"  # written after it
+# The dollars written with their country before the sign: "US$180", "C$95", "HK$500" (``currencies`` names them).
+DOLLAR_COUNTRIES = "(?:US|CA|C|AU|A|NZ|HK|S)"
 CJK_CURRENCIES = r"人民币|美元|美金|欧元|英镑|日元|港币|港元"  # written before or after it
 # Amounts written in Chinese numerals, plain (五千, 一万二千, 三千五) or as invoices write them (壹万贰仟): "超过五千元",
 # "九千元". A run of numerals counts as a number only with a digit or 十 in it ("千元" alone is no amount).
@@ -89,7 +91,7 @@ def scaled(number: str, scale: str | None) -> float:
 
 # Matched against a string stripped of its spaces, with no two runs of spaces on either side of an optional part: such
 # runs share a long run of spaces every way they can (a string of 20,000 spaces took seconds), where a hook has 300 ms.
-_NUMBER_TEXT = re.compile(rf"(?:(?P<sign>[$€£¥￥])\s*|(?P<code>{CURRENCY_CODES})\s+|(?P<cjk>{CJK_CURRENCIES})\s*)?"
+_NUMBER_TEXT = re.compile(rf"(?:(?P<sign>{DOLLAR_COUNTRIES}\$|[$€£¥￥])\s*|(?P<code>{CURRENCY_CODES})\s+|(?P<cjk>{CJK_CURRENCIES})\s*)?"
                           rf"(?P<number>-?\d[\d,]*(?:\.\d+)?(?:e[+-]?\d+)?)"
                           rf"(?:\s*(?P<scale>[km]|万|千))?(?:\s*(?P<after>元|{CJK_CURRENCIES}|{CURRENCY_WORDS}))?", re.IGNORECASE)
 _CHINESE_NUMBER_TEXT = re.compile(rf"(?:(?P<before>{CJK_CURRENCIES})\s*)?(?P<number>{CHINESE_NUMERAL})\s*(?P<after>元|圆|块钱|块|{CJK_CURRENCIES})?整?")
