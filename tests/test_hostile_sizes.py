@@ -20,7 +20,7 @@ from ctxtop.context.sanitize import EMAIL
 RUN = 100_000  # characters: a pasted blob, a minified line, a long number
 # Runs that once made a pattern retry its rest at every position: digits, letters, names, paths without
 # a slash, dotted and hyphenated words, and the separators between them.
-HOSTILE_RUNS = ["[", "[ ", "“", "a-token ", "1.1@", "_a.", "_.-+%", "1", "1,", "1.", " ", "$", "a", "A", "aB", "a_", "a-", "-", "a-1", "..", "a.", "~", "/", '"', "`",
+HOSTILE_RUNS = ["AKIA0000000000000000-", "[", "[ ", "“", "a-token ", "1.1@", "_a.", "_.-+%", "1", "1,", "1.", " ", "$", "a", "A", "aB", "a_", "a-", "-", "a-1", "..", "a.", "~", "/", '"', "`",
                 "不要", "1 ", "1%", "a/", "~a"]
 
 
@@ -64,6 +64,8 @@ def test_a_rule_with_thousands_of_facts_keeps_the_first_and_its_rule_words():
 @pytest.mark.parametrize(("text", "rule_id"), [
     ("never log the password=hunter2 value", "no-log-password-value"),
     ("do not log --token=s3cret", "no-log-token"),
+    ("never commit AKIA0000000000000000-password=hunter2 anywhere", "no-commit-akia0000000000000000"),
+    ("x-AKIA0000000000000000-token=s3 keep", "keep-x-akia0000000000000000"),
 ])
 def test_rule_ids_still_leave_out_secret_values(text, rule_id):
     assert readable_id(text) == rule_id
