@@ -12,6 +12,7 @@ import time
 
 import pytest
 
+from ctxtop.context.output.redact import redact_text
 from ctxtop.context.rules.cues import rule_cue
 from ctxtop.context.rules.facts import MAX_FACTS, find_paths, key_facts, key_terms, normalize
 from ctxtop.context.rules.naming import readable_id
@@ -69,3 +70,9 @@ def test_a_rule_with_thousands_of_facts_keeps_the_first_and_its_rule_words():
 ])
 def test_rule_ids_still_leave_out_secret_values(text, rule_id):
     assert readable_id(text) == rule_id
+
+
+# Key starts run together, with a cut somewhere ("…"): each start of the run was read to its end.
+@pytest.mark.parametrize("unit", ["SG.", "Bearer ", "_a.", "a-", "+1 "])
+def test_redacting_a_long_run_of_key_starts_is_linear(unit):
+    assert seconds(redact_text, "see " + unit * (RUN // len(unit)) + " and sk-abc…") < 5
