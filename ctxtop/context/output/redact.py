@@ -21,8 +21,9 @@ from ctxtop.context.sanitize import CUT_MARK, EMAIL, EMAIL_DOMAIN_CHARS, EMAIL_L
 _KEYS: list[tuple[str, str | None, str]] = [
     ("private_key", None, r"-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?(?:-----END [A-Z ]*PRIVATE KEY-----|$)"),
     ("api_key", r"\bsk-ant-", r"[A-Za-z0-9_\-]{20,}"),
-    # (three digits in it, or a digit and a capital: "sk-learn-compat-layer-module-v2" is a package's name)
-    ("api_key", r"\bsk-", r"(?:proj-|svcacct-)?(?=(?:[A-Za-z0-9_\-]*?\d){3}|(?=[A-Za-z0-9_\-]*\d)[A-Za-z0-9_\-]*[A-Z])"
+    # (three digits in it, or a digit and a capital: "sk-learn-compat-layer-module-v2" is a package's name; looked
+    # for in its first 256 characters or so: unbounded, each "sk-" of a run of them read the run to its end)
+    ("api_key", r"\bsk-", r"(?:proj-|svcacct-)?(?=(?:[A-Za-z0-9_\-]{0,256}?\d){3}|(?=[A-Za-z0-9_\-]{0,256}\d)[A-Za-z0-9_\-]{0,256}[A-Z])"
                          r"[A-Za-z0-9_\-]{20,}"),
     ("api_key", r"\b(?:AKIA|ASIA)", r"[0-9A-Z]{16}\b"),
     ("token", r"\bgh[pousr]_", r"[A-Za-z0-9]{30,}\b"),
@@ -30,7 +31,7 @@ _KEYS: list[tuple[str, str | None, str]] = [
     ("token", r"\bxox[abprs]-", r"[A-Za-z0-9\-]{10,}"),
     ("token", r"\bhttps://hooks\.slack\.com/services/", r"[A-Za-z0-9/]{20,}"),
     ("api_key", r"\bAIza", r"[0-9A-Za-z_\-]{35}\b"),
-    ("token", r"\beyJ", r"[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}"),
+    ("token", r"\beyJ", r"[A-Za-z0-9_\-]{8,2000}\.[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}"),  # (a header of 2,000 at most: see sk-)
     ("token", r"(?<=\b[Bb]earer )", r"[A-Za-z0-9._~+/\-]{16,}=*"),
     # (a digit or a base64 sign in it: "Basic configuration" is no credential)
     ("token", r"(?<=\b[Bb]asic )", r"(?=[A-Za-z0-9+/]*[0-9+/])[A-Za-z0-9+/]{12,}=*"),
