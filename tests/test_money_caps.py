@@ -241,6 +241,13 @@ def test_an_amount_not_sent_to_stripe_or_written_as_money_is_not_divided(tool, t
     assert "45000 exceeds the cap 500" in breaks("Never spend more than $500.", tool_input, tool)
 
 
+def test_an_amount_with_a_fraction_sent_to_stripe_is_in_whole_units():
+    # No count of cents has a fraction: a Stripe MCP server of another maker's that takes 612.50 takes dollars.
+    call = {"payment_intent": "pi_1", "amount": 612.5}
+    assert breaks("Never spend more than $500.", call, "mcp__stripe__create_refund") == \
+        "mcp__stripe__create_refund: amount 612.5 exceeds the cap 500"
+
+
 @pytest.mark.parametrize("rule, cap", [
     ("Stay within a token budget of 8000.", None),
     ("Error budget: no more than 50 per month", None),

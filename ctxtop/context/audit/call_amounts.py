@@ -65,7 +65,9 @@ def _in_whole_units(found: _Found, stripe: bool) -> CallAmount:
     """``stripe``: the call goes to Stripe, whose amounts are in the currency's smallest unit (``stripe_units``)."""
     currency = currency_of(found.written_in) or found.scope
     digits = _fraction_digits(found.key)
-    if not digits and stripe and found.written_in is None:  # (an amount written as money, "€180", is in whole units)
+    # (An amount written as money, "€180", is in whole units; so is one with a fraction, "12.99": no count of cents has
+    # one, and a Stripe MCP server of another maker's may take whole units.)
+    if not digits and stripe and found.written_in is None and found.value.is_integer():
         digits = minor_unit_digits(currency)
     if not digits:
         return CallAmount(f"{found.key} {found.value:g}", found.value, currency)
