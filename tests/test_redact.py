@@ -89,6 +89,9 @@ UNICODE_EMAILS = [
     ("见jöhn@x.com", "见[REDACTED:email]"),  # the CJK word before it is not its local part
     ("请写信给jöhn@münchen.de见面", "请写信给[REDACTED:email]见面"),  # nor the CJK word after it its domain
     ("(jöhn@münchen.de)", "([REDACTED:email])"),
+    # A local part longer than RFC 5321's 64 characters, as reply addresses have: masked whole, not left as it was.
+    ("reply to reply+" + "AGLS5WQXKZ3BXEFWHQ5BRCGF3Y7JKEVBNHHKDQ2MZU" * 2 + "@reply.github.com.", "reply to [REDACTED:email]."),
+    ("from bounces+" + "a1b2c3d4" * 12 + "-x.example.org@em.sendgrid.net today", "from [REDACTED:email] today"),
     # Cut short by a preview: the start of the address, whatever its script.
     ("write to jöhn@exa…", "write to [REDACTED:email]…"),
     ("write to jürgen@münch…", "write to [REDACTED:email]…"),

@@ -116,6 +116,8 @@ _LABEL = rf"(?:[^\W_]|[{_MARKS}\-]){{1,63}}"
 # The last label: punycode ("xn--p1ai"), or letters of one kind, so that "jöhn@münchen.de见面" ends at "de".
 _TOP_LEVEL = rf"(?:(?i:xn--)[A-Za-z0-9\-]+|[^\W\d_{_CJK}]{{2,}}|[{_CJK}]{{2,}})(?!{_LETTER}|[{_MARKS}])"
 EMAIL = re.compile(rf"{EMAIL_LOCAL_PART}@{_LABEL}(?:\.{_LABEL})*\.{_TOP_LEVEL}")
+_AT_DOMAIN = re.compile(rf"@{_LABEL}(?:\.{_LABEL})*\.{_TOP_LEVEL}")  # EMAIL from its "@"
+LOCAL_PART_CHARS = 64  # the most EMAIL_LOCAL_PART reads
 CUT_MARK = "…"
 ADDRESS_REACH = 320  # past a cut, as far as an address may go on (64 characters of local part, 255 of domain)
 
@@ -138,6 +140,36 @@ def cut(text: str, width: int) -> str:
         if address is not None and address.start() < end and text.index("@", address.start()) >= end:
             end = address.start()  # its "@" cut off (else shown, and masked)
     return text[:end] + CUT_MARK
+
+
+def replace_emails(text: str, replacement: str) -> str:
+    """``EMAIL.sub(replacement, text)``, with the addresses whose local part is longer than EMAIL reads (64 characters,
+    RFC 5321's limit, which reply addresses pass: GitHub's "reply+<80 characters>@reply.github.com") masked whole:
+    where the run of local-part characters before an "@" is longer, the run is the local part (EMAIL would take its
+    last word, or nothing). Each run is read once: a run ends at an "@"."""
+    pieces: list[str] = []
+    last = 0
+    for found in sorted((*EMAIL.finditer(text), *_AT_DOMAIN.finditer(text)), key=lambda match: match.start()):
+        start, end = found.span()
+        if start < last:
+            continue  # (a domain EMAIL's match masked already)
+        at = text.index("@", start)
+        run = _local_run_start(text, last, at)
+        if at - run > LOCAL_PART_CHARS:
+            start = run
+        elif found.re is _AT_DOMAIN:
+            continue  # an "@" with no address before it ("@mention.io"), or one EMAIL did not take
+        pieces += (text[last:start], replacement)
+        last = end
+    return "".join(pieces) + text[last:] if pieces else text
+
+
+def _local_run_start(text: str, stop: int, at: int) -> int:
+    """Where the run of local-part characters that ends before ``at`` starts (not before ``stop``)."""
+    start = at
+    while start > stop and _in_local_part(text[start - 1]):
+        start -= 1
+    return start
 
 
 def _in_local_part(char: str) -> bool:

@@ -14,7 +14,7 @@ import re
 from typing import Any
 
 from ctxtop.context.audit.violations import PHONE
-from ctxtop.context.sanitize import CUT_MARK, EMAIL, EMAIL_DOMAIN_CHARS, EMAIL_LOCAL_PART
+from ctxtop.context.sanitize import CUT_MARK, EMAIL_DOMAIN_CHARS, EMAIL_LOCAL_PART, replace_emails
 
 # Each kind of key or token: how it starts (enough to know one cut short, "sk-ant-…", as ``_CUT_START`` does), and
 # the rest of it. A start of None: no cut of it is told from text (a PEM block runs to its end or the text's).
@@ -105,7 +105,7 @@ def redact_text(text: str) -> str:
     text = _SECRETS.sub(lambda m: f"[REDACTED:{re.sub(r'[0-9]+$', '', m.lastgroup or 'secret')}]", text)
     text = _ASSIGNMENT.sub(_assigned, text)
     text = _FLAG.sub(lambda m: m.group(1) + "[REDACTED:secret]", text)
-    text = EMAIL.sub("[REDACTED:email]", text)
+    text = replace_emails(text, "[REDACTED:email]")
     text = PHONE.sub("[REDACTED:phone]", text)
     if CUT in text:
         text = _CUT_START.sub(lambda m: f"[REDACTED:{m.lastgroup}]{CUT}", text)

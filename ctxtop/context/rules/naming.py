@@ -15,7 +15,7 @@ import unicodedata
 
 from ctxtop.context.rules.facts import normalize
 from ctxtop.context.rules.patterns import compiled_on_use
-from ctxtop.context.sanitize import EMAIL, clean_text
+from ctxtop.context.sanitize import clean_text, replace_emails
 
 MAX_TERMS = 3
 MAX_ID_CHARS = 32
@@ -72,7 +72,7 @@ def readable_id(text: str) -> str:
     """A short, typeable id for a rule, made from its text as shown (an escape sequence's hidden words, an OSC 8
     link's URL, are no part of it)."""
     text = unicodedata.normalize("NFKC", clean_text(text))
-    text = _SECRET_VALUE.sub(lambda m: m.group(1) or "", EMAIL.sub("email", text))
+    text = _SECRET_VALUE.sub(lambda m: m.group(1) or "", replace_emails(text, "email"))
     lowered = text.casefold()
     limit = _limit_id(text, lowered)
     if limit:
