@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import shutil
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -238,3 +239,16 @@ async def test_redaction_masks_a_sub_agents_id_type_and_task_in_the_agents_pane_
         header = str(app.query_one("#header").render())
         assert "sub-agent [REDACTED:phone] ([REDACTED:email]) · ⌫ back" in header, header
         assert phone[:5] not in header  # nor its file's name, which is made of its id
+
+
+@pytest.mark.parametrize("how", ["waiting", "progress", "failed"])
+def test_redaction_masks_the_logs_name_in_the_header_before_its_first_view(tmp_path, how):
+    """Until its first view, the header named the log as it was, redacting or not: a sub-agent's name is its id."""
+    log = tmp_path / f"agent-{PHONE}.jsonl"
+    app = CtxtopApp(str(log))
+    fields = {"waiting": {"waiting": True}, "progress": {"progress": ("read", 0.5)},
+              "failed": {"failed": f"internal error reading {log}"}}[how]
+    shown = str(app._header(replace(app.state, redacting=False, **fields)))
+    assert PHONE in shown
+    masked = str(app._header(replace(app.state, redacting=True, **fields)))
+    assert PHONE[:5] not in masked and "[REDACTED:phone]" in masked, masked

@@ -13,6 +13,7 @@ import math
 from dataclasses import replace
 from functools import partial
 from pathlib import Path
+from typing import Any
 
 from rich.text import Text
 from textual import events, on, work
@@ -52,7 +53,7 @@ from ctxtop.tui.messages import (
     SessionLoaded,
     ViewReady,
 )
-from ctxtop.tui.parts import AppParts
+from ctxtop.tui.parts import AppParts, shown_text
 from ctxtop.tui.state import SessionState
 from ctxtop.tui.tail import watch_log, watch_new_sessions
 from ctxtop.tui.waiting import not_written_yet, wait_for_session
@@ -414,16 +415,14 @@ class CtxtopApp(LiveUpdates, UserActions, AppParts):
         """The header for ``width`` columns: the view's (session, window use, position, mode); until there is
         one, how loading goes."""
         if state.view is not None:
-            snapshot = state.view.snapshot
-            if state.redacting:  # the log's name too, as --redact masks it in an export: a sub-agent's is its id
-                snapshot = {**snapshot, "source": {**snapshot["source"], "path": redact_text(snapshot["source"]["path"] or "")}}
-            return header_text(snapshot, available=state.available, mode=self._header_mode(state), width=width)
-        if state.first_paint is not None:
-            return header_text(state.first_paint, available=state.first_paint["at"]["messages"], mode="indexing the history…",
+            return header_text(_path_shown(state.view.snapshot, state), available=state.available, mode=self._header_mode(state),
                                width=width)
-        name = one_line(Path(state.path).name, 60)
+        if state.first_paint is not None:
+            return header_text(_path_shown(state.first_paint, state), available=state.first_paint["at"]["messages"],
+                               mode="indexing the history…", width=width)
+        name = one_line(shown_text(Path(state.path).name, state.redacting), 60)
         if state.failed is not None:
-            return Text(f"ctxtop: {state.failed} — q quits", style="bold red")
+            return Text(f"ctxtop: {shown_text(state.failed, state.redacting)} — q quits", style="bold red")
         if state.progress is not None:
             phase, fraction = state.progress
             verb = {"read": "reading", "parse": "parsing"}.get(phase, "counting tokens in")
@@ -644,3 +643,10 @@ class CtxtopApp(LiveUpdates, UserActions, AppParts):
             text.append("  ·  " if lost_at is not None else f"  ·  latest at {latest.message}: ")
             text.append(self._shown(one_line(latest.detail, 100)))
         banner.show(partial(cut, text))  # one row: cut with an ellipsis, not wrapped out of sight
+
+
+def _path_shown(snapshot: dict[str, Any], state: SessionState) -> dict[str, Any]:
+    """``snapshot`` with its log's path as the header shows it (``shown_text``), as --redact masks it in an export."""
+    if not state.redacting:
+        return snapshot
+    return {**snapshot, "source": {**snapshot["source"], "path": shown_text(snapshot["source"]["path"] or "", True)}}

@@ -101,7 +101,7 @@ class AppParts(App[int]):
 
     def _shown(self, text: str) -> str:
         """Log-derived text as it may appear on screen (masked while redacting)."""
-        return redact_text(text) if self.redacting else text
+        return shown_text(text, self.redacting)
 
     def _change(self, **fields: Any) -> None:
         """Change what is shown: a new state with ``fields`` replaced (the panes follow in ``watch_state``).
@@ -126,3 +126,8 @@ class AppParts(App[int]):
 
     def _selected_block(self) -> tuple[Window, int] | None:
         raise NotImplementedError
+
+
+def shown_text(text: str, redacting: bool) -> str:
+    """Log-derived text (a log's name too: a sub-agent's is its id) as it may appear on screen: masked while redacting."""
+    return redact_text(text) if redacting else text
