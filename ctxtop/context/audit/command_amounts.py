@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from ctxtop.context.audit.money_words import NUMBER, written_amount
 from ctxtop.context.audit.order_lines import line_total
 from ctxtop.context.audit.text_parts import text_parts
+from ctxtop.context.rules.patterns import KeywordGate
 
 _KEYED_IN_COMMAND = re.compile(
     r"""(?:(?P<quote>["'])(?P<quoted>[^"'\s:]{1,60})(?P=quote)\s*:"""  # "amount": 450
@@ -24,6 +25,8 @@ _KEYED_IN_COMMAND = re.compile(
 # The currency a command names its amounts in: currency=usd, --currency USD, "currency": "EUR", currency: 'jpy'.
 _CURRENCY_IN_COMMAND = re.compile(r"""(?i)(?<![\w-])-{0,2}["']?[a-z_]{0,30}currency(?:[_-]?code)?["']?\s?(?::=|[:=\s])\s?["']?"""
                                   r"""(?P<code>[a-z]{3})(?![\w-])""")
+# Every match of _CURRENCY_IN_COMMAND holds "currency": a command without it (most) is not searched at every position.
+_CURRENCY_GATE = KeywordGate("currency")
 # A form body: key=value pairs joined by "&", nothing else (a text that says "total=900" in a sentence is no form).
 _FORM = re.compile(r"[\w.%\[\]-]+=[^&\s]*(?:&[\w.%\[\]-]+=[^&\s]*)*")
 
@@ -50,7 +53,8 @@ def amounts_in_command(line: str, part: int | None = None) -> CommandAmounts:
                 found.keyed.append((key, *written))
                 fields.setdefault(key, match.group("value"))
     found.line_total = line_total(fields)
-    found.currencies = [match.group("code") for start, end in spans for match in _CURRENCY_IN_COMMAND.finditer(line, start, end)]
+    if _CURRENCY_GATE.may_match(line):
+        found.currencies = [match.group("code") for start, end in spans for match in _CURRENCY_IN_COMMAND.finditer(line, start, end)]
     found.cut = len(spans) > 1
     return found
 
