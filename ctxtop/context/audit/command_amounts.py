@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 from ctxtop.context.audit.money_words import NUMBER, written_amount
 from ctxtop.context.audit.order_lines import line_total
-from ctxtop.context.audit.text_parts import text_parts
+from ctxtop.context.audit.text_parts import matches_in_parts, read_in_part
 from ctxtop.context.rules.patterns import KeywordGate
 
 _KEYED_IN_COMMAND = re.compile(
@@ -43,19 +43,15 @@ def amounts_in_command(line: str, part: int | None = None) -> CommandAmounts:
     """``part``: read only the first and last ``part`` characters of a longer command (``text_parts``)."""
     found = CommandAmounts()
     fields: dict[str, str] = {}
-    spans = text_parts(len(line), part)
-    for start, end in spans:
-        for match in _KEYED_IN_COMMAND.finditer(line, start, end):
-            if match.end() == end < len(line):
-                continue  # its number may go on past the part read: "amount=12600" is no "amount=126"
-            key = match.group("quoted") or match.group("bare") or match.group("option") or match.group("assigned")
-            if (written := written_amount(match.group("value"))) is not None:
-                found.keyed.append((key, *written))
-                fields.setdefault(key, match.group("value"))
+    for match in matches_in_parts(_KEYED_IN_COMMAND, line, part):
+        key = match.group("quoted") or match.group("bare") or match.group("option") or match.group("assigned")
+        if (written := written_amount(match.group("value"))) is not None:
+            found.keyed.append((key, *written))
+            fields.setdefault(key, match.group("value"))
     found.line_total = line_total(fields)
     if _CURRENCY_GATE.may_match(line):
-        found.currencies = [match.group("code") for start, end in spans for match in _CURRENCY_IN_COMMAND.finditer(line, start, end)]
-    found.cut = len(spans) > 1
+        found.currencies = [match.group("code") for match in matches_in_parts(_CURRENCY_IN_COMMAND, line, part)]
+    found.cut = read_in_part(len(line), part)
     return found
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 
 from ctxtop.context.audit.currencies import Currency
-from ctxtop.context.audit.text_parts import text_parts
+from ctxtop.context.audit.text_parts import matches_in_parts
 from ctxtop.context.rules.patterns import KeywordGate
 
 # https://docs.stripe.com/currencies#zero-decimal and #three-decimal
@@ -35,11 +35,7 @@ def sends_to_stripe(tool_name: str | None, text: str, part: int | None = None) -
         return True
     if not _NAMES_STRIPE.may_match(text):
         return False
-    for start, end in text_parts(len(text), part):
-        for match in _STRIPE_CALL.finditer(text, start, end):
-            if not match.end() == end < len(text):  # (not one a part's end may have cut short: "api.stripe.com|.evil.net")
-                return True
-    return False
+    return next(matches_in_parts(_STRIPE_CALL, text, part), None) is not None
 
 
 def minor_unit_digits(currency: Currency | None) -> int:

@@ -9,7 +9,7 @@ from typing import Any
 from ctxtop.context.audit.alerts import Alert, AlertKind
 from ctxtop.context.audit.call_amounts import CallAmount, amounts_in
 from ctxtop.context.audit.money_caps import MoneyCap, money_cap
-from ctxtop.context.audit.text_parts import text_parts
+from ctxtop.context.audit.text_parts import matches_in_parts, read_in_part
 from ctxtop.context.rules.constraints import Constraint
 from ctxtop.context.rules.facts import NEGATIONS
 from ctxtop.context.rules.forbid import SEARCH_SECONDS, ForbidError, forbid_pattern
@@ -112,15 +112,9 @@ class _Input:
 
     def search(self, pattern: re.Pattern[str]) -> re.Match[str] | None:
         """The first match of ``pattern`` in the parts of the input read, none that a part's end cuts short."""
-        text = self.text
-        spans = text_parts(len(text), self.part)
-        if len(spans) > 1:
+        if read_in_part(len(self.text), self.part):
             self.partly_read.add("input")
-        for start, end in spans:
-            match = pattern.search(text, start, end)
-            if match is not None and not match.end() == end < len(text):
-                return match
-        return None
+        return next(matches_in_parts(pattern, self.text, self.part), None)
 
 
 # Two amounts are compared only when they may be in the same currency: a cap's amount and a call's in another (cap $500,

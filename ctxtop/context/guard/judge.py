@@ -35,9 +35,10 @@ class Breach:
 @dataclass(slots=True)
 class Verdict:
     breaches: list[Breach] = field(default_factory=list)  # the rules the call breaks (empty: none it was judged to)
-    # The rules it could not be judged against: a forbid pattern ran out of time on its input, or it pays in another
-    # currency than a cap's (the detail says so). An input made long enough to time a pattern out must not get the call
-    # through unseen; nor may a payment ctxtop cannot weigh against a cap, which it cannot call broken either.
+    # The rules it could not be judged against: a forbid pattern ran out of time on its input, its input was read only
+    # in part (READ_PART), or it pays in another currency than a cap's (the detail says so). An input made long enough
+    # to time a pattern out must not get the call through unseen; nor may a payment ctxtop cannot weigh against a cap,
+    # which it cannot call broken either.
     unchecked: list[Breach] = field(default_factory=list)
 
 
