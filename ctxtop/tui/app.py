@@ -26,7 +26,7 @@ from textual.worker import Worker, WorkerState, get_current_worker
 
 from ctxtop.context.audit.alerts import Alert, AlertKind
 from ctxtop.context.audit.run import Audit
-from ctxtop.context.output.redact import redact, redact_text
+from ctxtop.context.output.redact import redact
 from ctxtop.context.output.snapshot import build_snapshot
 from ctxtop.context.rules.selection import RuleRequest
 from ctxtop.context.sanitize import clean_text, one_line
@@ -407,7 +407,7 @@ class CtxtopApp(LiveUpdates, UserActions, AppParts):
         if state.redacting:
             mode += "  [redacted]"
         if state.subagent is not None:
-            agent, kind = (redact_text(state.subagent[key]) if state.redacting else state.subagent[key] for key in ("id", "kind"))
+            agent, kind = (shown_text(state.subagent[key], state.redacting) for key in ("id", "kind"))
             mode += f"  sub-agent {one_line(agent, 24)} ({one_line(kind, 24)}) · ⌫ back"
         return mode
 

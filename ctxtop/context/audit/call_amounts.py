@@ -48,7 +48,7 @@ def amounts_in(text: str, tool_name: str | None = None, part: int | None = None)
 
 # A field whose name says it counts a currency's hundredths ("amount_cents", "amountMinor", "price_in_pence") holds
 # a hundred times the amount a cap states: 140000 cents are 1400, under a cap of 1500. One in millionths (Google
-# Ads' "amount_micros", "cpc_bid_micros") a million times: 2500000000 micros are 2500.
+# Ads' "amount_micros", a budget's "budget_micros") a million times: 2500000000 micros are 2500.
 _HUNDREDTHS_WORDS = frozenset({"cent", "cents", "minor", "pence", "penny", "pennies"})
 _MILLIONTHS_WORDS = frozenset({"micro", "micros"})
 
