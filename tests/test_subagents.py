@@ -93,6 +93,15 @@ def _agents_table(app) -> DataTable:
     return app.query_one("#agents", DataTable)
 
 
+async def _agents_pane(pilot, app, log: Path) -> DataTable:
+    """The Agents pane of ``app`` open on ``log``, once the session is read and its two sub-agents are listed."""
+    await settle(pilot, app, Session.open(log).message_count)
+    await pilot.press("6")
+    table = _agents_table(app)
+    assert await until(pilot, lambda: table.row_count == 2)
+    return table
+
+
 async def test_the_agents_pane_lists_them_opens_one_in_the_same_screen_and_goes_back(tmp_path):
     log = tmp_path / SESSION.name
     shutil.copy(SESSION, log)
@@ -140,10 +149,7 @@ async def test_the_agents_pane_fits_its_type_and_task_columns_cut_with_an_ellips
     # At 80 columns the type and task columns went on past the pane's edge, cut there without a mark.
     app = CtxtopApp(str(SESSION))
     async with app.run_test(size=(width, 40)) as pilot:
-        await settle(pilot, app, Session.open(SESSION).message_count)
-        await pilot.press("6")
-        table = _agents_table(app)
-        assert await until(pilot, lambda: table.row_count == 2)
+        table = await _agents_pane(pilot, app, SESSION)
         await pilot.pause()
         assert sum(column.get_render_width(table) for column in table.columns.values()) <= table.scrollable_content_region.width
         full = {"kind": {"claude-code-guide", "compaction"}, "task": {"Research Claude hook output", ""}}
@@ -181,10 +187,8 @@ async def test_a_task_in_wide_characters_is_cut_to_its_column_cells_with_an_elli
     shutil.copytree(SESSION.with_suffix(""), tmp_path / SESSION.stem)
     app = CtxtopApp(str(log))
     async with app.run_test(size=(200, 40)) as pilot:
-        await settle(pilot, app, Session.open(log).message_count)
-        await pilot.press("6")
-        table = _agents_table(app)
-        assert await until(pilot, lambda: table.row_count == 2 and "task" in table.text_widths)
+        table = await _agents_pane(pilot, app, log)
+        assert await until(pilot, lambda: "task" in table.text_widths)
         await pilot.pause()
         task = str(table.get_cell(str(log.with_suffix("") / "subagents" / "agent-a881341.jsonl"), "task"))
         assert task.startswith("研究") and task.endswith("…")
@@ -223,10 +227,8 @@ async def test_redaction_masks_a_sub_agents_id_type_and_task_in_the_agents_pane_
     row = str(transcript)
     app = CtxtopApp(str(log))
     async with app.run_test(size=(200, 40)) as pilot:
-        await settle(pilot, app, Session.open(log).message_count)
-        await pilot.press("6")
-        table = _agents_table(app)
-        assert await until(pilot, lambda: table.row_count == 2 and "task" in table.text_widths)
+        table = await _agents_pane(pilot, app, log)
+        assert await until(pilot, lambda: "task" in table.text_widths)
         cells = lambda: " ".join(str(table.get_cell(row, key)) for key in ("id", "kind", "task"))  # noqa: E731
         assert phone in cells() and address[:8] in cells()  # not redacting: the log's words
         await pilot.press("r")
