@@ -75,6 +75,8 @@ def test_demo_replays_unless_told_not_to(monkeypatch):
     assert launched["replay_speed"] is None and launched["pins"] == ["rule one"]
     assert cli.main([str(DATA / "claude_compact.jsonl"), "--poll", "0.5"]) == 0
     assert launched["poll_seconds"] == 0.5
+    assert cli.main([str(DATA / "claude_compact.jsonl"), "--redact"]) == 0
+    assert launched["redacting"] is True  # the TUI starts masked, as export --redact writes
 
 
 def test_the_newest_session_is_looked_for_a_few_folders_down_and_not_among_sub_agents(tmp_path):

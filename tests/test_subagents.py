@@ -254,3 +254,14 @@ def test_redaction_masks_the_logs_name_in_the_header_before_its_first_view(tmp_p
     assert PHONE in shown
     masked = str(app._header(replace(app.state, redacting=True, **fields)))
     assert PHONE[:5] not in masked and "[REDACTED:phone]" in masked, masked
+
+
+async def test_the_tui_started_with_redact_is_masked_from_its_first_frame(tmp_path):
+    log = tmp_path / f"ops-{PHONE}.jsonl"
+    shutil.copy(SESSION, log)
+    app = CtxtopApp(str(log), redacting=True)
+    async with app.run_test(size=(200, 40)) as pilot:
+        await settle(pilot, app, Session.open(log).message_count)
+        header = str(app.query_one("#header").render())
+        assert "[redacted]" in header and "[REDACTED:phone]" in header and PHONE[:5] not in header, header
+

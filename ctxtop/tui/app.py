@@ -106,10 +106,12 @@ class CtxtopApp(LiveUpdates, UserActions, AppParts):
         poll_seconds: float | None = None,
         session_dirs: list[Path] | None = None,
         stay: bool = False,
+        redacting: bool = False,
     ) -> None:
         super().__init__()
-        # What is shown: no session yet; the cursor where asked (None: the latest message, followed).
-        self.set_reactive(CtxtopApp.state, SessionState(path, cursor=at, follow=at is None))
+        # What is shown: no session yet; the cursor where asked (None: the latest message, followed); masked from the
+        # first frame with ``redacting`` (--redact: a screen shared must not show the log's secrets before r is pressed).
+        self.set_reactive(CtxtopApp.state, SessionState(path, cursor=at, follow=at is None, redacting=redacting))
         self.log_format = log_format
         self.encoding = encoding
         self.window_override = window

@@ -503,6 +503,7 @@ def run_tui(args: argparse.Namespace) -> int:
         poll_seconds=getattr(args, "poll", None),
         session_dirs=session_dirs,
         stay=getattr(args, "stay", False),
+        redacting=args.redact,
     )
     app.show_tracebacks = args.debug
     app.run()
