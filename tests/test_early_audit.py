@@ -186,6 +186,8 @@ def test_no_fork_before_a_compaction_is_final(tmp_path, forks, taken, monkeypatc
 
 def test_the_rules_are_not_detected_in_two_processes_while_a_fork_audits(log, forks, taken, made, monkeypatch):
     # (three processes on two cores: each slower, and a third copy of the pages the main process changes)
+    # (Each pair the fork audits made slow enough that it is still at work when the read ends, on a machine loaded by
+    # other work too: at 0.3 s a pair, a full run on a busy machine once saw the fork done and a second one made.)
     from ctxtop.context import tracker as tracker_module
 
     asked = []
@@ -193,7 +195,7 @@ def test_the_rules_are_not_detected_in_two_processes_while_a_fork_audits(log, fo
     monkeypatch.setattr(tracker_module, "detected_constraints",
                         lambda *args, processes, known: asked.append(processes) or real_detected(*args, processes=processes, known=known))
     real_audit_pair = pairs_module._audit_pair
-    monkeypatch.setattr(pairs_module, "_audit_pair", lambda *args: time.sleep(0.3) or real_audit_pair(*args))
+    monkeypatch.setattr(pairs_module, "_audit_pair", lambda *args: time.sleep(0.6) or real_audit_pair(*args))
     audited(log, RuleRequest(auto=True))
     assert len(made) == 1 and asked == [1]  # still at work when the read ended: the rules found here alone
 
