@@ -28,7 +28,7 @@ from ctxtop.parsers.jsonl import DecodeError, loads
 from ctxtop.version import version
 
 # Bump when what a row holds changes: older results are then audited again.
-FLEET_VERSION = 28  # 2: Codex cache reads after a compaction; cost_estimated of an unpriced summarizing call. 3: XXH3 digests;
+FLEET_VERSION = 29  # 2: Codex cache reads after a compaction; cost_estimated of an unpriced summarizing call. 3: XXH3 digests;
 # 4: rule detection leaves Claude Code's summarizing request out, alert details quote cleaned rules; 5: rules in tables and
 # fewer in descriptive sections, Claude Code messages sent from the queue within a turn, every Inspect call's usage;
 # 6: only a cap on money caps a call's amounts, the summary's tokens counted exactly whatever the token cache held;
@@ -50,6 +50,7 @@ FLEET_VERSION = 28  # 2: Codex cache reads after a compaction; cost_estimated of
 # 26: dollars with their country ("US$180"), caps on transfers
 # 27: an amount with a fraction sent to Stripe in whole units
 # 28: an address whose local part is over 64 characters: never in a rule id, masked by --redact
+# 29: rule ids name no AWS key id that starts a secret's name ("AKIA…-password=…")
 READ_BYTES = 8 << 20
 
 
