@@ -31,10 +31,13 @@ _IDENTIFIER = compiled_on_use(r"\b(?:[A-Za-z]+_[A-Za-z0-9_]*|[A-Z]{2}[A-Za-z0-9_
 # more: at a hyphen right after a file name found ("a.py-b.py" holds "a.py", then "-b.py"); after a file
 # name's extension, a run has no room for a second.
 _EXTENSIONS = ("py", "js", "ts", "md", "json", "toml", "yaml", "yml", "go", "rs", "java", "sh", "txt", "sql", "log", "cfg", "ini")
-_AFTER_A_FILE_NAME = "|".join(rf"(?<=\.{extension})" for extension in _EXTENSIONS)
+# (One look back per length of extension, after a look ahead for the hyphen: tried at every position of every text
+# searched, seventeen looks back, one per extension, made the search three times slower.)
+_SAME_LENGTH = [[e for e in _EXTENSIONS if len(e) == length] for length in sorted({len(e) for e in _EXTENSIONS})]
+_AFTER_A_FILE_NAME = "(?=-)(?:" + "|".join(rf"(?<=\.(?:{'|'.join(same)}))" for same in _SAME_LENGTH) + ")"
 _PATH = compiled_on_use(r"~[\w.\-]*+/[\w.\-/]+|(?<![\w.\-])[\w.\-]*+/[\w.\-/]+"
                         rf"|(?<![\w\-])-*+\b([\w\-]+\.(?:{'|'.join(_EXTENSIONS)}))\b"
-                        rf"|(?:{_AFTER_A_FILE_NAME})(-[\w\-]*\.(?:{'|'.join(_EXTENSIONS)}))\b")
+                        rf"|{_AFTER_A_FILE_NAME}(-[\w\-]*\.(?:{'|'.join(_EXTENSIONS)}))\b")
 _QUOTED = compiled_on_use(r"\"([^\"\n]{2,80})\"|'([^'\n]{2,80})'|“([^”\n]{2,80})”|「([^」\n]{2,80})」|`([^`\n]{2,80})`")
 _RULE_WORDS = frozenset(NEGATIONS + OBLIGATIONS)
 # The facts a restatement must keep, beyond the rule words: the first this many. A rule stating more is a
