@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import json
+import shlex
+import sys
+from pathlib import Path
 
 import pytest
 
@@ -119,3 +122,15 @@ def test_scope_project_in_the_current_directory(tmp_path, monkeypatch, capsys):
     monkeypatch.chdir(tmp_path)
     assert cli.main(["install-hooks", "--scope", "local", "--command", "ctxtop"]) == 0
     assert json.loads((tmp_path / ".claude" / "settings.local.json").read_text())["statusLine"]["command"] == "ctxtop statusline"
+
+
+def test_python_dash_m_ctxtop_installs_hooks_by_this_pythons_full_path(monkeypatch):
+    # `python -m ctxtop install-hooks` (README: "python -m ctxtop works too"): a bare "ctxtop hook" would fail
+    # wherever the agent's PATH lacks this ctxtop, so the hooks name this interpreter by its full path.
+    import ctxtop
+    from ctxtop.tui.commands import install_hooks
+
+    monkeypatch.setattr(sys, "argv", [str(Path(ctxtop.__file__).parent / "__main__.py"), "install-hooks"])
+    command = install_hooks.ctxtop_command()
+    assert command == f"{shlex.quote(sys.executable)} -m ctxtop"
+    assert install_hooks.is_ours(f"{command} hook") and install_hooks.is_ours(f"{command} statusline")

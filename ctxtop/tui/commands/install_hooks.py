@@ -61,12 +61,16 @@ def settings_path(scope: str, cwd: Path | None = None, home: Path | None = None)
 
 def ctxtop_command() -> str:
     """This ctxtop, as a command a hook can run: the console script's absolute path when that is how it was
-    started (a virtualenv's ctxtop need not be on the agent's PATH), else ``ctxtop``."""
+    started (a virtualenv's ctxtop need not be on the agent's PATH), this Python's ``-m ctxtop`` when started so,
+    else ``ctxtop``."""
     script = Path(sys.argv[0]) if sys.argv and sys.argv[0] else None
     if script is not None and script.name == "ctxtop":
         found = shutil.which(str(script)) or (str(script.resolve()) if script.exists() else None)
         if found:
             return shlex.quote(str(Path(found).absolute()))
+    if script is not None and script.name == "__main__.py" and script.parent.name == "ctxtop" and sys.executable:
+        # `python -m ctxtop`: the same interpreter, by its full path (a bare `ctxtop` may not be on the agent's PATH)
+        return f"{shlex.quote(str(Path(sys.executable).absolute()))} -m ctxtop"
     return "ctxtop"
 
 
