@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+from dataclasses import replace
 
 import pytest
 from rich.text import Text
@@ -850,6 +851,12 @@ async def test_a_big_log_paints_the_window_after_its_last_compaction_first(monke
         first = [m for m in seen if isinstance(m, FirstPaint)]
         assert len(first) == 1
         assert first[0].snapshot["window"]["categories"] == app.view.snapshot["window"]["categories"]
+        # Its messages are numbered from the last compaction: the header names no number the rest of the screen
+        # (the alerts' banner, once the history is indexed) would contradict.
+        painted = first[0].snapshot["at"]["message"]
+        assert painted < app.view.at
+        header = app._header(replace(app.state, view=None, first_paint=first[0].snapshot)).plain
+        assert "latest message" in header and f"message {painted}" not in header
 
 
 def test_an_unreadable_log_is_one_line_after_the_screen_closes(tmp_path):

@@ -420,8 +420,7 @@ class CtxtopApp(LiveUpdates, UserActions, AppParts):
             return header_text(_path_shown(state.view.snapshot, state), available=state.available, mode=self._header_mode(state),
                                width=width)
         if state.first_paint is not None:
-            return header_text(_path_shown(state.first_paint, state), available=state.first_paint["at"]["messages"],
-                               mode="indexing the history…", width=width)
+            return header_text(_path_shown(state.first_paint, state), available=None, mode="indexing the history…", width=width)
         name = one_line(shown_text(Path(state.path).name, state.redacting), 60)
         if state.failed is not None:
             return Text(f"ctxtop: {shown_text(state.failed, state.redacting)} — q quits", style="bold red")

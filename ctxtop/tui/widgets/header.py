@@ -16,8 +16,10 @@ NAME_CHARS, MODEL_CHARS = 48, 32
 MIN_NAME_CHARS, MIN_MODEL_CHARS = 16, 12
 
 
-def header_text(snapshot: dict, *, available: int, mode: str, width: int | None = None) -> Text:
+def header_text(snapshot: dict, *, available: int | None, mode: str, width: int | None = None) -> Text:
     """Two lines: session, format, model and mode; then window use, reported vs estimated, position.
+    ``available``: the messages there are to step through; None while they are not known (a first paint: its
+    messages are numbered from the last compaction, not as the rest of the screen will number them).
     ``width``: the columns there are; the file name and the model give way first, so that the mode stays
     in sight, and what still does not fit is cut with an ellipsis."""
     source, at, window = snapshot["source"], snapshot["at"], snapshot["window"]
@@ -43,8 +45,8 @@ def header_text(snapshot: dict, *, available: int, mode: str, width: int | None 
     second.append(f"{use_mark(window)}{used:,} / {limit} tokens ", style="bold")
     # Then each further figure whole, or not at all: a number cut short ("est. 33,…", "message 34…") reads as another.
     more = [(f"({percent_text(share)})", "bold red" if share >= 90 else "bold yellow" if share >= 70 else "bold green"),
-            (f"  message {at['message']} / {available}", "bold")]
-    if available < at["messages"]:
+            (f"  message {at['message']} / {available}" if available is not None else "  latest message", "bold")]
+    if available is not None and available < at["messages"]:
         more.append((f" (of {at['messages']})", "dim"))
     more += [(f"  reported {reported:,}" if reported is not None else "  reported —", "dim"),
              (f"  est. {approx}{window['estimated_tokens']:,}", "dim")]
