@@ -474,6 +474,12 @@ def test_a_bad_option_is_one_line_and_exit_0(monkeypatch, capsys):
     assert (code, out) == (0, "") and err.count("\n") == 1 and "unrecognized arguments: --nope" in err
 
 
+def test_an_option_cut_short_is_not_taken_for_a_longer_one(monkeypatch, capsys):
+    # (`check` has --pin TEXT; the hook has --pins FILE only: a rule's text is no pins file's name)
+    code, out, err = run("hook", b"{}", monkeypatch, capsys, "--pin", "Never push to main")
+    assert (code, out) == (0, "") and "unrecognized arguments: --pin" in err and "pins file" not in err
+
+
 def test_the_guard_directory_stays_bounded(tmp_path, monkeypatch):
     from ctxtop.context.guard import transcript
 

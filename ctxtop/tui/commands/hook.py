@@ -26,7 +26,9 @@ class _Parser(argparse.ArgumentParser):
 
 
 def _parser(prog: str, description: str) -> argparse.ArgumentParser:
-    parser = _Parser(prog=prog, description=description)
+    # No abbreviations: a hook's command line is written once in a settings file and never seen again, and
+    # `--pin "Never push to main"` taken as `--pins` read the rule as a file name (a pins file that is not there).
+    parser = _Parser(prog=prog, description=description, allow_abbrev=False)
     parser.add_argument("--pins", metavar="FILE", help="also the rules of this TOML pins file")
     parser.add_argument("--no-auto", action="store_true", help="leave out the rules auto-detected in the transcript")
     parser.add_argument("--debug", action="store_true", help="a traceback on stderr for an internal error")
