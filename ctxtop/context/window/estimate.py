@@ -21,7 +21,7 @@ SHORT_CHARS = 400
 DEFAULT_CHARS_PER_TOKEN = 3.8
 # A text this long is estimated from pieces of itself (its start, middle and end, SAMPLE_CHARS each)
 # rather than from its category's ratio: one log dumped by a tool is unlike the tool output calibrated
-# on (a 600,000-character server log in tests/test_tail_first.py: 33 % off by the ratio, within 2 % by
+# on (a 600,000-character server log in tests/context/test_tail_first.py: 33 % off by the ratio, within 2 % by
 # its pieces), and such a text weighs the most.
 SAMPLED_TEXT_CHARS = 128_000
 SAMPLE_CHARS = 8_192

@@ -1,0 +1,267 @@
+"""Constraint status, auto-detection, the compaction audit, violations and `ctxtop check`."""
+
+from __future__ import annotations
+
+import json
+import re
+import unicodedata
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from ctxtop.context.audit.events import compaction_events
+from ctxtop.context.audit.run import run_audit
+from ctxtop.context.rules.constraints import (
+    KEPT,
+    LOST,
+    PARAPHRASED,
+    UNVERIFIABLE,
+    WindowText,
+    detect_constraints,
+    locate,
+    make_constraint,
+)
+from ctxtop.context.rules.facts import CJK_STOP_BIGRAMS, STOPWORDS, key_terms, normalize
+from ctxtop.context.rules.pins import PinsError, load_pins
+from ctxtop.context.rules.selection import RuleRequest, select_rules
+from ctxtop.context.window.replay import Window, WindowBlock
+from ctxtop.context.window.session import Session
+from ctxtop.parsers import parse
+from ctxtop.parsers.model import SUMMARY, TOOL_RESULT, USER, Block, Entry
+from ctxtop.tui.cli import main
+from ctxtop.tui.demo import DEMO_WINDOW, demo_path
+
+from ..conftest import DATA
+
+
+def window_of(*texts: str, opaque: bool = False) -> Window:
+    window = Window(at=len(texts))
+    for i, text in enumerate(texts, 1):
+        block = Block(USER, text)
+        window.append(WindowBlock(Entry(i, "user", [block], 0, i), 0, block, 1))
+    if opaque:
+        block = Block(SUMMARY, "", opaque=True)
+        window.append(WindowBlock(Entry(99, "system", [block], 0, 99), 0, block, 1))
+    return window
+
+
+@pytest.mark.parametrize(
+    "rule, window_texts, status, missing",
+    [
+        ("预算上限 8000 元，超过必须停下来问我", ["好的。预算上限８０００ 元，超过必须停下来问我。"], KEPT, []),  # full-width digits, spacing
+        ("Never push to main.", ["ok", "  never   PUSH to main. "], KEPT, []),
+        ("预算上限 8000 元，超过必须停下来问我", ["用户设定了预算上限，超过时必须停下来确认"], PARAPHRASED, ["8000 元"]),
+        ("Keep the budget cap at 8000 USD and stop to ask before spending more",
+         ["summary: keep the budget cap in mind and stop to ask before spending"], PARAPHRASED, ["8000 USD"]),
+        ("Do not send email to customers", ["Remember to send email to customers weekly"], LOST, ["not", "do not"]),  # negation flipped
+        ("客户名单里的手机号不能出现在任何对外文本里", ["核对采购订单并通知相关人员"], LOST, ["不能"]),
+        ("Error codes must start with ERR_", ["nothing relevant here"], LOST, ["ERR_", "must"]),
+    ],
+)
+def test_status_in_window(rule, window_texts, status, missing):
+    result = WindowText(window_of(*window_texts)).status(make_constraint(rule, "pin"))
+    assert result.status == status
+    assert result.missing_facts == missing
+
+
+def test_invisible_rule_behind_an_opaque_summary_is_unverifiable():
+    result = WindowText(window_of("unrelated", opaque=True)).status(make_constraint("Never delete migrations", "pin"))
+    assert result.status == UNVERIFIABLE
+
+
+LABELLED = [
+    ("预算上限 8000 元，超过必须停下来问我", True),
+    ("只允许用企业微信发通知，不要发邮件", True),
+    ("Never push directly to main.", True),
+    ("Error codes must start with ERR_ so that old clients keep working.", True),
+    ("Do not modify files under migrations/.", True),
+    ("Only use the staging database.", True),
+    ("The monthly budget is capped at 500 USD.", True),
+    ("禁止在日志里打印用户密码", True),
+    ("Please look at the failing test.", False),
+    ("Thanks, that looks good!", False),
+    ("What does this function return?", False),
+    ("帮我看一下这个报错是什么意思", False),
+    ("Run the tests again.", False),
+    ("The build finished in 3 minutes.", False),
+]
+
+
+def test_auto_detection_precision_and_recall():
+    entries = [Entry(i, "user", [Block(USER, text)], 0, i) for i, (text, _) in enumerate(LABELLED, 1)]
+    detected = {c.text for c in detect_constraints(entries)}
+    truth = {text.strip() for text, is_rule in LABELLED if is_rule}
+    hits = len(detected & truth)
+    precision, recall = hits / max(1, len(detected)), hits / len(truth)
+    print(f"auto-detection on {len(LABELLED)} labelled sentences: precision {precision:.2f}, recall {recall:.2f}")
+    assert precision >= 0.85 and recall >= 0.85
+
+
+def test_demo_audit_flags_the_seed_incident_at_the_first_compaction():
+    session = Session.open(demo_path(), window=DEMO_WINDOW)
+    constraints = select_rules(session.entries, RuleRequest())
+    assert [(c.source, c.first_stated) for c in constraints] == [("auto", 1), ("auto", 2), ("auto", 3)]
+    audit = run_audit(session, constraints)
+    first = audit.compactions[0]
+    by_text = {c.text[:4]: c.id for c in constraints}
+    before_after = {cid: (b.status, a.status) for cid, (b, a) in first.constraints.items()}
+    assert before_after[by_text["预算上限"]] == (KEPT, PARAPHRASED)
+    assert before_after[by_text["客户名单"]] == (KEPT, LOST)
+    kinds = [(a.kind.key, a.message) for a in audit.alerts]
+    assert ("constraint_paraphrased", 204) in kinds and ("constraint_lost", 204) in kinds
+    violations = [a for a in audit.alerts if a.kind.key == "violation"]
+    assert {a.constraint for a in violations} == set(by_text.values())
+    assert any("phone number" in a.detail for a in violations) and any("exceeds the cap 8000" in a.detail for a in violations)
+    assert first.lost_items["numbers"]  # order amounts in tool results did not survive the summary
+
+
+def test_implicit_compaction_from_a_usage_drop():
+    lines = (DATA / "claude_compact.jsonl").read_text().splitlines()[:7]
+    lines.append(lines[2].replace('"msg_1"', '"msg_9"').replace('"cache_read_input_tokens": 100', '"cache_read_input_tokens": 10')
+                 .replace('"uuid": "a1"', '"uuid": "a9"'))
+    events = compaction_events(Session(parse("\n".join(lines).encode())))
+    assert [(e.kind, e.pre_tokens, e.post_tokens) for e in events] == [("implicit", 165, 20)]
+
+
+def test_drift_counts_repeated_calls_after_compaction():
+    call = '{"type":"assistant","sessionId":"s","uuid":"%s","message":{"id":"%s","role":"assistant","content":[{"type":"tool_use","id":"t%s","name":"Read","input":{"file_path":"/a.py"}}],"usage":{"input_tokens":%d,"output_tokens":1}}}'
+    lines = [call % (i, f"m{i}", i, 100) for i in range(2)]
+    lines.append('{"type":"system","subtype":"compact_boundary","sessionId":"s","uuid":"b","compactMetadata":{"trigger":"auto","preTokens":100,"postTokens":10}}')
+    lines += [call % (i, f"m{i}", i, 20) for i in range(10, 15)]
+    session = Session(parse("\n".join(lines).encode()))
+    audit = run_audit(session, [])
+    assert audit.compactions[0].drift == {"repeated_calls": 5, "rereads": 5, "repeated_edits": 0}
+    assert [a.kind.key for a in audit.alerts] == ["drift"]
+
+
+def test_drift_over_several_compactions_compares_with_everything_before_each():
+    call = ('{"type":"assistant","sessionId":"s","uuid":"%s","message":{"id":"%s","role":"assistant","content":[{"type":"tool_use",'
+            '"id":"t%s","name":"%s","input":{"file_path":"%s"}}],"usage":{"input_tokens":100,"output_tokens":1}}}')
+    boundary = '{"type":"system","subtype":"compact_boundary","sessionId":"s","uuid":"b%d","compactMetadata":{"trigger":"auto"}}'
+    lines = [call % ("a", "ma", "a", "Read", "/a.py"), call % ("b", "mb", "b", "Edit", "/b.py"), boundary % 1,
+             call % ("c", "mc", "c", "Read", "/a.py"), call % ("d", "md", "d", "Read", "/c.py"), boundary % 2,
+             call % ("e", "me", "e", "Read", "/c.py"), call % ("f", "mf", "f", "Edit", "/b.py"), call % ("g", "mg", "g", "Read", "/new.py")]
+    session = Session(parse("\n".join(lines).encode()))
+    first, second = (c.drift for c in run_audit(session, []).compactions)
+    assert first == {"repeated_calls": 1, "rereads": 1, "repeated_edits": 0}
+    # After the second compaction, /c.py (read between the two) and the edit of /b.py (before the first) both repeat.
+    assert second == {"repeated_calls": 2, "rereads": 1, "repeated_edits": 1}
+
+
+def test_pins_file(tmp_path):
+    path = tmp_path / "pins.toml"
+    path.write_text('[[pin]]\nid = "budget"\ntext = "预算上限 8000 元"\nfacts = ["8000"]\nforbid = ["send_email"]\n', encoding="utf-8")
+    [pin] = load_pins(path)
+    assert (pin.id, pin.facts, pin.forbid, pin.source) == ("budget", ["8000"], ["send_email"], "pin")
+    path.write_text("[[pin]]\ntext = 'x'\nforbid = ['(']\n")
+    with pytest.raises(PinsError, match="bad forbid regex"):
+        load_pins(path)
+
+
+def test_forbid_pattern_raises_violation(capsys):
+    code = main(["check", "--demo", "--pin", "只允许用企业微信发通知，不要发邮件", "--json"])
+    report = json.loads(capsys.readouterr().out)
+    assert code == 1 and not report["auto_detected"]
+    kinds = [(f["kind"], f["message"]) for f in report["findings"]]
+    assert ("constraint_lost", 204) in kinds and ("violation", 388) in kinds
+
+
+@pytest.mark.parametrize(
+    "argv, code",
+    [
+        (["check", "--demo"], 1),
+        (["check", str(DATA / "claude_compact.jsonl"), "--pin", "Never push to main."], 1),
+        (["check", str(DATA / "claude_compact.jsonl"), "--pin", "continue with the report"], 0),  # preserved by the compaction
+        (["check", str(DATA / "codex_local_compaction.jsonl")], 0),  # the rule is in the replacement history
+        (["check", "/no/such/file"], 2),
+        (["check", "--demo", "--pins", "/no/such/pins.toml"], 2),
+    ],
+)
+def test_check_exit_codes(capsys, argv, code):
+    assert main(argv) == code
+
+
+def test_check_demo_output_names_each_finding(capsys):
+    main(["check", "--demo"])
+    out = capsys.readouterr().out
+    assert "constraint_paraphrased" in out and "missing 8000 元" in out
+    assert "constraint_lost" in out and "客户名单里的手机号" in out
+    assert "send_email" in out
+
+
+def test_codex_remote_compaction_makes_unseen_rules_unverifiable(capsys):
+    path = str(DATA / "codex_remote_compaction.jsonl")
+    assert main(["check", path, "--pin", "Listed the repository.", "--json"]) == 1
+    [finding] = json.loads(capsys.readouterr().out)["findings"]
+    assert finding["kind"] == "constraint_unverifiable"
+    # the user's rule is in the replacement history verbatim: it survives
+    assert main(["check", path, "--pin", "Never delete migrations."]) == 0
+
+
+def test_codex_local_compaction_that_drops_a_rule_is_caught(capsys):
+    path = str(DATA / "codex_local_compaction.jsonl")
+    assert main(["check", path, "--pin", "Listed the repository."]) == 1
+    assert "constraint_lost" in capsys.readouterr().out
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.sampled_from(["A", "ß", "ﬁ", "Ａ", "①", "é", "e\u0301", " ", "\n", "\u3000", "\u00a0", "订单", "İ", "x", "\u0301", "\u0345"]), max_size=80).map("".join))
+def test_normalizing_a_long_text_in_pieces_equals_normalizing_it_whole(text):
+    assert normalize(text, piece=3) == "".join(unicodedata.normalize("NFKC", text).casefold().split())
+
+
+WHITESPACE = [chr(code) for code in range(0x110000) if chr(code).isspace()]
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.text() | st.lists(st.sampled_from([*WHITESPACE, "a", "É", "ﬁ", "订", "\U0001f600", "\ud800"]), max_size=40).map("".join))
+def test_normalizing_removes_every_whitespace_split_knows(text):
+    # (a lone surrogate, as a log's escape may leave one, is kept as it is)
+    assert normalize(text) == "".join(unicodedata.normalize("NFKC", text).casefold().split())
+
+
+def test_every_whitespace_is_removed_alone_and_between_words():
+    assert len(WHITESPACE) >= 25
+    assert [normalize(f"a{space}B{space}") for space in WHITESPACE] == ["ab"] * len(WHITESPACE)
+
+
+def test_key_terms_are_the_content_words_and_cjk_bigrams():
+    assert key_terms("Never send EMAIL to the supplier's team -- only WeCom, don't-ask") == {
+        "send", "email", "supplier's", "team", "wecom", "don't-ask"}
+    assert key_terms("预算上限的是8000；改用 企业微信 和 微") == {"预算", "算上", "上限", "限的", "改用", "企业", "业微", "微信", "和", "微"}
+    assert key_terms("'-' -- ab '--") == set()
+
+
+def _key_terms_word_by_word(text: str) -> set[str]:
+    # The definition, one word and one run at a time as found.
+    folded = unicodedata.normalize("NFKC", text).casefold()
+    terms = {w.strip("'-") for w in re.findall(r"[A-Za-z][A-Za-z'-]{2,}", folded)} - STOPWORDS
+    for run in re.findall(r"[\u4e00-\u9fff]+", folded):
+        terms.update(run[i : i + 2] for i in range(len(run) - 1))
+        if len(run) == 1:
+            terms.add(run)
+    return {t for t in terms if t and t not in CJK_STOP_BIGRAMS}
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(["Never", " ", "the", "'", "-", "ab", "abc", "ABC", "订", "单", "的是", "\n", "ﬁle", "İx", "x'-"]),
+                max_size=40).map("".join))
+def test_key_terms_are_those_of_each_word_and_run_found(text):
+    assert key_terms(text) == _key_terms_word_by_word(text)
+
+
+def test_a_pin_is_located_where_people_state_it_else_wherever_it_occurs():
+    rule = "Never email the customer, only WeCom"
+    entries = [Entry(1, "user", [Block(TOOL_RESULT, f"docs say: {rule}")], 0, 1), Entry(2, "user", [Block(USER, rule)], 0, 2),
+               Entry(3, "user", [Block(TOOL_RESULT, "the cap is 8000 tokens")], 0, 3)]
+    stated, quoted = make_constraint(rule, "pin"), make_constraint("the cap is 8000 tokens", "pin")
+    locate([stated, quoted], entries)
+    assert (stated.first_stated, quoted.first_stated) == (2, 3)
+
+
+def test_a_rules_id_and_facts_come_from_its_text_as_shown():
+    # An OSC 8 link's URL and an SGR colour are in the log's bytes, not in what anyone reads.
+    rule = make_constraint("Never \x1b]8;;http://evil.example/\x1b\\email\x1b]8;;\x1b\\ the buyer, \x1b[31monly\x1b[0m WeCom", "auto")
+    assert rule.id == "no-email-buyer-wecom"
+    assert rule.facts == ["never", "only"]  # not "31" or "0m"

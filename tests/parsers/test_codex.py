@@ -1,0 +1,61 @@
+"""Codex rollouts: items, token_count dedupe, local and remote compaction."""
+
+import pytest
+
+from ctxtop.parsers import parse
+from ctxtop.parsers.model import (
+    ASSISTANT,
+    INJECTED,
+    REASONING,
+    SUMMARY,
+    SYSTEM,
+    TOOL_CALL,
+    TOOL_RESULT,
+    USER,
+)
+
+from ..conftest import DATA
+
+
+@pytest.fixture(scope="module")
+def local():
+    return parse((DATA / "codex_local_compaction.jsonl").read_bytes())
+
+
+def test_items_become_entries(local):
+    categories = [[b.category for b in e.blocks] for e in local.entries[:8]]
+    assert categories == [[SYSTEM], [INJECTED], [INJECTED], [USER], [REASONING], [TOOL_CALL], [TOOL_RESULT], [ASSISTANT]]
+    assert local.meta.model == "gpt-5.1-codex-max"
+    assert local.meta.context_window == 258400
+    assert local.diagnostics.unknown_records == 0
+
+
+def test_token_count_attaches_to_the_call_and_dedupes(local):
+    call = local.entries[5]  # the function_call that ended the first model call
+    assert call.usage.prompt_tokens == 1200 and call.usage.reasoning_tokens == 40
+    assert local.entries[7].usage.prompt_tokens == 1300
+
+
+def test_local_compaction_carries_its_replacement(local):
+    marker = local.entries[8]
+    assert marker.compaction.kind == "codex_local" and not marker.compaction.opaque
+    assert [b.category for b in marker.compaction.replacement] == [INJECTED, USER, SUMMARY]
+    # context_compacted after compacted is the same event, not a second compaction
+    assert sum(1 for e in local.entries if e.compaction) == 1
+    # the zeroed token_count around compaction is ignored
+    assert local.entries[9].usage.prompt_tokens == 400
+
+
+def test_remote_compaction_is_opaque():
+    remote = parse((DATA / "codex_remote_compaction.jsonl").read_bytes())
+    marker = next(e for e in remote.entries if e.compaction)
+    assert marker.compaction.kind == "codex_remote" and marker.compaction.opaque
+    assert [b.category for b in marker.compaction.replacement] == [USER, SUMMARY]
+
+
+def test_context_compacted_alone_marks_a_compaction():
+    data = (b'{"timestamp":"t","type":"session_meta","payload":{"id":"x"}}\n'
+            b'{"timestamp":"t","type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"hi"}]}}\n'
+            b'{"timestamp":"t","type":"event_msg","payload":{"type":"context_compacted"}}\n')
+    parser = parse(data)
+    assert parser.entries[-1].compaction.kind == "codex_local"

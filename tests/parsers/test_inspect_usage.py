@@ -1,0 +1,75 @@
+"""Inspect AI's two usage conventions (issue 16, item 4).
+
+Inspect <= 0.3.x counted cache reads inside ``input_tokens`` (``total_tokens ==
+input_tokens + output_tokens``); newer logs keep them apart. Adding the reads
+again gave 9,755 instead of 5,915 on the real 0.3.95 log.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from ctxtop.context.window.session import Session
+from ctxtop.parsers.inspect_ai import prompt_tokens
+from ctxtop.tui.cli import main
+
+from ..conftest import DATA, SHARED_FIXTURES
+
+BROWSER = SHARED_FIXTURES / "inspect-ai" / "UKGovernmentBEIS_2025-05-12T20-27-36-04-00_browser.json"
+
+
+@pytest.mark.skipif(not BROWSER.exists(), reason=f"shared fixtures not found at {SHARED_FIXTURES}")
+def test_the_0_3_95_log_reports_its_last_prompt(capsys):
+    assert main(["export", str(BROWSER)]) == 0
+    assert json.loads(capsys.readouterr().out)["window"]["reported_tokens"] == 5_915
+
+
+@pytest.mark.skipif(not BROWSER.exists(), reason=f"shared fixtures not found at {SHARED_FIXTURES}")
+def test_every_call_of_the_0_3_95_log_reads_input_tokens_as_the_whole_prompt():
+    sample = json.loads(BROWSER.read_text())["samples"][0]
+    usages = [e["output"]["usage"] for e in sample["events"] if e["event"] == "model"]
+    assert [prompt_tokens(u) for u in usages] == [1124, 1568, 2732, 3896, 5915]
+    assert any(u["input_tokens_cache_read"] for u in usages)
+
+
+@pytest.mark.skipif(not BROWSER.exists(), reason=f"shared fixtures not found at {SHARED_FIXTURES}")
+def test_each_call_is_reported_on_the_reply_it_wrote():
+    # The five model events' outputs are the five assistant messages (by id): each window between
+    # them has its own reported size, not only the last one.
+    session = Session.open(BROWSER)
+    reported = {e.index: e.usage.prompt_tokens for e in session.entries if e.usage is not None}
+    assert reported == {2: 1124, 4: 1568, 6: 2732, 8: 3896, 10: 5915}
+    assert [session.reported_at(m) for m in (1, 2, 3, 9, 10)] == [None, 1124, 1124, 3896, 5915]
+
+
+@pytest.mark.parametrize(("usage", "prompt"), [
+    # newer convention: cache reads and writes come on top of input_tokens, and total counts them
+    ({"input_tokens": 2077, "output_tokens": 207, "input_tokens_cache_read": 3840, "total_tokens": 6124}, 5917),
+    ({"input_tokens": 10, "output_tokens": 5, "input_tokens_cache_write": 900, "input_tokens_cache_read": 100, "total_tokens": 1015}, 1010),
+    # no total given: the cache is not counted twice only when the log says so
+    ({"input_tokens": 650, "output_tokens": 30, "input_tokens_cache_read": 100}, 750),
+    # no cache: both conventions agree
+    ({"input_tokens": 64, "output_tokens": 2, "total_tokens": 66}, 64),
+])
+def test_the_convention_comes_from_the_usage_itself(usage, prompt):
+    assert prompt_tokens(usage) == prompt
+
+
+def test_the_hand_written_compaction_log_keeps_the_newer_reading():
+    assert Session.open(DATA / "inspect_compaction.json").reported_at() == 750
+
+
+def test_a_usage_that_is_no_count_is_counted_once():
+    # A call whose reply is in the messages and whose usage is no count: it was counted once on the reply,
+    # then read again as the last call's usage (no reply having taken one) and counted a second time.
+    document = json.loads((DATA / "inspect_compaction.json").read_text())
+    sample = document["samples"][0]
+    reply = next(m["id"] for m in sample["messages"] if m["role"] == "assistant")
+    sample["events"] = [e for e in sample["events"] if e.get("event") != "model"]
+    sample["events"].append({"event": "model", "output": {"usage": {"input_tokens": -5, "output_tokens": 3},
+                                                          "choices": [{"message": {"id": reply, "role": "assistant"}}]}})
+    from ctxtop import parsers
+
+    assert parsers.parse(json.dumps(document).encode()).diagnostics.invalid_numbers == 1

@@ -1,0 +1,142 @@
+"""Every command on every kind of bad input: one line and exit 2, or counted diagnostics — never a traceback."""
+
+from __future__ import annotations
+
+import json
+import os
+
+import pytest
+
+from ctxtop.tui.cli import main
+
+from ..conftest import DATA
+
+COMMANDS = (["export"], ["check"], ["preview"], ["export", "--format", "md"])
+GOOD = (DATA / "claude_compact.jsonl").read_bytes()
+BAD_FILES = {
+    "empty": b"",
+    "only_blank_lines": b"\n\n  \n",
+    "nul_bytes": b"\x00" * 64 + b"\n",
+    "invalid_utf8": b"\xff\xfe\xfd not text\n",
+    "deep_nesting": b"[" * 10_000 + b"]" * 10_000 + b"\n",
+    "unknown_json": b'{"hello": "world"}\n{"n": 1}\n',
+    "huge_junk_line": b"x" * (50 << 20) + b"\n",
+}
+# Usable logs with damage inside: parsed, with the damage counted.
+DAMAGED = {
+    "invalid_utf8_line": GOOD + b'{"type":"user","message":{"role":"user","content":"\xff\xfe"}}\n',
+    "wrong_field_types": GOOD + b'{"type":"assistant","message":{"role":"assistant","content":7,"usage":"lots"}}\n',
+    "missing_fields": GOOD + b'{"type":"user"}\n{"type":"assistant","message":{}}\n',
+    "torn_last_line": GOOD + b'{"type":"user","message":{"role":"us',
+    "deep_line": GOOD + b"[" * 10_000 + b"\n",
+    "nul_line": GOOD + b"\x00\x00\n",
+}
+
+
+def _changed(name: str, change) -> bytes:
+    """tests/data's ``name`` with ``change`` made to its decoded document: valid JSON, a field of a wrong type."""
+    document = json.loads((DATA / name).read_text(encoding="utf-8"))
+    change(document)
+    return json.dumps(document).encode()
+
+
+def _adk_part(document: dict, kind: str) -> dict:
+    return next(part[kind] for event in document["events"] for part in (event.get("content") or {}).get("parts", []) if kind in part)
+
+
+def _inspect_sample(document: dict) -> dict:
+    return document["samples"][0]
+
+
+# Valid JSON whose fields have types the formats do not use: read, the odd field taken for nothing (or as text).
+WRONG_TYPES = {
+    "claude_first_record_type_is_a_list": lambda: b'{"type": [], "sessionId": "x"}\n' + GOOD,
+    "adk_tool_name_is_a_number": lambda: _changed("adk_session.json", lambda d: _adk_part(d, "functionCall").update(name=-1)),
+    "adk_tool_id_is_a_number": lambda: _changed("adk_session.json", lambda d: _adk_part(d, "functionCall").update(id=-1)),
+    "adk_result_name_is_a_number": lambda: _changed("adk_session.json", lambda d: _adk_part(d, "functionResponse").update(name=-1)),
+    "inspect_tool_calls_is_a_number": lambda: _changed(
+        "inspect_compaction.json", lambda d: next(m for m in _inspect_sample(d)["messages"] if "tool_calls" in m).update(tool_calls=-1)),
+    "inspect_event_metadata_is_text": lambda: _changed(
+        "inspect_compaction.json", lambda d: next(e for e in _inspect_sample(d)["events"] if e["event"] == "compaction").update(metadata="x")),
+    "openai_tool_calls_is_a_number": lambda: _changed(
+        "openai_messages.json", lambda d: next(m for m in d if "tool_calls" in m).update(tool_calls=-1)),
+}
+
+
+def run(capsys, *argv):
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+@pytest.mark.parametrize("command", COMMANDS, ids=" ".join)
+@pytest.mark.parametrize("name", sorted(BAD_FILES))
+def test_unusable_files_are_one_line_exit_2(tmp_path, capsys, command, name):
+    path = tmp_path / f"{name}.jsonl"
+    path.write_bytes(BAD_FILES[name])
+    code, _, err = run(capsys, *command, str(path))
+    assert code == 2, err
+    assert err.startswith("ctxtop: error: ") and err.count("\n") == 1 and "Traceback" not in err
+
+
+@pytest.mark.parametrize("command", COMMANDS, ids=" ".join)
+@pytest.mark.parametrize("name", sorted(DAMAGED))
+def test_damage_inside_a_usable_log_is_counted(tmp_path, capsys, command, name):
+    path = tmp_path / f"{name}.jsonl"
+    path.write_bytes(DAMAGED[name])
+    code, out, err = run(capsys, *command, str(path))
+    assert code in (0, 1), err  # check exits 1 for its findings
+    assert "Traceback" not in err
+    if command == ["export"]:
+        diagnostics = json.loads(out)["source"]["diagnostics"]
+        assert diagnostics["malformed_lines"] + diagnostics["unknown_records"] + diagnostics["torn_last_line"] >= 1
+
+
+@pytest.mark.parametrize("command", COMMANDS, ids=" ".join)
+@pytest.mark.parametrize("name", sorted(WRONG_TYPES))
+def test_fields_of_unexpected_types_cost_the_field_not_the_log(tmp_path, capsys, command, name):
+    suffix = ".jsonl" if name.startswith("claude") else ".json"
+    path = tmp_path / f"{name}{suffix}"
+    path.write_bytes(WRONG_TYPES[name]())
+    code, out, err = run(capsys, *command, str(path))
+    assert code in (0, 1), err  # read (check exits 1 for its findings), not refused nor an internal error
+    if command == ["export"]:
+        assert json.loads(out)["at"]["messages"] > 1
+
+
+@pytest.mark.parametrize("change", [lambda d: d.update(samples=True), lambda d: d.update(_sample_files="x")],
+                         ids=["samples is true", "a field no shape check knows"])
+def test_a_document_with_nothing_readable_is_one_line_not_an_internal_error(tmp_path, capsys, change):
+    path = tmp_path / "inspect.json"
+    path.write_bytes(_changed("inspect_compaction.json", change))
+    code, _, err = run(capsys, "export", str(path))
+    assert code == 2 and err.startswith("ctxtop: error: ") and err.count("\n") == 1 and "internal error" not in err, err
+
+
+@pytest.mark.parametrize("command", COMMANDS, ids=" ".join)
+def test_missing_directory_and_fifo_paths(tmp_path, capsys, command):
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    for path, message in ((tmp_path / "missing.jsonl", "no such file"), (tmp_path, "no session logs"), (fifo, "not a regular file")):
+        code, _, err = run(capsys, *command, str(path))
+        assert code == 2 and message in err and err.count("\n") == 1
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root reads files whatever their permissions")
+def test_permission_denied(tmp_path, capsys):
+    path = tmp_path / "secret.jsonl"
+    path.write_bytes(GOOD)
+    path.chmod(0)
+    code, _, err = run(capsys, "export", str(path))
+    assert code == 2 and "permission denied" in err
+
+
+def test_every_command_leaves_the_log_untouched(tmp_path, capsys):
+    path = tmp_path / "session.jsonl"
+    path.write_bytes(GOOD)
+    before = (path.read_bytes(), os.stat(path).st_mtime_ns)
+    for argv in (["export"], ["export", "--format", "md"], ["check"], ["check", "--json"], ["preview"], ["preview", "--json"],
+                 ["export", "--strategies", "--redact"]):
+        assert run(capsys, *argv, str(path))[0] in (0, 1)
+    assert (path.read_bytes(), os.stat(path).st_mtime_ns) == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["session.jsonl"]

@@ -1,0 +1,116 @@
+"""The compaction view: what one compaction did, on screen ([ ], c, Esc) and in `export --compaction K`."""
+
+from __future__ import annotations
+
+import json
+
+from textual.widgets import Static
+
+from ctxtop.context.tracker import Tracker
+from ctxtop.tui.cli import main
+from ctxtop.tui.demo import DEMO_WINDOW, demo_path
+from ctxtop.tui.widgets.compaction import CompactionView
+from ctxtop.tui.widgets.window_list import WindowList
+
+from ..conftest import DATA
+from .test_app import SIZE, demo_app, rendered_text, settle, until
+
+
+def test_the_demo_first_compaction_view_holds_the_incident():
+    view = Tracker.open(str(demo_path()), window=DEMO_WINDOW).compaction_view(1)
+    assert (view["message"], view["reported"]) == (204, {"before": 6415, "after": 1298})
+    statuses = {r["text"][:6]: (r["before"], r["after"]) for r in view["rules"]}
+    assert statuses == {"预算上限 8": ("kept", "paraphrased"), "只允许用企业": ("kept", "lost"), "客户名单里的": ("kept", "lost")}
+    # What this compaction did to each: the budget rule was only paraphrased here (it is lost at 306).
+    assert [(v["rule"], v["became"], v["lost_at"], v["broken_at"]) for v in view["later_violations"]] == [
+        ("budget-8000", "weakened", 204, 386), ("wecom-only", "lost", 204, 388), ("no-phone-numbers", "lost", 204, 388)]
+    # Nothing survived as it was: the history before the boundary was summarized, the summary arrived.
+    assert sum(t["kept"] for t in view["categories"].values()) == 0
+    assert view["categories"]["tool_result"]["summarized"] > 0 and view["categories"]["summary"]["added"] > 0
+    assert view["summary"].startswith("This session is being continued")
+    assert "8000 元" in view["facts_lost"]["numbers"]
+
+
+def test_what_a_codex_compaction_carries_again_word_for_word_is_kept():
+    # Codex's replacement_history holds the user's messages again: they were listed as summarized away
+    # and added anew (46 of the 51 parts of the real rollout's were the same bytes as before).
+    view = Tracker.open(str(DATA / "codex_remote_compaction.jsonl")).compaction_view(1)
+    fates = [(block["message"], block["category"], block["fate"]) for block in view["blocks"]]
+    assert (4, "user", "kept") in fates and (9, "user", "added") not in fates
+    assert view["categories"]["user"] == {"kept": 13, "cleared": 0, "summarized": 0, "dropped": 0, "added": 2}
+    assert view["categories"]["tool_call"]["summarized"] > 0  # what it does not carry is still summarized
+
+
+def test_export_a_compaction_as_markdown_and_json(capsys):
+    assert main(["export", "--demo", "--compaction", "1", "--format", "md"]) == 0
+    text = capsys.readouterr().out
+    assert "6,415 → 1,298" in text and "| wecom-only | kept | lost |" in text and "| lost at 204 | 388 |" in text
+    assert "| budget-8000 | weakened at 204 | 386 |" in text
+    # Named for what they count (calls the drift alert counts are another measure: one call repeated after it).
+    assert "calls made again from before it: " in text and "files read again: " in text and "repeated calls" not in text
+    assert main(["export", "--demo", "--compaction", "2"]) == 0
+    assert json.loads(capsys.readouterr().out)["message"] == 306
+    assert main(["export", "--demo", "--compaction", "4"]) == 2
+    assert "the session has 3" in capsys.readouterr().err
+
+
+async def test_brackets_open_the_compaction_view_and_escape_closes_it():
+    app = demo_app(at=100)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, app, 100)
+        view = app.query_one(CompactionView)
+        assert not view.is_open
+        await pilot.press("right_square_bracket")
+        await settle(pilot, app, 204)
+        assert await until(pilot, lambda: view.is_open and view.view["message"] == 204)
+        shown = rendered_text(app, app.query_one("#compaction-headline", Static)) + rendered_text(app, app.query_one("#compaction-rules", Static))
+        assert "6,415 → 1,298" in shown and "lost at 204 → broken at 388" in shown and shown.count("✘ lost") == 2
+        await pilot.press("right_square_bracket")
+        await settle(pilot, app, 306)
+        assert await until(pilot, lambda: view.view["message"] == 306)
+        await pilot.press("escape")
+        await pilot.pause()
+        assert not view.is_open and app.query_one("#main").display
+        await pilot.press("c")  # the compaction at or before the cursor
+        assert await until(pilot, lambda: view.is_open and view.view["message"] == 306)
+
+
+async def test_an_open_compaction_view_follows_the_cursor_and_has_the_focus():
+    app = demo_app(at=100)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, app, 100)
+        view = app.query_one(CompactionView)
+        await pilot.press("right_square_bracket")
+        assert await until(pilot, lambda: view.is_open and view.view["message"] == 204)
+        assert app.focused is view  # ↓ and PgDn scroll it
+        await pilot.press("right")  # still after the first compaction, before the second
+        await settle(pilot, app, 205)
+        assert view.is_open and view.view["message"] == 204
+        await pilot.press("end")
+        assert await until(pilot, lambda: view.view is not None and view.view["message"] == 383)
+        await pilot.press("home")  # before the first compaction: nothing to show
+        await settle(pilot, app, 1)
+        assert await until(pilot, lambda: not view.is_open)
+        assert isinstance(app.focused, WindowList)
+
+
+async def test_the_banner_speaks_of_the_cursor_and_counts_what_comes_later():
+    from .test_app import plain
+
+    app = demo_app(at=150)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, app, 150)
+        banner = app.query_one("#banner", Static)
+        assert await until(pilot, lambda: "later in the session" in plain(banner))
+        assert banner.has_class("-ahead") and "3 lost or weakened, 3 broken (from message 204)" in plain(banner)
+        app._go(205)
+        await settle(pilot, app, 205)
+        text = plain(banner)
+        assert not banner.has_class("-ahead") and "at message 205: 3 rule(s) lost or weakened" in text and ", 0 broken" in text
+        assert "later: 3 broken (from message 386)" in text  # (within the row: the counts come before the details)
+        app._go(386)
+        await settle(pilot, app, 386)
+        assert "weakened at 204 → broken at 386" in plain(banner)  # the budget rule was paraphrased at 204, not lost
+        app._go(388)
+        await settle(pilot, app, 388)
+        assert "lost at 204 → broken at 388" in plain(banner) and "later" not in plain(banner)
