@@ -77,3 +77,12 @@ def test_rule_ids_still_leave_out_secret_values(text, rule_id):
 @pytest.mark.parametrize("unit", ["SG.", "sk-", "eyJ-", "Bearer ", "_a.", "a-", "+1 "])
 def test_redacting_a_long_run_of_key_starts_is_linear(unit):
     assert seconds(redact_text, "see " + unit * (RUN // len(unit)) + " and sk-abc…") < 5
+
+
+# A secret's name before its "=" or ":" ("DB_PASSWORD=", "x-api-key:"), looked for in runs of name characters: each
+# word start of a hyphenated run read up to 64 characters of it, and 100 KB of "a-a-a-" took over a second.
+@pytest.mark.parametrize("unit", ["a-", "-a", "1-", "a-a=", "a_", "a-token ", "a-password-", "token-", "_-", "a-b_c."])
+def test_looking_for_a_secrets_name_in_a_long_run_is_fast(unit):
+    from ctxtop.context.output.redact import _ASSIGNMENT
+
+    assert seconds(_ASSIGNMENT.search, unit * (RUN // len(unit))) < 0.2

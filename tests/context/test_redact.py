@@ -44,6 +44,9 @@ CASES = [
     ("AWS_SECRET_ACCESS_KEY=wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY", "AWS_SECRET_ACCESS_KEY=[REDACTED:secret]"),
     ("DB_PASSWORD=hunter2hunter2", "DB_PASSWORD=[REDACTED:secret]"),
     ('{"db_password": "s3cr3t"}', '{"db_password": "[REDACTED:secret]"}'),
+    # A name of more than 64 characters: no word start in it but its first, where the name was looked for up to 64.
+    ("MY_APPLICATION_NAME_FOR_THE_PRODUCTION_DEPLOYMENT_OF_THE_BILLING_DATABASE_PASSWORD=hunter2hunter2",
+     "MY_APPLICATION_NAME_FOR_THE_PRODUCTION_DEPLOYMENT_OF_THE_BILLING_DATABASE_PASSWORD=[REDACTED:secret]"),
     ("max_tokens=100 auth_token_count: 5", "max_tokens=100 auth_token_count: 5"),  # counts, not secrets
     ("sk_live_4eC39HqLyjWDarjtT1zdp7dc", "[REDACTED:api_key]"),
     ("glpat-AbCdEfGhIjKlMnOpQrStUv", "[REDACTED:token]"),

@@ -47,10 +47,14 @@ _KEYS: list[tuple[str, str | None, str]] = [
 ]
 _SECRETS = re.compile("|".join(f"(?P<{kind}{n}>{start or ''}{rest})" for n, (kind, start, rest) in enumerate(_KEYS)))
 # `password=…`, `"api_key": "…"`, `token: …`, `DB_PASSWORD=…`, `STRIPE_SECRET_KEY=…`: the name stays, the value goes.
-# (What comes before the word in the name, 64 characters at most: each word start of a hyphenated run was searched
-# to the run's end, and a run of "a-a-a-" took time that grew as its square.)
+# A name is looked for only from where its run of name characters starts (past leading hyphens, which ``\b`` skips),
+# and read once to the run's end: a try from a later word start finds the same word at the same place, or none.
+# (Tried from every word start, each read up to 64 characters of the run, and 100 KB of "a-a-a-" took a second;
+# unbounded, they read the run to its end, and took time that grew as its square. A name longer than 64 characters,
+# "MY_APPLICATION_…_DATABASE_PASSWORD=", holds no word start but its first, and was not found at all.)
+# (The spaces around the sign are taken whole: a value never starts with one, so giving one back never helps.)
 _ASSIGNMENT = re.compile(
-    r"""(?i)(\b[\w-]{0,64}?(?:pass(?:word|wd)?|pwd|secret(?:[_-]?key)?|client_secret|api[_-]?key|access[_-]?key|auth[_-]?token|token)\b["']?\s*[:=]\s*)"""
+    r"""(?i)((?<![\w-])-*+\b[\w-]*?(?:pass(?:word|wd)?|pwd|secret(?:[_-]?key)?|client_secret|api[_-]?key|access[_-]?key|auth[_-]?token|token)\b["']?\s*+[:=]\s*+)"""
     # (not a value masked already; a quoted value cut short before its closing quote, "sk3cr…, is masked to the cut)
     r"""(?!\[REDACTED:)("[^"\n]{1,200}"|'[^'\n]{1,200}'|"[^"\n…]{0,200}…|'[^'\n…]{0,200}…|[^\s,;&"'}\]]{1,200})"""
 )
