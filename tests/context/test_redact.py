@@ -111,6 +111,46 @@ def test_an_address_in_any_script_is_masked_whole(text, expected):
     assert redact_text(text) == expected
 
 
+# North American numbers written without "+1": the NANP shape (an area code and an exchange that start with 2-9,
+# the groups set apart as people write them), so that other numbers with dashes and dots are not taken for one.
+NANP_PHONES = [
+    ("Call the front desk at (415) 555-2671 today", "Call the front desk at [REDACTED:phone] today"),
+    ("customer phone: 415-555-2671", "customer phone: [REDACTED:phone]"),
+    ("cell 415.555.2671.", "cell [REDACTED:phone]."),
+    ("call +1 (415) 555-2671", "call [REDACTED:phone]"),
+    ("toll-free 1-800-555-0199 or +1.212.555.0143", "toll-free [REDACTED:phone] or [REDACTED:phone]"),
+    ('{"phone": "(212)555-0143", "name": "Jane"}', '{"phone": "[REDACTED:phone]", "name": "Jane"}'),
+    ("tel:646-555-0100", "tel:[REDACTED:phone]"),
+    # Not a phone number: ids, dates, versions, times, positions, hashes, digit runs, numbers outside the plan.
+    ("order ORD-415-555-2671 shipped", "order ORD-415-555-2671 shipped"),
+    ("invoice #2024-555-2671 and PO 415-555-26710", "invoice #2024-555-2671 and PO 415-555-26710"),
+    ("released 2024-05-12, see 2024-05-12T10:30:00.123-07:00", "released 2024-05-12, see 2024-05-12T10:30:00.123-07:00"),
+    ("upgrade to 10.15.7 or 415.555.2671.3", "upgrade to 10.15.7 or 415.555.2671.3"),
+    ("app.py:415:555 and line 415, col 555", "app.py:415:555 and line 415, col 555"),
+    ("sha 9f86d081-415-555-2671ab", "sha 9f86d081-415-555-2671ab"),
+    ("id 4155552671 and 14155552671234", "id 4155552671 and 14155552671234"),
+    ("123-456-7890 and 555-123-4567", "123-456-7890 and 555-123-4567"),  # area code, exchange starting with 1
+    ("uuid 3f2a9c1e-415-555-2671-0c1d2e3f4a5b", "uuid 3f2a9c1e-415-555-2671-0c1d2e3f4a5b"),
+    ("ip 192.168.100.2000 v415.555.2671", "ip 192.168.100.2000 v415.555.2671"),
+    ("counts 250 300 1000 and 415 555 2671", "counts 250 300 1000 and 415 555 2671"),  # spaces alone: any numbers
+    ("range 415-555.2671", "range 415-555.2671"),  # two signs: not as a number is written
+]
+
+
+@pytest.mark.parametrize("text, expected", NANP_PHONES, ids=[c[0][:24] for c in NANP_PHONES])
+def test_a_north_american_number_without_plus_one_is_masked(text, expected):
+    assert redact_text(text) == expected
+
+
+
+def test_the_guards_phone_pattern_still_wants_a_plus_before_a_north_american_number():
+    """Only --redact masks "415-555-2671": the audit's PHONE, which the guard asks or denies a tool call on under a
+    rule against calling customers, would stop calls holding a part number or an id of that shape."""
+    from ctxtop.context.audit.violations import PHONE
+
+    assert PHONE.search("update SKU 415-555-2671 in stock.csv") is None
+    assert PHONE.search("text +1 415-555-2671 the tracking link") is not None
+
 # A phone number a cut shortened: its first digits are as much the number's as the whole ("+1 415…" showed them).
 CUT_PHONES = [
     ("call +1 415…", "call [REDACTED:phone]…"),
