@@ -74,9 +74,9 @@ def test_rule_ids_still_leave_out_secret_values(text, rule_id):
 
 
 # Key starts run together, with a cut somewhere ("…"): each start of the run was read to its end.
-# (And the starts of North American numbers: area codes, exchanges, the country code, the signs between them.)
+# (And the starts of phone numbers: area codes, exchanges, country codes, the signs between them, the words before.)
 @pytest.mark.parametrize("unit", ["SG.", "sk-", "eyJ-", "Bearer ", "_a.", "a-", "+1 ", "415-", "(415) ", "415.555.", "(2",
-                                  "2-", "1-", "+1.", "2.2"])
+                                  "2-", "1-", "+1.", "2.2", "86-", "0086 1", "手机", "手机 13", "phone: ", "mobile no. 1"])
 def test_redacting_a_long_run_of_key_starts_is_linear(unit):
     assert seconds(redact_text, "see " + unit * (RUN // len(unit)) + " and sk-abc…") < 5
 

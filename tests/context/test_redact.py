@@ -165,6 +165,19 @@ CUT_PHONES = [
     ("call 138-0…", "call [REDACTED:phone]…"),
     ("call 138 0013 …", "call [REDACTED:phone]…"),
     ("call 86 138 00…", "call [REDACTED:phone]…"),
+    # Three or four digits of a Chinese mobile number: after its country code, or after a word that says what it is.
+    ("+86 138…", "[REDACTED:phone]…"),
+    ("拨打 86-138…", "拨打 [REDACTED:phone]…"),
+    ("call 86 1380…", "call [REDACTED:phone]…"),
+    ("0086-139…", "[REDACTED:phone]…"),
+    ("客户手机 138…", "客户手机 [REDACTED:phone]…"),
+    ("手机号码为1380…", "手机号码为[REDACTED:phone]…"),
+    ("联系电话：139 …", "联系电话：[REDACTED:phone]…"),
+    ("电话:13…", "电话:[REDACTED:phone]…"),
+    ("Phone: 1380…", "Phone: [REDACTED:phone]…"),
+    ("mobile no. 138-…", "mobile no. [REDACTED:phone]…"),
+    ("tel. +86 138…", "tel. [REDACTED:phone]…"),
+    ("WhatsApp 86 150…", "WhatsApp [REDACTED:phone]…"),
     # Too little to be a phone number's, or another number's start.
     ("votes +1…", "votes +1…"),
     ("x = a+123…", "x = a+123…"),
@@ -172,6 +185,16 @@ CUT_PHONES = [
     ("from 1990-1999…", "from 1990-1999…"),
     ("at 2026-12-07 13…", "at 2026-12-07 13…"),
     ("costs 2500…", "costs 2500…"),
+    # Without a country code or a word before it, three or four digits are any number's: a year, a count, an amount.
+    ("1380…", "1380…"),
+    ("在 1995…", "在 1995…"),
+    ("共 138…", "共 138…"),
+    ("rows 1500…", "rows 1500…"),
+    ("8613…", "8613…"),
+    ("x86-138…", "x86-138…"),
+    ("v1.86-138…", "v1.86-138…"),
+    ("phones: 1…", "phones: 1…"),
+    ("telephone 1995…", "telephone 1995…"),  # (a word that only ends in one)
 ]
 
 
@@ -187,6 +210,10 @@ def test_a_phone_number_cut_short_is_masked(text, expected):
     # Without a "+", the first three or four digits are any number's ("150…", "in 1995…"): a carrier's prefix.
     ("客户手机 13800138000，只能通过企业微信联系", "13800138000", 4),
     ("Ring the warehouse on 139-1234-5678 before shipping", "139-1234-5678", 4),
+    # After a word naming a phone number, or China's country code set apart, no more than its first digit.
+    ("客户手机号 13800138000，只能通过企业微信联系", "13800138000", 1),
+    ("Call the driver on mobile 139-1234-5678 after six", "139-1234-5678", 1),
+    ("Escalations go to 86-138-0013-8000 at night only", "86-138-0013-8000", 3),
 ])
 def test_a_cut_anywhere_in_a_phone_number_leaves_none_of_it_but_a_prefix(said, phone, most):
     """Every cut a preview may make of a rule that states a phone number: what --redact leaves of the number."""

@@ -90,9 +90,21 @@ _CUT_START = re.compile(
     rf"|(?P<email>{EMAIL_LOCAL_PART}@{EMAIL_DOMAIN_CHARS}*)…"
     # A phone number's first digits: three or more after a "+" ("+1 41…", not a sum's "a+123…"); of a Chinese
     # mobile number, five or more run together ("13800…") or a group after its first three ("138 0…"). Fewer are
-    # any number's start ("in 1995…", "150…"), as a year range is (1990-1999…).
+    # any number's start ("in 1995…", "150…"), as a year range is (1990-1999…), unless China's country code, set
+    # apart, comes before them ("86-138…", "0086 139…"; not "8613…", an amount's start as well), or a word that
+    # says they are a phone number's (``_CUT_PHONE_AFTER_ITS_NAME``). (A page range cut there, "pp. 86-138…", is
+    # masked too: told from a number by nothing a cut leaves.)
     r"|(?P<phone>(?<![A-Za-z0-9_)])\+(?=(?:[ ()-]*\d){3})\d[\d ()-]*"
-    r"|(?<![\d-])(?:\+?86[- ]?)?1[3-9]\d(?:\d{2,8}|[- ]\d{1,4}(?:[- ]\d{1,4})?[- ]?))…"
+    r"|(?<![\d-])(?:\+?86[- ]?)?1[3-9]\d(?:\d{2,8}|[- ]\d{1,4}(?:[- ]\d{1,4})?[- ]?)"
+    r"|(?<![\w.+\-])(?:00)?86[- ]1[3-9]\d{0,2}[- ]?)…"
+)
+# A Chinese mobile number's first two to four digits right after a word naming a phone number ("手机 138…",
+# "Phone: 1380…", "电话号码为13…"): the word stays. Without it, "138…" is told from a year or a count by nothing
+# ("共 138…", "在 1995…"), and shows no more than a carrier's prefix, which millions of numbers share.
+_CUT_PHONE_AFTER_ITS_NAME = re.compile(
+    r"(?i)((?:\b(?:phone|tel|mobile|cell|call|dial|sms|whatsapp)\b(?:\s?(?:number|no\.?|#))?"
+    r"|手机号?码?|电话号?码?|联系电话|联系方式|号码|拨打|致电|短信)[:：.]?\s{0,3}(?:is\s|为|是)?\s{0,3})"
+    r"(?:\+?(?:00)?86[- ]?)?1[3-9]\d{0,2}[- ]?…"
 )
 # The end of a key or token after the cut: 16 characters or more of its alphabet with digits, capitals and small
 # letters, and no run of five small letters (which identifiers and paths have: React18StrictMode, MyProject2/src).
@@ -125,6 +137,7 @@ def redact_text(text: str) -> str:
     text = _NANP_PHONE.sub("[REDACTED:phone]", text)
     if CUT in text:
         text = _CUT_START.sub(lambda m: f"[REDACTED:{m.lastgroup}]{CUT}", text)
+        text = _CUT_PHONE_AFTER_ITS_NAME.sub(lambda m: f"{m.group(1)}[REDACTED:phone]{CUT}", text)
         text = _CUT_END.sub(_cut_end, text)
     return text
 
