@@ -109,7 +109,16 @@ _LETTER = rf"[^\W{_CJK}]"  # a letter, digit or "_" of any other script (\w less
 # after the sign); CJK letters anywhere in their run, the leftmost that reaches the "@" winning. (The signs beside
 # the letters hold no "_", which ``_LETTER`` has: a character either branch could take doubled the ways to try a
 # run at each one, and 60 of "_a." took seconds.)
-EMAIL_LOCAL_PART = (rf"(?:(?<!{_LETTER})(?<![{_MARKS}]){_LETTER}(?:{_LETTER}|[{_MARKS}.%+\-]){{0,63}}"
+# A Latin-like local part may hold "=", as bounce and forwarding addresses encode another address in theirs (VERP's
+# "bounce-mc.us5_1234.5678-jane=example.com@…", SRS's "SRS0=HHH=TT=example.com=jane@…", BATV's "prvs=tag=jane@…"):
+# masked from the "=" on, they showed the part before it. Not from an address field's name, though: "EMAIL=",
+# "GIT_AUTHOR_EMAIL=", "user.email=", "--to=", "?email=" are no part of the address assigned to them, which starts
+# after the "=". (The field's own word comes last, after three words at most, each read once: a few dozen steps where
+# a local part may start. Only words naming an address field, not "user" or "contact", which a bounce address's
+# encoded local part ends in as well: "list-bounces-jane.user=example.com@…" would have shown "jane.user".)
+_FIELD_NAME = (r"(?i:(?:[a-z0-9]{1,32}+[_.\-]){0,3}+"
+               r"(?:e-?mail|mail|to|from|cc|bcc|reply[_\-]?to|sender|recipient|author|committer)=)")
+EMAIL_LOCAL_PART = (rf"(?:(?<!{_LETTER})(?<![{_MARKS}])(?!{_FIELD_NAME}){_LETTER}(?:{_LETTER}|[{_MARKS}.%+\-=]){{0,63}}"
                     rf"|[{_CJK}][{_CJK}0-9._%+\-]{{0,63}})")
 EMAIL_DOMAIN_CHARS = rf"(?:[^\W_]|[{_MARKS}.\-])"  # labels in any script ("münchen", "例子"), dots and hyphens
 _LABEL = rf"(?:[^\W_]|[{_MARKS}\-]){{1,63}}"
@@ -174,7 +183,7 @@ def _local_run_start(text: str, stop: int, at: int) -> int:
 
 def _in_local_part(char: str) -> bool:
     """Whether ``char`` may be part of an email address's local part, in any script (``EMAIL_LOCAL_PART``)."""
-    return char.isalnum() or char in "._%+-_" or "\u0300" <= char <= "\u036f"
+    return char.isalnum() or char in "._%+-_=" or "\u0300" <= char <= "\u036f"
 
 
 def markdown_cell(text: object) -> str:

@@ -20,9 +20,9 @@ from ctxtop.context.sanitize import replace_emails
 
 RUN = 100_000  # characters: a pasted blob, a minified line, a long number
 # Runs that once made a pattern retry its rest at every position: digits, letters, names, paths without
-# a slash, dotted and hyphenated words, and the separators between them.
+# a slash, dotted and hyphenated words, and the separators between them ("=" too, which a local part may hold).
 HOSTILE_RUNS = ["AKIA0000000000000000-", "[", "[ ", "“", "a-token ", "1.1@", "_a.", "_.-+%", "1", "1,", "1.", " ", "$", "a", "A", "aB", "a_", "a-", "-", "a-1", "..", "a.", "~", "/", '"', "`",
-                "不要", "1 ", "1%", "a/", "~a"]
+                "不要", "1 ", "1%", "a/", "~a", "a=", "=a.", "a=@", "a.to=", "a_b.c-d="]
 
 
 def seconds(function, *args) -> float:
@@ -76,7 +76,8 @@ def test_rule_ids_still_leave_out_secret_values(text, rule_id):
 # Key starts run together, with a cut somewhere ("…"): each start of the run was read to its end.
 # (And the starts of phone numbers: area codes, exchanges, country codes, the signs between them, the words before.)
 @pytest.mark.parametrize("unit", ["SG.", "sk-", "eyJ-", "Bearer ", "_a.", "a-", "+1 ", "415-", "(415) ", "415.555.", "(2",
-                                  "2-", "1-", "+1.", "2.2", "86-", "0086 1", "手机", "手机 13", "phone: ", "mobile no. 1"])
+                                  "2-", "1-", "+1.", "2.2", "86-", "0086 1", "手机", "手机 13", "phone: ", "mobile no. 1",
+                                  "a=", "=a.", "a=@", "x.email="])
 def test_redacting_a_long_run_of_key_starts_is_linear(unit):
     assert seconds(redact_text, "see " + unit * (RUN // len(unit)) + " and sk-abc…") < 5
 

@@ -111,6 +111,45 @@ def test_an_address_in_any_script_is_masked_whole(text, expected):
     assert redact_text(text) == expected
 
 
+# Addresses with "=" in their local part, as bounce and forwarding addresses encode another address there (VERP,
+# SRS, BATV): masked whole, not from the "=" on. An address field's name before "=" is no part of one: it stays.
+EQUALS_EMAILS = [
+    ("bounced: bounce-mc.us5_1234.5678-jane=example.com@mail.example.net today",
+     "bounced: [REDACTED:email] today"),
+    ("Return-Path: <list-bounces+jane.doe=example.com@lists.example.org>", "Return-Path: <[REDACTED:email]>"),
+    ("forwarded by SRS0=HHH=TT=example.com=jane@forwarder.example.org.", "forwarded by [REDACTED:email]."),
+    ("Return-Path: <prvs=4123abcd=jane@example.com>", "Return-Path: <[REDACTED:email]>"),
+    ("jane=example.com@bounce.example.net", "[REDACTED:email]"),
+    ("bounced: bounce-mc.us5_1234.5678-jane=example.com@mail.exa…", "bounced: [REDACTED:email]…"),
+    # The name of the field it is assigned to stays.
+    ("EMAIL=jane@example.com", "EMAIL=[REDACTED:email]"),
+    ("export GIT_AUTHOR_EMAIL=jane.doe@example.com", "export GIT_AUTHOR_EMAIL=[REDACTED:email]"),
+    ("git -c user.email=jane@example.com commit", "git -c user.email=[REDACTED:email] commit"),
+    ("send --to=ops@example.com --cc=jane@example.com", "send --to=[REDACTED:email] --cc=[REDACTED:email]"),
+    ("https://example.com/unsubscribe?email=jane@example.com&list=7",
+     "https://example.com/unsubscribe?email=[REDACTED:email]&list=7"),
+    ("reply_to=jane@exam…", "reply_to=[REDACTED:email]…"),
+    # An "=" with no address after it is no part of one.
+    ("a==b and x=1 @ 5", "a==b and x=1 @ 5"),
+]
+
+
+@pytest.mark.parametrize("text, expected", EQUALS_EMAILS, ids=[c[0][:24] for c in EQUALS_EMAILS])
+def test_an_address_with_an_equals_sign_is_masked_whole(text, expected):
+    assert redact_text(text) == expected
+
+
+@pytest.mark.parametrize("text, left_out", [
+    ("Never reply to bounce-mc.us5_1234.5678-jane=example.com@mail.example.net", ["bounce", "jane", "us5"]),
+    ("Never mail SRS0=HHH=TT=example.com=jane@forwarder.example.org", ["srs0", "hhh", "jane"]),
+])
+def test_a_rules_id_names_no_part_of_an_address_with_an_equals_sign(text, left_out):
+    from ctxtop.context.rules.naming import readable_id
+
+    rule_id = readable_id(text)
+    assert not any(word in rule_id for word in left_out), rule_id
+    assert "email" in rule_id
+
 # North American numbers written without "+1": the NANP shape (an area code and an exchange that start with 2-9,
 # the groups set apart as people write them), so that other numbers with dashes and dots are not taken for one.
 NANP_PHONES = [
@@ -327,6 +366,8 @@ def test_an_email_cut_before_its_at_sign_shows_none_of_its_local_part(tmp_path, 
     ("write to oyelarän.vantreight@münchen.de", 20, "write to …"),
     ("见oyelaran.vantreight@example.org", 20, "见…"),
     ("写信给张三丰oyelaran@例子.中国", 8, "写信给张三丰…"),  # the CJK run is no part of the Latin local part after it
+    ("bounced: bounce-jane=example.com@mail.example.net", 20, "bounced: …"),  # "=" in a local part
+    ("set EMAIL=oyelaran.vantreight@example.org", 20, "set EMAIL=…"),  # the field's name is no part of it
 ])
 def test_a_cut_never_falls_inside_an_address_local_part(text, width, expected):
     from ctxtop.context.sanitize import cut
