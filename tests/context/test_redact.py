@@ -234,6 +234,7 @@ CUT_PHONES = [
     ("v1.86-138…", "v1.86-138…"),
     ("phones: 1…", "phones: 1…"),
     ("telephone 1995…", "telephone 1995…"),  # (a word that only ends in one)
+    ("订单号码 138…", "订单号码 138…"),  # an order's number
 ]
 
 

@@ -100,10 +100,11 @@ _CUT_START = re.compile(
 )
 # A Chinese mobile number's first two to four digits right after a word naming a phone number ("手机 138…",
 # "Phone: 1380…", "电话号码为13…"): the word stays. Without it, "138…" is told from a year or a count by nothing
-# ("共 138…", "在 1995…"), and shows no more than a carrier's prefix, which millions of numbers share.
+# ("共 138…", "在 1995…"), and shows no more than a carrier's prefix, which millions of numbers share. (Not 号码 alone,
+# "number": "订单号码 138…" is an order's.)
 _CUT_PHONE_AFTER_ITS_NAME = re.compile(
     r"(?i)((?:\b(?:phone|tel|mobile|cell|call|dial|sms|whatsapp)\b(?:\s?(?:number|no\.?|#))?"
-    r"|手机号?码?|电话号?码?|联系电话|联系方式|号码|拨打|致电|短信)[:：.]?\s{0,3}(?:is\s|为|是)?\s{0,3})"
+    r"|手机号?码?|电话号?码?|联系电话|联系方式|拨打|致电|短信)[:：.]?\s{0,3}(?:is\s|为|是)?\s{0,3})"
     r"(?:\+?(?:00)?86[- ]?)?1[3-9]\d{0,2}[- ]?…"
 )
 # The end of a key or token after the cut: 16 characters or more of its alphabet with digits, capitals and small
