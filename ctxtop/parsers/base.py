@@ -10,7 +10,7 @@ from __future__ import annotations
 from sys import intern
 from typing import Any
 
-from ctxtop.parsers.jsonl import Buffer, DecodeError, iter_lines, loads
+from ctxtop.parsers.jsonl import DecodeError, Log, iter_lines, loads
 from ctxtop.parsers.model import (
     Block,
     Compaction,
@@ -184,7 +184,7 @@ class LineParser(Parser):
     def restore_state(self, state: Any) -> None:
         """Take back what ``carry_state`` gave, once ``entries`` are restored."""
 
-    def feed(self, data: Buffer, start: int = 0, first_line: int = 1, *, final: bool = True, stop: int | None = None,
+    def feed(self, data: Log, start: int = 0, first_line: int = 1, *, final: bool = True, stop: int | None = None,
              base: int = 0) -> int:
         """Parse the lines of ``data`` from byte ``start`` (up to ``stop``, just after a newline); return where to resume.
 

@@ -17,7 +17,7 @@ from typing import Any
 
 from ctxtop.parsers.base import DocumentParser, UnknownFormat
 from ctxtop.parsers.content import listed, mapping, user_text_category
-from ctxtop.parsers.jsonl import Buffer, json_text, loads
+from ctxtop.parsers.jsonl import Log, json_text, loads
 from ctxtop.parsers.model import (
     ASSISTANT,
     IMAGE,
@@ -72,7 +72,7 @@ def _read_member(archive: zipfile.ZipFile, name: str) -> bytes:
     return data
 
 
-def read_eval_zip(data: Buffer, sample: int = 1) -> dict | None:
+def read_eval_zip(data: Log, sample: int = 1) -> dict | None:
     """An `.eval` archive as the `.json` log shape (header fields plus the one `sample` asked for), or None.
 
     Raises ArchiveTooLarge when a member it reads would decompress past its limit."""

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import mmap
 import re
 from collections.abc import Iterator
 from typing import Any
@@ -11,7 +12,11 @@ import orjson
 
 from ctxtop.parsers.numbers import bounded_int
 
-Buffer = bytes | bytearray | memoryview
+# A log, or a part of one, to split into lines: its bytes, or the file mapped into memory (both have
+# ``find``, and their slices are bytes).
+Log = bytes | bytearray | mmap.mmap
+# What JSON is decoded from: a log, or one of its lines (a long line is a view into the log, see ``iter_lines``).
+Buffer = Log | memoryview
 
 
 class DecodeError(ValueError):
@@ -38,7 +43,7 @@ def loads(data: Buffer | str) -> Any:
     the stdlib path does the same with them (a lone surrogate becomes U+FFFD).
     Invalid UTF-8, NaN and nesting deeper than ``MAX_DEPTH`` are errors.
     """
-    if len(data) > BIG_LINE_BYTES:
+    if len(data) > BIG_LINE_BYTES or isinstance(data, mmap.mmap):  # (orjson reads no mmap; a log is mapped only when big)
         value = _stdlib_loads(data, "not JSON")
     else:
         try:
@@ -109,7 +114,7 @@ def _without_surrogates(value: Any) -> Any:
     return value
 
 
-def iter_lines(data: Buffer, start: int = 0, first_line: int = 1, stop: int | None = None,
+def iter_lines(data: Log, start: int = 0, first_line: int = 1, stop: int | None = None,
                base: int = 0) -> Iterator[tuple[int, int, Buffer, bool]]:
     """Yield ``(offset, line_number, line, complete)`` for each non-blank line before byte ``stop``.
 

@@ -18,7 +18,7 @@ from ctxtop.parsers import (
     swe_agent,
 )
 from ctxtop.parsers.base import DocumentParser, LineParser, Parser, UnknownFormat
-from ctxtop.parsers.jsonl import Buffer, DecodeError, iter_lines, loads
+from ctxtop.parsers.jsonl import DecodeError, Log, iter_lines, loads
 from ctxtop.parsers.tree import Tree, TreeParser
 
 PARSERS: dict[str, type[Parser]] = {
@@ -61,7 +61,7 @@ SNIFF_LINES = 25
 
 
 
-def detect(data: Buffer) -> str:
+def detect(data: Log) -> str:
     """The name of the format of ``data``, from its first records."""
     if bytes(data[:4]) == inspect_ai.ZIP_MAGIC:
         if inspect_ai.read_eval_zip(data) is not None:
@@ -104,7 +104,7 @@ def _looks(looks_like: Callable[[Any], bool], value: Any) -> bool:
         return False
 
 
-def _whole_document(data: Buffer, head_records: list[Any]) -> Any:
+def _whole_document(data: Log, head_records: list[Any]) -> Any:
     if len(head_records) == 1 and head_records[0] is not None:
         return head_records[0]
     try:
@@ -117,7 +117,7 @@ def _whole_document(data: Buffer, head_records: list[Any]) -> Any:
 PROGRESS_SLICE = 8 << 20
 
 
-def parse(data: Buffer, format: str | None = None, *, final: bool = True,
+def parse(data: Log, format: str | None = None, *, final: bool = True,
           progress: Callable[[float], None] | None = None, sample: int = 1) -> Parser:
     """Parse a whole log; returns the parser, which holds entries and diagnostics.
 
@@ -147,10 +147,12 @@ def parse(data: Buffer, format: str | None = None, *, final: bool = True,
     return parser
 
 
-def _feed_in_slices(parser: LineParser, data: Buffer, final: bool, progress: Callable[[float], None] | None) -> int:
+def _feed_in_slices(parser: LineParser, data: Log, final: bool, progress: Callable[[float], None] | None) -> int:
+    if progress is None:
+        return parser.feed(data, final=final)
     size, position, line = len(data), 0, 1
     while True:
-        cut = data.find(b"\n", position + PROGRESS_SLICE) if progress else -1
+        cut = data.find(b"\n", position + PROGRESS_SLICE)
         if cut == -1:
             return parser.feed(data, position, line, final=final)
         position = parser.feed(data, position, line, final=False, stop=cut + 1)
@@ -158,7 +160,7 @@ def _feed_in_slices(parser: LineParser, data: Buffer, final: bool, progress: Cal
         progress(position / size)
 
 
-def _document_or_lines(data: Buffer, parser: Parser, sample: int = 1) -> tuple[Any, list[int] | None]:
+def _document_or_lines(data: Log, parser: Parser, sample: int = 1) -> tuple[Any, list[int] | None]:
     """A single JSON document, or JSON Lines of messages gathered into a list."""
     archive = inspect_ai.read_eval_zip(data, sample)
     if archive is not None:

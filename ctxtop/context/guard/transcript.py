@@ -121,7 +121,7 @@ def current_session(transcript: str | os.PathLike, known: Known) -> Session:
     parser = parser_type()
     data = read_log(transcript)
     try:
-        parser.feed(data, 0, final=False)  # type: ignore[arg-type]  # an mmap reads as bytes (as in tail_first)
+        parser.feed(data, 0, final=False)
     finally:
         if hasattr(data, "close"):
             data.close()
@@ -142,7 +142,7 @@ def window_before_last_compaction(known: Known) -> Window | None:
             return None
         previous = last_boundary(data, parser_type.boundary_marker, parser_type.is_boundary, end=last) or 0
         parser = parser_type()
-        parser.feed(data, previous, final=False, stop=last)  # type: ignore[arg-type]  # an mmap reads as bytes (as in tail_first)
+        parser.feed(data, previous, final=False, stop=last)
     finally:
         if hasattr(data, "close"):
             data.close()
@@ -214,7 +214,7 @@ def read_appended(path: str, log_format: str, offset: int, budget: int | None = 
         if budget is not None and size - offset > budget:
             newline = data.find(b"\n", offset + budget)
             stop = newline + 1 if newline != -1 else None
-        end = parser.feed(data, offset, final=False, stop=stop)  # type: ignore[arg-type]  # an mmap reads as bytes (as in tail_first)
+        end = parser.feed(data, offset, final=False, stop=stop)
     finally:
         if hasattr(data, "close"):
             data.close()
