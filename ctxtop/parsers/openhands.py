@@ -15,6 +15,7 @@ from __future__ import annotations
 from typing import Any
 
 from ctxtop.parsers.base import DocumentParser
+from ctxtop.parsers.content import mapping
 from ctxtop.parsers.jsonl import json_text
 from ctxtop.parsers.model import (
     ASSISTANT,
@@ -51,7 +52,7 @@ def _is_v1_event(event: dict) -> bool:
 class OpenHandsParser(DocumentParser):
     name = "openhands"
     description = "OpenHands trajectory: a JSON array of V0 action/observation events or V1 (SDK) `kind` events"
-    locations = ("the file given to save_trajectory_path",)
+    locations: tuple[str, ...] = ("the file given to save_trajectory_path",)  # (typed: the events parser below names two)
 
     def parse(self, document: Any, offsets: list[int] | None = None) -> None:
         if not isinstance(document, list):
@@ -83,8 +84,8 @@ class OpenHandsParser(DocumentParser):
         kind = event.get("action") or event.get("observation")
         if not isinstance(kind, str) or kind in SKIPPED:
             return None
-        args = event.get("args") if isinstance(event.get("args"), dict) else {}
-        metadata = event.get("tool_call_metadata") if isinstance(event.get("tool_call_metadata"), dict) else {}
+        args = mapping(event.get("args"))
+        metadata = mapping(event.get("tool_call_metadata"))
         tool_id = metadata.get("tool_call_id") if isinstance(metadata.get("tool_call_id"), str) else None
         # The function the model called, when the event names it: a call and its result are counted under one tool
         # (the action and the observation kinds differ: str_replace_editor is answered by an "edit" observation).
@@ -115,7 +116,7 @@ class OpenHandsParser(DocumentParser):
         return blocks
 
     def _condensation(self, event: dict, forgotten: set[str], offset: int) -> None:
-        args = event.get("args") if isinstance(event.get("args"), dict) else {}
+        args = mapping(event.get("args"))
         ids = args.get("forgotten_event_ids")
         if isinstance(ids, list):
             forgotten.update(str(i) for i in ids if isinstance(i, (int, str)))
@@ -172,10 +173,10 @@ def from_v1(event: dict) -> dict:
         prompt = event.get("system_prompt")
         return {**base, "action": "system", "args": {"content": _text(prompt), "tools": event.get("tools")}}
     if kind == "MessageEvent":
-        message = event.get("llm_message") if isinstance(event.get("llm_message"), dict) else {}
+        message = mapping(event.get("llm_message"))
         return {**base, "action": "message", "args": {"content": _text(message.get("content"))}}
     if kind == "ActionEvent":
-        action = event.get("action") if isinstance(event.get("action"), dict) else {}
+        action = mapping(event.get("action"))
         args = {k: v for k, v in action.items() if k != "kind"}
         args["thought"] = _text(event.get("thought"))
         # Every V1 action is a tool call, `finish` and `think` included (they get observations too):
@@ -183,7 +184,7 @@ def from_v1(event: dict) -> dict:
         return {**base, "action": "v1_tool_call", "args": args,
                 "tool_call_metadata": {"function_name": event.get("tool_name") or action.get("kind"), "tool_call_id": event.get("tool_call_id")}}
     if kind in ("ObservationEvent", "UserRejectObservation", "AgentErrorEvent"):
-        observation = event.get("observation") if isinstance(event.get("observation"), dict) else {}
+        observation = mapping(event.get("observation"))
         content = _text(observation.get("content")) or _text(event.get("error")) or _text(event.get("rejection_reason"))
         return {**base, "observation": event.get("tool_name") or "observation", "content": content,
                 "tool_call_metadata": {"function_name": event.get("tool_name"), "tool_call_id": event.get("tool_call_id")}}
