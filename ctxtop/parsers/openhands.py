@@ -221,5 +221,6 @@ def _usage(event: dict) -> tuple[Usage | None, str | None]:
     if isinstance(metrics, dict) and isinstance(metrics.get("token_usages"), list) and metrics["token_usages"]:
         last = metrics["token_usages"][-1]
         if isinstance(last, dict) and number(last.get("prompt_tokens")) is not None:
-            return Usage(last["prompt_tokens"], number(last.get("completion_tokens")) or 0), last.get("model")
+            model = last.get("model")
+            return Usage(last["prompt_tokens"], number(last.get("completion_tokens")) or 0), model if isinstance(model, str) else None
     return None, None

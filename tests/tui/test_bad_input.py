@@ -48,6 +48,13 @@ def _inspect_sample(document: dict) -> dict:
     return document["samples"][0]
 
 
+def _openhands_metrics_model_is_an_object(document: list) -> None:
+    """The first tool call's usage moved to ``llm_metrics`` (where an event without a model response has it), its model an object."""
+    event = next(e for e in document if "model_response" in e.get("tool_call_metadata", {}))
+    del event["tool_call_metadata"]["model_response"]
+    event["llm_metrics"] = {"token_usages": [{"prompt_tokens": 1200, "completion_tokens": 30, "model": {"name": "x"}}]}
+
+
 # Valid JSON whose fields have types the formats do not use: read, the odd field taken for nothing (or as text).
 WRONG_TYPES = {
     "claude_first_record_type_is_a_list": lambda: b'{"type": [], "sessionId": "x"}\n' + GOOD,
@@ -58,6 +65,7 @@ WRONG_TYPES = {
         "inspect_compaction.json", lambda d: next(m for m in _inspect_sample(d)["messages"] if "tool_calls" in m).update(tool_calls=-1)),
     "inspect_event_metadata_is_text": lambda: _changed(
         "inspect_compaction.json", lambda d: next(e for e in _inspect_sample(d)["events"] if e["event"] == "compaction").update(metadata="x")),
+    "openhands_metrics_model_is_an_object": lambda: _changed("openhands_condensation.json", _openhands_metrics_model_is_an_object),
     "openai_tool_calls_is_a_number": lambda: _changed(
         "openai_messages.json", lambda d: next(m for m in d if "tool_calls" in m).update(tool_calls=-1)),
 }
