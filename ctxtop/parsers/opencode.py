@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ctxtop.parsers.content import mapping
 from ctxtop.parsers.jsonl import json_text
 from ctxtop.parsers.model import (
     ASSISTANT,
@@ -95,7 +96,7 @@ def _blocks(parts: list[dict], role: Any) -> list[Block]:
         elif kind == "file":
             blocks.append(Block(INJECTED, str(part.get("filename") or part.get("url") or "")))
         elif kind == "tool":
-            state = part.get("state") if isinstance(part.get("state"), dict) else {}
+            state = mapping(part.get("state"))
             name, call = part.get("tool"), part.get("callID")
             blocks.append(Block(TOOL_CALL, json_text(state.get("input", {})), tool_name=name, tool_id=call))
             if state.get("status") in ("completed", "error"):
@@ -110,6 +111,6 @@ def _usage(message: dict) -> Usage | None:
     # Numbers are handed on as read (Parser.checked_usage keeps the counts and counts the rest).
     if not isinstance(tokens, dict) or number(tokens.get("input")) is None:
         return None
-    cache = tokens.get("cache") if isinstance(tokens.get("cache"), dict) else {}
+    cache = mapping(tokens.get("cache"))
     prompt = summed(tokens["input"], cache.get("read"), cache.get("write"))
     return Usage(prompt, number(tokens.get("output")) or 0, reasoning_tokens=number(tokens.get("reasoning")))
