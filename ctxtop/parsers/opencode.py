@@ -48,12 +48,12 @@ class OpencodeParser(TreeParser):
         if not sessions:
             self.malformed(0, "no opencode session")
             return
-        session = max(sessions, key=lambda s: ((s.get("time") or {}).get("updated") or 0, str(s.get("id"))))
+        session = max(sessions, key=lambda s: (_time(s, "updated"), str(s.get("id"))))
         sid = session.get("id")
         self.meta.session_id = sid if isinstance(sid, str) else None
         self.meta.title = session.get("title") if isinstance(session.get("title"), str) else None
         messages = [m for name in files if name.startswith(f"message/{sid}/") and isinstance(m := self.load(files, name), dict)]
-        messages.sort(key=lambda m: ((m.get("time") or {}).get("created") or 0, str(m.get("id"))))
+        messages.sort(key=lambda m: (_time(m, "created"), str(m.get("id"))))
         parts_of: dict[str, list[dict]] = {}
         for name in files:
             if name.startswith("part/"):
@@ -82,6 +82,12 @@ class OpencodeParser(TreeParser):
             if blocks:
                 self.add_entry(role if role in ("user", "assistant") else "assistant", blocks, 0, 0, uid=message.get("id"),
                                usage=usage, model=model)
+
+
+def _time(record: dict, name: str) -> int | float:
+    """A session's or message's ``time.<name>`` (milliseconds), what they are ordered by; 0 when it is missing or no number."""
+    value = mapping(record.get("time")).get(name)
+    return value if isinstance(value, (int, float)) else 0
 
 
 def _blocks(parts: list[dict], role: Any) -> list[Block]:

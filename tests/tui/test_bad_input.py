@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 
 import pytest
 
@@ -70,6 +71,13 @@ WRONG_TYPES = {
         "openai_messages.json", lambda d: next(m for m in d if "tool_calls" in m).update(tool_calls=-1)),
 }
 
+# The same in a folder format: one file of tests/data/opencode_storage changed.
+WRONG_TYPES_IN_FOLDERS = {
+    "opencode_session_time_is_text": ("session/proj1/ses_a.json", lambda d: d.update(time="yesterday")),
+    "opencode_session_updated_is_text": ("session/proj1/ses_a.json", lambda d: d["time"].update(updated="late")),
+    "opencode_message_created_is_text": ("message/ses_b/msg_02.json", lambda d: d["time"].update(created="soon")),
+}
+
 
 def run(capsys, *argv):
     code = main(list(argv))
@@ -108,6 +116,19 @@ def test_fields_of_unexpected_types_cost_the_field_not_the_log(tmp_path, capsys,
     path.write_bytes(WRONG_TYPES[name]())
     code, out, err = run(capsys, *command, str(path))
     assert code in (0, 1), err  # read (check exits 1 for its findings), not refused nor an internal error
+    if command == ["export"]:
+        assert json.loads(out)["at"]["messages"] > 1
+
+
+@pytest.mark.parametrize("command", COMMANDS, ids=" ".join)
+@pytest.mark.parametrize("name", sorted(WRONG_TYPES_IN_FOLDERS))
+def test_fields_of_unexpected_types_in_a_folder_cost_the_field_not_the_log(tmp_path, capsys, command, name):
+    changed, change = WRONG_TYPES_IN_FOLDERS[name]
+    folder = tmp_path / "opencode_storage"
+    shutil.copytree(DATA / "opencode_storage", folder)
+    (folder / changed).write_bytes(_changed(f"opencode_storage/{changed}", change))
+    code, out, err = run(capsys, *command, str(folder))
+    assert code in (0, 1), err
     if command == ["export"]:
         assert json.loads(out)["at"]["messages"] > 1
 
