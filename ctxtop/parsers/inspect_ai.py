@@ -109,7 +109,7 @@ class InspectParser(DocumentParser):
         wanted = self.sample  # 1-based
         if count > 1 or wanted != 1:
             self.diagnostics.note(f"sample {wanted} of {count} (open another with LOG#N)")
-        eval_info = document.get("eval") if isinstance(document.get("eval"), dict) else {}
+        eval_info = mapping(document.get("eval"))
         if isinstance(eval_info.get("model"), str):
             self.meta.model = eval_info["model"].split("/", 1)[-1]
         index = wanted - 1 - document.get("_sample_offset", 0)
@@ -129,12 +129,12 @@ class InspectParser(DocumentParser):
                 continue
             blocks = _blocks(message)
             compaction = None
-            metadata = message.get("metadata") if isinstance(message.get("metadata"), dict) else {}
+            metadata = mapping(message.get("metadata"))
             if metadata.get("summary") and compactions:
                 event = compactions.pop(0)
                 # `messages` is what the sample ended with: everything before the summary survived it.
                 kept = tuple(e.uid for e in self.entries if e.uid)
-                details = event.get("metadata") if isinstance(event.get("metadata"), dict) else {}
+                details = mapping(event.get("metadata"))
                 compaction = Compaction("inspect_compaction", trigger=details.get("trigger"),
                                         pre_tokens=event.get("tokens_before"), post_tokens=event.get("tokens_after"),
                                         preserved_ids=kept)

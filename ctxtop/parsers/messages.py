@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from ctxtop.parsers.base import DocumentParser
-from ctxtop.parsers.content import as_text, blocks_from_anthropic, image_size, listed, user_text_category
+from ctxtop.parsers.content import as_text, blocks_from_anthropic, image_size, listed, mapping, user_text_category
 from ctxtop.parsers.jsonl import json_text
 from ctxtop.parsers.model import ASSISTANT, IMAGE, SYSTEM, TOOL_CALL, TOOL_RESULT, TOOLS, Block, Usage
 from ctxtop.parsers.numbers import number, summed
@@ -128,7 +128,7 @@ class OpenAIMessagesParser(DocumentParser):
         for call in listed(message.get("tool_calls")):
             if not isinstance(call, dict):
                 continue
-            function = call.get("function") if isinstance(call.get("function"), dict) else {}
+            function = mapping(call.get("function"))
             blocks.append(
                 Block(TOOL_CALL, as_text(function.get("arguments")), tool_name=_str(function.get("name")), tool_id=_str(call.get("id")))
             )
