@@ -63,7 +63,8 @@ class AdkSessionParser(DocumentParser):
                 self.malformed(0, f"event {position + 1} is not an object")
                 continue
             uid = str(event.get("id") or f"event-{position}")
-            stamp = event.get("timestamp") if isinstance(event.get("timestamp"), (int, float)) else float(position)
+            timestamp = event.get("timestamp")
+            stamp = timestamp if isinstance(timestamp, (int, float)) else float(position)
             compaction = _get(_get(event, "actions"), "compaction")
             if isinstance(compaction, dict):
                 self._compaction(compaction, uid, stamp, ranges, times)

@@ -88,8 +88,7 @@ class CodexParser(LineParser):
         elif kind == "response_item":
             blocks = self._item_blocks(payload, line)
             if blocks:
-                role = payload.get("role") if isinstance(payload.get("role"), str) else _ROLE_OF_ITEM.get(payload.get("type"), "assistant")
-                self.add_entry(role, blocks, offset, line, timestamp=timestamp, model=self.meta.model)
+                self.add_entry(_role_of(payload), blocks, offset, line, timestamp=timestamp, model=self.meta.model)
         elif kind == "event_msg":
             self._event(payload, offset, line, timestamp)
         elif kind == "compacted":
@@ -224,6 +223,14 @@ _ROLE_OF_ITEM = {
     "local_shell_call_output": "tool",
     "compaction": "system",
 }
+
+
+def _role_of(item: dict) -> str:
+    """The role a response item is counted under: its own, else the one its type implies."""
+    role, kind = item.get("role"), item.get("type")
+    if isinstance(role, str):
+        return role
+    return _ROLE_OF_ITEM.get(kind, "assistant") if isinstance(kind, str) else "assistant"
 
 
 def _message_blocks(item: dict) -> list[Block]:
