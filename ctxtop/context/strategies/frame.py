@@ -10,7 +10,7 @@ never re-reads or re-tokenizes text.
 from __future__ import annotations
 
 from bisect import bisect_left
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from itertools import accumulate
 
 from ctxtop.context.rules.constraints import Constraint, Status, WindowText
@@ -37,18 +37,22 @@ class Message:
     first_category: str
 
 
-@dataclass
+@dataclass(init=False)  # (its __init__ takes None for prompt_tokens and budget, which it resolves)
 class Frame:
     window: Window
     counter: TokenCounter
-    constraints: list[Constraint] = field(default_factory=list)
+    constraints: list[Constraint]
     # What triggers compare against: the prompt size the log reports, or our estimate.
-    prompt_tokens: int | None = None
-    limit: int = 200_000
-    budget: int | None = None  # target of size-driven strategies; half the window by default
-    text: WindowText | None = None  # the window's readable text, when the caller already built it
+    prompt_tokens: int
+    limit: int
+    budget: int  # target of size-driven strategies; half the window by default
+    text: WindowText | None  # the window's readable text, when the caller already built it
 
-    def __post_init__(self) -> None:
+    def __init__(self, window: Window, counter: TokenCounter, constraints: list[Constraint] | None = None,
+                 prompt_tokens: int | None = None, limit: int = 200_000, budget: int | None = None,
+                 text: WindowText | None = None) -> None:
+        self.window, self.counter, self.limit, self.text = window, counter, limit, text
+        self.constraints = [] if constraints is None else constraints
         blocks = self.window.blocks
         self.blocks: list[WindowBlock] = blocks
         self.tokens: list[int] = [b.tokens for b in blocks]
@@ -63,10 +67,8 @@ class Frame:
         self.history_blocks: list[int] = [i for i, resident in enumerate(self.resident) if not resident]
         self.resident_blocks: list[int] = [i for i, resident in enumerate(self.resident) if resident]
         self.history_total = self.history_prefix[-1]
-        if self.prompt_tokens is None:
-            self.prompt_tokens = self.total
-        if self.budget is None:
-            self.budget = self.total // 2
+        self.prompt_tokens = self.total if prompt_tokens is None else prompt_tokens
+        self.budget = self.total // 2 if budget is None else budget
         self.messages = self._messages()
         self.message_of: list[int] = [-1] * len(blocks)
         for number, message in enumerate(self.messages):
