@@ -140,10 +140,10 @@ class InspectParser(DocumentParser):
                                         preserved_ids=kept)
                 blocks = [Block(SUMMARY, b.text) if b.category not in (IMAGE,) else b for b in blocks]
             if blocks:
-                uid = message.get("id")
+                uid = message.get("id") if isinstance(message.get("id"), str) else None  # (an entry's uid is a string or none)
                 self.add_entry(message["role"], blocks, 0, 0, uid=uid, compaction=compaction,
                                model=message.get("model") if isinstance(message.get("model"), str) else None,
-                               usage=by_reply.pop(uid, None) if isinstance(uid, str) and message["role"] == "assistant" else None)
+                               usage=by_reply.pop(uid, None) if uid is not None and message["role"] == "assistant" else None)
         if self.entries and len(by_reply) == replies:  # no call's usage was taken by its reply
             # Replies without ids (or calls whose replies are not in the messages): the last call's usage is
             # the size of the window at the end, at least.

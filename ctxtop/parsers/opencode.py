@@ -64,10 +64,11 @@ class OpencodeParser(TreeParser):
         for message in messages:
             parts = sorted(parts_of.get(str(message.get("id")), []), key=lambda p: str(p.get("id")))
             role = message.get("role")
+            uid = message.get("id") if isinstance(message.get("id"), str) else None  # (an entry's uid is a string or none)
             if role == "user" and any(p.get("type") == "compaction" for p in parts):
                 auto = next((p.get("auto") for p in parts if p.get("type") == "compaction"), None)
                 pending = Compaction("opencode_compaction", trigger="auto" if auto else "manual", summary_follows=True)
-                self.add_entry("system", [], 0, 0, uid=message.get("id"), compaction=pending)
+                self.add_entry("system", [], 0, 0, uid=uid, compaction=pending)
                 continue
             blocks = _blocks(parts, role)
             if role == "assistant" and message.get("summary") is True:
@@ -80,7 +81,7 @@ class OpencodeParser(TreeParser):
             if model:
                 self.meta.model = model
             if blocks:
-                self.add_entry(role if role in ("user", "assistant") else "assistant", blocks, 0, 0, uid=message.get("id"),
+                self.add_entry(role if role in ("user", "assistant") else "assistant", blocks, 0, 0, uid=uid,
                                usage=usage, model=model)
 
 

@@ -64,6 +64,8 @@ WRONG_TYPES = {
     "adk_result_name_is_a_number": lambda: _changed("adk_session.json", lambda d: _adk_part(d, "functionResponse").update(name=-1)),
     "inspect_tool_calls_is_a_number": lambda: _changed(
         "inspect_compaction.json", lambda d: next(m for m in _inspect_sample(d)["messages"] if "tool_calls" in m).update(tool_calls=-1)),
+    "inspect_message_id_is_an_object": lambda: _changed(
+        "inspect_compaction.json", lambda d: _inspect_sample(d)["messages"][0].update(id={"a": 1})),
     "inspect_event_metadata_is_text": lambda: _changed(
         "inspect_compaction.json", lambda d: next(e for e in _inspect_sample(d)["events"] if e["event"] == "compaction").update(metadata="x")),
     "openhands_metrics_model_is_an_object": lambda: _changed("openhands_condensation.json", _openhands_metrics_model_is_an_object),
@@ -76,6 +78,7 @@ WRONG_TYPES_IN_FOLDERS = {
     "opencode_session_time_is_text": ("session/proj1/ses_a.json", lambda d: d.update(time="yesterday")),
     "opencode_session_updated_is_text": ("session/proj1/ses_a.json", lambda d: d["time"].update(updated="late")),
     "opencode_message_created_is_text": ("message/ses_b/msg_02.json", lambda d: d["time"].update(created="soon")),
+    "opencode_message_id_is_an_object": ("message/ses_b/msg_02.json", lambda d: d.update(id={"a": 1})),
 }
 
 
