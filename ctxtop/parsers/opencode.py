@@ -74,7 +74,8 @@ class OpencodeParser(TreeParser):
             if role == "assistant" and message.get("summary") is True:
                 blocks = [Block(SUMMARY, b.text) if b.category == ASSISTANT else b for b in blocks]
             # A summary's usage is the summarizer's call over the old history, not the window's size.
-            usage = _usage(message) if role == "assistant" and message.get("summary") is not True else None
+            # Checked here, not only by add_entry: the prompt size may become the pending compaction's post_tokens.
+            usage = self.checked_usage(_usage(message)) if role == "assistant" and message.get("summary") is not True else None
             if pending is not None and usage is not None and pending.post_tokens is None and not message.get("summary"):
                 pending.post_tokens = usage.prompt_tokens
             model = message.get("modelID") if isinstance(message.get("modelID"), str) else None

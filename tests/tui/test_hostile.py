@@ -21,6 +21,7 @@ from pathlib import Path
 import pytest
 
 from ctxtop.context.output.json_document import json_document
+from ctxtop.context.output.snapshot import build_snapshot
 from ctxtop.context.rules.pin_store import SavedPins, load_session_pins, save_session_pins
 from ctxtop.context.sanitize import clean_text
 from ctxtop.context.window.session import Session
@@ -467,6 +468,7 @@ def test_a_log_path_with_del_does_not_break_its_pins_file(tmp_path):
     ("openhands_condensation.json", '"prompt_tokens": 1200'),
     ("inspect_compaction.json", '"input_tokens": 650'),
     ("opencode_storage", '"input":50'),
+    ("opencode_storage", '"input":20'),  # the first call after a compaction: its prompt size is the compaction's post_tokens
 ])
 @pytest.mark.parametrize("bad", ["-7", HUGE, "true", "1.5"])
 def test_a_bad_usage_number_is_counted_in_every_format(tmp_path, source, field, bad):
@@ -487,3 +489,6 @@ def test_a_bad_usage_number_is_counted_in_every_format(tmp_path, source, field, 
     for entry in session.parser.entries:
         if entry.usage is not None:
             assert type(entry.usage.prompt_tokens) is int and 0 <= entry.usage.prompt_tokens < 2**53
+        if entry.compaction is not None:
+            assert entry.compaction.post_tokens is None or type(entry.compaction.post_tokens) is int
+    build_snapshot(session)  # the window replayed, and its numbers written out
