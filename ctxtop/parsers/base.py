@@ -15,6 +15,7 @@ from ctxtop.parsers.model import (
     Block,
     Compaction,
     Diagnostics,
+    Entries,
     Entry,
     ParseResult,
     SessionMeta,
@@ -53,7 +54,7 @@ class Parser:
         return False
 
     def __init__(self) -> None:
-        self.entries: list[Entry] = []
+        self.entries: Entries = []
         self.diagnostics = Diagnostics()
         self.meta = SessionMeta()
         self.sidechain = SidechainTotals()

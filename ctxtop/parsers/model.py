@@ -6,6 +6,8 @@ computed from them (token counts, windows, audits) lives in ``context``.
 
 from __future__ import annotations
 
+from abc import abstractmethod
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from sys import intern
 from typing import Protocol
@@ -201,6 +203,21 @@ class Diagnostics:
             self.examples.append(message)
 
 
+class EntryList(Sequence[Entry]):
+    """Entries kept in something other than a list, to which a parser still adds: the store that keeps
+    the settled ones packed (``context.store.entry_store.EntryStore``)."""
+
+    @abstractmethod
+    def append(self, entry: Entry) -> None: ...
+
+    @abstractmethod
+    def __delitem__(self, position: slice) -> None: ...
+
+
+# A parser's entries: a list, or an EntryList.
+Entries = list[Entry] | EntryList
+
+
 @dataclass(slots=True)
 class SessionMeta:
     session_id: str | None = None
@@ -224,7 +241,7 @@ class SidechainTotals:
 @dataclass(slots=True)
 class ParseResult:
     format: str
-    entries: list[Entry]
+    entries: Entries
     diagnostics: Diagnostics
     meta: SessionMeta
     sidechain: SidechainTotals = field(default_factory=SidechainTotals)

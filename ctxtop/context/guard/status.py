@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ctxtop.context.guard.payload import Payload
@@ -47,7 +48,7 @@ def window_state(known: Known, rules: list[Constraint]) -> WindowState:
     return WindowState(session.reported_at(None), session.limit()[0], statuses)
 
 
-def advanced(state: WindowState, entries: list[Entry], rules: list[Constraint]) -> WindowState:
+def advanced(state: WindowState, entries: Sequence[Entry], rules: list[Constraint]) -> WindowState:
     """``state`` after ``entries`` were appended (none of them a compaction): a rule not kept may be restated."""
     reported = next((e.usage.prompt_tokens for e in reversed(entries) if e.usage is not None), state.reported)
     statuses = dict(state.statuses)

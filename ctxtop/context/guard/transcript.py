@@ -35,7 +35,7 @@ from ctxtop.context.window.tail_first import last_boundary, tail_session
 from ctxtop.context.window.tokens import DEFAULT_ENCODING, TokenCounter
 from ctxtop.parsers import registry
 from ctxtop.parsers.base import LineParser
-from ctxtop.parsers.model import Entry
+from ctxtop.parsers.model import Entries
 from ctxtop.parsers.registry import PARSERS, UnknownFormat
 
 KNOWN_VERSION = 3  # 2: rule ids and facts from the text as shown; 3: no rules from example blocks
@@ -195,7 +195,7 @@ def _catch_up(known: Known) -> Known | None:
 
 
 class Appended(NamedTuple):
-    entries: list[Entry]
+    entries: Entries
     end: int  # where the whole lines read end
     cut: bool  # whole lines after them were left for later (``budget``); else only a line still being written, if any
 

@@ -40,7 +40,7 @@ from typing import overload
 
 from ctxtop.context.store.entry_codec import decode_entry, encode_entry
 from ctxtop.context.store.lazy_text import LogTexts
-from ctxtop.parsers.model import Entry
+from ctxtop.parsers.model import Entry, EntryList
 
 try:
     from isal import isal_zlib as deflate
@@ -54,7 +54,7 @@ CACHED_BATCHES = 32
 UNPACKED_ALL_BATCHES = 640
 
 
-class EntryStore(Sequence[Entry]):
+class EntryStore(EntryList):
     """The list of a session's entries; those before ``frozen`` are packed."""
 
     def __init__(self, entries: Iterable[Entry] = (), texts: LogTexts | None = None) -> None:

@@ -89,6 +89,9 @@ def save(path: Path, parser: LineParser, accounting_saved: dict, derived_saved: 
          encoding: str) -> None:
     """Write the index of ``parser``'s entries, read from the log's first ``indexed`` bytes (digest ``digest``),
     with the session's counts and what it derived from its entries as plain data (``Session.saved_derived``)."""
+    entries = parser.entries
+    if not isinstance(entries, EntryStore):  # (a JSON Lines session read in chunks keeps its entries in one)
+        raise ValueError("only entries kept in an EntryStore are indexed")
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, temporary = tempfile.mkstemp(dir=path.parent, prefix=".index-")
     try:
@@ -96,8 +99,8 @@ def save(path: Path, parser: LineParser, accounting_saved: dict, derived_saved: 
             file.write(MAGIC)
             out = _Checksummed(file)
             _write(out, {"version": INDEX_VERSION, "format": parser.name, "encoding": encoding, "indexed": indexed,
-                          "digest": digest, "entries": len(parser.entries)})
-            for blob in parser.entries.packed_batches():  # (a JSON Lines session's entries are a store)
+                          "digest": digest, "entries": len(entries)})
+            for blob in entries.packed_batches():
                 _write_blob(out, blob)
             d, m = parser.diagnostics, parser.meta
             _write(out, {

@@ -12,7 +12,7 @@ import math
 import threading
 from array import array
 from bisect import bisect_right
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 from ctxtop.context.window.estimate import SAMPLED_TEXT_CHARS, Calibration, calibrated_kind, sample_pieces, sampled_estimate
 from ctxtop.context.window.tokens import DIGEST_BYTES, TokenCounter
@@ -163,7 +163,7 @@ class Accounting:
         """Every entry's block tokens as lists (for comparing two accountings)."""
         return [list(self.of(i)) for i in range(self.counted)]
 
-    def update(self, entries: list[Entry], start: int = 0, stop: int | None = None) -> int:
+    def update(self, entries: Sequence[Entry], start: int = 0, stop: int | None = None) -> int:
         """Count entries from position ``start`` (live tailing passes the first changed one) to ``stop``.
 
         Only those entries' texts are read; the reasoning estimates of the model
@@ -197,7 +197,7 @@ class Accounting:
         self.counter.persist()
         return call_start
 
-    def _count_or_estimate(self, counted: list[Entry], texts: list[str], keys: list[bytes]) -> list[int]:
+    def _count_or_estimate(self, counted: Sequence[Entry], texts: list[str], keys: list[bytes]) -> list[int]:
         """Each text's count, from the caches or tokenized, or else estimated (marked in ``_rough``)."""
         known = self.counter.known(texts, keys)
         calibration, counter = self.calibration, self.counter
@@ -252,13 +252,13 @@ class Accounting:
         return sum(self.of(position))
 
     @staticmethod
-    def _call_start(entries: list[Entry], start: int) -> int:
+    def _call_start(entries: Sequence[Entry], start: int) -> int:
         # Reasoning estimates depend on the whole model call, so restart at its first entry.
         while start > 0 and entries[start - 1].usage is None:
             start -= 1
         return start
 
-    def _estimate_opaque_reasoning(self, span: list[Entry], start: int) -> int:
+    def _estimate_opaque_reasoning(self, span: Sequence[Entry], start: int) -> int:
         """Give encrypted/empty reasoning the output tokens its model call reports.
 
         A call is the run of entries up to one that carries usage. The reasoning

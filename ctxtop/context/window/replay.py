@@ -8,7 +8,7 @@ place. A microcompaction swaps the cleared tool results for a placeholder.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field, replace
 
 from ctxtop.context.store.lazy_text import read_texts
@@ -143,7 +143,7 @@ class Replay:
     log may still gain blocks).
     """
 
-    def __init__(self, entries: list[Entry], accounting: Accounting, harness: HarnessPrefix | None = None, *,
+    def __init__(self, entries: Sequence[Entry], accounting: Accounting, harness: HarnessPrefix | None = None, *,
                  earlier_reasoning_kept: bool = True, first_call_prefix: HarnessPrefix | None = None) -> None:
         """``harness``: the prefix already inferred from an earlier call these entries do not hold.
         ``first_call_prefix`` (without ``harness``): the prefix the first call of these entries infers, in the
@@ -258,7 +258,7 @@ class Replay:
         if compaction.preserved_segment:
             head, tail = (self._by_uid.get(u) for u in compaction.preserved_segment)
             if head is not None and tail is not None and head <= tail:
-                return entries[head - 1 : tail]
+                return list(entries[head - 1 : tail])  # a list: _flush empties it (a Sequence's slice need not be one)
         return []
 
     def window_at(self, message: int | None = None) -> Window:
@@ -321,7 +321,7 @@ class Replay:
                 window.clear(index, self._placeholder_tokens())
 
 
-def first_call_prefix(entries: list[Entry], accounting: Accounting, first_call: int, *, earlier_reasoning_kept: bool) -> HarnessPrefix | None:
+def first_call_prefix(entries: Sequence[Entry], accounting: Accounting, first_call: int, *, earlier_reasoning_kept: bool) -> HarnessPrefix | None:
     """The harness prefix the log's first model call (the entry at position ``first_call``) infers (None: none,
     as when the log holds the system prompt and tools). What it stands for was sent with that call, so it was
     in the window before it: a replay given it (``Replay(first_call_prefix=…)``) shows it in the windows before

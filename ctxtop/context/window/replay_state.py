@@ -16,7 +16,7 @@ form, kept apart so that ``replay`` stays about replaying.
 from __future__ import annotations
 
 from array import array
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from ctxtop.context.window.accounting import Accounting
 from ctxtop.context.window.harness import HarnessPrefix, HarnessTracker
@@ -54,7 +54,7 @@ def _where(item: WindowBlock) -> int:
     raise ValueError("a replayed block that is neither in its entry nor in its compaction's replacement")
 
 
-def restored_replay(saved: tuple, entries: list[Entry], accounting: Accounting, *, earlier_reasoning_kept: bool) -> Replay:
+def restored_replay(saved: tuple, entries: Sequence[Entry], accounting: Accounting, *, earlier_reasoning_kept: bool) -> Replay:
     """The replay ``saved_replay`` saved, over the same ``entries`` (read back as they are needed)."""
     (position, compacted, last_compaction_at, cleared, preserved, at, blocks, totals, window_harness, exact_to, reported,
      (prefix, by_model, last_unexplained, call_output, tools_changed, before_first_call)) = saved

@@ -37,7 +37,7 @@ from ctxtop.context.window.tokens import DEFAULT_ENCODING, TokenCounter
 from ctxtop.context.window.tool_column import ToolColumn
 from ctxtop.parsers import registry
 from ctxtop.parsers.base import LineParser, Parser
-from ctxtop.parsers.model import Block, Entry
+from ctxtop.parsers.model import Block, Entries
 
 
 @dataclass(slots=True, frozen=True)
@@ -332,7 +332,7 @@ class Session:
 
     # --- basic facts -----------------------------------------------------------
     @property
-    def entries(self) -> list[Entry]:
+    def entries(self) -> Entries:
         return self.parser.entries
 
     @property
