@@ -56,6 +56,7 @@ class LogFollower:
         self.lock = threading.RLock()
         self.grace_seconds = ROTATION_GRACE_SECONDS
         self.missing_since: float | None = None  # when the file was first found gone (waiting for a new one)
+        self.session: Session  # set by _open (which, on a reopen, reads the one it replaces)
         self._open(progress)
 
     @property
@@ -102,7 +103,8 @@ class LogFollower:
             except OSError as exc:
                 raise SourceError(f"{self.path}: {exc.strerror or exc}") from None
             self.missing_since = None
-            if self.signature is not None:
+            parser = self.session.parser
+            if not isinstance(parser, LineParser):  # rewritten whole: its signature is what tells a change
                 return self._poll_whole()
             if (info.st_dev, info.st_ino) != self.identity:
                 return self._reset("the file was replaced; read again from the start")
@@ -118,7 +120,6 @@ class LogFollower:
             subagents = self.session.subagents is not None and self.session.subagents.refresh(changed)
             if info.st_size == self.offset:
                 return Update(len(self.session.entries), 0, subagents=True) if subagents else None
-            parser = self.session.parser
             # Read the appended bytes with plain reads, not a mapping: a file truncated under a
             # mapping kills the process (SIGBUS); under a read it only comes back short.
             data = read_appended(self.file, self.offset, info.st_size)
@@ -160,7 +161,7 @@ class LogFollower:
     def _signature(self) -> tuple:
         if self.file.is_dir():
             return tree_signature(self.file)
-        stamps = []
+        stamps: list[tuple[int, int, int] | None] = []
         for companion in (self.file, Path(f"{self.file}-wal")):  # SQLite writes go to the WAL first
             try:
                 info = os.stat(companion)

@@ -184,6 +184,11 @@ class Replay:
 
         The same ``Window`` object is updated in place; copy what you keep.
         """
+        for window, _entry in self.run_with_entries(until):
+            yield window
+
+    def run_with_entries(self, until: int | None = None) -> Iterator[tuple[Window, Entry]]:
+        """``run``, each window with the entry it is after."""
         entries = self.entries
         stop = len(entries) if until is None else min(until, len(entries))
         while self.position < stop:
@@ -192,7 +197,7 @@ class Replay:
                 self._step(entry, self.position)
                 self.position += 1
                 self.last_entry = entry
-                yield self.window
+                yield self.window, entry
 
     def _step(self, entry: Entry, position: int) -> None:
         window, cleared = self.window, self._cleared

@@ -184,8 +184,11 @@ class Session:
     def look_for_subagents(self) -> None:
         """Count the sub-agent transcripts kept beside the log (Claude Code), whichever way it was read."""
         # A sub-agent's own transcript has none: its siblings beside it (2.0.x) are the session's.
-        if self.path is not None and type(self.parser).subagents_beside and not Path(self.path).name.startswith("agent-"):
-            self.subagents = SubagentScan(self.path, self.parser.meta.session_id, self.counter, type(self.parser), self.entries)
+        parser_type = type(self.parser)
+        # Sub-agent transcripts are read by the log's own parser, line by line (Claude Code's).
+        if (self.path is not None and issubclass(parser_type, LineParser) and parser_type.subagents_beside
+                and not Path(self.path).name.startswith("agent-")):
+            self.subagents = SubagentScan(self.path, self.parser.meta.session_id, self.counter, parser_type, self.entries)
 
     @staticmethod
     def _line_format(path: str | os.PathLike, format: str | None) -> type[LineParser] | None:
@@ -224,7 +227,8 @@ class Session:
                 session.tools.update(session.entries, 0, session.accounting.counted)
             session._released_to = loaded.released_to
             session.from_index = loaded.indexed
-            base, line, digest = loaded.indexed, loaded.parser.resume_line, loaded.digest
+            parser = loaded.parser
+            base, line, digest = loaded.indexed, parser.resume_line, loaded.digest
         else:
             parser = parser_type()
             parser.entries = EntryStore(texts=texts)
@@ -234,7 +238,7 @@ class Session:
         session.texts = texts
         if notice:
             session.notices.append(notice)
-        parser, pending, unfinished = session.parser, b"", []
+        pending, unfinished = b"", []
         for chunk in read_chunks(path, STREAM_CHUNK_BYTES, start=base):
             if chunk.find(b"\n") == -1:
                 # A line longer than a chunk: its pieces wait for its end, joined once then (joining
@@ -289,7 +293,9 @@ class Session:
             settled = max(self._released_to, min(stop, len(entries) - 1))
             self.texts.release(entries, self._released_to, settled)
             self._released_to = settled
-        settled = min(self._released_to, self.parser.settled_before())
+        parser = self.parser
+        # (A document is read whole: all of it is settled.)
+        settled = min(self._released_to, parser.settled_before() if isinstance(parser, LineParser) else len(entries))
         if isinstance(entries, EntryStore):
             entries.freeze(settled)
         # Replayed as they are read, so the latest window needs no replay of the whole history
@@ -454,7 +460,8 @@ class Session:
         with self._checkpoint_lock:
             stop = self._ahead.position if self._ahead is not None else 0
         self._first_call = None  # (inferred from the counts, which changed)
-        replay, history, checkpoints = self.new_replay(), Timeline(), []
+        replay, history = self.new_replay(), Timeline()
+        checkpoints: list[Replay | SavedReplay] = []
         self._run_recording(replay, stop, history, checkpoints.append)
         with self._checkpoint_lock:
             self._ahead, self.history, self._checkpoints = replay, history, checkpoints
@@ -534,8 +541,8 @@ class Session:
     @staticmethod
     def _run_recording(replay: Replay, stop: int, history: Timeline, keep: Callable[[Replay], None]) -> None:
         """Run ``replay`` to ``stop``, a timeline point for each message and a checkpoint after each compaction."""
-        for window in replay.run(stop):
-            history.add(window, replay.last_entry)
+        for window, entry in replay.run_with_entries(stop):
+            history.add(window, entry)
             if replay.compacted:
                 keep(replay.fork())
 
@@ -577,7 +584,7 @@ class Session:
         with self._checkpoint_lock:
             ahead = self._continue(self._ahead)
         settled = ahead.position
-        rest = [point_of(window, ahead.last_entry) for window in ahead.run()]
+        rest = [point_of(window, entry) for window, entry in ahead.run_with_entries()]
         return self.history.view(settled, rest)
 
     def _keep_checkpoint(self, replay: Replay) -> None:

@@ -230,7 +230,7 @@ class SubagentScan:
         as (timestamp, agent id, usage), oldest first."""
         calls = [(a.last_call_at, a.id, a.last_call) for a in self.agents
                  if a.id.startswith(COMPACTION_PREFIX) and a.last_call is not None and a.last_call_at]
-        return sorted(calls)  # type: ignore[arg-type]  # (the filter leaves no None)
+        return sorted(calls)
 
     def find(self, agent_id: str) -> Subagent | None:
         """By id; ``agent-<id>`` and the file name are taken too."""

@@ -21,6 +21,7 @@ from ctxtop.context.window.harness import HarnessPrefix
 from ctxtop.context.window.replay import first_call_prefix
 from ctxtop.context.window.session import Session
 from ctxtop.context.window.tokens import TokenCounter
+from ctxtop.parsers.base import LineParser
 from ctxtop.parsers.jsonl import DecodeError, loads
 from ctxtop.parsers.registry import PARSERS
 
@@ -52,7 +53,7 @@ def tail_session(path: str | os.PathLike, *, encoding: str = "cl100k_base", wind
         except parsers.UnknownFormat:
             return None
         parser_type = PARSERS[name]
-        if parser_type.boundary_marker is None:
+        if parser_type.boundary_marker is None or not issubclass(parser_type, LineParser):  # (only line formats mark one)
             return None
         start = last_boundary(data, parser_type.boundary_marker, parser_type.is_boundary)
         if start is None:
@@ -63,17 +64,17 @@ def tail_session(path: str | os.PathLike, *, encoding: str = "cl100k_base", wind
         if counter is None:
             counter = TokenCounter(encoding, store=TokenCache.default(encoding), parallel=True)  # first paint: every core
             estimate = len(data) - start > EXACT_TAIL_BYTES
-        prefix = _first_call_prefix(data, name, start, counter)
+        prefix = _first_call_prefix(data, parser_type, start, counter)
     finally:
         if hasattr(data, "close"):
             data.close()
     return Session(parser, path=str(Path(path)), counter=counter, window=window, harness=prefix, estimate=estimate)
 
 
-def _first_call_prefix(data, name: str, end: int, counter: TokenCounter) -> HarnessPrefix | None:
+def _first_call_prefix(data, parser_type: type[LineParser], end: int, counter: TokenCounter) -> HarnessPrefix | None:
     """The harness prefix inferred from the log's first model call, as the full open infers it:
     the head of the log is read until that call (the rest of the history is not)."""
-    parser = PARSERS[name]()
+    parser = parser_type()
     position, end = 0, min(end, HEAD_LIMIT_BYTES)
     while position < end:
         stop = data.find(b"\n", min(end, position + HEAD_STEP_BYTES) - 1)
