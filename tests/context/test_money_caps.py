@@ -6,6 +6,7 @@ import time
 
 import pytest
 
+from ctxtop.context.audit.call_amounts import amounts_in
 from ctxtop.context.audit.money_caps import money_cap
 from ctxtop.context.audit.money_words import chinese_number, is_amount_key
 from ctxtop.context.audit.violations import implied_checks
@@ -34,6 +35,24 @@ def put_to_review(rule: str, tool_input, tool: str = "mcp__shop__checkout") -> s
 def test_a_field_holds_money_when_one_of_its_words_names_an_amount_and_none_counts_something_else(key, money):
     assert is_amount_key(key) is money
     assert bool(breaks("Never spend more than $500.", {key: 90000})) is money
+
+
+# The input as the tool call's JSON text holds it: digits of other scripts, numerals, escapes, JSON's Infinity (which
+# the cheap look for a digit before any decoding must let through; "\u" escapes written by a serializer that keeps
+# the text ASCII).
+@pytest.mark.parametrize("text, value", [
+    ('{"amount": 900}', 900.0),
+    ('{"amount": "٩٠٠"}', 900.0),  # Arabic-Indic digits
+    ('{"amount": "９００"}', 900.0),  # full width
+    ('{"amount": "九百"}', 900.0),
+    (r'{"amount": "\u4e5d\u767e"}', 900.0),  # 九百, escaped
+    (r'{"amount": "\u0039\u0030\u0030"}', 900.0),
+    ('{"amount": Infinity}', float("inf")),
+    ('{"path": "src/app.py", "pattern": "TODO"}', None),
+])
+def test_an_amount_is_found_however_its_digits_are_written(text, value):
+    found, _ = amounts_in(text, "mcp__shop__checkout")
+    assert [amount.value for amount in found] == ([value] if value is not None else [])
 
 
 @pytest.mark.parametrize("tool_input, said", [

@@ -13,13 +13,17 @@ from typing import Any
 
 from ctxtop.context.audit.command_amounts import amounts_in_command, is_form
 from ctxtop.context.audit.currencies import Currency, currency_of, is_currency_key
-from ctxtop.context.audit.money_words import is_amount_key, key_words, written_amount
+from ctxtop.context.audit.money_words import CHINESE_NUMERAL, is_amount_key, key_words, written_amount
 from ctxtop.context.audit.order_lines import line_total
 from ctxtop.context.audit.stripe_units import minor_unit_digits, sends_to_stripe
 from ctxtop.parsers.numbers import bounded_int
 
 # One decoder for every call (``json.loads`` with an option makes a new one each time).
 _DECODER = json.JSONDecoder(parse_int=bounded_int)
+# Every amount is written with a digit (of any script: ``float`` reads them all), a Chinese numeral, or as JSON's
+# Infinity or NaN, or hides one in a JSON escape ("\u0035"): an input with none of these names none, and a third
+# of an agent's calls (reading files, listing folders) are such inputs.
+_MAY_NAME_AN_AMOUNT = re.compile(rf"\d|\\u|{CHINESE_NUMERAL}|Infinity|NaN")
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,6 +45,8 @@ def amounts_in(text: str, tool_name: str | None = None, part: int | None = None)
     """Each amount in a tool call's input (JSON text) in whole units, with how the call wrote it and its currency; and
     whether a shell command in it was read only in part: with ``part``, a command longer than twice that is read in
     its first and last ``part`` characters (``text_parts``)."""
+    if _MAY_NAME_AN_AMOUNT.search(text) is None:
+        return [], False
     keyed, line_totals, cut = _numbers_by_key(text, part)
     stripe = sends_to_stripe(tool_name, text, part)
     return [_in_whole_units(found, stripe) for found in keyed if is_amount_key(found.key)] + line_totals, cut
