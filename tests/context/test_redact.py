@@ -217,6 +217,11 @@ CUT_PHONES = [
     ("mobile no. 138-…", "mobile no. [REDACTED:phone]…"),
     ("tel. +86 138…", "tel. [REDACTED:phone]…"),
     ("WhatsApp 86 150…", "WhatsApp [REDACTED:phone]…"),
+    # A North American number's bracketed area code, and its exchange begun.
+    ("call (415) 555-…", "call [REDACTED:phone]…"),
+    ("call (415) 555-26…", "call [REDACTED:phone]…"),
+    ("call (415) 5…", "call [REDACTED:phone]…"),
+    ("call 1 (415) 555…", "call [REDACTED:phone]…"),
     # Too little to be a phone number's, or another number's start.
     ("votes +1…", "votes +1…"),
     ("x = a+123…", "x = a+123…"),
@@ -235,6 +240,9 @@ CUT_PHONES = [
     ("phones: 1…", "phones: 1…"),
     ("telephone 1995…", "telephone 1995…"),  # (a word that only ends in one)
     ("订单号码 138…", "订单号码 138…"),  # an order's number
+    ("scores (200)…", "scores (200)…"),  # a bracketed number alone
+    ("see f(415) 5…", "see f(415) 5…"),  # a call's argument
+    ("(105) 555-…", "(105) 555-…"),  # no area code starts with 1
 ]
 
 
