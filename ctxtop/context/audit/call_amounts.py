@@ -21,8 +21,8 @@ from ctxtop.parsers.numbers import bounded_int
 # One decoder for every call (``json.loads`` with an option makes a new one each time).
 _DECODER = json.JSONDecoder(parse_int=bounded_int)
 # Every amount is written with a digit (of any script: ``float`` reads them all), a Chinese numeral, or as JSON's
-# Infinity or NaN, or hides one in a JSON escape ("\u0035"): an input with none of these names none, and a third
-# of an agent's calls (reading files, listing folders) are such inputs.
+# Infinity or NaN, or hides one in a JSON escape ("\u0035"): an input with none of these names none, and a quarter
+# to a third of an agent's calls (reading files, listing folders) are such inputs.
 _MAY_NAME_AN_AMOUNT = re.compile(rf"\d|\\u|{CHINESE_NUMERAL}|Infinity|NaN")
 
 
