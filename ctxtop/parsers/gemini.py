@@ -174,6 +174,10 @@ class GeminiJsonlParser(_GeminiMessages, LineParser):
     def handle(self, record: dict, offset: int, line: int) -> None:
         if "$rewindTo" in record:
             target = record["$rewindTo"]
+            if not isinstance(target, str):
+                # Names no message: a null would match every entry without an id (a compression's), and drop it and all after.
+                self.malformed(line, "a rewind to no message id")
+                return
             for position, entry in enumerate(self.entries):
                 if entry.uid == target:
                     del self.entries[position:]

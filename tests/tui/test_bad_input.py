@@ -31,6 +31,8 @@ DAMAGED = {
     "torn_last_line": GOOD + b'{"type":"user","message":{"role":"us',
     "deep_line": GOOD + b"[" * 10_000 + b"\n",
     "nul_line": GOOD + b"\x00\x00\n",
+    # A rewind to null named no message, yet matched the compression's entry (no id): it and all after were dropped, uncounted.
+    "gemini_rewind_to_null": (DATA / "gemini_chat.jsonl").read_bytes() + b'{"$rewindTo": null}\n',
 }
 
 
