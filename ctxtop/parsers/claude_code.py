@@ -158,6 +158,11 @@ class ClaudeCodeParser(LineParser):
         agent_id = record.get("agentId")
         agent = agent_id if isinstance(agent_id, str) else ""
         if self._own_chain is None:
+            if not isinstance(record.get("isSidechain", False), bool) or (sidechain and "agentId" in record and not agent):
+                # An isSidechain that is no boolean, or a side chain's agentId that names no agent (null, a number, an
+                # object), cannot tell whose chain the file is: taken for the main chain, it put every later record
+                # of a sub-agent's file aside. The record is read by its own fields, and the next one decides.
+                return sidechain
             # The first conversation record decides: a session's transcript starts on its main chain
             # (inlined sub-agents come after the call that made them), a sub-agent's own file on its chain.
             self._own_chain = agent if sidechain else ""

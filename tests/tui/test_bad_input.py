@@ -58,6 +58,24 @@ def _openhands_metrics_model_is_an_object(document: list) -> None:
     event["llm_metrics"] = {"token_usages": [{"prompt_tokens": 1200, "completion_tokens": 30, "model": {"name": "x"}}]}
 
 
+def _claude_subagent_file(**first) -> bytes:
+    """claude_compact.jsonl as a sub-agent's own transcript (every message on side chain ``a1``), ``first`` changed in its first one."""
+    lines = []
+    for raw in GOOD.splitlines(keepends=True):
+        try:
+            record = json.loads(raw)
+        except ValueError:
+            lines.append(raw)  # its damaged lines stay as they are
+            continue
+        if isinstance(record, dict) and record.get("type") in ("user", "assistant"):
+            record.update(isSidechain=True, agentId="a1")
+            if not any(b'"agentId"' in line for line in lines):
+                record.update(first)
+            raw = json.dumps(record).encode() + b"\n"
+        lines.append(raw)
+    return b"".join(lines)
+
+
 # Valid JSON whose fields have types the formats do not use: read, the odd field taken for nothing (or as text).
 WRONG_TYPES = {
     "claude_first_record_type_is_a_list": lambda: b'{"type": [], "sessionId": "x"}\n' + GOOD,
@@ -73,6 +91,16 @@ WRONG_TYPES = {
     "openhands_metrics_model_is_an_object": lambda: _changed("openhands_condensation.json", _openhands_metrics_model_is_an_object),
     "openai_tool_calls_is_a_number": lambda: _changed(
         "openai_messages.json", lambda d: next(m for m in d if "tool_calls" in m).update(tool_calls=-1)),
+}
+
+# The first message of a sub-agent's own transcript decides whose chain the file is: a chain field of a wrong type there
+# took it for the main chain's, and every later message of the sub-agent was put aside (10 messages read as 1 or 2).
+SUBAGENT_FIRST_RECORD = {
+    "agent_id_is_an_object": {"agentId": {"a": 1}},
+    "agent_id_is_null": {"agentId": None},
+    "agent_id_is_a_number": {"agentId": -1},
+    "is_sidechain_is_text": {"isSidechain": "x"},
+    "is_sidechain_is_an_object": {"isSidechain": {}},
 }
 
 # The same in a folder format: one file of tests/data/opencode_storage changed.
@@ -123,6 +151,18 @@ def test_fields_of_unexpected_types_cost_the_field_not_the_log(tmp_path, capsys,
     assert code in (0, 1), err  # read (check exits 1 for its findings), not refused nor an internal error
     if command == ["export"]:
         assert json.loads(out)["at"]["messages"] > 1
+
+
+@pytest.mark.parametrize("command", COMMANDS, ids=" ".join)
+@pytest.mark.parametrize("name", sorted(SUBAGENT_FIRST_RECORD))
+def test_a_bad_chain_field_in_a_subagent_transcript_costs_its_record_only(tmp_path, capsys, command, name):
+    good, bad = tmp_path / "agent-good.jsonl", tmp_path / "agent-bad.jsonl"
+    good.write_bytes(_claude_subagent_file())
+    bad.write_bytes(_claude_subagent_file(**SUBAGENT_FIRST_RECORD[name]))
+    code, out, err = run(capsys, *command, str(bad))
+    assert code in (0, 1), err
+    if command == ["export"]:
+        assert json.loads(out)["source"]["messages"] >= json.loads(run(capsys, "export", str(good))[1])["source"]["messages"] - 1
 
 
 @pytest.mark.parametrize("command", COMMANDS, ids=" ".join)
