@@ -45,10 +45,13 @@ def open_data(counter):
 
 @pytest.fixture(autouse=True)
 def private_state_dir(tmp_path_factory, monkeypatch):
-    """Pins and token counts made in tests go to temporary directories (never the user's, nor a test's tmp_path)."""
+    """Pins and token counts made in tests go to temporary directories (never the user's, nor a test's tmp_path),
+    and the caches on, whatever the shell running the tests says (a test that needs them off says so itself: with
+    CTXTOP_NO_CACHE=1 left in the environment, the tests of reuse failed)."""
     state, cache = tmp_path_factory.mktemp("state"), tmp_path_factory.mktemp("cache")
     monkeypatch.setenv("CTXTOP_STATE_DIR", str(state))
     monkeypatch.setenv("CTXTOP_CACHE_DIR", str(cache))
+    monkeypatch.delenv("CTXTOP_NO_CACHE", raising=False)
     return state
 
 

@@ -20,7 +20,6 @@ def rules_of(tracker: Tracker) -> list[tuple]:
 @pytest.mark.parametrize("source", ["demo", "claude-code", "codex"])
 def test_a_second_open_finds_the_same_rules_without_detecting_them_again(source, tmp_path, monkeypatch):
     monkeypatch.setenv("CTXTOP_CACHE_DIR", str(tmp_path / "cache"))
-    monkeypatch.delenv("CTXTOP_NO_CACHE", raising=False)
     path = demo_path()
     if source != "demo":
         path = tmp_path / "session.jsonl"
@@ -39,7 +38,6 @@ def test_a_second_open_finds_the_same_rules_without_detecting_them_again(source,
 
 def test_a_changed_text_is_detected_afresh(tmp_path, monkeypatch):
     monkeypatch.setenv("CTXTOP_CACHE_DIR", str(tmp_path / "cache"))
-    monkeypatch.delenv("CTXTOP_NO_CACHE", raising=False)
     log = tmp_path / "session.jsonl"
     generate(log, "codex", 0.2)
     first = Tracker.open(str(log), audit=False)
