@@ -139,9 +139,7 @@ def cut(text: str, width: int) -> str:
     if len(text) <= width:
         return text
     end = max(0, width - len(CUT_MARK))
-    start = end
-    while start > 0 and _in_local_part(text[start - 1]):
-        start -= 1
+    start = _local_run_start(text, 0, end)
     if start < end:
         # The address as --redact finds it: not always from the run's first character ("-john@…", "+john@…": it
         # starts after the sign; "见jöhn@…": after the CJK word). (Not a megabyte run of letters.)
@@ -183,7 +181,7 @@ def _local_run_start(text: str, stop: int, at: int) -> int:
 
 def _in_local_part(char: str) -> bool:
     """Whether ``char`` may be part of an email address's local part, in any script (``EMAIL_LOCAL_PART``)."""
-    return char.isalnum() or char in "._%+-_=" or "\u0300" <= char <= "\u036f"
+    return char.isalnum() or char in "._%+-=" or "\u0300" <= char <= "\u036f"
 
 
 def markdown_cell(text: object) -> str:

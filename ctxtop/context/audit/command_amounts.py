@@ -55,6 +55,5 @@ def amounts_in_command(line: str, part: int | None = None) -> CommandAmounts:
     return found
 
 
-
 def is_form(text: str) -> bool:
     return _FORM.fullmatch(text.strip()) is not None
