@@ -26,7 +26,7 @@ from textual.worker import Worker, WorkerState, get_current_worker
 
 from ctxtop.context.audit.alerts import Alert, AlertKind
 from ctxtop.context.audit.run import Audit
-from ctxtop.context.output.redact import redact
+from ctxtop.context.output.redact import redact, redact_text_if
 from ctxtop.context.output.snapshot import build_snapshot
 from ctxtop.context.rules.selection import RuleRequest
 from ctxtop.context.sanitize import clean_text, one_line
@@ -53,7 +53,7 @@ from ctxtop.tui.messages import (
     SessionLoaded,
     ViewReady,
 )
-from ctxtop.tui.parts import AppParts, shown_text
+from ctxtop.tui.parts import AppParts
 from ctxtop.tui.state import SessionState
 from ctxtop.tui.tail import watch_log, watch_new_sessions
 from ctxtop.tui.waiting import not_written_yet, wait_for_session
@@ -409,7 +409,7 @@ class CtxtopApp(LiveUpdates, UserActions, AppParts):
         if state.redacting:
             mode += "  [redacted]"
         if state.subagent is not None:
-            agent, kind = (shown_text(state.subagent[key], state.redacting) for key in ("id", "kind"))
+            agent, kind = (redact_text_if(state.subagent[key], state.redacting) for key in ("id", "kind"))
             mode += f"  sub-agent {one_line(agent, 24)} ({one_line(kind, 24)}) · ⌫ back"
         return mode
 
@@ -421,9 +421,9 @@ class CtxtopApp(LiveUpdates, UserActions, AppParts):
                                width=width)
         if state.first_paint is not None:
             return header_text(_path_shown(state.first_paint, state), available=None, mode="indexing the history…", width=width)
-        name = one_line(shown_text(Path(state.path).name, state.redacting), 60)
+        name = one_line(redact_text_if(Path(state.path).name, state.redacting), 60)
         if state.failed is not None:
-            return Text(f"ctxtop: {shown_text(state.failed, state.redacting)} — q quits", style="bold red")
+            return Text(f"ctxtop: {redact_text_if(state.failed, state.redacting)} — q quits", style="bold red")
         if state.progress is not None:
             phase, fraction = state.progress
             verb = {"read": "reading", "parse": "parsing"}.get(phase, "counting tokens in")
@@ -647,7 +647,7 @@ class CtxtopApp(LiveUpdates, UserActions, AppParts):
 
 
 def _path_shown(snapshot: dict[str, Any], state: SessionState) -> dict[str, Any]:
-    """``snapshot`` with its log's path as the header shows it (``shown_text``), as --redact masks it in an export."""
+    """``snapshot`` with its log's path as the header shows it (``redact_text_if``), as --redact masks it in an export."""
     if not state.redacting:
         return snapshot
-    return {**snapshot, "source": {**snapshot["source"], "path": shown_text(snapshot["source"]["path"] or "", True)}}
+    return {**snapshot, "source": {**snapshot["source"], "path": redact_text_if(snapshot["source"]["path"] or "", True)}}

@@ -16,7 +16,7 @@ from ctxtop.context.output.compaction import render_compaction_markdown
 from ctxtop.context.output.forensics_text import forensics_summary
 from ctxtop.context.output.json_document import json_document
 from ctxtop.context.output.markdown import render_markdown
-from ctxtop.context.output.redact import redact, redact_text
+from ctxtop.context.output.redact import redact, redact_text_if
 from ctxtop.context.rules.selection import RuleRequest
 from ctxtop.context.sanitize import clean_text, one_line
 from ctxtop.context.second_core import cores_available
@@ -388,7 +388,7 @@ def run_check(args: argparse.Namespace) -> int:
     elif constraints:
         lines.append(f"ok: {len(constraints)} rule(s) tracked, none broken; the session has no compaction for them to survive")
     text = clean_text("\n".join(lines)) + "\n"  # rule ids and texts, details: log and pins text, never escape codes
-    write_output(redact_text(text) if args.redact else text, None)
+    write_output(redact_text_if(text, args.redact), None)
     return 1 if failed else 0
 
 

@@ -19,7 +19,7 @@ from watchdog.observers.api import BaseObserver
 
 from ctxtop.context.audit.alerts import Alert
 from ctxtop.context.audit.run import Audit
-from ctxtop.context.output.redact import redact_text
+from ctxtop.context.output.redact import redact_text_if
 from ctxtop.context.rules.constraints import Constraint
 from ctxtop.context.rules.selection import RuleRequest
 from ctxtop.context.tracker import Tracker
@@ -101,7 +101,7 @@ class AppParts(App[int]):
 
     def _shown(self, text: str) -> str:
         """Log-derived text as it may appear on screen (masked while redacting)."""
-        return shown_text(text, self.redacting)
+        return redact_text_if(text, self.redacting)
 
     def _change(self, **fields: Any) -> None:
         """Change what is shown: a new state with ``fields`` replaced (the panes follow in ``watch_state``).
@@ -126,8 +126,3 @@ class AppParts(App[int]):
 
     def _selected_block(self) -> tuple[Window, int] | None:
         raise NotImplementedError
-
-
-def shown_text(text: str, redacting: bool) -> str:
-    """Log-derived text (a log's name too: a sub-agent's is its id) as it may appear on screen: masked while redacting."""
-    return redact_text(text) if redacting else text

@@ -145,6 +145,11 @@ def redact_text(text: str) -> str:
     return text
 
 
+def redact_text_if(text: str, redacting: bool) -> str:
+    """``text`` as an output shows it: masked (``redact_text``) while redacting, else as it is."""
+    return redact_text(text) if redacting else text
+
+
 def _quoted(value: str) -> str:
     if value[:1] in "\"'" and value[-1:] == value[:1] and len(value) > 1:
         return f"{value[0]}[REDACTED:secret]{value[0]}"

@@ -10,7 +10,7 @@ from textual.widgets import DataTable
 from textual.widgets.data_table import ColumnKey
 
 from ctxtop.context.audit.alerts import Alert
-from ctxtop.context.output.redact import redact_text
+from ctxtop.context.output.redact import redact_text_if
 from ctxtop.context.rules.constraints import Constraint
 from ctxtop.context.sanitize import one_line
 from ctxtop.context.strategies.preview import Preview
@@ -31,12 +31,12 @@ def rule_text(constraint: Constraint, redacting: bool = False, row: dict[str, An
     """
     text = one_line(constraint.text, width)
     line = Text(("📌 " if constraint.source == "pin" else "") + constraint.id, style="bold")
-    line.append("  " + (redact_text(text) if redacting else text))
+    line.append("  " + redact_text_if(text, redacting))
     if row is not None:
         if row["missing_facts"]:
             # (A fact is the rule's own words: a phone number, a key, masked as the rule's text is.)
             missing = ", ".join(row["missing_facts"])
-            line.append("  missing: " + one_line(redact_text(missing) if redacting else missing, 40), style="yellow")
+            line.append("  missing: " + one_line(redact_text_if(missing, redacting), 40), style="yellow")
         where = ", ".join(str(m) for m in row["found_in"][:3])
         line.append(f"  in {where}" if where else "  in —", style="dim")
     why = " · ".join(part for part in (f"cue: {constraint.cue}" if constraint.cue else "", constraint.origin) if part)
@@ -162,7 +162,7 @@ class AlertsTable(DataTable):
         for number, alert in enumerate(alerts):
             style = alert.kind.style
             self.add_row(Text(str(alert.message)), Text(alert.kind.key, style=style), Text(one_line(alert.constraint or "—", 12)),
-                         Text(redact_text(one_line(alert.detail, 300)) if redacting else one_line(alert.detail, 300)), key=str(number))
+                         Text(redact_text_if(one_line(alert.detail, 300), redacting)), key=str(number))
         show_if_empty(self)
 
     def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:

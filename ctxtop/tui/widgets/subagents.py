@@ -10,7 +10,7 @@ from textual import on
 from textual.message import Message
 from textual.widgets import DataTable
 
-from ctxtop.context.output.redact import redact_text
+from ctxtop.context.output.redact import redact_text_if
 from ctxtop.context.sanitize import one_line
 from ctxtop.tui.widgets.cells import count_cell, cut_to_cells, percent_text
 from ctxtop.tui.widgets.counts_table import CountsTable
@@ -113,5 +113,4 @@ def _shown_text(text: str, redacting: bool) -> str:
     """A sub-agent's id, type or task as its column shows it before it is cut to the column: masked while redacting,
     before the cut, since the mask may be longer than what it hides. (Cut first to a width no pane has, so that a
     log's megabyte of task is not masked at each update.)"""
-    line = one_line(text, _TASK_READ)
-    return redact_text(line) if redacting else line
+    return redact_text_if(one_line(text, _TASK_READ), redacting)
