@@ -222,6 +222,11 @@ CUT_PHONES = [
     ("call (415) 555-26…", "call [REDACTED:phone]…"),
     ("call (415) 5…", "call [REDACTED:phone]…"),
     ("call 1 (415) 555…", "call [REDACTED:phone]…"),
+    # Written with dashes, cut once its exchange is whole: the area code, the exchange and a dash.
+    ("call 415-555-…", "call [REDACTED:phone]…"),
+    ("call 415-555-26…", "call [REDACTED:phone]…"),
+    ("call 1-800-555-0…", "call [REDACTED:phone]…"),
+    ("phone:415-555-2…", "phone:[REDACTED:phone]…"),
     # Too little to be a phone number's, or another number's start.
     ("votes +1…", "votes +1…"),
     ("x = a+123…", "x = a+123…"),
@@ -243,6 +248,12 @@ CUT_PHONES = [
     ("scores (200)…", "scores (200)…"),  # a bracketed number alone
     ("see f(415) 5…", "see f(415) 5…"),  # a call's argument
     ("(105) 555-…", "(105) 555-…"),  # no area code starts with 1
+    ("order ORD-415-555-…", "order ORD-415-555-…"),  # an id's parts
+    ("call 415-55…", "call 415-55…"),  # an exchange begun: a range's start as well (200-29…)
+    ("mask 255.255.255.…", "mask 255.255.255.…"),  # dots: an address or a version as well
+    ("from 2024-555-…", "from 2024-555-…"),  # four digits first
+    ("id 415-105-…", "id 415-105-…"),  # no exchange starts with 1
+    ("sha 9f86d081-415-555-…", "sha 9f86d081-415-555-…"),
 ]
 
 

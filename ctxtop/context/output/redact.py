@@ -94,9 +94,12 @@ _CUT_START = re.compile(
     # apart, comes before them ("86-138…", "0086 139…"; not "8613…", an amount's start as well), or a word that
     # says they are a phone number's (``_CUT_PHONE_AFTER_ITS_NAME``). (A page range cut there, "pp. 86-138…", is
     # masked too: told from a number by nothing a cut leaves.) A North American number's area code in brackets, and
-    # one digit of its exchange or more ("(415) 555-…"; not "(200)…", any bracketed number).
+    # one digit of its exchange or more ("(415) 555-…"; not "(200)…", any bracketed number); written with dashes, its
+    # area code and whole exchange and the dash after it ("415-555-…"; not "415-55…", a range's start as well, nor
+    # "255.255.255.…", an address's, as dots would be).
     r"|(?P<phone>(?<![A-Za-z0-9_)])\+(?=(?:[ ()-]*\d){3})\d[\d ()-]*"
     r"|(?<![\w.+\-])(?:1[ .\-]?)?\([2-9]\d\d\)[ .\-]?[2-9]\d{0,2}(?:[.\-]\d{0,4})?"
+    r"|(?<![\w.+\-])(?:1-)?[2-9]\d\d-[2-9]\d\d-\d{0,3}"
     r"|(?<![\d-])(?:\+?86[- ]?)?1[3-9]\d(?:\d{2,8}|[- ]\d{1,4}(?:[- ]\d{1,4})?[- ]?)"
     r"|(?<![\w.+\-])(?:00)?86[- ]1[3-9]\d{0,2}[- ]?)…"
 )
