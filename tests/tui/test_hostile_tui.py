@@ -6,6 +6,7 @@ import json
 import os
 import stat
 
+from rich.text import Text
 from textual.widgets import Static
 
 from ctxtop.context.tracker import Tracker
@@ -158,3 +159,20 @@ def test_debug_prints_the_workers_traceback_after_the_screen_closes(monkeypatch,
     monkeypatch.setattr(CtxtopApp, "run", run)
     assert cli.main([str(DATA / "claude_compact.jsonl"), "--debug"]) == 2
     assert "RuntimeError: kept for --debug" in capsys.readouterr().err
+
+
+async def test_a_pin_id_from_a_pins_file_reaches_the_constraints_pane_as_text(tmp_path):
+    """A pins file's ``id`` is taken as written (a project's .ctxtop/pins.toml is anyone's to write): the
+    Constraints pane showed it raw, ESC, C1 CSI and bidi override included, written to the terminal as they were."""
+    pins = tmp_path / "pins.toml"
+    pins.write_text('[[pin]]\nid = "x\\u001b]0;pwned\\u0007\\u009b2J\\u0085\\u202e[bold]y[/bold]"\ntext = "Never push to main."\n')
+    app = CtxtopApp(str(DATA / "claude_compact.jsonl"), pins_file=str(pins))
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, app)
+        await pilot.press("2")
+        assert await until(pilot, lambda: bool(app.constraints) and app.constraints[0].id in app.query_one("#constraints").rows)
+        await pilot.pause(0.2)
+        shown = app.query_one("#constraints").get_cell(app.constraints[0].id, "rule")
+        assert isinstance(shown, Text) and "Never push to main." in shown.plain
+        assert not any(c in shown.plain for c in TERMINAL_CONTROLS + ("\x85",)), repr(shown.plain)
+        assert "x]0;pwned" not in shown.plain and "[bold]y[/bold]" in shown.plain  # the OSC gone whole; markup as text

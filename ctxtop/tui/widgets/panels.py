@@ -30,7 +30,8 @@ def rule_text(constraint: Constraint, redacting: bool = False, row: dict[str, An
     Built from plain strings, never markup: a rule's text comes from the log.
     """
     text = one_line(constraint.text, width)
-    line = Text(("📌 " if constraint.source == "pin" else "") + constraint.id, style="bold")
+    # (Its id too: a pins file's is taken as written.)
+    line = Text(("📌 " if constraint.source == "pin" else "") + one_line(constraint.id), style="bold")
     line.append("  " + redact_text_if(text, redacting))
     if row is not None:
         if row["missing_facts"]:
