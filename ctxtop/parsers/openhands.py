@@ -155,8 +155,10 @@ def looks_like_tree(files: Tree) -> bool:
 
 
 def _is_event_file(name: str) -> bool:
+    """``events/<id>.json`` or ``events/event-….json`` right below the folder given: an ``events/`` further down
+    (a conversation inside a folder of sessions) or a folder whose name only ends in "events" is not this session's."""
     folder, _, base = name.rpartition("/")
-    return folder.endswith("events") and base.endswith(".json") and (base[:-5].isdigit() or base.startswith("event-"))
+    return folder == "events" and base.endswith(".json") and (base[:-5].isdigit() or base.startswith("event-"))
 
 
 def _event_order(name: str) -> tuple[int, str]:

@@ -321,3 +321,24 @@ def test_a_folder_opens_its_newest_session_passing_over_a_newer_file_that_is_no_
     assert main(["export", str(tmp_path)]) == 0
     assert "newest session in" in (err := capsys.readouterr().err) and err.rstrip().endswith("a.jsonl")
 
+
+
+def test_an_openhands_conversation_below_a_folder_does_not_make_the_folder_one_session(tmp_path, capsys):
+    # An `events/` folder two levels down (or any folder whose name ends in "events") made the folder given one
+    # OpenHands session: the Claude Code session beside it was never found, and `-o` into the folder was refused.
+    import shutil
+
+    logs = tmp_path / "logs"
+    shutil.copytree(DATA / "openhands_v1", logs / "conversations" / "c1")
+    (logs / "notes" / "myevents").mkdir(parents=True)
+    (logs / "notes" / "myevents" / "1.json").write_text("{}")
+    for folder in (logs / "conversations" / "c1", logs / "notes"):
+        for path in [*folder.rglob("*"), folder]:
+            os.utime(path, (1_000_000, 1_000_000))
+    session = logs / "s.jsonl"
+    session.write_bytes((DATA / "claude_compact.jsonl").read_bytes())
+    code, out, err = run(capsys, "export", str(tmp_path), "-o", str(tmp_path / "snapshot.json"))
+    assert code == 0, err
+    assert json.loads((tmp_path / "snapshot.json").read_text())["source"]["path"] == str(session)
+    # The conversation's own folder is still one session.
+    assert json.loads(run(capsys, "export", str(logs / "conversations" / "c1"))[1])["source"]["format"] == "openhands-events"
