@@ -101,8 +101,11 @@ def test_someone_elses_status_line_is_left_alone(tmp_path, capsys):
     assert json.loads(path.read_text()) == {"statusLine": {"type": "command", "command": "npx ccusage statusline"}}
 
 
-@pytest.mark.parametrize("text", ["{not json", "[1, 2]", '{"hooks": []}', '{"a": NaN}', '{"b": -Infinity}', "[" * 100_000],
-                         ids=["not json", "an array", "hooks not an object", "NaN", "Infinity", "nested too deeply"])
+@pytest.mark.parametrize("text", ["{not json", "[1, 2]", '{"hooks": []}', '{"a": NaN}', '{"b": -Infinity}', "[" * 100_000,
+                                  '{"c": 1e400}', '{"d": [-2E+999]}'],
+                         ids=["not json", "an array", "hooks not an object", "NaN", "Infinity", "nested too deeply",
+                              # (read as inf, they were written back as Infinity: a file Claude Code cannot read)
+                              "a number beyond a float", "a negative one"])
 def test_a_broken_settings_file_is_not_touched(tmp_path, capsys, text):
     path = tmp_path / "settings.json"
     path.write_text(text)
@@ -134,3 +137,4 @@ def test_python_dash_m_ctxtop_installs_hooks_by_this_pythons_full_path(monkeypat
     command = install_hooks.ctxtop_command()
     assert command == f"{shlex.quote(sys.executable)} -m ctxtop"
     assert install_hooks.is_ours(f"{command} hook") and install_hooks.is_ours(f"{command} statusline")
+

@@ -16,6 +16,7 @@ import argparse
 import copy
 import difflib
 import json
+import math
 import os
 import re
 import shlex
@@ -26,6 +27,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from ctxtop.context.sanitize import one_line
 from ctxtop.tui.errors import UsageError
 from ctxtop.tui.errors import say as say_line
 from ctxtop.tui.output import write_output
@@ -140,7 +142,9 @@ def read_settings(path: Path) -> tuple[dict[str, Any], str | None]:
     except (OSError, UnicodeDecodeError) as exc:
         raise UsageError(f"{path}: cannot be read ({exc})") from None
     try:
-        settings = json.loads(text, parse_constant=_not_json) if text.strip() else {}
+        settings = json.loads(text, parse_constant=_not_json, parse_float=_finite) if text.strip() else {}
+    except _TooLarge as exc:
+        raise UsageError(f"{path}: {exc}; not changed") from None
     except ValueError as exc:
         raise UsageError(f"{path}: not valid JSON ({exc}); not changed") from None
     except RecursionError:
@@ -153,6 +157,18 @@ def read_settings(path: Path) -> tuple[dict[str, Any], str | None]:
 def _not_json(name: str) -> Any:
     # The stdlib reads NaN and Infinity, which JSON does not have: written back, Claude Code could not read the file.
     raise ValueError(f"{name} is not a JSON value")
+
+
+class _TooLarge(ValueError):
+    """A number the file holds that could not be written back as it is."""
+
+
+def _finite(text: str) -> float:
+    # 1e400 is JSON, but read as inf it would be written back as Infinity, which JSON is not (nor can Claude Code read it).
+    value = float(text)
+    if math.isinf(value):
+        raise _TooLarge(f"the number {one_line(text, 40)} is too large to be written back as it is")
+    return value
 
 
 def render(settings: dict[str, Any]) -> str:
