@@ -138,3 +138,17 @@ def test_python_dash_m_ctxtop_installs_hooks_by_this_pythons_full_path(monkeypat
     assert command == f"{shlex.quote(sys.executable)} -m ctxtop"
     assert install_hooks.is_ours(f"{command} hook") and install_hooks.is_ours(f"{command} statusline")
 
+
+def test_every_other_value_comes_back_as_it_was_character_for_character(tmp_path, capsys):
+    # The settings were written through the output's last line of defence, which strips controls and invisible
+    # characters: a right-to-left mark, a zero-width joiner in an emoji or a C1 character in a value was lost,
+    # and a lone surrogate (valid as a JSON escape) became "?".
+    values = {"rtl": "\u05e9\u05dc\u05d5\u05dd\u200f!", "emoji": "\U0001f469\u200d\U0001f4bb", "persian": "\u0645\u06cc\u200c\u062e\u0648\u0627\u0647\u0645",
+              "c1": "a\x85b\x9bc\x7f", "bidi": "x\u202ey", "bom": "\ufeffz", "surrogate": "\ud800", "esc": "\x1b[31m"}
+    path = tmp_path / "settings.json"
+    path.write_text(json.dumps({**THEIRS, "env": values}, ensure_ascii=True))
+    assert install(path) == 0
+    assert json.loads(path.read_text())["env"] == values
+    assert install(path, "--uninstall") == 0
+    assert json.loads(path.read_text()) == {**THEIRS, "env": values}
+

@@ -27,7 +27,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from ctxtop.context.sanitize import one_line
+from ctxtop.context.sanitize import clean_text, one_line
 from ctxtop.tui.errors import UsageError
 from ctxtop.tui.errors import say as say_line
 from ctxtop.tui.output import write_output
@@ -172,7 +172,24 @@ def _finite(text: str) -> float:
 
 
 def render(settings: dict[str, Any]) -> str:
-    return json.dumps(settings, indent=2, ensure_ascii=False) + "\n"
+    """The settings as JSON, written so that every value comes back as it was: what the output would strip (C1
+    controls, bidi and zero-width characters — a right-to-left mark, an emoji's joiner) or could not encode (a lone
+    surrogate) is written as a JSON escape instead of itself."""
+    text = json.dumps(settings, indent=2, ensure_ascii=False) + "\n"
+    return "".join(character if character.isprintable() or character == "\n" or _kept(character) else _json_escape(character)
+                   for character in text)
+
+
+def _kept(character: str) -> bool:
+    return not "\ud800" <= character <= "\udfff" and clean_text(character) == character
+
+
+def _json_escape(character: str) -> str:
+    code = ord(character)
+    if code <= 0xFFFF:
+        return f"\\u{code:04x}"
+    code -= 0x10000  # a UTF-16 pair, as JSON spells a character beyond the first plane
+    return f"\\u{0xD800 + (code >> 10):04x}\\u{0xDC00 + (code & 0x3FF):04x}"
 
 
 def run(args: argparse.Namespace, say: Callable[[str], None] | None = None) -> int:
