@@ -152,3 +152,14 @@ def test_every_other_value_comes_back_as_it_was_character_for_character(tmp_path
     assert install(path, "--uninstall") == 0
     assert json.loads(path.read_text()) == {**THEIRS, "env": values}
 
+
+@pytest.mark.parametrize("inner", ["5", "null", "true", '"x"', "{}"])
+def test_a_hook_group_whose_hooks_are_no_list_is_kept_as_it_was(tmp_path, capsys, inner):
+    # A number or null there was an internal error (TypeError) instead of an install.
+    path = tmp_path / "settings.json"
+    path.write_text(f'{{"hooks": {{"PreToolUse": [{{"matcher": "Bash", "hooks": {inner}}}]}}}}')
+    assert install(path) == 0, capsys.readouterr().err
+    groups = json.loads(path.read_text())["hooks"]["PreToolUse"]
+    assert groups[0] == {"matcher": "Bash", "hooks": json.loads(inner)} and len(groups) == 2
+    assert install(path, "--uninstall") == 0
+    assert json.loads(path.read_text()) == {"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": json.loads(inner)}]}}

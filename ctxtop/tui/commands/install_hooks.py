@@ -91,8 +91,9 @@ def with_hooks(settings: dict[str, Any], ctxtop: str) -> tuple[dict[str, Any], l
         groups = hooks.setdefault(event, [])
         if not isinstance(groups, list):
             raise UsageError(f"the settings' hooks.{event} is not a list: not changed")
-        if any(is_ours(hook.get("command")) for group in groups if isinstance(group, dict)
-               for hook in group.get("hooks", []) if isinstance(hook, dict)):
+        # (a group's hooks of another type than a list, left as they are, hold none of ctxtop's)
+        if any(is_ours(hook.get("command")) for group in groups if isinstance(group, dict) and isinstance(group.get("hooks"), list)
+               for hook in group["hooks"] if isinstance(hook, dict)):
             continue
         groups.append({"matcher": matcher, "hooks": [{"type": "command", "command": f"{ctxtop} hook", "timeout": HOOK_TIMEOUT_SECONDS}]})
     status = result.get("statusLine")
