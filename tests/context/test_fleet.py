@@ -678,6 +678,16 @@ def test_the_content_digest_follows_the_bytes_and_the_file_names(tmp_path):
     assert content_digest(folder) != before  # a folder's files are digested with their names
 
 
+@pytest.mark.parametrize("out", ["", "  "])
+def test_an_empty_out_is_one_line_not_the_current_folder(tmp_path, capsys, monkeypatch, out):
+    # An empty --out (a script's unset variable) was the current folder: the five outputs landed wherever the run
+    # happened to be, the sessions' own folder included.
+    monkeypatch.chdir(tmp_path)
+    code, stdout, err = audit(capsys, DATA / CODEX_KEEPS, "--out", out)
+    assert code == 2 and stdout == "" and err == "ctxtop: error: --out needs a folder (or a URL) for the outputs\n"
+    assert list(tmp_path.iterdir()) == []
+
+
 @pytest.mark.parametrize("address", ["", "  "])
 def test_an_empty_scheduler_address_is_one_line_not_a_local_cluster(tmp_path, capsys, monkeypatch, address):
     distributed = pytest.importorskip("distributed")

@@ -79,6 +79,9 @@ def run(args: argparse.Namespace) -> int:
     if args.scheduler is not None and not args.scheduler.strip():
         # (An empty address read as none started a local cluster instead: a script whose variable was unset ran elsewhere.)
         raise UsageError("--scheduler needs an address (tcp://host:8786)")
+    if not args.out.strip():
+        # (Read as a path, an empty --out — a script's variable unset — was the current folder, wherever that was.)
+        raise UsageError("--out needs a folder (or a URL) for the outputs")
     options = parse_options(args.storage_option)
     if args.pins:
         load_pins(args.pins)  # a bad pins file is one error now, not one skipped row per session
