@@ -308,7 +308,7 @@ def run_export(args: argparse.Namespace) -> int:
             args.log_format = args.log_format or args.format
         else:
             raise UsageError(f"--format must be json, md, html or a log format ({', '.join(sorted(PARSERS))}), not {args.format!r}")
-    tracker = _open_subagent_tracker(args) if args.subagent else _open_tracker(args)
+    tracker = _open_subagent_tracker(args) if args.subagent is not None else _open_tracker(args)
     read = [tracker.session.path] if tracker.session.path else []
     if args.path and os.path.isfile(args.path):  # (a sub-agent's session: its parent's log too)
         read.append(args.path)

@@ -75,6 +75,10 @@ def test_export_subagent_gives_that_transcript_and_a_wrong_id_is_one_line(capsys
     assert main(["export", str(SESSION), "--subagent", "nope"]) == 2
     error = capsys.readouterr().err
     assert error.count("\n") == 1 and "no sub-agent 'nope' (sub-agents: a881341, acompact-fffbd0)" in error
+    # An empty id (a script's unset variable) exported the main session instead, exit 0, as if it were the sub-agent.
+    assert main(["export", str(SESSION), "--subagent", ""]) == 2
+    out, error = capsys.readouterr()
+    assert out == "" and error.count("\n") == 1 and "no sub-agent '' (sub-agents: a881341, acompact-fffbd0)" in error
 
 
 def test_a_summarization_call_says_its_unlogged_part_holds_the_conversation_it_summarized(capsys):
