@@ -342,3 +342,15 @@ def test_an_openhands_conversation_below_a_folder_does_not_make_the_folder_one_s
     assert json.loads((tmp_path / "snapshot.json").read_text())["source"]["path"] == str(session)
     # The conversation's own folder is still one session.
     assert json.loads(run(capsys, "export", str(logs / "conversations" / "c1"))[1])["source"]["format"] == "openhands-events"
+
+
+@pytest.mark.parametrize("text", ["", "# our rules go here\n", "pin = []\n"], ids=["empty", "comments only", "no table"])
+def test_a_pins_file_that_pins_nothing_leaves_auto_detection_on(tmp_path, capsys, text):
+    # Auto-detection is on "when no pin came from the command line or a pins file": a pins file with no pin in it
+    # switched it off, and `check` passed with "no rule to check" a session whose rules it had found lost.
+    pins = tmp_path / "pins.toml"
+    pins.write_text(text)
+    plain = run(capsys, "check", "--demo", "--json")
+    code, out, err = run(capsys, "check", "--demo", "--json", "--pins", str(pins))
+    assert (code, json.loads(out)["constraints"], json.loads(out)["auto_detected"]) == (
+        plain[0], json.loads(plain[1])["constraints"], True) and plain[0] == 1, err

@@ -13,7 +13,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from ctxtop.context.rules.constraints import Constraint, detect_constraints, locate, make_constraint, unique_ids
-from ctxtop.context.rules.pins import load_pins
+from ctxtop.context.rules.pins import PinsError, load_pins
 from ctxtop.parsers.model import Entry
 
 # Where a rule in force came from (``Constraint.source``).
@@ -32,7 +32,17 @@ class RuleRequest:
     @property
     def auto_detects(self) -> bool:
         """Auto-detection is on when asked for, or when the command line and pins file pin nothing."""
-        return self.auto or not (any(p.strip() for p in self.pins) or self.pins_file or self.more_pins_files)
+        files = (self.pins_file, *self.more_pins_files)
+        return self.auto or not (any(p.strip() for p in self.pins) or any(_pins_something(f) for f in files if f))
+
+
+def _pins_something(path: str) -> bool:
+    """Whether the pins file at ``path`` holds a pin: an empty one (or one of comments only) pins nothing, and leaves
+    auto-detection on. One that cannot be used counts as pinning (``select_rules`` says why it cannot)."""
+    try:
+        return bool(load_pins(path))
+    except PinsError:
+        return True
 
 
 def select_rules(entries: Sequence[Entry], request: RuleRequest, saved: Sequence[str] = (),
