@@ -89,6 +89,9 @@ def _stdlib_loads(data: Buffer | str, why: str) -> Any:
             text = bytes(data).decode("utf-8")
         except UnicodeDecodeError as exc:
             raise DecodeError(f"invalid UTF-8 at byte {exc.start}") from None
+    # A UTF-8 byte order mark (what a Windows editor or PowerShell's Out-File writes first) is no part of the JSON:
+    # orjson refuses it, so it is met only here, off the fast path.
+    text = text.removeprefix("\ufeff")
     try:
         value = json.loads(text, parse_constant=_reject_constant, parse_int=bounded_int)
     except RecursionError:

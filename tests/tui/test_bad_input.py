@@ -214,3 +214,20 @@ def test_every_command_leaves_the_log_untouched(tmp_path, capsys):
         assert run(capsys, *argv, str(path))[0] in (0, 1)
     assert (path.read_bytes(), os.stat(path).st_mtime_ns) == before
     assert sorted(p.name for p in tmp_path.iterdir()) == ["session.jsonl"]
+
+
+@pytest.mark.parametrize("name", ["claude_compact.jsonl", "codex_local_compaction.jsonl", "gemini_chat.jsonl", "adk_session.json",
+                                  "openai_messages.json", "inspect_compaction.json", "openhands_condensation.json",
+                                  "anthropic_request.json"])
+def test_a_utf8_byte_order_mark_costs_nothing(tmp_path, capsys, name):
+    # What a Windows editor or PowerShell's Out-File puts first: a JSON document with it was "not a session log"
+    # (the whole log refused), and the first line of JSON Lines was a malformed line (Codex's: a message lost).
+    path = tmp_path / name
+    path.write_bytes(b"\xef\xbb\xbf" + (DATA / name).read_bytes())
+    code, out, err = run(capsys, "export", str(path))
+    assert code == 0, err
+    plain = json.loads(run(capsys, "export", str(DATA / name))[1])
+    with_bom = json.loads(out)
+    assert with_bom["source"]["messages"] == plain["source"]["messages"]
+    assert with_bom["source"]["diagnostics"] == plain["source"]["diagnostics"]
+    assert with_bom["window"] == plain["window"]
