@@ -632,6 +632,10 @@ def test_a_path_given_that_does_not_exist_fails_the_run_after_the_others_are_aud
     assert sorted(rows_by_name(tmp_path / "out")) == [CODEX_KEEPS]  # the others are audited all the same
     code, _, err = audit(capsys, tmp_path / "missing", "--out", tmp_path / "out2")
     assert code == 2 and "0 session(s) audited, 1 skipped" in err
+    # A URL that names no object is the same mistake (a typo in a CI job's key): it passed as a skipped row, exit 0.
+    code, _, err = audit(capsys, "memory://ctxtop-test/missing.jsonl", folder, "--out", tmp_path / "out3")
+    assert code == 2 and "ctxtop: error: memory:///ctxtop-test/missing.jsonl: no such object" in err, err
+    assert sorted(rows_by_name(tmp_path / "out3")) == [CODEX_KEEPS]
 
 
 def test_pins_are_tracked_in_every_session_and_a_changed_pins_file_audits_again(tmp_path, capsys):

@@ -106,5 +106,8 @@ def _remote(url: str, options: Mapping[str, Any]) -> Iterator[Found]:
         shown = f"{protocol}://{name}"
         try:
             yield Found(shown, url=True, fingerprint=fingerprint(fs, name, listing))
+        except FileNotFoundError:
+            # The URL given names neither a prefix nor an object: as a local PATH that does not exist, the run fails.
+            yield Found(shown, url=True, problem="no such object (nor a prefix holding any)", named=listing is None)
         except Exception as exc:  # noqa: BLE001
             yield Found(shown, url=True, problem=f"cannot read it: {type(exc).__name__}: {exc}"[:300])
