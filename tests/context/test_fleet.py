@@ -321,6 +321,20 @@ def test_a_local_dask_cluster_that_cannot_start_is_one_line(tmp_path, capsys, mo
     assert code == 2 and err == "ctxtop: error: cannot start a local Dask cluster: OSError: [Errno 24] Too many open files\n"
 
 
+def test_a_local_dask_cluster_gets_no_more_workers_than_sessions_to_audit(tmp_path, capsys, monkeypatch):
+    # --jobs 64 on one session started 64 worker processes (some 100 MB each), where the local engine starts one.
+    distributed = pytest.importorskip("distributed")
+    asked = []
+
+    def counted(*args, **kwargs):
+        asked.append(kwargs.get("n_workers"))
+        raise OSError("not started in this test")
+
+    monkeypatch.setattr(distributed, "LocalCluster", counted)
+    code, _, err = audit(capsys, DATA / CODEX_KEEPS, "--out", tmp_path / "out", "--engine", "dask", "--jobs", "64", "--no-reuse")
+    assert code == 2 and asked == [1], err
+
+
 def _free_port() -> int:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))

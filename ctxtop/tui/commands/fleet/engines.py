@@ -79,7 +79,8 @@ def _worker_environment(settings: dict[str, str]) -> None:
 
 
 def dask_engine(scheduler: str | None) -> Engine:
-    """A Dask cluster: the one at ``scheduler`` (``tcp://host:8786``), or a local one of ``jobs`` worker processes."""
+    """A Dask cluster: the one at ``scheduler`` (``tcp://host:8786``), or a local one of ``jobs`` worker processes (no more
+    than there are sessions to audit, as the local engine starts)."""
 
     def run(tasks: Sequence[Task], jobs: int) -> Iterator[SessionAudit]:
         distributed = need("distributed", "--engine dask")
@@ -100,7 +101,7 @@ def dask_engine(scheduler: str | None) -> Engine:
         else:
             try:
                 # The workers' stderr goes nowhere (QUIET_WORKER): Dask's silence_logs is undone as each closes.
-                cluster = distributed.LocalCluster(n_workers=max(1, jobs), threads_per_worker=1, processes=True,
+                cluster = distributed.LocalCluster(n_workers=max(1, min(jobs, len(tasks))), threads_per_worker=1, processes=True,
                                                    dashboard_address=None, silence_logs=logging.CRITICAL,
                                                    preload=[QUIET_WORKER])
                 client = distributed.Client(cluster)
