@@ -1,4 +1,4 @@
-"""Number options of the command line: every one bounded, so a silly value is a usage error (exit 2).
+"""Number options of the command line: every one bounded, so a silly value is a usage error (exit 2); and file options, never empty.
 
 Integers of 2^53 or more (``--window 99999999999999999999999``) are beyond any window or session and
 beyond what 64-bit JSON output holds; infinities and NaN are no time limit.
@@ -41,3 +41,10 @@ def positive_float(text: str) -> float:
     if not (math.isfinite(value) and 0 < value < 1e6):
         raise argparse.ArgumentTypeError(f"must be positive (and below a million): {text!r}")
     return value
+
+
+def file_name(text: str) -> str:
+    """A file option's value: an empty one (a script's variable unset) names no file, and is no way to leave it out."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError("a file name, not an empty one")
+    return text

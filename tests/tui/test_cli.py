@@ -189,6 +189,10 @@ def test_export_to_unwritable_place_fails_in_one_line(capsys):
         (["export", "--demo", "--encoding", "klingon"], "unknown encoding"),
         (["export", "--demo", "--window", "0"], "must be positive"),
         (["export", "--demo", "--at", "x"], "not a message number"),
+        # An empty --pins (a CI script's unset variable) was no pins file at all: the team's rules went unchecked, silently.
+        (["check", "--demo", "--pins", ""], "argument --pins: a file name, not an empty one"),
+        (["export", "--demo", "--pins", " "], "argument --pins: a file name, not an empty one"),
+        (["audit", str(DATA / "claude_compact.jsonl"), "--out", "/nonexistent/out", "--pins", ""], "argument --pins: a file name"),
     ],
 )
 def test_bad_input_is_one_line_and_exit_2(capsys, argv, message):
