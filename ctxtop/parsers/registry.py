@@ -89,10 +89,21 @@ def detect(data: Log) -> str:
         for looks_like, name in DOCUMENT_FORMATS:
             if _looks(looks_like, document):
                 return name
+    if document is None and head_records and head_records[0] is None and _cut_short(data):
+        # (Before the lines are taken for messages: a few complete objects inside it are no JSON Lines log.)
+        raise UnknownFormat("a JSON document that ends before it is complete (cut short, or still being written)")
     decoded = [r for r in head_records if r is not None]
     if decoded and all(isinstance(r, dict) and isinstance(r.get("role"), str) for r in decoded):
         return messages.OpenAIMessagesParser.name
     raise UnknownFormat("not a session log ctxtop knows (see `ctxtop formats`, or name one with --log-format)")
+
+
+def _cut_short(data: Log) -> bool:
+    """Whether ``data`` opens a JSON document (``{`` or ``[``) and stops before its end: its last character is not the
+    closing one a whole document ends with. Looked at only where its first line is no JSON either."""
+    head = bytes(data[:64]).removeprefix(b"\xef\xbb\xbf").lstrip()
+    tail = bytes(data[-64:]).rstrip()
+    return head[:1] in (b"{", b"[") and bool(tail) and tail[-1:] not in (b"}", b"]")
 
 
 def _looks(looks_like: Callable[[Any], bool], value: Any) -> bool:

@@ -231,3 +231,16 @@ def test_a_utf8_byte_order_mark_costs_nothing(tmp_path, capsys, name):
     assert with_bom["source"]["messages"] == plain["source"]["messages"]
     assert with_bom["source"]["diagnostics"] == plain["source"]["diagnostics"]
     assert with_bom["window"] == plain["window"]
+
+
+@pytest.mark.parametrize("name", ["inspect_compaction.json", "openhands_condensation.json", "adk_session.json", "openai_messages.json"])
+def test_a_json_document_cut_short_is_said_to_be_and_never_read_as_another_format(tmp_path, capsys, name):
+    # Two thirds of an Inspect log was read as an OpenAI message dump (1 message, 13 malformed lines, exit 0); the
+    # others were "not a session log ctxtop knows", which sends the user looking for the wrong cause.
+    data = (DATA / name).read_bytes()
+    path = tmp_path / name
+    path.write_bytes(data[: len(data) * 2 // 3])
+    for command in COMMANDS:
+        code, out, err = run(capsys, *command, str(path))
+        assert (code, out) == (2, ""), err
+        assert err == f"ctxtop: error: {path}: a JSON document that ends before it is complete (cut short, or still being written)\n"
