@@ -67,6 +67,10 @@ def detect(data: Log) -> str:
         if inspect_ai.read_eval_zip(data) is not None:
             return inspect_ai.InspectParser.name
         raise UnknownFormat("a zip archive that is not an Inspect AI .eval log")
+    if bytes(data[:2]) == GZIP_MAGIC:
+        raise UnknownFormat("gzip-compressed: decompress it first (gunzip -k FILE), then open what it gives")
+    if _utf16_json(bytes(data[:256])):
+        raise UnknownFormat("UTF-16 text: ctxtop reads UTF-8 (iconv -f UTF-16 -t UTF-8 FILE > FILE.utf8.jsonl converts it)")
     head_records: list[Any] = []
     for _offset, _number, raw, _complete in iter_lines(data):
         try:
@@ -104,6 +108,24 @@ def _cut_short(data: Log) -> bool:
     head = bytes(data[:64]).removeprefix(b"\xef\xbb\xbf").lstrip()
     tail = bytes(data[-64:]).rstrip()
     return head[:1] in (b"{", b"[") and bool(tail) and tail[-1:] not in (b"}", b"]")
+
+
+GZIP_MAGIC = b"\x1f\x8b"
+
+
+def _utf16_json(head: bytes) -> bool:
+    """Whether ``head`` (a file's first bytes) is JSON written in UTF-16, as PowerShell 5's ``>`` writes text: with
+    its byte order mark, or without one, told by the NUL byte beside each ASCII character."""
+    if head[:2] in (b"\xff\xfe", b"\xfe\xff"):
+        encoding = "utf-16"
+    elif len(head) >= 4 and head[1] == head[3] == 0 and head[0] and head[2]:
+        encoding = "utf-16-le"
+    elif len(head) >= 4 and head[0] == head[2] == 0 and head[1] and head[3]:
+        encoding = "utf-16-be"
+    else:
+        return False
+    text = head[: len(head) // 2 * 2].decode(encoding, "replace").lstrip("\ufeff \t\r\n")
+    return text[:1] in ("{", "[")
 
 
 def _looks(looks_like: Callable[[Any], bool], value: Any) -> bool:

@@ -244,3 +244,17 @@ def test_a_json_document_cut_short_is_said_to_be_and_never_read_as_another_forma
         code, out, err = run(capsys, *command, str(path))
         assert (code, out) == (2, ""), err
         assert err == f"ctxtop: error: {path}: a JSON document that ends before it is complete (cut short, or still being written)\n"
+
+
+@pytest.mark.parametrize("encode, said", [
+    (lambda data: __import__("gzip").compress(data), "gzip-compressed: decompress it first (gunzip -k"),
+    (lambda data: data.decode("utf-8").encode("utf-16"), "UTF-16 text: ctxtop reads UTF-8 (iconv -f UTF-16 -t UTF-8"),
+    (lambda data: data.decode("utf-8").encode("utf-16-le"), "UTF-16 text: ctxtop reads UTF-8 (iconv -f UTF-16 -t UTF-8"),
+], ids=["gzip", "utf-16 with its byte order mark", "utf-16-le without"])
+def test_a_compressed_or_utf16_log_is_said_to_be(tmp_path, capsys, encode, said):
+    # Both were "not a session log ctxtop knows": a log it knows, in a form it does not read, and no word of which.
+    path = tmp_path / "session.jsonl"
+    path.write_bytes(encode(GOOD))
+    for command in COMMANDS:
+        code, out, err = run(capsys, *command, str(path))
+        assert (code, out) == (2, "") and err.startswith(f"ctxtop: error: {path}: {said}") and err.count("\n") == 1, err
