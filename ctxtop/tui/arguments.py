@@ -48,3 +48,14 @@ def file_name(text: str) -> str:
     if not text.strip():
         raise argparse.ArgumentTypeError("a file name, not an empty one")
     return text
+
+
+# A poll more often than this reads the log's size in a busy loop: a core spent to see a change a few ms sooner.
+MIN_POLL_SECONDS = 0.01
+
+
+def poll_seconds(text: str) -> float:
+    value = positive_float(text)
+    if value < MIN_POLL_SECONDS:
+        raise argparse.ArgumentTypeError(f"must be at least {MIN_POLL_SECONDS:g} s (a shorter poll is a busy loop): {text!r}")
+    return value

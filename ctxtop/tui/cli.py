@@ -33,7 +33,7 @@ from ctxtop.context.window.session import Session, resolved_message
 from ctxtop.context.window.subagents import find_subagent
 from ctxtop.context.window.tokens import DEFAULT_ENCODING
 from ctxtop.parsers.registry import PARSERS
-from ctxtop.tui.arguments import file_name, message_number, positive_float, positive_int
+from ctxtop.tui.arguments import file_name, message_number, poll_seconds, positive_float, positive_int
 from ctxtop.tui.commands import fleet, install_hooks, replay_compaction
 from ctxtop.tui.demo import DEMO_WINDOW, demo_path
 from ctxtop.tui.discover import agent_session_roots, is_session_folder, resolve_session
@@ -126,7 +126,7 @@ def build_parser() -> dict[str, argparse.ArgumentParser]:
     _session_options(tui)
     tui.add_argument("--format", dest="log_format_alias", metavar="NAME", choices=sorted(PARSERS), help="same as --log-format")
     tui.add_argument("--stay", action="store_true", help="with a directory (or no PATH), stay on the session opened when a newer one appears")
-    tui.add_argument("--poll", type=positive_float, metavar="SECONDS", help="poll the log every SECONDS instead of file events (network filesystems)")
+    tui.add_argument("--poll", type=poll_seconds, metavar="SECONDS", help="poll the log every SECONDS instead of file events (network filesystems)")
     parsers["open"] = tui
 
     demo = Parser(prog="ctxtop demo", description="Open the bundled demo session (seed 000's incident), replayed as if live.")
@@ -178,7 +178,7 @@ def build_parser() -> dict[str, argparse.ArgumentParser]:
     )
     _session_options(watch, at=False)
     watch.add_argument("--json", action="store_true", help="JSON lines instead of text")
-    watch.add_argument("--poll", type=positive_float, metavar="SECONDS", help="poll every SECONDS instead of file events (network filesystems)")
+    watch.add_argument("--poll", type=poll_seconds, metavar="SECONDS", help="poll every SECONDS instead of file events (network filesystems)")
     watch.add_argument("--stay", action="store_true", help="with a directory, stay on the session followed when a newer one appears")
     parsers["watch"] = watch
 

@@ -371,6 +371,8 @@ def test_a_log_below_a_folder_that_cannot_be_entered(open_folder):
     ["replay-compaction", "--demo", "--compaction", HUGE, "--summarizer", "cat"],
     ["replay-compaction", "--demo", "--compaction", "1", "--summarizer", "cat", "--summarizer-timeout", "inf"],
     ["watch", "--demo", "--poll", "nan"],
+    ["watch", "--demo", "--poll", "1e-9"],  # a busy loop, not a poll
+    ["watch", "--demo", "--poll", "0.001"],
     ["export", "--demo", "--window", "9" * 5000],
 ])
 def test_cli_integers_beyond_any_window_are_usage_errors(capsys, argv):
