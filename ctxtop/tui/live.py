@@ -14,10 +14,12 @@ from typing import Any
 from textual import work
 
 from ctxtop.context.sanitize import one_line
+from ctxtop.tui.discover import may_be_session
 from ctxtop.tui.errors import USER_ERRORS
 from ctxtop.tui.messages import LogAppended, LogChanged, NewSessionFile
 from ctxtop.tui.parts import AppParts
 from ctxtop.tui.state import ReturnTo
+from ctxtop.tui.waiting import not_written_yet
 from ctxtop.tui.widgets.subagents import SubagentsTable
 
 # Live tailing reads at most this often during a burst of writes.
@@ -33,6 +35,14 @@ class LiveUpdates(AppParts):
         return_to = self.state.return_to
         main_path = return_to.path if return_to is not None else self.path
         if message.path.resolve() == Path(main_path).resolve():
+            return
+        # A file that is no session, read whole (a settings .json, an `e` export), is not one to switch to, as
+        # `watch` has it; one still to be written is looked at again until its first line tells.
+        if not_written_yet(message.path):
+            if message.path.exists():
+                self.set_timer(RECHECK_SECONDS, lambda: self.post_message(NewSessionFile(message.path)))
+            return
+        if not may_be_session(message.path):
             return
         name = one_line(message.path.name, 60)
         if self.stay or return_to is not None:

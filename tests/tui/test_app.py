@@ -732,6 +732,29 @@ async def test_directory_mode_follows_a_newer_session_unless_told_to_stay(tmp_pa
             assert app.session.path == str(newer)
 
 
+@pytest.mark.parametrize("atomically", [True, False])
+async def test_directory_mode_does_not_switch_to_a_file_that_is_no_session(tmp_path, atomically):
+    """A .json that is no log (a settings file, an `e` export) appearing in the folder followed is not a newer
+    session (ctxtop switched to it and exited with "not a session log ctxtop knows")."""
+    first = tmp_path / "first.jsonl"
+    first.write_bytes((DATA / "claude_compact.jsonl").read_bytes())
+    app = CtxtopApp(str(first), session_dirs=[tmp_path])
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, app)
+        other = tmp_path / "settings.json"
+        if atomically:  # written elsewhere and renamed in, as exports and editors do
+            (tmp_path / ".settings.json.tmp").write_text('{"theme": "dark", "model": "opus"}')
+            os.rename(tmp_path / ".settings.json.tmp", other)
+        else:  # created empty, then written
+            other.touch()
+            await pilot.pause(0.3)
+            other.write_text('{"theme": "dark", "model": "opus"}')
+        await pilot.pause(1.5)
+        assert app.is_running and app.return_code is None
+        await settle(pilot, app)
+        assert app.path == str(first) and app.session.path == str(first)
+
+
 async def test_loading_reports_progress_and_hides_the_bar_when_done(monkeypatch):
     from textual.widgets import ProgressBar
 
