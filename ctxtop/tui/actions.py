@@ -17,7 +17,7 @@ from textual.widgets import DataTable, Input, TabbedContent
 from ctxtop.context.sanitize import one_line
 from ctxtop.context.window.session import resolved_message
 from ctxtop.tui.errors import USER_ERRORS
-from ctxtop.tui.export import export_snapshot
+from ctxtop.tui.export import export_directory, export_snapshot
 from ctxtop.tui.keymap import COMMANDS
 from ctxtop.tui.messages import Exported, SearchDone
 from ctxtop.tui.parts import AppParts
@@ -158,8 +158,11 @@ class UserActions(AppParts):
     def write_export(self, at: int, svg: str) -> None:
         tracker = self.tracker
         assert tracker is not None
+        back = self.state.return_to
+        logs = [self.path] + ([back.path] if back is not None else [])  # (a sub-agent's, and its session's)
         try:
-            paths = export_snapshot(tracker, at, svg, self.export_dir, redacting=self.redacting)
+            directory = export_directory(self.export_dir, logs, self.session_dirs)
+            paths = export_snapshot(tracker, at, svg, directory, redacting=self.redacting)
         except USER_ERRORS as exc:
             self.call_from_thread(self.notify, f"export failed: {one_line(str(exc), 160)}", severity="error")
             return

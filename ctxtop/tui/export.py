@@ -8,8 +8,25 @@ from pathlib import Path
 from ctxtop.context.output.json_document import json_document
 from ctxtop.context.output.markdown import render_markdown
 from ctxtop.context.output.redact import redact
+from ctxtop.context.store.source import split_sample
+from ctxtop.context.store.token_cache import cache_dir
 from ctxtop.context.tracker import Tracker
+from ctxtop.tui.errors import UsageError
 from ctxtop.tui.output import write_output
+
+
+def export_directory(preferred: Path, logs: list[str], followed: list[Path]) -> Path:
+    """Where ``e`` writes: ``preferred`` (the current directory), unless that is beside one of ``logs`` (their
+    folder, a folder session itself, Claude Code's ``<session>/`` kept beside one) or inside a folder ``followed``
+    for newer sessions: ctxtop never writes beside a log. Then ``exports/`` in ctxtop's cache directory."""
+    here = preferred.resolve()
+    folders = list(followed)
+    for log in logs:
+        source = Path(split_sample(log)[0]).resolve()
+        folders += [source.parent, source, source.with_suffix("")]
+    if any(here == folder.resolve() or folder.resolve() in here.parents for folder in folders):
+        return cache_dir() / "exports"
+    return preferred
 
 
 def export_snapshot(tracker: Tracker, at: int, svg: str, directory: Path, *, redacting: bool = False) -> list[Path]:
@@ -20,6 +37,10 @@ def export_snapshot(tracker: Tracker, at: int, svg: str, directory: Path, *, red
     snapshot = tracker.snapshot(at, strategies=[])
     if redacting:
         snapshot = redact(snapshot)
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise UsageError(f"cannot write into {directory}: {exc.strerror or exc}") from None
     stem = re.sub(r"[^\w.-]+", "_", Path(tracker.session.path or "session").stem)[:60]
     base = directory / f"ctxtop-{stem}-m{at}"
     files = {

@@ -244,6 +244,22 @@ async def test_export_writes_json_markdown_and_svg(tmp_path):
     assert svg.startswith("<svg") and "6,399" in svg
 
 
+async def test_export_never_writes_beside_the_log_read(tmp_path, monkeypatch):
+    """`e` writes into the current directory, but not when that is the log's folder: ctxtop never writes beside a
+    log (in directory mode the export was even taken for a newer session)."""
+    log = tmp_path / "logs" / "session.jsonl"
+    log.parent.mkdir()
+    log.write_bytes((DATA / "claude_compact.jsonl").read_bytes())
+    before = sorted(p.name for p in log.parent.iterdir())
+    app = CtxtopApp(str(log), export_dir=log.parent)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, app)
+        await pilot.press("e")
+        assert await until(pilot, lambda: bool(app.last_export))
+    assert sorted(p.name for p in log.parent.iterdir()) == before
+    assert all(p.is_file() and log.parent not in p.parents for p in app.last_export)
+
+
 @pytest.mark.parametrize("size, counts", [((80, 24), 1), ((200, 50), 4)])
 async def test_the_tools_pane_shows_each_count_whole_or_not_at_all(size, counts):
     from textual.widgets import DataTable
