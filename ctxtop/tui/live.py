@@ -135,6 +135,14 @@ class LiveUpdates(AppParts):
             else:
                 state = replace(state, unseen=state.unseen + max(0, grew))
             self.state = state
+            if state.compaction is not None and state.cursor is not None and (update.reset or state.follow):
+                # An open compaction view shows the compaction at or before the cursor: in a log read again (the
+                # view was of the one before), or one that arrived while following.
+                number = message.tracker.compaction_at(state.cursor)
+                if number is None or update.reset:
+                    self._change(compaction=None)
+                if number is not None and (update.reset or number != state.compaction["number"]):
+                    self.open_compaction(state.cursor)
             self._announce_alerts(change.alerts)
         if self._poll_again:
             self._poll_again = False

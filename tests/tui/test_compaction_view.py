@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import json
+import os
 
 from textual.widgets import Static
 
 from ctxtop.context.tracker import Tracker
+from ctxtop.tui.app import CtxtopApp
 from ctxtop.tui.cli import main
 from ctxtop.tui.demo import DEMO_WINDOW, demo_path
 from ctxtop.tui.widgets.compaction import CompactionView
@@ -114,3 +116,37 @@ async def test_the_banner_speaks_of_the_cursor_and_counts_what_comes_later():
         app._go(388)
         await settle(pilot, app, 388)
         assert "lost at 204 → broken at 388" in plain(banner) and "later" not in plain(banner)
+
+
+async def test_a_log_replaced_underneath_does_not_keep_the_compaction_view_of_the_one_read_before(tmp_path):
+    """The view open over the panes was of the log before: replaced by one with no compaction so far, it showed
+    "Compaction 3 at message 383" over a session of 150 messages."""
+    log = tmp_path / "live.jsonl"
+    lines = demo_path().read_bytes().splitlines(keepends=True)
+    log.write_bytes(b"".join(lines))
+    app = CtxtopApp(str(log), window=DEMO_WINDOW)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, app)
+        view = app.query_one(CompactionView)
+        await pilot.press("c")
+        assert await until(pilot, lambda: view.is_open and view.view["message"] == 383)
+        (tmp_path / "new.jsonl").write_bytes(b"".join(lines[:150]))  # no compaction in it yet
+        os.replace(tmp_path / "new.jsonl", log)
+        assert await until(pilot, lambda: app.available == 150)
+        await settle(pilot, app)
+        assert await until(pilot, lambda: not view.is_open and app.state.compaction is None)
+
+
+async def test_an_open_compaction_view_follows_a_compaction_that_arrives_while_following(tmp_path):
+    log = tmp_path / "live.jsonl"
+    lines = demo_path().read_bytes().splitlines(keepends=True)
+    log.write_bytes(b"".join(lines[:250]))
+    app = CtxtopApp(str(log), window=DEMO_WINDOW)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, app)
+        view = app.query_one(CompactionView)
+        await pilot.press("c")
+        assert await until(pilot, lambda: view.is_open and view.view["message"] == 204)
+        with open(log, "ab") as handle:
+            handle.writelines(lines[250:320])
+        assert await until(pilot, lambda: view.is_open and view.view["message"] == 306)
