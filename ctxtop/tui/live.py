@@ -129,6 +129,8 @@ class LiveUpdates(AppParts):
             grew = update.messages - state.available
             state = replace(state, session=session, timeline=message.timeline, constraints=message.rules, audit=message.audit,
                             available=update.messages)
+            if update.reset:  # the matches were the log's as read before: / searches this one
+                state = replace(state, search=None, search_index=-1)
             if state.follow or update.reset or update.subagents:
                 # What is under the cursor changed: the view there is asked for again.
                 state = replace(state, cursor=session.clamp(None if state.follow else state.cursor), revision=state.revision + 1)

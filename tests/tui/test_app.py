@@ -698,6 +698,25 @@ async def test_a_log_truncated_to_empty_then_written_again_is_shown_afresh_and_s
         assert not any("stopped following" in n for n in notes)
 
 
+async def test_a_search_of_the_log_before_it_was_replaced_is_not_kept(tmp_path):
+    """The matches were the old log's: the title said "'PO-0103': 1 / 4" over a log that holds none, and n went to
+    messages that match nothing."""
+    lines = demo_path().read_bytes().splitlines(keepends=True)
+    log = tmp_path / "live.jsonl"
+    log.write_bytes(b"".join(lines))
+    app = CtxtopApp(str(log), window=DEMO_WINDOW)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, app)
+        await pilot.press("slash", *"PO-0103", "enter")
+        assert await until(pilot, lambda: app.search is not None and app.search.matches)
+        (tmp_path / "new.jsonl").write_bytes(b"".join(lines[:9]))  # no PO-0103 in it
+        os.replace(tmp_path / "new.jsonl", log)
+        assert await until(pilot, lambda: app.available == Session.open(log, window=DEMO_WINDOW).message_count)
+        await settle(pilot, app)
+        assert "PO-0103" not in plain(app.query_one("#window-title", Static))
+        assert app.search is None or not app.search.matches
+
+
 async def test_rename_rotation_is_followed_into_the_new_file_and_a_log_gone_for_good_stops_being_live(tmp_path):
     lines = demo_path().read_bytes().splitlines(keepends=True)
     log = tmp_path / "live.jsonl"
