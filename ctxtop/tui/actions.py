@@ -225,7 +225,7 @@ class UserActions(AppParts):
     def on_search_done(self, message: SearchDone) -> None:
         self._change(search=message, search_index=-1, searching=None)
         if not message.matches:
-            self.notify(f"no match for {one_line(message.query, 60)!r} in {self.available:,} messages", severity="warning",
+            self.notify(f"no match for '{one_line(message.query, 60)}' in {self.available:,} messages", severity="warning",
                         timeout=4, markup=False)
             return
         self.action_search_step(1)
@@ -237,7 +237,7 @@ class UserActions(AppParts):
             self.notify("no search yet: / searches every message", timeout=2)
             return
         if not search.matches:
-            self.notify(f"no match for {one_line(search.query, 60)!r}: / searches again", timeout=2, markup=False)
+            self.notify(f"no match for '{one_line(search.query, 60)}': / searches again", timeout=2, markup=False)
             return
         matches = search.matches
         here = (self.cursor or 0, -1)

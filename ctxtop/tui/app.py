@@ -455,11 +455,11 @@ class CtxtopApp(LiveUpdates, UserActions, AppParts):
             blocks = len(state.view.window.blocks)
             title.append(f"message {state.view.at} · {blocks:,} block{'' if blocks == 1 else 's'}", style="bold")
         if state.searching is not None:
-            title.append(f" · searching {state.available:,} messages for {one_line(state.searching, 30)!r}…", style="yellow")
+            title.append(f" · searching {state.available:,} messages for '{one_line(state.searching, 30)}'…", style="yellow")
         elif state.search is not None:
             found = len(state.search.matches)
             at = f"{state.search_index + 1} / {found:,}" if found and state.search_index >= 0 else f"{found} matches"
-            title.append(f" · {one_line(state.search.query, 30)!r}: {at}", style="bold" if found else "yellow")
+            title.append(f" · '{one_line(state.search.query, 30)}': {at}", style="bold" if found else "yellow")
         if preview is not None:
             counts = preview.outcome_counts()
             title.append(f" · {preview.strategy}", style="bold")

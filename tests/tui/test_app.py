@@ -323,6 +323,20 @@ async def test_search_finds_every_match_in_the_session_and_steps_with_n():
         assert app._notifications and list(app._notifications)[-1].message == "no match for 'zzqq-nowhere': / searches again"
 
 
+async def test_a_search_is_named_as_it_was_typed():
+    """The title and the notices showed the query's repr: a backslash doubled, a quote turning the
+    quotes round ("it's")."""
+    app = demo_app(at=203)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, app, 203)
+        for query in ("C:\\x", "it's"):
+            await pilot.press("slash", *query, "enter")
+            assert await until(pilot, lambda: app.search is not None and app.search.query == query)
+            await pilot.pause()
+            assert f"'{query}': 0 matches" in plain(app.query_one("#window-title", Static))
+            assert list(app._notifications)[-1].message == f"no match for '{query}' in {app.available:,} messages"
+
+
 async def test_g_goes_to_a_message_and_1_to_4_switch_panes():
     app = demo_app(at=10)
     async with app.run_test(size=SIZE) as pilot:
