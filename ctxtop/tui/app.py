@@ -396,6 +396,8 @@ class CtxtopApp(LiveUpdates, UserActions, AppParts):
         """The header's mode: replaying, following, live or paused, and the switches that are on."""
         if self.replay_speed and state.session and state.available < state.session.message_count:
             mode = f"▶ REPLAY ×{self.replay_speed:g}"
+            if not state.follow:  # the replay goes on; the cursor stays where it was put
+                mode += "  ❚❚ PAUSED (f: follow)"
         else:
             mode = "● FOLLOW" if state.follow else "❚❚ PAUSED"
             if state.tracker is not None and state.tracker.live and state.watching:

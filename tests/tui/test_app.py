@@ -404,6 +404,21 @@ async def test_help_lists_the_keys():
         assert not isinstance(app.screen, HelpScreen) and app.is_running
 
 
+async def test_the_header_says_the_cursor_stopped_during_the_replay():
+    """Stepping back during the demo's replay stopped the cursor while the header still said only "▶ REPLAY"."""
+    app = demo_app(replay_speed=0.5)
+    async with app.run_test(size=SIZE) as pilot:
+        assert await until(pilot, lambda: app.view is not None and app.available > 3)
+        await pilot.press("left")
+        assert await until(pilot, lambda: not app.follow)
+        await pilot.pause()
+        header = plain(app.query_one("#header", Static))
+        assert "REPLAY" in header and "PAUSED (f: follow)" in header
+        await pilot.press("f")
+        await pilot.pause()
+        assert app.follow and "PAUSED" not in plain(app.query_one("#header", Static))
+
+
 async def test_replayed_demo_raises_the_alert_at_the_compaction():
     app = demo_app(replay_speed=60)
     notified = []

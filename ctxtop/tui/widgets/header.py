@@ -36,7 +36,8 @@ def header_text(snapshot: dict, *, available: int | None, mode: str, width: int 
         name, model = one_line(name, NAME_CHARS), one_line(model, MODEL_CHARS)
     first.append(name, style="bold")
     first.append(f"  {source['format']}  {model}  ", style="dim")
-    first.append(mode, style="bold green" if "FOLLOW" in mode or "REPLAY" in mode else "bold red" if "STOPPED" in mode else "bold yellow")
+    moving = ("FOLLOW" in mode or "REPLAY" in mode) and "PAUSED" not in mode
+    first.append(mode, style="bold green" if moving else "bold red" if "STOPPED" in mode else "bold yellow")
     # Most telling first, so that a narrow terminal cuts the least useful: use, position, then the two counts.
     # A limit ctxtop fell back on (no --window, none in the log, an unknown model) is a guess: say so.
     second = Text()
