@@ -32,6 +32,8 @@ MAX_PIN_CHARS = 240
 
 def no_such_message(number: int, available: int) -> str:
     """What `g` or `--at` says of a message the session does not hold (yet)."""
+    if available < 1:  # (a log still to be written, or emptied)
+        return f"no message {number:,}: the session holds none yet"
     return f"no message {number:,}: the session has 1 to {available:,} (negative counts from the end)"
 
 

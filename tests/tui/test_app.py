@@ -1009,3 +1009,16 @@ async def test_the_breakdown_names_a_summarization_calls_unlogged_part_for_what_
         breakdown.show(snapshot)  # (the same rows, another session's snapshot: the name follows)
         await pilot.pause()
         assert table.get_cell("inferred_system_tools", "category").plain == "■ inferred sys+tools"
+
+
+async def test_g_before_the_log_holds_a_message_says_so(tmp_path):
+    """`g 5` on a log still to be written said "the session has 1 to 0"."""
+    log = tmp_path / "empty.jsonl"
+    log.touch()
+    app = CtxtopApp(str(log))
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause(0.3)
+        await pilot.press("g", "5", "enter")
+        assert await until(pilot, lambda: bool(app._notifications))
+        message = list(app._notifications)[-1].message
+        assert message == "no message 5: the session holds none yet" and "1 to 0" not in message
