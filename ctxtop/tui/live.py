@@ -134,7 +134,9 @@ class LiveUpdates(AppParts):
             if state.follow or update.reset or update.subagents:
                 # What is under the cursor changed: the view there is asked for again.
                 state = replace(state, cursor=session.clamp(None if state.follow else state.cursor), revision=state.revision + 1)
-            else:
+            if update.reset:  # what is new is counted from the cursor again: the log before is gone
+                state = replace(state, unseen=0 if state.follow or state.cursor is None else max(0, update.messages - state.cursor))
+            elif not state.follow:  # (a sub-agent's change in the same update included)
                 state = replace(state, unseen=state.unseen + max(0, grew))
             self.state = state
             if state.compaction is not None and state.cursor is not None and (update.reset or state.follow):

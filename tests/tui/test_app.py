@@ -746,6 +746,28 @@ async def test_a_search_of_the_log_before_it_was_replaced_is_not_kept(tmp_path):
         assert app.search is None or not app.search.matches
 
 
+async def test_the_new_messages_counted_while_paused_go_with_the_log_read_again(tmp_path):
+    """Paused, 50 messages arrived; then the log was replaced by a shorter one: the header went on saying
+    "+50 new (f: follow)" at its last message."""
+    lines = demo_path().read_bytes().splitlines(keepends=True)
+    log = tmp_path / "live.jsonl"
+    log.write_bytes(b"".join(lines[:100]))
+    app = CtxtopApp(str(log), window=DEMO_WINDOW)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, app)
+        await pilot.press("left")
+        assert await until(pilot, lambda: not app.follow)
+        with open(log, "ab") as handle:
+            handle.writelines(lines[100:150])
+        assert await until(pilot, lambda: app.unseen > 0)
+        (tmp_path / "new.jsonl").write_bytes(b"".join(lines[:20]))
+        os.replace(tmp_path / "new.jsonl", log)
+        expected = Session.open(log, window=DEMO_WINDOW).message_count
+        assert await until(pilot, lambda: app.available == expected)
+        await settle(pilot, app)
+        assert app.unseen == 0 and "new (f: follow)" not in plain(app.query_one("#header", Static))
+
+
 async def test_rename_rotation_is_followed_into_the_new_file_and_a_log_gone_for_good_stops_being_live(tmp_path):
     lines = demo_path().read_bytes().splitlines(keepends=True)
     log = tmp_path / "live.jsonl"
