@@ -64,6 +64,23 @@ def test_a_line_written_in_two_halves_waits_for_its_newline(tmp_path):
     assert update.new == 1 and len(follower.session.entries) == count + 1
 
 
+@pytest.mark.parametrize("name", ["openhands_condensation.json", "inspect_compaction.json"])
+def test_a_json_document_caught_half_rewritten_is_waited_for(tmp_path, name):
+    """A log kept as one JSON document is rewritten whole (Gemini CLI's session-*.json, an OpenHands trajectory):
+    a poll that caught it half written raised "not a session log ctxtop knows", and the TUI stopped following it
+    for good. The session read before stands until the document is whole again."""
+    whole = (DATA / name).read_bytes()
+    log = tmp_path / name
+    log.write_bytes(whole)
+    follower = LogFollower(log)
+    count = len(follower.session.entries)
+    log.write_bytes(whole[: len(whole) // 2])  # in place, as writeFile does: truncated, then written
+    assert follower.poll() is None and len(follower.session.entries) == count
+    log.write_bytes(whole)
+    update = follower.poll()
+    assert update is not None and len(follower.session.entries) == count
+
+
 def test_truncation_and_replacement_read_the_file_again(tmp_path):
     log = tmp_path / "live.jsonl"
     write(log, DEMO_LINES[:100])

@@ -21,7 +21,7 @@ from ctxtop.context.store.source import SourceError, read_appended, split_sample
 from ctxtop.context.window.replay import Window
 from ctxtop.context.window.session import Session
 from ctxtop.context.window.timeline import TimelineView
-from ctxtop.parsers.base import LineParser
+from ctxtop.parsers.base import LineParser, UnknownFormat
 
 
 @dataclass(slots=True)
@@ -172,10 +172,19 @@ class LogFollower:
 
     def _poll_whole(self) -> Update | None:
         """A session stored whole changed (a file added or rewritten): read it again; such sessions are small."""
-        if self._signature() == self.signature:
+        signature = self._signature()
+        if signature == self.signature:
             return None
         before = len(self.session.entries)
-        self._open()
+        try:
+            self._open()
+        except UnknownFormat:
+            if self.file.is_dir():
+                raise
+            # A JSON document caught half rewritten (written in place: truncated, then written): the session
+            # read before stands until the document is whole again, as a JSON Lines log waits for a line's end.
+            self.signature = signature
+            return None
         entries = len(self.session.entries)
         return Update(entries, max(0, entries - before), compaction=any(e.compaction for e in self.session.entries[before:]),
                       reread=True)
