@@ -32,7 +32,7 @@ from ctxtop.context.output.compaction import compaction_view
 from ctxtop.context.output.html import chart_columns, render_html
 from ctxtop.context.output.redact import redact
 from ctxtop.context.output.snapshot import build_snapshot
-from ctxtop.context.rules.constraints import Constraint, WindowText, detect_constraints
+from ctxtop.context.rules.constraints import KEPT, Constraint, WindowText, detect_constraints
 from ctxtop.context.rules.pin_store import SavedPins, load_session_pins, save_session_pins
 from ctxtop.context.rules.remembered import detected_constraints
 from ctxtop.context.rules.selection import FROM_AUTO, RuleRequest, newly_stated, select_rules
@@ -282,7 +282,14 @@ class Tracker:
     def cursor_alerts(self, at: int, until: int | None = None) -> CursorAlerts:
         """What is lost or broken at message ``at`` (the banner), apart from what happens later up to ``until``."""
         failing = [a for a in self.alerts(until) if a.fails]
-        here = [a for a in failing if a.message <= at]
+        # A rule a later compaction at or before ``at`` kept again (its summary states it, a re-injection) is no
+        # longer lost here, as the window at ``at`` (the Constraints pane) says: its loss is history.
+        kept_again: set[str] = set()
+        for compaction in self.audit.compactions:
+            if compaction.event.message <= at:
+                for cid, (_, now) in compaction.constraints.items():
+                    (kept_again.add if now.status == KEPT else kept_again.discard)(cid)
+        here = [a for a in failing if a.message <= at and not (a.kind.rule_lost and a.constraint in kept_again)]
         lost_at: dict[str, Alert] = {}
         for alert in here:
             if alert.kind.rule_lost and alert.constraint is not None:

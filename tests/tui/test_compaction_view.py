@@ -150,3 +150,25 @@ async def test_an_open_compaction_view_follows_a_compaction_that_arrives_while_f
         with open(log, "ab") as handle:
             handle.writelines(lines[250:320])
         assert await until(pilot, lambda: view.is_open and view.view["message"] == 306)
+
+
+async def test_the_banner_does_not_count_a_rule_a_later_compaction_put_back(tmp_path):
+    """A rule lost at 204 that the summary at 306 states again (a re-injection, CLAUDE.md read again) is kept at 310,
+    as the Constraints pane says: the banner went on counting it among the rules lost "at message 310"."""
+    from .test_app import plain
+
+    lines = demo_path().read_text(encoding="utf-8").splitlines(keepends=True)
+    summary = json.loads(lines[306])
+    summary["message"]["content"] += "\n只允许用企业微信发通知，不要发邮件"
+    lines[306] = json.dumps(summary, ensure_ascii=False) + "\n"
+    log = tmp_path / "restored.jsonl"
+    log.write_text("".join(lines[:330]), encoding="utf-8")
+    app = CtxtopApp(str(log), window=DEMO_WINDOW, at=310)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, app, 310)
+        assert await until(pilot, lambda: app.audit is not None and len(app.audit.compactions) == 2)
+        await settle(pilot, app, 310)
+        statuses = {c["id"]: c["status"] for c in app.view.snapshot["constraints"]}
+        assert statuses["wecom-only"] == "kept" and statuses["no-phone-numbers"] == "lost"
+        banner = plain(app.query_one("#banner", Static))
+        assert "at message 310: 2 rule(s) lost or weakened" in banner and "wecom-only" not in banner
