@@ -112,6 +112,10 @@ class UserActions(AppParts):
         if self._rules_need_a_session():
             return
         text = (self.screen.get_selected_text() or "").strip()
+        if not text and self.state.compaction is not None:  # (the window list, and its selected block, are behind it)
+            self.notify("nothing to pin in the compaction view: select the rule's words, or Esc and select a block",
+                        severity="warning")
+            return
         if not text:
             selected = self._selected_block()
             if selected is None:

@@ -172,3 +172,18 @@ async def test_the_banner_does_not_count_a_rule_a_later_compaction_put_back(tmp_
         assert statuses["wecom-only"] == "kept" and statuses["no-phone-numbers"] == "lost"
         banner = plain(app.query_one("#banner", Static))
         assert "at message 310: 2 rule(s) lost or weakened" in banner and "wecom-only" not in banner
+
+
+async def test_p_in_the_compaction_view_does_not_pin_a_block_hidden_behind_it():
+    """With the view open over the window list, p pinned the list's selected block, which was out of sight."""
+    app = demo_app(at=390)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, app, 390)
+        view = app.query_one(CompactionView)
+        await pilot.press("c")
+        assert await until(pilot, lambda: view.is_open)
+        before = [c.text for c in app.constraints]
+        await pilot.press("p")
+        await pilot.pause(0.3)
+        assert [c.text for c in app.constraints] == before
+        assert "compaction view" in list(app._notifications)[-1].message
