@@ -128,6 +128,7 @@ class CtxtopApp(LiveUpdates, UserActions, AppParts):
         self._dir_observer = None
         self._observer = None
         self._replay_timer = None
+        self._undrawn: SessionState | None = None  # what the screen shows, while changes come before it is up
         self._polling = self._poll_again = False
         self._changed_paths = set()
         self.prompt_mode = "search"
@@ -208,11 +209,18 @@ class CtxtopApp(LiveUpdates, UserActions, AppParts):
         yield FittedFooter(footer_rank, roomy_width=FOOTER_ROOMY_WIDTH, show_command_palette=False)
 
     def on_mount(self) -> None:
+        self.call_after_refresh(self._draw_undrawn)
         self.query_one(WindowList).focus()
         self.query_one(StrategiesTable).set_strategies(list(STRATEGIES))
         if self.notice:
             self.notify(one_line(self.notice, 200), title="ctxtop")
         self.load_session()
+
+    def _draw_undrawn(self) -> None:
+        """Draw the changes that came before the screen was up (else nothing may change again for a while: a log
+        waited for)."""
+        if self._undrawn is not None and self.screen_stack and self.screen.is_mounted:
+            self.watch_state(self._undrawn, self.state)
 
     # --- loading --------------------------------------------------------------------------------
     @work(thread=True, exclusive=True, exit_on_error=False, group="load")
@@ -333,7 +341,12 @@ class CtxtopApp(LiveUpdates, UserActions, AppParts):
     def watch_state(self, old: SessionState, new: SessionState) -> None:
         """Bring the screen in line with ``new``: each pane is updated when what it shows changed since ``old``."""
         if not self.screen_stack or not self.screen.is_mounted:
-            return  # the app is closing
+            # The app is closing, or not up yet (a quick loader's first change): drawn once the screen is.
+            if self._undrawn is None:
+                self._undrawn = old
+            return
+        if self._undrawn is not None:
+            old, self._undrawn = self._undrawn, None
         tracker = new.tracker
         if tracker is not None and new.cursor is not None and (
                 new.tracker is not old.tracker or new.cursor != old.cursor or new.revision != old.revision):

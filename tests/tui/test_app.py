@@ -1044,3 +1044,26 @@ async def test_g_before_the_log_holds_a_message_says_so(tmp_path):
         assert await until(pilot, lambda: bool(app._notifications))
         message = list(app._notifications)[-1].message
         assert message == "no message 5: the session holds none yet" and "1 to 0" not in message
+
+
+async def test_a_change_that_comes_before_the_screen_is_up_is_drawn_once_it_is(tmp_path):
+    """The loader's first change ("waiting for … to be written") could come before the screen was mounted: it
+    was dropped, and the header said "loading live.jsonl…" for as long as the log stayed unwritten."""
+    from pathlib import Path
+
+    import ctxtop.tui.app as ctxtop_app
+    from ctxtop.tui.widgets.fitted import Fitted
+
+    class EarlyLoader(CtxtopApp):
+        CSS_PATH = str(Path(ctxtop_app.__file__).with_name("app.tcss"))
+
+        def on_mount(self) -> None:
+            self._change(waiting=True)  # as a quick loader thread's first change came: before the screen was up
+            super().on_mount()
+
+    log = tmp_path / "live.jsonl"
+    app = EarlyLoader(str(log))
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause(0.3)
+        assert app.state.waiting
+        assert "waiting for live.jsonl to be written" in plain(app.query_one("#header", Fitted))
