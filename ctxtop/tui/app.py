@@ -491,6 +491,8 @@ class CtxtopApp(LiveUpdates, UserActions, AppParts):
 
     @on(WindowList.Selected)
     def show_selected_block(self, message: WindowList.Selected) -> None:
+        if self.return_code is not None or not self.is_running or not self.screen.is_mounted:
+            return  # exiting: the list may be gone already (NoMatches, seen once as the app closed after a live update)
         selected = self._selected_block()
         detail = self.query_one(Detail)
         if selected is None:
