@@ -137,6 +137,9 @@ class UserActions(AppParts):
         session), else the pin the selected block states."""
         if self._rules_need_a_session():
             return
+        if self.state.compaction is not None:  # (the panes and the window list are behind it)
+            self.notify("nothing to unpin in the compaction view: Esc, then u on a constraint or a block", severity="warning")
+            return
         target: str | None = None
         table = self.query_one(ConstraintsTable)
         if self.query_one(TabbedContent).active == "tab-constraints" and table.row_count:

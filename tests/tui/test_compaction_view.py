@@ -187,3 +187,19 @@ async def test_p_in_the_compaction_view_does_not_pin_a_block_hidden_behind_it():
         await pilot.pause(0.3)
         assert [c.text for c in app.constraints] == before
         assert "compaction view" in list(app._notifications)[-1].message
+
+
+async def test_u_in_the_compaction_view_does_not_unpin_a_rule_out_of_sight():
+    """With the view open over the panes, u unpinned (or hid) the rule highlighted in the Constraints pane behind it."""
+    app = demo_app(at=390)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, app, 390)
+        await pilot.press("2")  # the Constraints pane, its first rule highlighted
+        view = app.query_one(CompactionView)
+        await pilot.press("c")
+        assert await until(pilot, lambda: view.is_open)
+        before = [c.id for c in app.constraints]
+        await pilot.press("u")
+        await pilot.pause(0.3)
+        assert [c.id for c in app.constraints] == before
+        assert "compaction view" in list(app._notifications)[-1].message
