@@ -41,8 +41,7 @@ def export_snapshot(tracker: Tracker, at: int, svg: str, directory: Path, *, red
         directory.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise UsageError(f"cannot write into {directory}: {exc.strerror or exc}") from None
-    stem = re.sub(r"[^\w.-]+", "_", Path(tracker.session.path or "session").stem)[:60]
-    base = directory / f"ctxtop-{stem}-m{at}"
+    base = directory / f"ctxtop-{export_stem(tracker.session.path)}-m{at}"
     files = {
         base.with_suffix(".json"): json_document(snapshot),
         base.with_suffix(".md"): render_markdown(snapshot),
@@ -52,3 +51,13 @@ def export_snapshot(tracker: Tracker, at: int, svg: str, directory: Path, *, red
     for path, text in files.items():
         write_output(text, str(path))
     return list(files)
+
+
+def export_stem(path: str | None) -> str:
+    """The log's name in an export's file names: its stem, and the sample's number when one sample of a log that holds
+    several was opened (``log.json#2``), so that the exports of two samples do not overwrite each other."""
+    if path is None:
+        return "session"
+    source, sample = split_sample(path)
+    stem = Path(source).stem + (f"-sample{sample}" if str(source) != str(path) else "")
+    return re.sub(r"[^\w.-]+", "_", stem)[:60]

@@ -1067,3 +1067,16 @@ async def test_a_change_that_comes_before_the_screen_is_up_is_drawn_once_it_is(t
         await pilot.pause(0.3)
         assert app.state.waiting
         assert "waiting for live.jsonl to be written" in plain(app.query_one("#header", Fitted))
+
+
+def test_the_exports_of_two_samples_of_one_log_have_names_of_their_own(tmp_path):
+    from ctxtop.tui.export import export_stem
+
+    log = tmp_path / "two.json"
+    log.write_text("{}")
+    named = tmp_path / "odd#2.json"
+    named.write_text("{}")
+    assert export_stem(str(log)) == "two"
+    assert export_stem(f"{log}#2") == "two-sample2" != export_stem(f"{log}#1") == "two-sample1"
+    assert export_stem(str(named)) == "odd_2"  # a file named with a "#" is taken as it is
+    assert export_stem(None) == "session"
