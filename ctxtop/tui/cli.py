@@ -320,6 +320,11 @@ def run_export(args: argparse.Namespace) -> int:
         write_output(tracker.report_html(args.at, redacted=args.redact), args.output)
         return 0
     if args.compaction is not None:
+        # (The view is of the compaction, not of a message: what only a snapshot uses would be left out unsaid.)
+        unused = [name for name, given in (("--at", args.at is not None), ("--strategies", args.strategies),
+                                           ("--strategy", bool(args.strategy)), ("--budget", args.budget is not None)) if given]
+        if unused:
+            raise UsageError(f"--compaction {args.compaction} shows that compaction, not a snapshot: leave out {', '.join(unused)}")
         try:
             document = tracker.compaction_view(args.compaction)
         except IndexError as exc:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 
+import pytest
 from textual.widgets import Static
 
 from ctxtop.context.tracker import Tracker
@@ -54,6 +55,14 @@ def test_export_a_compaction_as_markdown_and_json(capsys):
     assert json.loads(capsys.readouterr().out)["message"] == 306
     assert main(["export", "--demo", "--compaction", "4"]) == 2
     assert "the session has 3" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("more", [["--at", "100"], ["--strategies"], ["--strategy", "clear_tool_results"], ["--budget", "500"]])
+def test_export_of_a_compaction_refuses_what_only_a_snapshot_uses(capsys, more):
+    # The compaction view is of the compaction, not of a message: an --at or a preview asked for was left out unsaid.
+    assert main(["export", "--demo", "--compaction", "1", *more]) == 2
+    err = capsys.readouterr().err
+    assert len(err.strip().splitlines()) == 1 and more[0] in err
 
 
 async def test_brackets_open_the_compaction_view_and_escape_closes_it():
