@@ -165,6 +165,8 @@ def parse(data: Log, format: str | None = None, *, final: bool = True,
     parser = PARSERS[name]()
     if hasattr(parser, "sample"):
         parser.sample = sample
+    elif sample != 1:  # ("LOG#2" of a log that holds one session: not its first, unsaid)
+        raise UnknownFormat(f"no sample {sample}: a {name} log holds one session")
     parser.resume_offset = len(data)
     if isinstance(parser, LineParser):
         parser.resume_offset = _feed_in_slices(parser, data, final, progress)

@@ -271,3 +271,16 @@ def test_one_sample_of_a_many_sample_log_is_picked_with_a_hash_suffix(tmp_path, 
     assert picked.message_count == 2 and picked.parser.meta.session_id == "2"
     assert main(["export", f"{log}#3"]) == 2
     assert "no sample 3: the log has 2" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("name", ["claude_compact.jsonl", "openai_messages.json", "cline_task"])
+def test_a_sample_of_a_log_that_holds_one_session_is_refused(tmp_path, capsys, name):
+    # "LOG#2" of a log with no samples was its one session, with no word that the number meant nothing.
+    from ctxtop.tui.cli import main
+
+    assert (DATA / name).exists()
+    assert main(["export", f"{DATA / name}#1"]) == 0
+    capsys.readouterr()
+    assert main(["export", f"{DATA / name}#2"]) == 2
+    err = capsys.readouterr().err
+    assert "no sample 2" in err and len(err.strip().splitlines()) == 1
