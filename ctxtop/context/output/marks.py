@@ -17,7 +17,7 @@ def limit_mark(window: Mapping[str, Any]) -> str:
 def use_mark(counts: Mapping[str, Any]) -> str:
     """"≈" when the size shown (``used_tokens`` of a snapshot's window or a ``watch`` record) is an estimate: the log
     reports none (ctxtop's count of the text it holds, in its encoding, not the model's: no call yet, a log that
-    reports no usage, right after a compaction), or more was counted since the last call than it reported."""
+    reports no usage, right after a compaction), or messages came after the last call (what it reported, and they)."""
     reported = counts["reported_tokens"]
     return "≈" if reported is None or counts["used_tokens"] != reported else ""
 

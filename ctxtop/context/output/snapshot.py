@@ -116,17 +116,15 @@ def _model(name: str | None) -> str | None:
 
 def split_unexplained(window: Window, reported: int | None) -> tuple[int, int]:
     """What the log reports beyond ``window``'s counted text: (inferred system + tools, unattributed rest)."""
-    return harness_split(window.estimated_tokens, window.harness, reported)
+    beyond = window.beyond_last_call() if reported is not None and reported == window.reported else None
+    return harness_split(window.estimated_tokens, window.harness, reported, beyond)
 
 
 def window_use(window: Window, reported: int | None) -> int:
     """The window's size as shown: the prompt size the log reports, else the counted text and the
-    inferred system prompt and tools (an estimate, then). Where the text counted now is more than the last call
-    reported (a tool's result, a message added since), the window holds at least that: the count, also an estimate,
-    as the breakdown's rows add up to it."""
-    if reported is None:
-        return window.estimated_tokens + split_unexplained(window, None)[0]
-    return max(reported, window.estimated_tokens)
+    inferred system prompt and tools (an estimate, then). Messages since the last call (a tool's result, the next
+    question) are added to what it reported: an estimate too, the rows of the breakdown adding up to it."""
+    return window.estimated_tokens + sum(split_unexplained(window, reported))
 
 
 def _categories(window: Window, reported: int | None, counts_estimated: bool = False, summarizer: bool = False) -> dict[str, dict[str, Any]]:

@@ -86,6 +86,19 @@ class Window:
     # The prompt size the log reports for the latest model call (Session.reported_at's rule): after a
     # compaction, the size it records (or None) until the next call.
     reported: int | None = None
+    # The message whose model call reported ``reported`` (None: a compaction's recorded size, or nothing reported),
+    # and what it reported beyond the text counted then (the system prompt and tools, a counting difference): once
+    # later messages add to the window (a tool's result, the next question), the window is they and that.
+    reported_at: int | None = None
+    reported_beyond: int = 0
+
+    def beyond_last_call(self) -> int | None:
+        """What the last model call reported beyond its text, when messages after it added to the window (blocks
+        are appended in order: the last one tells); None at the call itself, or when no call reported since the
+        last compaction."""
+        if self.reported_at is None or not self.blocks or self.blocks[-1].entry.index <= self.reported_at:
+            return None
+        return self.reported_beyond
 
     def append(self, item: WindowBlock) -> None:
         self.blocks.append(item)
@@ -176,7 +189,8 @@ class Replay:
         # Blocks are never changed in place (see Window.clear), so sharing them is safe: O(1) per block.
         totals = {name: CategoryTotal(t.tokens, t.blocks) for name, t in self.window.totals.items()}
         twin.window = Window(self.window.at, list(self.window.blocks), self.window.last_compaction, totals, self.window.harness,
-                             self.window.exact_to, reported=self.window.reported)
+                             self.window.exact_to, reported=self.window.reported, reported_at=self.window.reported_at,
+                             reported_beyond=self.window.reported_beyond)
         return twin
 
     def run(self, until: int | None = None) -> Iterator[Window]:
@@ -211,7 +225,7 @@ class Replay:
                 self._apply_clearing(window, cleared)
             else:
                 window.keep_resident()
-                window.reported = compaction.post_tokens
+                window.reported, window.reported_at = compaction.post_tokens, None
                 self._preserved = self._preserved_by(compaction)
                 for block in compaction.replacement or ():
                     window.append(WindowBlock(entry, -1, block, text_tokens(self.accounting.counter, block)))
@@ -247,7 +261,8 @@ class Replay:
             window = self.window
             harness.call(entry.index, entry.model, usage.prompt_tokens, window.estimated_tokens, window.totals)
             window.harness = harness.prefix
-            window.reported = usage.prompt_tokens
+            window.reported, window.reported_at = usage.prompt_tokens, entry.index
+            window.reported_beyond = max(0, usage.prompt_tokens - window.estimated_tokens)
 
     def _preserved_by(self, compaction: Compaction) -> list[Entry]:
         """The messages a partial compaction keeps verbatim, in file order."""
