@@ -317,6 +317,13 @@ class Tracker:
         if not self.live and upto >= len(self.session.entries):
             return True  # a finished log: what follows the boundary is all there will be
         entries = self.session.entries
+        if compaction.event.message > min(upto, len(entries)):
+            return False
+        # A marker that brings its summary with it (Gemini CLI's compression, a Codex local compaction's history):
+        # the window after it holds the summary at once, with no record to wait for.
+        marker = entries[compaction.event.message - 1].compaction
+        if marker is not None and any(block.category == SUMMARY for block in marker.replacement or ()):
+            return True
         return any(block.category == SUMMARY for position in range(compaction.event.message, min(upto, len(entries)))
                    for block in entries[position].blocks)
 

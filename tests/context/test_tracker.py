@@ -129,6 +129,25 @@ def test_a_compaction_is_judged_when_its_summary_arrives_never_on_the_bare_bound
     assert statuses == at_204 and len(statuses) == 3  # what was said live is never contradicted later
 
 
+def test_a_compaction_whose_marker_carries_its_summary_is_judged_at_once(tmp_path):
+    # Gemini CLI's chat compression ($set of messages) brings its <state_snapshot> summary with the marker:
+    # the window after it is there before any model call, so watch (live) must say what check says of the file.
+    lines = (Path(__file__).parent.parent / "data" / "gemini_chat.jsonl").read_bytes().splitlines(keepends=True)
+    cut = next(i for i, line in enumerate(lines) if line.startswith(b'{"$set"'))
+    log = tmp_path / "session-g.jsonl"
+    log.write_bytes(b"".join(lines[:cut]))
+    tracker = Tracker.open(str(log), live=True)
+    assert not tracker.new_alerts()
+    with open(log, "ab") as handle:
+        handle.writelines(lines[cut : cut + 2])  # the compression and the user's next message; no call yet
+    live = {(a.kind.key, a.message, a.constraint) for a in tracker.poll().alerts}
+    finished = Tracker.open(str(log))
+    assert live == {(a.kind.key, a.message, a.constraint) for a in finished.alerts()} and len(live) == 2
+    # ...and the finished file read at the compaction says what it says at its end (export --at, the Alerts pane)
+    marker = finished.audit.compactions[0].event.message
+    assert [a.as_dict() for a in finished.alerts(marker)] == [a.as_dict() for a in finished.alerts()]
+
+
 def test_a_pin_never_stated_in_the_session_fails_check(capsys):
     code, out, _ = run_cli(capsys, "check", "--demo", "--pin", "Always run the linter before committing")
     assert code == 1 and "never_stated" in out and "ok" not in out.splitlines()[-1]
