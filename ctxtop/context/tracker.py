@@ -324,7 +324,8 @@ class Tracker:
         marker = entries[compaction.event.message - 1].compaction
         if marker is not None and any(block.category == SUMMARY for block in marker.replacement or ()):
             return True
-        return any(block.category == SUMMARY for position in range(compaction.event.message, min(upto, len(entries)))
+        # (from the marker itself: an ADK compaction event is its summary)
+        return any(block.category == SUMMARY for position in range(compaction.event.message - 1, min(upto, len(entries)))
                    for block in entries[position].blocks)
 
     # --- following a live log -------------------------------------------------------------------------

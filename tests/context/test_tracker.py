@@ -148,6 +148,17 @@ def test_a_compaction_whose_marker_carries_its_summary_is_judged_at_once(tmp_pat
     assert [a.as_dict() for a in finished.alerts(marker)] == [a.as_dict() for a in finished.alerts()]
 
 
+def test_a_compaction_event_that_is_its_own_summary_is_judged_at_it():
+    # An ADK compaction event is the summary itself (one entry, its block a summary): export --at 7 and
+    # the Alerts pane there must hold the loss the banner shows from the finished session.
+    tracker = Tracker.open(str(Path(__file__).parent.parent / "data" / "adk_session.json"))
+    (compaction,) = tracker.audit.compactions
+    marker = compaction.event.message
+    assert [b.category for b in tracker.session.entries[marker - 1].blocks] == ["summary"]
+    expected = [a.as_dict() for a in tracker.alerts() if a.compaction == marker]
+    assert expected and [a.as_dict() for a in tracker.alerts(marker) if a.compaction == marker] == expected
+
+
 def test_a_pin_never_stated_in_the_session_fails_check(capsys):
     code, out, _ = run_cli(capsys, "check", "--demo", "--pin", "Always run the linter before committing")
     assert code == 1 and "never_stated" in out and "ok" not in out.splitlines()[-1]
