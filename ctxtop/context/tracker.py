@@ -396,8 +396,11 @@ class Tracker:
         return found
 
     def timeline(self) -> TimelineView:
+        """Window tokens per message, with every compaction the audit lists marked: the implicit ones too."""
         with self.lock:
-            return self.follower.points if self.follower is not None else self.session.timeline()
+            points = self.follower.points if self.follower is not None else self.session.timeline()
+        implicit = [c.event.message - 1 for c in self.audit.compactions if c.event.kind == "implicit"]
+        return points.with_marks(implicit) if implicit else points
 
     # --- the view at a cursor -----------------------------------------------------------------------
     def window_at(self, at: int | None) -> Window:

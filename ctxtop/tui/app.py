@@ -586,7 +586,9 @@ class CtxtopApp(LiveUpdates, UserActions, AppParts):
         if message.tracker is not self.tracker:
             return  # the audit of a session since left
         # The view at the cursor is asked for again (its rules' status changed).
-        self._change(constraints=message.constraints, audit=message.audit, revision=self.state.revision + 1)
+        # ...and the timeline: it marks the implicit compactions the audit found.
+        self._change(constraints=message.constraints, audit=message.audit, timeline=message.tracker.timeline(),
+                     revision=self.state.revision + 1)
         self._announce_alerts()
         self._change(audited=True)
         if message.tracker.session.accounting.rough_blocks:

@@ -150,3 +150,18 @@ def test_between_two_calls_a_column_is_nearer_the_next_calls_size(log):
     assert mean <= mean_before + 1e-9, (round(mean, 3), round(mean_before, 3))
     if len(errors) >= 10:  # a real session's worth: within 8% of the next call's size on average (1-6% on the fixtures)
         assert mean <= 0.08, round(mean, 3)
+
+
+def test_an_implicit_compaction_is_marked_on_the_timeline_as_the_audit_lists_it():
+    # The audit (export's compactions, check, `]` in the TUI) finds an implicit compaction at message 10 of this
+    # chat: the timeline's ▲ and the HTML chart's mark must be there too, not only at the parsers' markers.
+    from ctxtop.context.output.html import chart_columns
+    from ctxtop.context.tracker import Tracker
+
+    tracker = Tracker.open(str(DATA / "gemini_model_switch.jsonl"))
+    compactions = [c.event.message for c in tracker.audit.compactions]
+    assert compactions == [10] and tracker.audit.compactions[0].event.kind == "implicit"
+    points = tracker.timeline()
+    assert [p.message for p in points if p.compaction] == compactions
+    assert points.first_compaction_in(0, len(points)) == 9 and points.compaction_in(9, 10) and not points.compaction_in(0, 9)
+    assert [m for m, _, marked in chart_columns(points) if marked] == compactions

@@ -1080,3 +1080,13 @@ def test_the_exports_of_two_samples_of_one_log_have_names_of_their_own(tmp_path)
     assert export_stem(f"{log}#2") == "two-sample2" != export_stem(f"{log}#1") == "two-sample1"
     assert export_stem(str(named)) == "odd_2"  # a file named with a "#" is taken as it is
     assert export_stem(None) == "session"
+
+
+async def test_the_timeline_marks_an_implicit_compaction_as_the_audit_lists_it():
+    app = CtxtopApp(str(DATA / "gemini_model_switch.jsonl"))
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, app, 10)
+        assert await until(pilot, lambda: app.state.audited)
+        points = app.query_one(Timeline).points
+        assert [c.event.message for c in app.audit.compactions] == [10]
+        assert [p.message for p in points if p.compaction] == [10]

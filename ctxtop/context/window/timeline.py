@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from array import array
 from bisect import bisect_left
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
 from ctxtop.context.window.harness import INFERRED, split_unexplained
@@ -104,8 +104,14 @@ class TimelineView(Sequence[TimelinePoint]):
     """A fixed set of points to draw: reading it while the session's replay goes on is safe
     (the replay only appends past ``length``)."""
 
-    def __init__(self, settled: Timeline, length: int, ahead: tuple[TimelinePoint, ...]) -> None:
+    def __init__(self, settled: Timeline, length: int, ahead: tuple[TimelinePoint, ...], marks: Sequence[int] = ()) -> None:
         self._settled, self._length, self._ahead = settled, length, ahead
+        self._marks = sorted(set(marks))  # more compactions (0-based positions): those no marker records (implicit)
+
+    def with_marks(self, positions: Iterable[int]) -> TimelineView:
+        """This view, with the messages at ``positions`` (0-based) marked as compactions too: the implicit ones
+        the audit finds where the reported prompt falls, which no entry marks."""
+        return TimelineView(self._settled, self._length, self._ahead, [*self._marks, *positions])
 
     def __len__(self) -> int:
         return self._length + len(self._ahead)
@@ -114,12 +120,15 @@ class TimelineView(Sequence[TimelinePoint]):
         if position < 0:
             position += len(self)
         if position >= self._length:
-            return self._ahead[position - self._length]
+            point = self._ahead[position - self._length]
+            if not point.compaction and self._marked_in(position, position + 1) is not None:
+                point = TimelinePoint(point.message, point.tokens, True)
+            return point
         settled = self._settled
         tokens = tuple(settled._tokens[position * WIDTH : (position + 1) * WIDTH])  # noqa: SLF001 - its own view
         if len(tokens) < WIDTH:  # truncated under us (a change to the session): read as empty until redrawn
             tokens = (0,) * WIDTH
-        compacted = self._settled_compaction_in(position, position + 1) is not None
+        compacted = self._settled_compaction_in(position, position + 1) is not None or self._marked_in(position, position + 1) is not None
         return TimelinePoint(position + 1, tokens, compacted)
 
     def __iter__(self) -> Iterator[TimelinePoint]:
@@ -153,10 +162,15 @@ class TimelineView(Sequence[TimelinePoint]):
     def first_compaction_in(self, start: int, stop: int) -> int | None:
         """The position of the first compaction marker in [start, stop), if any."""
         settled = self._settled_compaction_in(start, stop)
-        if settled is not None:
-            return settled
         ahead = self._ahead[max(0, start - self._length) : max(0, stop - self._length)]
-        return next((max(start, self._length) + n for n, point in enumerate(ahead) if point.compaction), None)
+        found = [settled, self._marked_in(start, stop),
+                 next((max(start, self._length) + n for n, point in enumerate(ahead) if point.compaction), None)]
+        return min((position for position in found if position is not None), default=None)
+
+    def _marked_in(self, start: int, stop: int) -> int | None:
+        """The first of the view's own compaction marks in [start, stop)."""
+        found = bisect_left(self._marks, start)
+        return self._marks[found] if found < len(self._marks) and self._marks[found] < min(stop, len(self)) else None
 
     def _settled_compaction_in(self, start: int, stop: int) -> int | None:
         """The first compaction marker in [start, stop) among the settled points."""
