@@ -116,8 +116,8 @@ def _model(name: str | None) -> str | None:
 
 def split_unexplained(window: Window, reported: int | None) -> tuple[int, int]:
     """What the log reports beyond ``window``'s counted text: (inferred system + tools, unattributed rest)."""
-    beyond = window.beyond_last_call() if reported is not None and reported == window.reported else None
-    return harness_split(window.estimated_tokens, window.harness, reported, beyond)
+    added = window.added_since_call() if reported is not None and reported == window.reported else None
+    return harness_split(window.estimated_tokens, window.harness, reported, added)
 
 
 def window_use(window: Window, reported: int | None) -> int:

@@ -57,15 +57,15 @@ class HarnessPrefix:
 
 
 def split_unexplained(counted: int, prefix: HarnessPrefix | None, reported: int | None,
-                      beyond_last_call: int | None = None) -> tuple[int, int]:
+                      added_since_call: int | None = None) -> tuple[int, int]:
     """What the log reports beyond the ``counted`` text, as (inferred system + tools, unattributed rest).
     The inferred prefix never takes more than there is to explain. With no reported size (after a
     compaction that records none, until the next model call), the prefix is there all the same: every
-    request carries it. ``beyond_last_call`` (``Window.beyond_last_call``): messages came after the call that
-    reported, which its size did not hold; what it reported beyond its text is still there."""
+    request carries it. ``added_since_call`` (``Window.added_since_call``): what messages after the call that
+    reported hold, which its size did not; what it reported beyond its text is still there."""
     if reported is None:
         return (prefix.tokens if prefix is not None else 0), 0
-    unexplained = beyond_last_call if beyond_last_call is not None else max(0, reported - counted)
+    unexplained = max(0, reported - (counted - (added_since_call or 0)))
     inferred = min(prefix.tokens, unexplained) if prefix is not None else 0
     return inferred, unexplained - inferred
 

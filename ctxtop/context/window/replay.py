@@ -68,6 +68,10 @@ class CategoryTotal:
     blocks: int = 0
 
 
+# Blocks after the last call's message looked at, at most (every column of the timeline looks): past this many, a log
+# that stopped reporting usage, the window is read as at that call.
+MAX_BLOCKS_SINCE_CALL = 4096
+
 @dataclass(slots=True)
 class Window:
     """The blocks in the window, with running per-category totals."""
@@ -86,19 +90,25 @@ class Window:
     # The prompt size the log reports for the latest model call (Session.reported_at's rule): after a
     # compaction, the size it records (or None) until the next call.
     reported: int | None = None
-    # The message whose model call reported ``reported`` (None: a compaction's recorded size, or nothing reported),
-    # and what it reported beyond the text counted then (the system prompt and tools, a counting difference): once
-    # later messages add to the window (a tool's result, the next question), the window is they and that.
+    # The message whose model call reported ``reported`` (None: a compaction's recorded size, or nothing reported):
+    # once later messages add to the window (a tool's result, the next question), the window is they and the call.
     reported_at: int | None = None
-    reported_beyond: int = 0
 
-    def beyond_last_call(self) -> int | None:
-        """What the last model call reported beyond its text, when messages after it added to the window (blocks
-        are appended in order: the last one tells); None at the call itself, or when no call reported since the
-        last compaction."""
-        if self.reported_at is None or not self.blocks or self.blocks[-1].entry.index <= self.reported_at:
+    def added_since_call(self) -> int | None:
+        """The tokens of the blocks of messages after the model call that reported ``reported`` (appended in order:
+        the last blocks), counted as they are now; None at the call itself, when no call reported since the last
+        compaction, or past MAX_BLOCKS_SINCE_CALL such blocks (a log that stopped reporting: as if at the call)."""
+        if self.reported_at is None:
             return None
-        return self.reported_beyond
+        added = walked = 0
+        for item in reversed(self.blocks):
+            if item.entry.index <= self.reported_at:
+                break
+            walked += 1
+            if walked > MAX_BLOCKS_SINCE_CALL:
+                return None
+            added += item.tokens
+        return added if walked else None
 
     def append(self, item: WindowBlock) -> None:
         self.blocks.append(item)
@@ -189,8 +199,7 @@ class Replay:
         # Blocks are never changed in place (see Window.clear), so sharing them is safe: O(1) per block.
         totals = {name: CategoryTotal(t.tokens, t.blocks) for name, t in self.window.totals.items()}
         twin.window = Window(self.window.at, list(self.window.blocks), self.window.last_compaction, totals, self.window.harness,
-                             self.window.exact_to, reported=self.window.reported, reported_at=self.window.reported_at,
-                             reported_beyond=self.window.reported_beyond)
+                             self.window.exact_to, reported=self.window.reported, reported_at=self.window.reported_at)
         return twin
 
     def run(self, until: int | None = None) -> Iterator[Window]:
@@ -262,7 +271,6 @@ class Replay:
             harness.call(entry.index, entry.model, usage.prompt_tokens, window.estimated_tokens, window.totals)
             window.harness = harness.prefix
             window.reported, window.reported_at = usage.prompt_tokens, entry.index
-            window.reported_beyond = max(0, usage.prompt_tokens - window.estimated_tokens)
 
     def _preserved_by(self, compaction: Compaction) -> list[Entry]:
         """The messages a partial compaction keeps verbatim, in file order."""

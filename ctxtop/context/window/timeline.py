@@ -41,7 +41,7 @@ def point_of(window: Window, entry: Entry) -> TimelinePoint:
 def _rows(window: Window) -> list[int]:
     totals = window.totals
     rows = [totals[name].tokens for name in CATEGORIES[:-1]]
-    rows += split_unexplained(sum(rows), window.harness, window.reported, window.beyond_last_call())
+    rows += split_unexplained(sum(rows), window.harness, window.reported, window.added_since_call())
     return rows
 
 
