@@ -405,8 +405,9 @@ class CtxtopApp(LiveUpdates, UserActions, AppParts):
                 or new.search_index != old.search_index or new.searching != old.searching):
             self._mark_strategy(new)
 
-    def _header_mode(self, state: SessionState) -> str:
-        """The header's mode: replaying, following, live or paused, and the switches that are on."""
+    def _header_mode(self, state: SessionState) -> list[str]:
+        """The header's mode: replaying, following, live or paused, and the switches that are on; in a sub-agent,
+        which one and how to go back. Its forms from the fullest to the shortest (without the sub-agent's type)."""
         if self.replay_speed and state.session and state.available < state.session.message_count:
             mode = f"▶ REPLAY ×{self.replay_speed:g}"
             if not state.follow:  # the replay goes on; the cursor stays where it was put
@@ -425,8 +426,9 @@ class CtxtopApp(LiveUpdates, UserActions, AppParts):
             mode += "  [redacted]"
         if state.subagent is not None:
             agent, kind = (redact_text_if(state.subagent[key], state.redacting) for key in ("id", "kind"))
-            mode += f"  sub-agent {one_line(agent, 24)} ({one_line(kind, 24)}) · ⌫ back"
-        return mode
+            return [f"{mode}  sub-agent {one_line(agent, 24)} ({one_line(kind, 24)}) · ⌫ back",
+                    f"{mode}  sub-agent {one_line(agent, 24)} · ⌫ back"]
+        return [mode]
 
     def _header(self, state: SessionState, width: int | None = None) -> Text:
         """The header for ``width`` columns: the view's (session, window use, position, mode); until there is

@@ -613,7 +613,8 @@ async def test_the_header_keeps_its_two_lines_in_a_narrow_terminal(tmp_path):
             assert len(first) <= width - 2 and len(second) <= width - 2
             assert second.startswith(" ") is False and "tokens" in second and "message 203" in second
         first, second = plain(header).split("\n")
-        assert first.startswith("258c7280-ae70-4…  claude-code  claude-sonn…  ❚❚ PAUSED")  # name and model give way to the mode
+        # The model, the name and then the format give way to the mode, which stays whole.
+        assert first == "258c7280-ae70-4…  ❚❚ PAUSED (live)  (bell off)  [redacted]", first
         assert second.endswith("message 203 / 390")  # the counts that do not fit give way whole, not cut short
         await pilot.resize_terminal(200, 24)  # where there is room, the name is whole (it was cut at 48 characters)
         await pilot.pause(0.1)

@@ -9,7 +9,7 @@ import pytest
 from ctxtop.context.output.snapshot import build_snapshot
 from ctxtop.context.window.session import Session
 from ctxtop.tui.demo import DEMO_WINDOW, demo_path
-from ctxtop.tui.widgets.header import header_text
+from ctxtop.tui.widgets.header import MIN_MODEL_CHARS, header_text
 
 
 @pytest.fixture(scope="module")
@@ -30,3 +30,45 @@ def test_the_header_never_cuts_a_figure_short(snapshot_at_203, width):
     if "message" in second:
         assert re.search(r"message \d+ / \d+(?:\s|$)", second), second
     assert "…" not in second or width < len("6,399 / 8,000 tokens")  # only the use itself is ever cut, in a tiny pane
+
+
+@pytest.mark.parametrize("width", [80, 60])
+@pytest.mark.parametrize("follow", [True, False])
+async def test_a_sub_agents_mode_and_the_way_back_stay_whole(width, follow):
+    # At 80 columns the header read "● LIVE  sub-agent a881341 (claud…" and at 60 "❚❚ PAUSED (l…": the minimum widths
+    # kept for the file name and the model cut the mode, the one part that says what state the user is in and how back.
+    from ctxtop.tui.app import CtxtopApp
+
+    from .test_app import settle, until
+    from .test_subagents import SESSION, _agents_pane
+
+    if not SESSION.is_file():
+        pytest.skip("shared fixtures not found")
+    app = CtxtopApp(str(SESSION))
+    async with app.run_test(size=(width, 24)) as pilot:
+        table = await _agents_pane(pilot, app, SESSION)
+        row = next(key.value for key in table.rows if key.value.endswith("agent-a881341.jsonl"))
+        table.move_cursor(row=table.get_row_index(row))
+        await pilot.press("enter")
+        assert await until(pilot, lambda: app.path == row and app.view is not None)
+        await settle(pilot, app)
+        if not follow:
+            await pilot.press("f")
+            await settle(pilot, app)
+        first = str(app.query_one("#header").render()).split("\n")[0]
+        assert ("● LIVE" if follow else "❚❚ PAUSED (live)") in first, first
+        assert "sub-agent a881341" in first and first.endswith("· ⌫ back"), first
+
+
+@pytest.mark.parametrize("width", range(30, 130, 2))
+def test_the_model_then_the_name_give_way_to_the_mode(snapshot_at_203, width):
+    snapshot, messages = snapshot_at_203
+    modes = ["❚❚ PAUSED (live)  sub-agent a881341 (claude-code-guide) · ⌫ back", "❚❚ PAUSED (live)  sub-agent a881341 · ⌫ back"]
+    first = header_text(snapshot, available=messages, mode=modes, width=width).plain.split("\n")[0]
+    assert len(first) <= width
+    if width >= len(modes[1]) + 10:  # room for the shorter mode and a few characters of the name: the mode is whole
+        assert first.endswith(modes[0]) or first.endswith(modes[1]), first
+    name, *rest = first.split("  ")
+    if name.endswith("…"):  # the name is cut only once the model is down to a few characters, or gone
+        assert "claude-sonnet-4-5-20250929" not in first and all(len(part) <= MIN_MODEL_CHARS for part in rest
+                                                                   if part.startswith("claude-sonnet")), first

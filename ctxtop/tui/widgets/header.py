@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
 from rich.text import Text
@@ -11,31 +12,59 @@ from ctxtop.context.sanitize import one_line
 from ctxtop.tui.widgets.cells import percent_text
 from ctxtop.tui.widgets.fitted import cut
 
-# The first line's file name and model, when the terminal is wide enough, and at the least.
+# The first line's file name and model, when the terminal is wide enough, and at the least; then the few characters
+# of the name kept once the model is gone and before the mode gives anything up.
 NAME_CHARS, MODEL_CHARS = 48, 32
 MIN_NAME_CHARS, MIN_MODEL_CHARS = 16, 12
+FEW_NAME_CHARS = 8
 
 
-def header_text(snapshot: dict, *, available: int | None, mode: str, width: int | None = None) -> Text:
+def _first_line(name: str, form: str, model: str, modes: Sequence[str], width: int) -> tuple[str, str, str, str]:
+    """The name, format, model and mode that fit ``width`` columns ("" for one left out). The mode says what state
+    the user is in and how to get back (a sub-agent's "⌫ back"): the model gives way first, down to a few characters
+    and then whole, then the name, down to a few characters; only then the mode's shorter forms (``modes``, fullest
+    first), and then the format. What still does not fit is cut by the caller."""
+    def fit(mode: str, with_model: bool, with_format: bool, least_name: int) -> tuple[str, str, str, str] | None:
+        room = width - len(mode) - (len(form) + 2 if with_format else 0) - 2  # the name's and the model's
+        if with_model:
+            least_model = min(len(model), MIN_MODEL_CHARS)
+            if room - 2 - least_model < min(len(name), least_name):
+                return None
+            shown_model = one_line(model, max(least_model, room - 2 - len(name)))
+            return one_line(name, room - 2 - len(shown_model)), form, shown_model, mode
+        if room < min(len(name), least_name):
+            return None
+        return one_line(name, room), form if with_format else "", "", mode
+
+    tries = [(modes[0], True, True, MIN_NAME_CHARS), (modes[0], False, True, FEW_NAME_CHARS)]
+    tries += [(mode, False, True, FEW_NAME_CHARS) for mode in modes[1:]] + [(modes[-1], False, False, FEW_NAME_CHARS)]
+    for attempt in tries:
+        if (parts := fit(*attempt)) is not None:
+            return parts
+    return one_line(name, FEW_NAME_CHARS), "", "", modes[-1]
+
+
+def header_text(snapshot: dict, *, available: int | None, mode: str | Sequence[str], width: int | None = None) -> Text:
     """Two lines: session, format, model and mode; then window use, reported vs estimated, position.
     ``available``: the messages there are to step through; None while they are not known (a first paint: its
     messages are numbered from the last compaction, not as the rest of the screen will number them).
-    ``width``: the columns there are; the file name and the model give way first, so that the mode stays
-    in sight, and what still does not fit is cut with an ellipsis."""
+    ``mode``: the mode, or its forms from the fullest to the shortest, of which the first that fits is shown.
+    ``width``: the columns there are; the model and the file name give way first, so that the mode stays
+    in sight whole, and what still does not fit is cut with an ellipsis."""
+    modes = [mode] if isinstance(mode, str) else list(mode)
     source, at, window = snapshot["source"], snapshot["at"], snapshot["window"]
     reported = window["reported_tokens"]
     used = window["used_tokens"]
     share = 100 * used / window["limit"] if window["limit"] else 0
     first = Text()
     name, model = one_line(Path(source["path"] or "").name, 300), one_line(source["model"] or "model?", 120)
-    if width is not None:  # whole where there is room; the name gives way first, then the model, down to a few characters each
-        room = width - len(mode) - len(source["format"]) - 6
-        name = one_line(name, max(MIN_NAME_CHARS, room - min(len(model), MODEL_CHARS)))
-        model = one_line(model, max(MIN_MODEL_CHARS, room - len(name)))
+    form = source["format"]
+    if width is not None:
+        name, form, model, mode = _first_line(name, form, model, modes, width)
     else:
-        name, model = one_line(name, NAME_CHARS), one_line(model, MODEL_CHARS)
+        name, model, mode = one_line(name, NAME_CHARS), one_line(model, MODEL_CHARS), modes[0]
     first.append(name, style="bold")
-    first.append(f"  {source['format']}  {model}  ", style="dim")
+    first.append("".join(f"  {part}" for part in (form, model) if part) + "  ", style="dim")
     moving = ("FOLLOW" in mode or "REPLAY" in mode) and "PAUSED" not in mode
     first.append(mode, style="bold green" if moving else "bold red" if "STOPPED" in mode else "bold yellow")
     # Most telling first, so that a narrow terminal cuts the least useful: use, position, then the two counts.
