@@ -123,3 +123,39 @@ def test_the_timeline_scale_says_any_size_in_a_few_characters(tokens, label):
 def test_an_absurd_share_of_the_window_is_said_as_such():
     assert (percent_text(38.71), percent_text(999.94), percent_text(499_999_999_999.3)) == ("38.7%", "999.9%", "≥1000%")
 
+
+
+@pytest.mark.parametrize("width", [60, 80, 120])
+async def test_an_mcp_servers_row_is_cut_with_an_ellipsis_to_the_tool_column(width):
+    # At 80 columns the Codex fixture's server row read "MCP cloud-associa": cut at the column's edge without a mark.
+    from rich.cells import cell_len
+
+    from ctxtop.tui.widgets.tools import ToolsTable
+
+    usage = {"tools": [{"tool": "mcp__cloud-associates__execute_workflow", "mcp_server": "cloud-associates", "calls": 3,
+                        "call_tokens": 81, "results": 3, "result_tokens": 51, "tokens": 132}],
+             "mcp_servers": [{"server": "cloud-associates", "tools": 2, "calls": 4, "call_tokens": 111, "results": 4,
+                              "result_tokens": 70, "tokens": 181}]}
+    app = app_holding(ToolsTable)
+    async with app.run_test(size=(width // 2, 20)) as pilot:  # the pane takes about half the screen
+        table = app.query_one(ToolsTable)
+        table.show(usage)
+        await pilot.pause()
+        label = str(table.get_row_at(1)[0])
+        assert cell_len(label) <= table.name_width, label
+        assert label.startswith("MCP clou") and (label.endswith("…") or label.endswith("(2 tools)")), label
+
+
+async def test_no_tool_calls_is_said_whole_in_a_narrow_pane():
+    # At 60 columns the Tools pane of a window without tool calls read "no tool calls i", cut at the column's edge.
+    from rich.cells import cell_len
+
+    from ctxtop.tui.widgets.tools import ToolsTable
+
+    app = app_holding(ToolsTable)
+    async with app.run_test(size=(30, 20)) as pilot:
+        table = app.query_one(ToolsTable)
+        table.show({"tools": [], "mcp_servers": []})
+        await pilot.pause()
+        label = str(table.get_row_at(0)[0])
+        assert cell_len(label) <= table.name_width and label in {"no tool calls in the window", "no tool calls"}, label

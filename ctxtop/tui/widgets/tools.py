@@ -41,9 +41,11 @@ class ToolsTable(CountsTable):
             for row in usage["mcp_servers"]:
                 count = f" ({row['tools']} tool{'s' if row['tools'] != 1 else ''})"
                 label = Text("MCP ", style="bold") + Text(one_line(row["server"], 14)) + Text(count, style="dim")
+                label.truncate(self.name_width, overflow="ellipsis")  # a DataTable crops a cell without a mark
                 self._add(label, row)
             if not usage["tools"]:
-                self.add_row(Text("no tool calls in the window", style="dim"), *(Text("") for _ in self.counts))
+                none = "no tool calls in the window" if self.name_width >= 27 else "no tool calls"
+                self.add_row(Text(cut_to_cells(none, self.name_width), style="dim"), *(Text("") for _ in self.counts))
 
     def _add(self, label: Text, row: dict[str, Any]) -> None:
         self.add_row(label, *(count_cell(row[key], width) for _, key, width in self.counts))
