@@ -15,6 +15,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
+from rich.cells import cell_len
 from rich.text import Text
 from textual import events, on, work
 from textual.app import ComposeResult
@@ -466,25 +467,30 @@ class CtxtopApp(LiveUpdates, UserActions, AppParts):
         """The window list's marks and title: the strategy's effect, the search and where it stands."""
         preview = self._preview(state)
         self.query_one(WindowList).set_fates(preview.fates if preview else None)
-        # Where the user stands first, the legend last: a narrow pane cuts the least useful.
-        title = Text()
+        # Where the user stands first, the legend last: a narrow pane cuts the least useful. Each part: its forms,
+        # fullest first, its style, and whether it may be cut with "…" (words) or shows whole or not at all (figures:
+        # "1 / 7…" reads as 1 of 75).
+        parts: list[tuple[list[str], str, bool]] = []
         if state.view is not None:
             blocks = len(state.view.window.blocks)
-            title.append(f"message {state.view.at} · {blocks:,} block{'' if blocks == 1 else 's'}", style="bold")
+            parts.append(([f"message {state.view.at} · {blocks:,} block{'' if blocks == 1 else 's'}", f"message {state.view.at}"],
+                          "bold", True))
         if state.searching is not None:
-            title.append(f" · searching {state.available:,} messages for '{one_line(state.searching, 30)}'…", style="yellow")
+            parts.append(([f" · searching {state.available:,} messages for '{one_line(state.searching, 30)}'…"], "yellow", True))
         elif state.search is not None:
             found = len(state.search.matches)
             at = f"{state.search_index + 1} / {found:,}" if found and state.search_index >= 0 else f"{found} matches"
-            title.append(f" · '{one_line(state.search.query, 30)}': {at}", style="bold" if found else "yellow")
+            parts.append(([f" · '{one_line(state.search.query, chars)}': {at}" for chars in (30, 10, 2)],
+                          "bold" if found else "yellow", False))
         if preview is not None:
             counts = preview.outcome_counts()
-            title.append(f" · {preview.strategy}", style="bold")
-            title.append(f" → {preview.tokens_after:,} tokens, rules kept/risk/lost {counts['kept']}/{counts['at_risk']}/{counts['lost']}")
-            title.append("  (✘ dropped ⌀ placeholder Σ summarized … cut)", style="dim")
+            parts.append(([f" · {preview.strategy}"], "bold", True))
+            parts.append(([f" → {preview.tokens_after:,} tokens, rules kept/risk/lost {counts['kept']}/{counts['at_risk']}/{counts['lost']}",
+                           f" → {preview.tokens_after:,} tokens"], "", False))
+            parts.append((["  (✘ dropped ⌀ placeholder Σ summarized … cut)"], "dim", True))
         elif state.view is not None:
-            title.append("  (s: mark a strategy's effect)", style="dim")
-        self.query_one("#window-title", Fitted).show(partial(cut, title))
+            parts.append((["  (s: mark a strategy's effect)"], "dim", True))
+        self.query_one("#window-title", Fitted).show(partial(_fitted_parts, parts))
 
     def _selected_block(self) -> tuple[Window, int] | None:
         if self.view is None or not self.view.window.blocks:
@@ -665,6 +671,30 @@ class CtxtopApp(LiveUpdates, UserActions, AppParts):
             text.append("  ·  " if lost_at is not None else f"  ·  latest at {latest.message}: ")
             text.append(self._shown(one_line(latest.detail, 100)))
         banner.show(partial(cut, text))  # one row: cut with an ellipsis, not wrapped out of sight
+
+
+def _fitted_parts(parts: list[tuple[list[str], str, bool]], width: int | None) -> Text:
+    """A line of ``parts`` (forms fullest first, style, whether it may be cut) for ``width`` cells: each part in its
+    fullest form that fits; the first that does not is cut with "…" when it may be and leaves room for a character
+    and the "…" after what came before (never "1 / 7…", which reads as another count), else left out with the rest.
+    The first part takes a shorter form when that lets more figures after it show (the search's count over the blocks')."""
+    def laid_out(first: str) -> tuple[Text, int]:
+        """The line with the first part in the form ``first``, and how many figures it left out."""
+        text = Text()
+        for index, (forms, style, cuttable) in enumerate(parts):
+            forms = [first] if index == 0 else forms
+            form = next((form for form in forms if width is None or text.cell_len + cell_len(form) <= width), None)
+            if form is not None:
+                text.append(form, style=style)
+                continue
+            if cuttable and (not text or width is None or width - text.cell_len >= 2):
+                text.append(forms[-1], style=style)
+            return cut(text, width), sum(not may_cut for _, _, may_cut in parts[index:])
+        return text, 0
+
+    if not parts:
+        return Text()
+    return min((laid_out(first) for first in parts[0][0]), key=lambda tried: tried[1])[0]  # (the fullest of the best)
 
 
 def _path_shown(snapshot: dict[str, Any], state: SessionState) -> dict[str, Any]:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from dataclasses import replace
 
 import pytest
@@ -1091,3 +1092,23 @@ async def test_the_timeline_marks_an_implicit_compaction_as_the_audit_lists_it()
         points = app.query_one(Timeline).points
         assert [c.event.message for c in app.audit.compactions] == [10]
         assert [p.message for p in points if p.compaction] == [10]
+
+
+@pytest.mark.parametrize("size", [(60, 20), (80, 24), (120, 40)])
+async def test_the_window_title_never_cuts_a_figure_short(size):
+    # At 80 columns the title read "message 103 · 163 blocks · 'git push': 1 / 7…": the match count cut, which reads
+    # as 1 of 7, 75 or 700; a strategy's "→ 5,2…" as another number of tokens.
+    app = demo_app(at=203)
+    async with app.run_test(size=size) as pilot:
+        await settle(pilot, app, 203)
+        await pilot.press("slash", *"PO-0103", "enter")
+        assert await until(pilot, lambda: app.search is not None and app.search_index == 0)
+        await pilot.pause()
+        found = len(app.search.matches)
+        for strategies in range(4):
+            title = plain(app.query_one("#window-title", Static))
+            assert not re.search(r"\d…", title), title
+            assert f"1 / {found}" in title, title  # where the user stands in the search: kept over the query's words
+            await pilot.press("s")
+            await pilot.pause(0.1)
+
