@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from functools import partial
 
+from rich.cells import cell_len
 from textual import events, work
 from textual.app import SystemCommand
 from textual.screen import Screen
@@ -182,10 +183,13 @@ class UserActions(AppParts):
         self.notify("\n".join(str(p) for p in message.paths), title="exported", timeout=8)
 
     # --- the prompt: search and go-to ------------------------------------------------------------
-    def _open_prompt(self, mode: str, placeholder: str) -> None:
+    def _open_prompt(self, mode: str, *placeholders: str) -> None:
+        """The prompt for ``mode``, saying the first of ``placeholders`` (fullest first) that fits it: an Input crops
+        its placeholder without a mark, and its end says how to close it (the footer shows no Esc)."""
         prompt = self.query_one("#prompt", Input)
         self.prompt_mode = mode
-        prompt.placeholder = placeholder
+        room = self.size.width - prompt.styles.gutter.width - 1  # (the cursor's cell)
+        prompt.placeholder = next((text for text in placeholders if cell_len(text) <= room), placeholders[-1])
         prompt.value = ""
         prompt.add_class("-visible")
         prompt.focus()
@@ -195,10 +199,13 @@ class UserActions(AppParts):
         self.query_one(WindowList).focus()
 
     def action_search(self) -> None:
-        self._open_prompt("search", "search every message (Enter: search; then n / N: next / previous match; Esc: close)")
+        self._open_prompt("search", "search every message (Enter: search; then n / N: next / previous match; Esc: close)",
+                          "search every message (Enter; n / N: next / previous match; Esc: close)",
+                          "search (Enter; n / N: next / previous; Esc: close)", "search (Esc: close)")
 
     def action_goto(self) -> None:
-        self._open_prompt("goto", "go to message number (negative counts from the end; Esc: close)")
+        self._open_prompt("goto", "go to message number (negative counts from the end; Esc: close)",
+                          "message number (negative: from the end; Esc: close)", "message number (Esc: close)")
 
     # A named handler, not @on: decorated handlers are only collected from Textual classes, not mixins.
     def on_input_submitted(self, event: Input.Submitted) -> None:

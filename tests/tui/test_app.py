@@ -1112,3 +1112,22 @@ async def test_the_window_title_never_cuts_a_figure_short(size):
             await pilot.press("s")
             await pilot.pause(0.1)
 
+
+@pytest.mark.parametrize("size", [(60, 20), (80, 24), (120, 40)])
+async def test_the_prompts_say_whole_how_to_close_them(size):
+    # The search prompt's placeholder ("…; Esc: close)") was cropped at the input's edge at 80 columns, and the
+    # go-to one at 60: how to get out of the prompt was the part lost, and the footer shows no Esc.
+    from rich.cells import cell_len
+    from textual.widgets import Input
+
+    app = demo_app(at=203)
+    async with app.run_test(size=size) as pilot:
+        await settle(pilot, app, 203)
+        for key in ("slash", "g"):
+            await pilot.press(key)
+            await pilot.pause()
+            prompt = app.query_one("#prompt", Input)
+            assert "Esc" in prompt.placeholder and cell_len(prompt.placeholder) < prompt.content_region.width, (
+                prompt.placeholder, prompt.content_region.width)
+            await pilot.press("escape")
+            await pilot.pause()
