@@ -675,8 +675,8 @@ class CtxtopApp(LiveUpdates, UserActions, AppParts):
 
 def _fitted_parts(parts: list[tuple[list[str], str, bool]], width: int | None) -> Text:
     """A line of ``parts`` (forms fullest first, style, whether it may be cut) for ``width`` cells: each part in its
-    fullest form that fits; the first that does not is cut with "…" when it may be and leaves room for a character
-    and the "…" after what came before (never "1 / 7…", which reads as another count), else left out with the rest.
+    fullest form that fits; the first that does not is cut with "…" when it may be and a few of its letters fit (never
+    "1 / 7…", which reads as another count, nor a bare " ·…"), else left out with the rest.
     The first part takes a shorter form when that lets more figures after it show (the search's count over the blocks')."""
     def laid_out(first: str) -> tuple[Text, int]:
         """The line with the first part in the form ``first``, and how many figures it left out."""
@@ -687,7 +687,8 @@ def _fitted_parts(parts: list[tuple[list[str], str, bool]], width: int | None) -
             if form is not None:
                 text.append(form, style=style)
                 continue
-            if cuttable and (not text or width is None or width - text.cell_len >= 2):
+            # (a part cut to its separator and "…" — " ·…", "  (…" — says nothing: left out)
+            if cuttable and (not text or width is None or sum(c.isalnum() for c in cut(Text(forms[-1]), width - text.cell_len).plain) >= 2):
                 text.append(forms[-1], style=style)
             return cut(text, width), sum(not may_cut for _, _, may_cut in parts[index:])
         return text, 0

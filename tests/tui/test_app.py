@@ -1108,6 +1108,7 @@ async def test_the_window_title_never_cuts_a_figure_short(size):
         for strategies in range(4):
             title = plain(app.query_one("#window-title", Static))
             assert not re.search(r"\d…", title), title
+            assert not re.search(r"[·(]\s*…$", title), title  # a part cut to its separator and "…" says nothing
             assert f"1 / {found}" in title, title  # where the user stands in the search: kept over the query's words
             await pilot.press("s")
             await pilot.pause(0.1)
