@@ -15,7 +15,6 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-from rich.cells import cell_len
 from rich.text import Text
 from textual import events, on, work
 from textual.app import ComposeResult
@@ -470,7 +469,7 @@ class CtxtopApp(LiveUpdates, UserActions, AppParts):
         # Where the user stands first, the legend last: a narrow pane cuts the least useful. Each part: its forms,
         # fullest first, its style, and whether it may be cut with "…" (words) or shows whole or not at all (figures:
         # "1 / 7…" reads as 1 of 75).
-        parts: list[tuple[list[str], str, bool]] = []
+        parts: list[tuple[list[str | Text], str, bool]] = []
         if state.view is not None:
             blocks = len(state.view.window.blocks)
             parts.append(([f"message {state.view.at} · {blocks:,} block{'' if blocks == 1 else 's'}", f"message {state.view.at}"],
@@ -648,48 +647,51 @@ class CtxtopApp(LiveUpdates, UserActions, AppParts):
         # Most telling first, the latest alert's detail last: one row cuts the longest and least needed part.
         # Here: the counts, and a rule lost (or weakened) then broken, the story to tell; then what comes later;
         # then the rules' names (with no story) and the detail.
-        text = Text()
+        # Words may be cut with "…"; a figure ("broken at 388", "from message 386") shows whole or not at all.
+        parts: list[tuple[list[str | Text], str, bool]] = []
         lost: list[str] = []
         latest = seen.here[-1] if seen.here else None
         lost_at = seen.lost_at.get(latest.constraint or "") if latest is not None and latest.kind is AlertKind.VIOLATION else None
         if seen.here:
             lost = sorted({a.constraint or "" for a in seen.here if a.kind.rule_lost})
             broken = [a for a in seen.here if a.kind is AlertKind.VIOLATION]
-            text.append(f" ⚠ at message {at}: ", style="bold")
-            text.append(f"{len(lost)} rule(s) lost or weakened, {len(broken)} broken")
+            parts.append(([Text.assemble((f" ⚠ at message {at}: ", "bold"),
+                                         f"{len(lost)} rule(s) lost or weakened, {len(broken)} broken")], "", True))
         if latest is not None and lost_at is not None:
-            text.append(f"  ·  {lost_at.kind.rule_became} at {lost_at.message} → broken at {latest.message}", style="bold")
+            story = f"  ·  {lost_at.kind.rule_became} at {lost_at.message}"
+            parts.append(([f"{story} → broken at {latest.message}", story], "bold", False))
         if seen.later:
             lost_later = sum(a.kind.rule_lost for a in seen.later)
-            counts = [f"{n} {what}" for n, what in ((lost_later, "lost or weakened"), (len(seen.later) - lost_later, "broken")) if n]
-            text.append(("  ·  later: " if seen.here else " ▸ later in the session: "),
-                        style="dim" if seen.here else "bold")
-            text.append(f"{', '.join(counts)} (from message {seen.later[0].message})")
+            counts = ", ".join(f"{n} {what}" for n, what in ((lost_later, "lost or weakened"), (len(seen.later) - lost_later, "broken")) if n)
+            lead = ("  ·  later: ", "dim") if seen.here else (" ▸ later in the session: ", "bold")
+            parts.append(([Text.assemble(lead, f"{counts} (from message {seen.later[0].message})"), Text.assemble(lead, counts)],
+                          "", False))
         if latest is not None:
             if lost and lost_at is None:
-                text.append(f"  ·  {one_line(', '.join(lost[:3]), 60)}")
-            text.append("  ·  " if lost_at is not None else f"  ·  latest at {latest.message}: ")
-            text.append(self._shown(one_line(latest.detail, 100)))
-        banner.show(partial(cut, text))  # one row: cut with an ellipsis, not wrapped out of sight
+                parts.append(([f"  ·  {one_line(', '.join(lost[:count]), 60)}" for count in (3, 2, 1)], "", False))  # ("budget-8…")
+            if lost_at is None:
+                parts.append(([f"  ·  latest at {latest.message}:"], "", False))
+            parts.append(([("  ·  " if lost_at is not None else " ") + self._shown(one_line(latest.detail, 100))], "", True))
+        banner.show(partial(_fitted_parts, parts))  # one row: cut with an ellipsis, not wrapped out of sight
 
 
-def _fitted_parts(parts: list[tuple[list[str], str, bool]], width: int | None) -> Text:
+def _fitted_parts(parts: list[tuple[list[str | Text], str, bool]], width: int | None) -> Text:
     """A line of ``parts`` (forms fullest first, style, whether it may be cut) for ``width`` cells: each part in its
     fullest form that fits; the first that does not is cut with "…" when it may be and a few of its letters fit (never
     "1 / 7…", which reads as another count, nor a bare " ·…"), else left out with the rest.
     The first part takes a shorter form when that lets more figures after it show (the search's count over the blocks')."""
-    def laid_out(first: str) -> tuple[Text, int]:
+    def laid_out(first: str | Text) -> tuple[Text, int]:
         """The line with the first part in the form ``first``, and how many figures it left out."""
         text = Text()
         for index, (forms, style, cuttable) in enumerate(parts):
-            forms = [first] if index == 0 else forms
-            form = next((form for form in forms if width is None or text.cell_len + cell_len(form) <= width), None)
+            shapes = [form if isinstance(form, Text) else Text(form, style=style) for form in ([first] if index == 0 else forms)]
+            form = next((form for form in shapes if width is None or text.cell_len + form.cell_len <= width), None)
             if form is not None:
-                text.append(form, style=style)
+                text.append(form)
                 continue
             # (a part cut to its separator and "…" — " ·…", "  (…" — says nothing: left out)
-            if cuttable and (not text or width is None or sum(c.isalnum() for c in cut(Text(forms[-1]), width - text.cell_len).plain) >= 2):
-                text.append(forms[-1], style=style)
+            if cuttable and (not text or width is None or sum(c.isalnum() for c in cut(shapes[-1], width - text.cell_len).plain) >= 2):
+                text.append(shapes[-1])
             return cut(text, width), sum(not may_cut for _, _, may_cut in parts[index:])
         return text, 0
 

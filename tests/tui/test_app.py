@@ -1132,3 +1132,20 @@ async def test_the_prompts_say_whole_how_to_close_them(size):
                 prompt.placeholder, prompt.content_region.width)
             await pilot.press("escape")
             await pilot.pause()
+
+
+@pytest.mark.parametrize("at", [205, 390])
+async def test_the_banner_never_cuts_a_figure_short(at):
+    # The banner was one line cut at the terminal's edge: "lost at 204 → broken at 3…" reads as broken at 3, "(from
+    # message 3…" as another message; at 60 columns it ended on a bare "  · …".
+    app = demo_app(at=at)
+    async with app.run_test(size=(120, 24)) as pilot:
+        await settle(pilot, app, at)
+        banner = app.query_one("#banner", Static)
+        for width in range(50, 121, 3):
+            await pilot.resize_terminal(width, 24)
+            await pilot.pause()
+            line = plain(banner)
+            assert "lost or weakened" in line, line
+            assert not re.search(r"\d…", line), (width, line)
+            assert not re.search(r"[·(]\s*…$", line), (width, line)
