@@ -21,17 +21,17 @@ FEW_NAME_CHARS = 8
 
 def _first_line(name: str, form: str, model: str, modes: Sequence[str], width: int) -> tuple[str, str, str, str]:
     """The name, format, model and mode that fit ``width`` columns ("" for one left out). The mode says what state
-    the user is in and how to get back (a sub-agent's "⌫ back"): the model gives way first, down to a few characters
-    and then whole, then the name, down to a few characters; only then the mode's shorter forms (``modes``, fullest
-    first), and then the format. What still does not fit is cut by the caller."""
+    the user is in and how to get back (a sub-agent's "⌫ back"): the name (a session's id, mostly) gives way first,
+    down to a few characters, then the model, down to a few and then whole, then the name again; only then the
+    mode's shorter forms (``modes``, fullest first), and then the format. What still does not fit is cut by the caller."""
     def fit(mode: str, with_model: bool, with_format: bool, least_name: int) -> tuple[str, str, str, str] | None:
         room = width - len(mode) - (len(form) + 2 if with_format else 0) - 2  # the name's and the model's
         if with_model:
             least_model = min(len(model), MIN_MODEL_CHARS)
             if room - 2 - least_model < min(len(name), least_name):
                 return None
-            shown_model = one_line(model, max(least_model, room - 2 - len(name)))
-            return one_line(name, room - 2 - len(shown_model)), form, shown_model, mode
+            shown_name = one_line(name, max(min(len(name), least_name), room - 2 - len(model)))
+            return shown_name, form, one_line(model, room - 2 - len(shown_name)), mode
         if room < min(len(name), least_name):
             return None
         return one_line(name, room), form if with_format else "", "", mode
@@ -49,7 +49,7 @@ def header_text(snapshot: dict, *, available: int | None, mode: str | Sequence[s
     ``available``: the messages there are to step through; None while they are not known (a first paint: its
     messages are numbered from the last compaction, not as the rest of the screen will number them).
     ``mode``: the mode, or its forms from the fullest to the shortest, of which the first that fits is shown.
-    ``width``: the columns there are; the model and the file name give way first, so that the mode stays
+    ``width``: the columns there are; the file name and the model give way first, so that the mode stays
     in sight whole, and what still does not fit is cut with an ellipsis."""
     modes = [mode] if isinstance(mode, str) else list(mode)
     source, at, window = snapshot["source"], snapshot["at"], snapshot["window"]
