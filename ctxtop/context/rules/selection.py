@@ -9,6 +9,8 @@ auto-detected rule the user unpinned is hidden for that session.
 
 from __future__ import annotations
 
+import functools
+import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -38,7 +40,17 @@ class RuleRequest:
 
 def _pins_something(path: str) -> bool:
     """Whether the pins file at ``path`` holds a pin: an empty one (or one of comments only) pins nothing, and leaves
-    auto-detection on. One that cannot be used counts as pinning (``select_rules`` says why it cannot)."""
+    auto-detection on. One that cannot be used counts as pinning (``select_rules`` says why it cannot). Read again
+    only when the file changed: a followed log asks at every update."""
+    try:
+        info = os.stat(path)
+    except OSError:
+        return True  # (missing or unreadable: cannot be used)
+    return _holds_pins(path, info.st_ino, info.st_mtime_ns, info.st_size)
+
+
+@functools.lru_cache(maxsize=16)
+def _holds_pins(path: str, _inode: int, _modified: int, _size: int) -> bool:
     try:
         return bool(load_pins(path))
     except PinsError:
