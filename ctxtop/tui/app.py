@@ -61,7 +61,7 @@ from ctxtop.tui.widgets.breakdown import Breakdown
 from ctxtop.tui.widgets.compaction import CompactionView
 from ctxtop.tui.widgets.detail import Detail
 from ctxtop.tui.widgets.empty_note import EmptyNote
-from ctxtop.tui.widgets.fitted import Fitted, cut
+from ctxtop.tui.widgets.fitted import Fitted, Part, cut, fitted_parts
 from ctxtop.tui.widgets.footer import FittedFooter
 from ctxtop.tui.widgets.header import header_text
 from ctxtop.tui.widgets.panels import AlertsTable, ConstraintsTable, StrategiesTable
@@ -469,7 +469,7 @@ class CtxtopApp(LiveUpdates, UserActions, AppParts):
         # Where the user stands first, the legend last: a narrow pane cuts the least useful. Each part: its forms,
         # fullest first, its style, and whether it may be cut with "…" (words) or shows whole or not at all (figures:
         # "1 / 7…" reads as 1 of 75).
-        parts: list[tuple[list[str | Text], str, bool]] = []
+        parts: list[Part] = []
         if state.view is not None:
             blocks = len(state.view.window.blocks)
             parts.append(([f"message {state.view.at} · {blocks:,} block{'' if blocks == 1 else 's'}", f"message {state.view.at}"],
@@ -489,7 +489,7 @@ class CtxtopApp(LiveUpdates, UserActions, AppParts):
             parts.append((["  (✘ dropped ⌀ placeholder Σ summarized … cut)"], "dim", True))
         elif state.view is not None:
             parts.append((["  (s: mark a strategy's effect)"], "dim", True))
-        self.query_one("#window-title", Fitted).show(partial(_fitted_parts, parts))
+        self.query_one("#window-title", Fitted).show(partial(fitted_parts, parts))
 
     def _selected_block(self) -> tuple[Window, int] | None:
         if self.view is None or not self.view.window.blocks:
@@ -648,7 +648,7 @@ class CtxtopApp(LiveUpdates, UserActions, AppParts):
         # Here: the counts, and a rule lost (or weakened) then broken, the story to tell; then what comes later;
         # then the rules' names (with no story) and the detail.
         # Words may be cut with "…"; a figure ("broken at 388", "from message 386") shows whole or not at all.
-        parts: list[tuple[list[str | Text], str, bool]] = []
+        parts: list[Part] = []
         lost: list[str] = []
         latest = seen.here[-1] if seen.here else None
         lost_at = seen.lost_at.get(latest.constraint or "") if latest is not None and latest.kind is AlertKind.VIOLATION else None
@@ -672,32 +672,7 @@ class CtxtopApp(LiveUpdates, UserActions, AppParts):
             if lost_at is None:
                 parts.append(([f"  ·  latest at {latest.message}:"], "", False))
             parts.append(([("  ·  " if lost_at is not None else " ") + self._shown(one_line(latest.detail, 100))], "", True))
-        banner.show(partial(_fitted_parts, parts))  # one row: cut with an ellipsis, not wrapped out of sight
-
-
-def _fitted_parts(parts: list[tuple[list[str | Text], str, bool]], width: int | None) -> Text:
-    """A line of ``parts`` (forms fullest first, style, whether it may be cut) for ``width`` cells: each part in its
-    fullest form that fits; the first that does not is cut with "…" when it may be and a few of its letters fit (never
-    "1 / 7…", which reads as another count, nor a bare " ·…"), else left out with the rest.
-    The first part takes a shorter form when that lets more figures after it show (the search's count over the blocks')."""
-    def laid_out(first: str | Text) -> tuple[Text, int]:
-        """The line with the first part in the form ``first``, and how many figures it left out."""
-        text = Text()
-        for index, (forms, style, cuttable) in enumerate(parts):
-            shapes = [form if isinstance(form, Text) else Text(form, style=style) for form in ([first] if index == 0 else forms)]
-            form = next((form for form in shapes if width is None or text.cell_len + form.cell_len <= width), None)
-            if form is not None:
-                text.append(form)
-                continue
-            # (a part cut to its separator and "…" — " ·…", "  (…" — says nothing: left out)
-            if cuttable and (not text or width is None or sum(c.isalnum() for c in cut(shapes[-1], width - text.cell_len).plain) >= 2):
-                text.append(shapes[-1])
-            return cut(text, width), sum(not may_cut for _, _, may_cut in parts[index:])
-        return text, 0
-
-    if not parts:
-        return Text()
-    return min((laid_out(first) for first in parts[0][0]), key=lambda tried: tried[1])[0]  # (the fullest of the best)
+        banner.show(partial(fitted_parts, parts))  # one row: cut with an ellipsis, not wrapped out of sight
 
 
 def _path_shown(snapshot: dict[str, Any], state: SessionState) -> dict[str, Any]:
