@@ -8,6 +8,7 @@ import pytest
 
 from ctxtop.context.output.markdown import render_markdown
 from ctxtop.context.output.snapshot import INFERRED, build_snapshot
+from ctxtop.context.window.accounting import OUTPUT_CATEGORIES
 from ctxtop.context.window.harness import AFTER_COMPACTION, FIRST_CALL, MODEL_SWITCH, TOOLS_CHANGED, HarnessTracker
 from ctxtop.context.window.replay import Replay, Window
 from ctxtop.context.window.session import Session
@@ -251,8 +252,9 @@ def test_the_html_report_labels_the_inferred_row_and_marks_both_estimates():
 
 
 def test_text_added_since_the_last_call_beyond_what_it_reported_is_the_window_shown(tmp_path):
-    """A tool's result after the last call: the window holds what the call reported and the result. The header,
-    the Markdown and the JSON say that, as an estimate, as the timeline's column does."""
+    """A tool's result after the last call: the window holds what the call reported, the call's own answer (its tool
+    call, which the next call is sent) and the result. The header, the Markdown and the JSON say that, as an estimate,
+    as the timeline's column does."""
     records = [
         {"type": "user", "uuid": "u1", "sessionId": "s", "message": {"role": "user", "content": "Read the log."}},
         {"type": "assistant", "uuid": "a1", "sessionId": "s", "message": {
@@ -267,8 +269,9 @@ def test_text_added_since_the_last_call_beyond_what_it_reported_is_the_window_sh
     snapshot = build_snapshot(session, 3)
     window = snapshot["window"]
     assert window["reported_tokens"] == 40 and window["estimated_tokens"] > 1000
-    result = window["categories"]["tool_result"]["tokens"]
-    assert window["used_tokens"] == 40 + result == sum(row["tokens"] for row in window["categories"].values())
+    result, answer = window["categories"]["tool_result"]["tokens"], window["categories"]["tool_call"]["tokens"]
+    assert answer > 0 and window["used_tokens"] == 40 + answer + result == sum(row["tokens"] for row in window["categories"].values())
+    assert build_snapshot(session, 2)["window"]["used_tokens"] == 40  # at the call itself: what it reported, exactly
     assert f"≈{window['used_tokens']:,} / " in header_text(snapshot, available=3, mode="").plain
     assert f"**Window:** ≈{window['used_tokens']:,} / " in render_markdown(snapshot)
     assert session.timeline()[-1].total == window["used_tokens"]  # the timeline's column is as tall
@@ -284,7 +287,45 @@ def test_a_big_tool_result_after_a_call_does_not_take_the_system_prompt_out_of_t
     after_call, page, next_call = (snapshots[m]["window"] for m in (4, 5, 6))
     assert after_call["used_tokens"] == after_call["reported_tokens"] == page["reported_tokens"] == 22_047
     assert next_call["used_tokens"] == next_call["reported_tokens"] == 42_182
+    answer = sum(item.tokens for item in session.window_at(4).blocks if item.entry.index == 4 and item.category in OUTPUT_CATEGORIES)
     added = page["estimated_tokens"] - after_call["estimated_tokens"]
-    assert page["used_tokens"] == 22_047 + added and abs(page["used_tokens"] - 42_182) < 0.1 * 42_182
+    assert answer > 0 and page["used_tokens"] == 22_047 + answer + added and abs(page["used_tokens"] - 42_182) < 0.08 * 42_182
     assert page["categories"][INFERRED]["tokens"] == after_call["categories"][INFERRED]["tokens"] > 12_000
     assert f"≈{page['used_tokens']:,} / " in header_text(snapshots[5], available=6, mode="").plain  # an estimate, said so
+
+
+def test_an_answer_written_over_several_messages_is_all_in_the_window_after_its_call(tmp_path):
+    """Codex writes one answer as its reasoning, its text and each tool call apart, and the usage after them. At the
+    tool's output the window is what the call was sent (as it reported), the whole answer and the output; before,
+    the answer's first messages were taken for part of what the call was sent, and left out."""
+    def item(payload, kind="response_item"):
+        return {"timestamp": "2026-03-01T09:00:00.000Z", "type": kind, "payload": payload}
+
+    records = [
+        item({"id": "s", "timestamp": "2026-03-01T09:00:00.000Z", "cwd": "/w", "originator": "codex_cli_rs", "cli_version": "0.57.0"},
+             "session_meta"),
+        item({"cwd": "/w", "model": "gpt-5-codex"}, "turn_context"),
+        item({"type": "message", "role": "user", "content": [{"type": "input_text", "text": "Why does the total test fail?"}]}),
+        item({"type": "reasoning", "summary": [{"type": "summary_text", "text": "Reading the failing test first. " * 20}],
+              "content": None}),
+        item({"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": "Let me read the test. " * 30}]}),
+        item({"type": "function_call", "name": "shell", "arguments": json.dumps({"command": ["cat", "tests/test_total.py"]}),
+              "call_id": "c1"}),
+        item({"type": "token_count", "info": {"total_token_usage": {"input_tokens": 5000, "cached_input_tokens": 0,
+              "output_tokens": 400, "reasoning_output_tokens": 100, "total_tokens": 5400},
+              "last_token_usage": {"input_tokens": 5000, "cached_input_tokens": 0,
+              "output_tokens": 400, "reasoning_output_tokens": 100, "total_tokens": 5400}, "model_context_window": 272000}},
+             "event_msg"),
+        item({"type": "function_call_output", "call_id": "c1", "output": "def test_total():\n    assert total([1, 2]) == 3\n" * 10}),
+    ]
+    log = tmp_path / "rollout-2026-03-01T09-00-00-s.jsonl"
+    log.write_text("".join(json.dumps(record) + "\n" for record in records))
+    session = Session.open(log)
+    calls = [e.index for e in session.entries if e.usage is not None]
+    assert len(calls) == 1 and session.entries[-1].usage is None
+    question = next(e.index for e in session.entries if e.role == "user" and e.blocks and "total test" in e.blocks[0].text)
+    sent = session.window_at(question).estimated_tokens  # what the call was sent, as counted: its answer comes after
+    output = build_snapshot(session, len(session.entries))["window"]
+    assert output["reported_tokens"] == 5000
+    assert output["used_tokens"] == 5000 + output["estimated_tokens"] - sent
+    assert session.timeline()[-1].total == output["used_tokens"]

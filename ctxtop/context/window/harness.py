@@ -83,10 +83,11 @@ class HarnessTracker:
     # prefix was there from the start, as that call was sent with it. The first call infers it again, as
     # with nothing known before it, so that what follows is as if it had not been known ahead.
     before_first_call: bool = False
+    call_from: int | None = None  # the first message of the call still open's answer (None: it has written nothing yet)
 
     def fork(self) -> HarnessTracker:
         return HarnessTracker(self.prefix, dict(self.by_model) if self.by_model else None, self.last_unexplained, self.call_output,
-                              self.tools_changed, self.before_first_call)
+                              self.tools_changed, self.before_first_call, self.call_from)
 
     def tools_listed(self) -> None:
         """The log listed tools (a tool listing after the first call: the harness's tools changed)."""
@@ -100,7 +101,7 @@ class HarnessTracker:
         """A model call at ``message`` reported ``prompt_tokens``; the window after it counts
         ``window_tokens``, of which ``call_output`` was written by the call itself."""
         before_call = window_tokens - self.call_output
-        self.call_output = 0
+        self.call_output, self.call_from = 0, None
         if prompt_tokens <= 0:
             return
         if self.before_first_call:

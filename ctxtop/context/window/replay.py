@@ -91,19 +91,31 @@ class Window:
     # compaction, the size it records (or None) until the next call.
     reported: int | None = None
     # The message whose model call reported ``reported`` (None: a compaction's recorded size, or nothing reported):
-    # once later messages add to the window (a tool's result, the next question), the window is they and the call.
+    # once later messages add to the window (a tool's result, the next question), the window is they, the call's
+    # answer and what the call reported.
     reported_at: int | None = None
+    # The first message of that call's answer: a log may write one answer over several messages (Codex: its
+    # reasoning, its text and each tool call apart), the last of which carries the usage.
+    reported_from: int | None = None
 
     def added_since_call(self) -> int | None:
-        """The tokens of the blocks of messages after the model call that reported ``reported`` (appended in order:
-        the last blocks), counted as they are now; None at the call itself, when no call reported since the last
-        compaction, or past MAX_BLOCKS_SINCE_CALL such blocks (a log that stopped reporting: as if at the call)."""
+        """What the window holds that the model call which reported ``reported`` was not sent: the call's own answer
+        (its output blocks still in the window: reasoning leaves at the next question where the format drops it) and
+        the blocks of every message after it (appended in order: the last blocks), counted as they are now.
+
+        None at the call itself, when no call reported since the last compaction, or past MAX_BLOCKS_SINCE_CALL such
+        blocks (a log that stopped reporting: as if at the call)."""
         if self.reported_at is None:
             return None
+        call_from = self.reported_at if self.reported_from is None else self.reported_from
         added = walked = 0
         for item in reversed(self.blocks):
-            if item.entry.index <= self.reported_at:
-                break
+            index = item.entry.index
+            if index <= self.reported_at:
+                if not walked or index < call_from:
+                    break
+                if item.category not in OUTPUT_CATEGORIES:
+                    continue  # written before the call was sent (a system note between the answer's parts): in its prompt
             walked += 1
             if walked > MAX_BLOCKS_SINCE_CALL:
                 return None
@@ -199,7 +211,8 @@ class Replay:
         # Blocks are never changed in place (see Window.clear), so sharing them is safe: O(1) per block.
         totals = {name: CategoryTotal(t.tokens, t.blocks) for name, t in self.window.totals.items()}
         twin.window = Window(self.window.at, list(self.window.blocks), self.window.last_compaction, totals, self.window.harness,
-                             self.window.exact_to, reported=self.window.reported, reported_at=self.window.reported_at)
+                             self.window.exact_to, reported=self.window.reported, reported_at=self.window.reported_at,
+                             reported_from=self.window.reported_from)
         return twin
 
     def run(self, until: int | None = None) -> Iterator[Window]:
@@ -234,7 +247,7 @@ class Replay:
                 self._apply_clearing(window, cleared)
             else:
                 window.keep_resident()
-                window.reported, window.reported_at = compaction.post_tokens, None
+                window.reported, window.reported_at, window.reported_from = compaction.post_tokens, None, None
                 self._preserved = self._preserved_by(compaction)
                 for block in compaction.replacement or ():
                     window.append(WindowBlock(entry, -1, block, text_tokens(self.accounting.counter, block)))
@@ -268,6 +281,7 @@ class Replay:
         usage = entry.usage
         if usage is not None:
             window = self.window
+            window.reported_from = entry.index if harness.call_from is None else harness.call_from
             harness.call(entry.index, entry.model, usage.prompt_tokens, window.estimated_tokens, window.totals)
             window.harness = harness.prefix
             window.reported, window.reported_at = usage.prompt_tokens, entry.index
@@ -307,18 +321,21 @@ class Replay:
         """``re_attached``: a message a compaction kept, back in the window (not written by the call now open)."""
         accounting = self.accounting
         tokens = accounting.of(position)
-        output = 0
+        output, answers = 0, False
         for j, block in enumerate(entry.blocks):
             item = WindowBlock(entry, j, block, tokens[j], accounting.estimated(position, j))
             window.append(item)
             if block.category in OUTPUT_CATEGORIES:
                 output += tokens[j]
+                answers = True
             elif block.category == TOOLS and not re_attached:
                 self._harness.tools_listed()
             elif block.category == TOOL_RESULT and block.tool_id in cleared:
                 window.clear(len(window.blocks) - 1, self._placeholder_tokens())
         if not re_attached:
             self._harness.call_output += output
+            if answers and self._harness.call_from is None:
+                self._harness.call_from = entry.index
 
     def _replace_snapshot(self, window: Window, entry: Entry, position: int, cleared: set[str]) -> None:
         """A snapshot of the system prompt and tool list as sent: it stands in for what the snapshots

@@ -38,9 +38,9 @@ def saved_replay(replay: Replay | SavedReplay) -> tuple:
     return (replay.position, replay.compacted, replay.last_compaction_at, sorted(replay._cleared),
             [entry.index - 1 for entry in replay._preserved],
             window.at, blocks.tobytes(), [(window.totals[name].tokens, window.totals[name].blocks) for name in CATEGORIES],
-            _saved_prefix(window.harness), window.exact_to, window.reported, window.reported_at,
+            _saved_prefix(window.harness), window.exact_to, window.reported, window.reported_at, window.reported_from,
             (_saved_prefix(harness.prefix), [_saved_prefix(p) for p in harness.by_model.values()] if harness.by_model is not None else None,
-             harness.last_unexplained, harness.call_output, harness.tools_changed, harness.before_first_call))
+             harness.last_unexplained, harness.call_output, harness.tools_changed, harness.before_first_call, harness.call_from))
 
 
 def _where(item: WindowBlock) -> int:
@@ -57,7 +57,7 @@ def _where(item: WindowBlock) -> int:
 def restored_replay(saved: tuple, entries: Sequence[Entry], accounting: Accounting, *, earlier_reasoning_kept: bool) -> Replay:
     """The replay ``saved_replay`` saved, over the same ``entries`` (read back as they are needed)."""
     (position, compacted, last_compaction_at, cleared, preserved, at, blocks, totals, window_harness, exact_to, reported, reported_at,
-     (prefix, by_model, last_unexplained, call_output, tools_changed, before_first_call)) = saved
+     reported_from, (prefix, by_model, last_unexplained, call_output, tools_changed, before_first_call, call_from)) = saved
     replay = Replay(entries, accounting, earlier_reasoning_kept=earlier_reasoning_kept)
     read: dict[int, Entry] = {}  # each entry read once: the blocks of one entry share it, as in the replay saved
 
@@ -81,13 +81,13 @@ def restored_replay(saved: tuple, entries: Sequence[Entry], accounting: Accounti
     last_compaction = entry_at(last_compaction_at).compaction if last_compaction_at >= 0 else None
     replay.window = Window(at, window_blocks, last_compaction, {name: CategoryTotal(*total) for name, total in zip(CATEGORIES, totals)},
                            _restored_prefix(window_harness), exact_to, reported=reported,
-                           reported_at=reported_at)
+                           reported_at=reported_at, reported_from=reported_from)
     replay.position, replay.compacted, replay.last_compaction_at = position, compacted, last_compaction_at
     replay.last_entry = entry_at(position - 1) if position else None
     replay._cleared, replay._preserved = set(cleared), [entry_at(i) for i in preserved]
     known = [_restored_prefix(p) for p in by_model] if by_model is not None else None
     replay._harness = HarnessTracker(_restored_prefix(prefix), {p.model: p for p in known if p} if known is not None else None,
-                                     last_unexplained, call_output, tools_changed, before_first_call)
+                                     last_unexplained, call_output, tools_changed, before_first_call, call_from)
     return replay
 
 
