@@ -554,6 +554,27 @@ async def test_an_empty_pane_says_why_it_is_empty():
         assert shown == {"tab-agents"}
 
 
+async def test_an_empty_table_draws_no_scrollbar_between_its_header_and_its_note():
+    # At 100 columns the Alerts and Agents headers are wider than their pane: with no row, a horizontal scrollbar
+    # was drawn under the header, a stray row above "No alerts…" that scrolled nothing.
+    app = CtxtopApp(str(DATA / "openai_messages.jsonl"))
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot, app)
+        for key, pane in (("4", "tab-alerts"), ("6", "tab-agents")):
+            await pilot.press(key)
+            await pilot.pause()
+            table = app.query_one(f"#{pane} DataTable")
+            assert table.row_count == 0 and table.virtual_size.width > table.size.width, pane
+            assert not table.show_horizontal_scrollbar, pane
+    app = demo_app(at=390)  # alerts: the table scrolls again
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot, app, 390)
+        await pilot.press("4")
+        await pilot.pause()
+        table = app.query_one("#tab-alerts DataTable")
+        assert table.row_count and table.styles.overflow_x == "auto"
+
+
 async def test_a_breakdown_too_short_for_its_rows_shows_the_biggest_first():
     # At 80x24 the rows after the sixth were scrolled out of sight: on real sessions, the inferred
     # system prompt and tools and the unattributed rest, the biggest of all.

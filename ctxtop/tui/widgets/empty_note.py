@@ -13,7 +13,12 @@ class EmptyNote(Static):
 
 
 def show_if_empty(table: DataTable) -> None:
-    """Show the notes beside ``table`` when it has no rows, hide them when it has some."""
+    """Show the notes beside ``table`` when it has no rows, hide them when it has some.
+
+    An empty table scrolls no way: its header alone, wider than a narrow pane, would otherwise draw a horizontal
+    scrollbar between the header and the note, a stray row that scrolls nothing the user can see."""
+    empty = table.row_count == 0
+    table.styles.overflow_x = "hidden" if empty else "auto"
     if table.parent is not None:
         for note in table.parent.query_children(EmptyNote):
-            note.display = table.row_count == 0
+            note.display = empty
