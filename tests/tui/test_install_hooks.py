@@ -79,6 +79,17 @@ def test_uninstall_restores_the_settings(tmp_path, capsys):
     assert install(path, "--uninstall") == 0 and "nothing to change" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize("theirs", [{"hooks": {}, "model": "opus"}, {"hooks": {"Stop": []}}, {"statusLine": None}],
+                         ids=["empty hooks", "an empty event", "a null status line"])
+def test_uninstall_leaves_settings_without_ctxtop_as_they_are(tmp_path, capsys, theirs):
+    path = tmp_path / "settings.json"
+    path.write_text(json.dumps(theirs))
+    before = path.read_bytes()
+    assert install(path, "--uninstall") == 0
+    assert path.read_bytes() == before and [p.name for p in tmp_path.iterdir()] == ["settings.json"]  # no backup either
+    assert "nothing to change (no ctxtop hook in it)" in capsys.readouterr().err
+
+
 def test_a_new_settings_file_and_its_uninstall(tmp_path, capsys):
     path = tmp_path / ".claude" / "settings.local.json"
     assert install(path) == 0

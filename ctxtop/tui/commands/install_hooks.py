@@ -126,7 +126,7 @@ def without_hooks(settings: dict[str, Any]) -> dict[str, Any]:
                 hooks[event] = kept
             else:
                 del hooks[event]
-        if not hooks:
+        if not hooks and settings["hooks"]:  # (an empty "hooks" the user wrote is theirs, not ours to take out)
             del result["hooks"]
     status = result.get("statusLine")
     if isinstance(status, dict) and is_ours(status.get("command")):
