@@ -217,6 +217,22 @@ def test_project_pins_and_forbid_patterns_apply_without_auto(tmp_path, monkeypat
     assert run("hook", {**call, "tool_name": "approve_order", "tool_input": {"amount": 12600}}, monkeypatch, capsys, "--no-auto")[1] == ""
 
 
+@pytest.mark.parametrize("pattern, command", [
+    ('^git push --force', "git push --force origin main"),
+    ('rm -rf "\\$HOME"', 'rm -rf "$HOME"'),
+    ('DROP TABLE users;$', "psql -c 'SELECT 1'\npsql -c DROP TABLE users;"),
+    ('C:\\\\Windows', "del C:\\Windows\\x"),
+], ids=["anchored at the start", "with a quote", "anchored at the end", "with a backslash"])
+def test_a_forbid_pattern_matches_the_command_as_the_tool_gets_it(tmp_path, monkeypatch, capsys, pattern, command):
+    # The log (and the hook's tool_input, dumped) hold the input as JSON text: quotes and backslashes escaped, the
+    # command inside {"command": "…"}. A pattern written against the command itself must still match it.
+    (tmp_path / ".ctxtop").mkdir()
+    (tmp_path / ".ctxtop" / "pins.toml").write_text(f'[[pin]]\nid = "no-it"\ntext = "Never do it"\nforbid = [{json.dumps(pattern)}]\n')
+    call = {**tool_call(demo_path(), "Bash", {"command": command, "description": "run it"}), "cwd": str(tmp_path)}
+    _, out, _ = run("hook", call, monkeypatch, capsys, "--no-auto")
+    assert "[no-it] Never do it" in deny_reason(out)
+
+
 @pytest.mark.parametrize("depth", [10, 990, 5000])
 @pytest.mark.parametrize("command", ["git push origin main", "git \\u0070ush origin main"], ids=["plain", "escaped"])
 def test_a_deeply_nested_tool_input_is_still_judged(tmp_path, monkeypatch, capsys, depth, command):

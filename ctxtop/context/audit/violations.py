@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Iterable
 from typing import Any
@@ -85,6 +86,26 @@ def violations_of(message: int, block: Block, text: str, checks: list[tuple[Cons
     return alerts
 
 
+def _string_values(text: str) -> list[str]:
+    """The distinct strings among the values of the JSON object or array ``text`` holds (none when it holds none)."""
+    if not text.lstrip().startswith(("{", "[")):
+        return []
+    try:
+        stack = [json.loads(text)]
+    except (ValueError, RecursionError):  # not JSON, or nested too deep: its text is what is searched
+        return []
+    found: dict[str, None] = {}
+    while stack:  # (walked without recursion: an input may nest deep)
+        value = stack.pop()
+        if isinstance(value, str):
+            found[value] = None
+        elif isinstance(value, dict):
+            stack.extend(value.values())
+        elif isinstance(value, list):
+            stack.extend(value)
+    return list(found)
+
+
 # What a check that read the input, or a shell command in it, only in part looked for there.
 _LOOKED_FOR = {"input": "phone numbers looked for in only its first and last {kb} KB",
                "command": "amounts looked for in only the first and last {kb} KB of its command"}
@@ -94,13 +115,21 @@ class _Input:
     """A tool call's input, with its amounts found only if a cap asks, and then once; ``part``: see ``violations_of``.
     ``partly_read``: what the checks of one constraint read only in part."""
 
-    __slots__ = ("text", "key", "tool_name", "part", "partly_read", "_amounts", "_cut_command")
+    __slots__ = ("text", "key", "tool_name", "part", "partly_read", "_amounts", "_cut_command", "_strings")
 
     def __init__(self, text: str, key: str, tool_name: str | None, part: int | None = None) -> None:
         self.text, self.key, self.tool_name, self.part = text, key, tool_name, part
         self.partly_read: set[str] = set()
         self._amounts: list[CallAmount] | None = None
         self._cut_command = False
+        self._strings: list[str] | None = None
+
+    def strings(self) -> list[str]:
+        """Each string value of the input as the tool gets it: the JSON text escapes quotes and backslashes and puts a
+        command inside ``{"command": "…"}``, where ``^git push`` or ``rm -rf "$HOME"`` never match. (Decoded once.)"""
+        if self._strings is None:
+            self._strings = _string_values(self.text)
+        return self._strings
 
     def amounts(self) -> list[CallAmount]:
         """Each amount in whole units of its currency, with how the call wrote it ("amount_cents 160000 = 1600")."""
@@ -142,7 +171,7 @@ def _not_compared(checks: list[tuple[str, Any]], call: _Input) -> str | None:
 def _violation(checks: list[tuple[str, Any]], name: str, call: _Input, message: int) -> str | None:
     text = call.text
     for kind, check in checks:
-        if kind == "pattern" and check.matches(message, name, text, call=call.key):
+        if kind == "pattern" and check.matches(message, name, text, *call.strings(), call=call.key):
             return f"matches forbidden pattern {quoted(check.pattern)}"
         if kind == "tool_name" and check.search(name):
             return "uses a forbidden channel"
