@@ -299,6 +299,19 @@ def test_the_saved_pins_of_the_session_are_in_force(tmp_path, monkeypatch, capsy
     assert "不要发邮件给客户" in deny_reason(out)
 
 
+def test_a_rule_hidden_in_the_tui_stays_hidden_after_a_recorded_compaction(tmp_path, monkeypatch, capsys):
+    from ctxtop.context.rules.pin_store import SavedPins, save_session_pins
+
+    transcript = demo_until(tmp_path, 203)
+    run("hook", event("PreCompact", transcript, trigger="auto"), monkeypatch, capsys)  # the record holds wecom-only, kept
+    transcript.write_bytes(b"".join(demo_path().read_bytes().splitlines(keepends=True)[:205]))
+    save_session_pins(transcript, SavedPins([], ["wecom-only"]))  # `u` on the auto-detected rule, after the compaction
+    assert run("hook", tool_call(transcript, "send_email", {"to": "a@example.com"}), monkeypatch, capsys)[1] == ""
+    context = json.loads(run("hook", event("SessionStart", transcript, source="compact"), monkeypatch, capsys)[1])
+    assert DEMO_RULES[1] not in context["hookSpecificOutput"]["additionalContext"]
+    assert "wecom-only" not in run("statusline", event("Status", transcript), monkeypatch, capsys)[1]
+
+
 # --- bad input: exit 0, a note, nothing on stdout ----------------------------------------------------------
 @pytest.mark.parametrize("payload", [b"garbage", b"", b"[1, 2]", b'{"hook_event_name": 3}', b'{"tool_name": "x"}', "\udcff".encode("utf-8", "surrogatepass")])
 def test_a_garbage_payload_exits_0_with_a_note(payload, monkeypatch, capsys):

@@ -18,7 +18,7 @@ from typing import Any
 from ctxtop.context.audit.lost import fact_candidates
 from ctxtop.context.guard.judge import denial_reason, judge_call, unchecked_reason
 from ctxtop.context.guard.payload import Payload
-from ctxtop.context.guard.record import load_record, record_window, recorded_rules
+from ctxtop.context.guard.record import load_record, record_window
 from ctxtop.context.guard.reinject import Reinjection, reinjection
 from ctxtop.context.guard.rules import GuardOptions, rules_in_force
 from ctxtop.context.guard.transcript import UNREADABLE, Known, current_session, known_transcript, window_before_last_compaction
@@ -83,12 +83,10 @@ def _lost(payload: Payload, options: GuardOptions, notes: list[str]) -> Reinject
     known = _known(payload, notes)
     if known is None:
         return None
-    rules = _rules(payload, options, known, notes)
+    rules = _rules(payload, options, known, notes)  # (the record's rules among them: rules_in_force adds them)
     after = WindowText(current_session(known.path, known).window_at(None))
     record = load_record(known, payload.session_id)
-    if record is None:
-        return reinjection(rules, after, _facts_before_last_compaction(known))
-    return reinjection(rules + recorded_rules(record, rules), after, record["facts"])
+    return reinjection(rules, after, _facts_before_last_compaction(known) if record is None else record["facts"])
 
 
 def _facts_before_last_compaction(known: Known) -> dict[str, list[str]] | None:

@@ -65,7 +65,10 @@ def rules_in_force(known: Known | None, cwd: str | None, options: GuardOptions, 
     detected = [_copy(r) for r in known.rules] if (known is not None and options.auto) else []
     rules = select_rules([], request, saved_texts, hidden, known.format if known else None, detected=detected)
     record = load_record(known, session_id) if known is not None else None
-    return (rules + recorded_rules(record, rules) if record is not None else rules), notes
+    if record is None:
+        return rules, notes
+    # (A rule hidden in the TUI since is not brought back by the record: the user took it out.)
+    return rules + [rule for rule in recorded_rules(record, rules) if rule.id not in hidden], notes
 
 
 def _copy(rule: Constraint) -> Constraint:
