@@ -344,6 +344,19 @@ def test_the_console_script_answers_in_a_separate_process(tmp_path):
     assert (result.returncode, result.stdout) == (0, b"") and b"not JSON" in result.stderr
 
 
+@pytest.mark.parametrize("command, payload", [("statusline", {"transcript_path": str(demo_path())}),
+                                              ("hook", tool_call(demo_path(), "approve_order", {"amount": 12600}))])
+def test_an_agent_that_stopped_reading_gets_no_traceback(command, payload):
+    # Claude Code drops a status line it no longer waits for (a newer one replaced it) and a hook past its time.
+    read, write = os.pipe()
+    with subprocess.Popen([sys.executable, "-m", "ctxtop", command], stdin=subprocess.PIPE, stdout=write, stderr=subprocess.PIPE) as process:
+        os.close(write)
+        os.close(read)  # (before the answer is written: it is a broken pipe)
+        _, err = process.communicate(json.dumps(payload).encode(), timeout=60)
+    assert process.returncode == 0 and b"Traceback" not in err and b"Exception ignored" not in err
+    assert err.decode().count("\n") <= 1
+
+
 def test_the_fast_commands_do_not_load_the_terminal_ui():
     code = ("import sys, io; from ctxtop.tui import entry; sys.stdin = io.TextIOWrapper(io.BytesIO(b'{}')); entry.main(['hook']); "
             "print(','.join(m for m in ('textual', 'rich', 'ctxtop.tui.cli', 'ctxtop.context.tracker', 'ctxtop.context.strategies') if m in sys.modules))")

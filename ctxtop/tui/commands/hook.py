@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import traceback
 from collections.abc import Sequence
@@ -74,17 +75,34 @@ def _internal(exc: BaseException, debug: bool, consequence: str = "the agent goe
     return _fail(f"internal error: {type(exc).__name__}: {one_line(str(exc), 200)}", consequence)
 
 
-def _emit(text: str) -> None:
+def _emit(text: str) -> bool:
     """Write to stdout as UTF-8 whatever the locale says (the agent reads UTF-8; a Latin-1 locale must not
-    turn a ✔ or a Chinese rule into an error)."""
-    stream = getattr(sys.stdout, "buffer", None)
-    if stream is not None:
-        sys.stdout.flush()
-        stream.write(text.encode("utf-8", "surrogatepass"))
-        stream.flush()
-    else:
-        sys.stdout.write(text)
-        sys.stdout.flush()
+    turn a ✔ or a Chinese rule into an error). Whether it was written: False when the agent no longer reads
+    (Claude Code drops a status line a newer one replaced, and a hook past its time)."""
+    try:
+        stream = getattr(sys.stdout, "buffer", None)
+        if stream is not None:
+            sys.stdout.flush()
+            stream.write(text.encode("utf-8", "surrogatepass"))
+            stream.flush()
+        else:
+            sys.stdout.write(text)
+            sys.stdout.flush()
+    except BrokenPipeError:
+        _stdout_to_nowhere()
+        return False
+    return True
+
+
+def _stdout_to_nowhere() -> None:
+    """Point stdout at /dev/null, so that the flush at exit does not fail again on the broken pipe."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    try:
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):  # (a stdout with no file descriptor: nothing is flushed to one at exit)
+        pass
+    finally:
+        os.close(devnull)
 
 
 def _read_payload() -> bytes:
@@ -111,8 +129,8 @@ def run_hook(argv: Sequence[str]) -> int:
             return _fail(one_line(str(exc), 300))
         for note in result.notes:
             print(f"ctxtop: note: {one_line(note, 300)}", file=sys.stderr)
-        if result.output is not None:
-            _emit(json.dumps(result.output, ensure_ascii=False) + "\n")
+        if result.output is not None and not _emit(json.dumps(result.output, ensure_ascii=False) + "\n"):
+            return _fail("the agent stopped reading before the answer was written", "it was not given")
         return 0
     except Exception as exc:  # a bug, or something the environment did: never the agent's problem
         return _internal(exc, args.debug)
