@@ -459,6 +459,23 @@ def test_post_compact_says_what_was_lost_and_stops_only_when_asked(tmp_path, mon
     assert code == 0 and answer["continue"] is False and all(f"- {rule}" in answer["stopReason"] for rule in DEMO_RULES)
 
 
+@pytest.mark.parametrize("recorded", [True, False], ids=["against the PreCompact record", "against the window before"])
+def test_post_compact_stops_only_for_a_rule_the_compaction_lost(tmp_path, monkeypatch, capsys, recorded):
+    # A pins-file rule the session never stated was not in the window before the compaction either: the compaction did
+    # not lose it, and stopping the agent at every compaction for it would make --stop-on-loss unusable.
+    (tmp_path / ".ctxtop").mkdir()
+    (tmp_path / ".ctxtop" / "pins.toml").write_text('[[pin]]\nid = "no-force"\ntext = "Never force-push"\n')
+    transcript = demo_until(tmp_path, 203)
+    payload = {"session_id": "s", "turn_id": "t", "transcript_path": str(transcript), "cwd": str(tmp_path), "model": "gpt-5-codex",
+               "trigger": "auto"}
+    if recorded:
+        run("hook", {**payload, "hook_event_name": "PreCompact"}, monkeypatch, capsys)
+    transcript.write_bytes(b"".join(demo_path().read_bytes().splitlines(keepends=True)[:205]))
+    code, out, err = run("hook", {**payload, "hook_event_name": "PostCompact"}, monkeypatch, capsys, "--stop-on-loss")
+    assert "lost or weakened 3 rule(s): budget-8000, wecom-only, no-phone-numbers" in err
+    assert code == 0 and "- Never force-push" not in json.loads(out)["stopReason"]
+
+
 def test_codex_compaction_hooks_on_a_codex_rollout(tmp_path, monkeypatch, capsys):
     from ..conftest import DATA
 

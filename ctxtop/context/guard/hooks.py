@@ -22,7 +22,8 @@ from ctxtop.context.guard.record import load_record, record_window
 from ctxtop.context.guard.reinject import Reinjection, reinjection
 from ctxtop.context.guard.rules import GuardOptions, rules_in_force
 from ctxtop.context.guard.transcript import UNREADABLE, Known, current_session, known_transcript, window_before_last_compaction
-from ctxtop.context.rules.constraints import Constraint, WindowText
+from ctxtop.context.rules.constraints import KEPT, Constraint, WindowText
+from ctxtop.context.rules.facts import normalize
 from ctxtop.context.sanitize import clean_json, one_line
 
 
@@ -78,7 +79,14 @@ def _pre_tool_use(payload: Payload, options: GuardOptions) -> Answer:
                                           "permissionDecisionReason": reason}}, notes)
 
 
-def _lost(payload: Payload, options: GuardOptions, notes: list[str]) -> Reinjection | None:
+@dataclass(slots=True)
+class _LastCompaction:
+    known: Known
+    record: dict[str, Any] | None  # the PreCompact record taken before it, if any
+    lost: Reinjection  # what the window after it does not hold
+
+
+def _last_compaction(payload: Payload, options: GuardOptions, notes: list[str]) -> _LastCompaction | None:
     """What the transcript's last compaction lost (None when the transcript cannot be read)."""
     known = _known(payload, notes)
     if known is None:
@@ -86,7 +94,20 @@ def _lost(payload: Payload, options: GuardOptions, notes: list[str]) -> Reinject
     rules = _rules(payload, options, known, notes)  # (the record's rules among them: rules_in_force adds them)
     after = WindowText(current_session(known.path, known).window_at(None))
     record = load_record(known, payload.session_id)
-    return reinjection(rules, after, _facts_before_last_compaction(known) if record is None else record["facts"])
+    return _LastCompaction(known, record, reinjection(rules, after, _facts_before_last_compaction(known) if record is None else record["facts"]))
+
+
+def _held_before(compaction: _LastCompaction, rules: list[Constraint]) -> list[Constraint]:
+    """Those of ``rules`` the window held verbatim just before the compaction: by its record, else read from the
+    transcript (all of them when neither tells)."""
+    if compaction.record is not None:
+        held = {normalize(r["text"]) for r in compaction.record["rules"] if r["status"] == KEPT}
+        return [rule for rule in rules if rule.normalized in held]
+    before = window_before_last_compaction(compaction.known) if compaction.known.compactions else None
+    if before is None:
+        return rules
+    window = WindowText(before)
+    return [rule for rule in rules if window.status(rule).status == KEPT]
 
 
 def _facts_before_last_compaction(known: Known) -> dict[str, list[str]] | None:
@@ -101,10 +122,10 @@ def _session_start(payload: Payload, options: GuardOptions) -> Answer:
     if payload.source != "compact":
         return Answer()  # only the start after a compaction has anything to put back
     notes: list[str] = []
-    lost = _lost(payload, options, notes)
-    if lost is None or lost.empty:
+    compaction = _last_compaction(payload, options, notes)
+    if compaction is None or compaction.lost.empty:
         return Answer(None, notes)
-    return Answer({"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": lost.text()}}, notes)
+    return Answer({"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": compaction.lost.text()}}, notes)
 
 
 def _pre_compact(payload: Payload, options: GuardOptions) -> Answer:
@@ -120,15 +141,17 @@ def _pre_compact(payload: Payload, options: GuardOptions) -> Answer:
 
 def _post_compact(payload: Payload, options: GuardOptions) -> Answer:
     notes: list[str] = []
-    lost = _lost(payload, options, notes)
-    if lost is None or not lost.rules:
+    compaction = _last_compaction(payload, options, notes)
+    # Only what the compaction lost: not a rule the window did not hold before it either (a pins-file rule never stated).
+    lost = _held_before(compaction, [rule for rule, _status in compaction.lost.rules]) if compaction is not None else []
+    if not lost:
         return Answer(None, notes)
-    names = ", ".join(rule.id for rule, _status in lost.rules)
-    notes.append(f"the compaction lost or weakened {len(lost.rules)} rule(s): {one_line(names, 200)}")
+    names = ", ".join(rule.id for rule in lost)
+    notes.append(f"the compaction lost or weakened {len(lost)} rule(s): {one_line(names, 200)}")
     if not options.stop_on_loss:
         return Answer(None, notes)
-    return Answer({"continue": False, "stopReason": f"ctxtop: the compaction lost or weakened {len(lost.rules)} rule(s); "
-                                                    f"restate them before going on:\n" + "\n".join(f"- {r.text}" for r, _ in lost.rules)}, notes)
+    return Answer({"continue": False, "stopReason": f"ctxtop: the compaction lost or weakened {len(lost)} rule(s); "
+                                                    f"restate them before going on:\n" + "\n".join(f"- {rule.text}" for rule in lost)}, notes)
 
 
 _HANDLERS = {"PreToolUse": _pre_tool_use, "SessionStart": _session_start, "PreCompact": _pre_compact, "PostCompact": _post_compact}
