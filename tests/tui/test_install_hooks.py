@@ -126,10 +126,21 @@ def test_a_broken_settings_file_is_not_touched(tmp_path, capsys, text):
     assert err.count("\n") == 1 and "not changed" in err
 
 
-def test_the_scopes_name_claude_codes_files(tmp_path):
+def test_the_scopes_name_claude_codes_files(tmp_path, monkeypatch):
+    monkeypatch.delenv("CLAUDE_CONFIG_DIR", raising=False)
     assert settings_path("project", cwd=tmp_path) == tmp_path / ".claude" / "settings.json"
     assert settings_path("local", cwd=tmp_path) == tmp_path / ".claude" / "settings.local.json"
     assert settings_path("user", home=tmp_path) == tmp_path / ".claude" / "settings.json"
+
+
+def test_scope_user_is_where_claude_code_keeps_its_configuration(tmp_path, monkeypatch, capsys):
+    # CLAUDE_CONFIG_DIR moves ~/.claude (a second account, say): Claude Code reads its settings.json there, not ~/.claude's.
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(tmp_path / "work-account"))
+    assert cli.main(["install-hooks", "--scope", "user", "--command", "ctxtop"]) == 0
+    assert "ctxtop statusline" in (tmp_path / "work-account" / "settings.json").read_text()
+    assert not (tmp_path / "home").exists()
+    assert settings_path("project", cwd=tmp_path) == tmp_path / ".claude" / "settings.json"  # (the project's are where they were)
 
 
 def test_scope_project_in_the_current_directory(tmp_path, monkeypatch, capsys):

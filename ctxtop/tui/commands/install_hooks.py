@@ -4,7 +4,7 @@ Adds ``SessionStart`` (matcher ``compact``), ``PreToolUse`` and ``PreCompact``
 hooks running ``ctxtop hook``, and a status line running ``ctxtop
 statusline``, to ``.claude/settings.json`` (``--scope project``),
 ``.claude/settings.local.json`` (``local``) or ``~/.claude/settings.json``
-(``user``). Every other setting and hook stays as it was; what is already
+(``user``; ``$CLAUDE_CONFIG_DIR/settings.json`` when that is set, as Claude Code reads it). Every other setting and hook stays as it was; what is already
 there is not added again; the file is backed up before it changes;
 ``--dry-run`` prints the change and writes nothing; ``--uninstall`` removes
 exactly the entries that run ctxtop.
@@ -46,7 +46,7 @@ def build(parser_type: type[argparse.ArgumentParser]) -> argparse.ArgumentParser
                                      "to Claude Code's settings; every other setting is kept, and the file is backed up first.")
     parser.add_argument("--scope", choices=["project", "local", "user"], default="project",
                         help="project: .claude/settings.json (shared); local: .claude/settings.local.json (yours); "
-                             "user: ~/.claude/settings.json (every project)")
+                             "user: ~/.claude/settings.json, or $CLAUDE_CONFIG_DIR/settings.json (every project)")
     parser.add_argument("--dry-run", action="store_true", help="print the change without writing it")
     parser.add_argument("--uninstall", action="store_true", help="remove what install-hooks added")
     parser.add_argument("--command", dest="ctxtop_command", metavar="CMD", help="how the agent runs ctxtop (default: this ctxtop's path)")
@@ -57,8 +57,15 @@ def build(parser_type: type[argparse.ArgumentParser]) -> argparse.ArgumentParser
 
 def settings_path(scope: str, cwd: Path | None = None, home: Path | None = None) -> Path:
     if scope == "user":
-        return (home or Path.home()) / ".claude" / "settings.json"
+        return user_config_dir(home) / "settings.json"
     return (cwd or Path.cwd()) / SCOPES[scope]
+
+
+def user_config_dir(home: Path | None = None) -> Path:
+    """Claude Code's own folder: ``$CLAUDE_CONFIG_DIR`` when set (it moves ~/.claude: a second account, say), else
+    ``~/.claude``. User settings written anywhere else are never read."""
+    moved = os.environ.get("CLAUDE_CONFIG_DIR")
+    return Path(moved).expanduser() if moved else (home or Path.home()) / ".claude"
 
 
 def ctxtop_command() -> str:
