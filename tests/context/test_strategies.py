@@ -15,6 +15,7 @@ from ctxtop.context.strategies.preview import DROPPED, KEPT, PLACEHOLDER, SUMMAR
 from ctxtop.context.window.replay import Window, WindowBlock
 from ctxtop.parsers.model import (
     ASSISTANT,
+    IMAGE,
     REASONING,
     SYSTEM,
     TOOL_CALL,
@@ -260,6 +261,30 @@ def test_openhands_masking_masks_old_observations_only(frame):
     p = preview(frame, "openhands_masking:attention_window=3")
     assert fates_by_message(p) == {4: PLACEHOLDER, 6: PLACEHOLDER}
     assert p.tokens_after == TOTAL - 300 + 2 * PLACEHOLDER_TOKENS
+
+
+def screenshot_window() -> Window:
+    """Two screenshot tool calls whose results hold an image each, as computer-use and browser tools return them."""
+    window = Window(at=5)
+    user = Entry(1, "user", [Block(USER, RULE)], 0, 1)
+    window.append(WindowBlock(user, 0, user.blocks[0], 6))
+    for message, tool_id in ((2, "s1"), (4, "s2")):
+        call = Entry(message, "assistant", [Block(TOOL_CALL, "{}", tool_name="screenshot", tool_id=tool_id)], 0, message)
+        window.append(WindowBlock(call, 0, call.blocks[0], 3))
+        result = Entry(message + 1, "user", [Block(TOOL_RESULT, "shot", tool_id=tool_id), Block(IMAGE, "", tool_id=tool_id)], 0, message + 1)
+        window.append(WindowBlock(result, 0, result.blocks[0], 1))
+        window.append(WindowBlock(result, 1, result.blocks[1], 1600))
+    return window
+
+
+@pytest.mark.parametrize("spec", ["clear_tool_results:keep=1,trigger=now", "pinned_slot:keep=1", "openhands_masking:attention_window=3"])
+def test_a_cleared_tool_result_takes_its_images_with_it(counter, spec):
+    # The placeholder stands for the whole result: a screenshot inside it is not re-sent either.
+    frame = Frame(screenshot_window(), counter, [])
+    p = preview(frame, spec)
+    assert [fate for fate, block in zip(p.fates, frame.blocks) if block.category == IMAGE] == [DROPPED, KEPT]
+    assert p.categories_after[IMAGE] == 1600
+    assert p.tokens_after < p.tokens_before - 1500
 
 
 # --- every strategy ------------------------------------------------------------------------------------

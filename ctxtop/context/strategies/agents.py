@@ -10,9 +10,10 @@ from __future__ import annotations
 from typing import Any
 
 from ctxtop.context.strategies.base import Strategy, summary_size
+from ctxtop.context.strategies.clearing import apply_clearing, with_images
 from ctxtop.context.strategies.frame import Frame
 from ctxtop.context.strategies.params import INT, TEXT, Param
-from ctxtop.context.strategies.preview import DROPPED, PLACEHOLDER, SUMMARIZED, Plan, Trigger
+from ctxtop.context.strategies.preview import DROPPED, SUMMARIZED, Plan, Trigger
 from ctxtop.context.strategies.summarizing import SUMMARY_TOKENS, _summarize_span
 from ctxtop.parsers.model import SUMMARY, TOOL_CALL, TOOL_RESULT, USER
 
@@ -121,8 +122,8 @@ def openhands_masking(frame: Frame, params: dict[str, Any], plan: Plan) -> Trigg
         plan.skip(f"no observation older than the newest {window} events")
         return trigger
     placeholder = frame.counter.count(params["placeholder"])
-    for i in masked:
-        plan.point(i, PLACEHOLDER, placeholder)
+    # A masked observation's images (a browser screenshot) are masked with it.
+    apply_clearing(plan, [cleared for result in masked for cleared in with_images(frame, result, placeholder)])
     return trigger
 
 

@@ -23,7 +23,7 @@ from ctxtop.context.strategies.params import (
     describe_trigger,
 )
 from ctxtop.context.strategies.preview import DROPPED, PLACEHOLDER, Plan, Trigger
-from ctxtop.parsers.model import REASONING, SYSTEM
+from ctxtop.parsers.model import IMAGE, REASONING, SYSTEM
 
 # The API does not document its placeholder; LangChain's mirror of this strategy uses this one.
 DEFAULT_PLACEHOLDER = "[cleared]"
@@ -43,8 +43,7 @@ def clear_tool_results(frame: Frame, params: dict[str, Any], plan: Plan) -> Trig
     cleared, reason = plan_clearing(frame, params)
     if reason:
         plan.skip(reason)
-    for block, tokens in cleared:
-        plan.point(block, PLACEHOLDER, tokens)
+    apply_clearing(plan, cleared)
     return trigger
 
 
@@ -71,7 +70,7 @@ def plan_clearing(frame: Frame, params: dict[str, Any]) -> tuple[list[tuple[int,
     cleared: list[tuple[int, int]] = []
     for result in candidates:
         if not frame.blocks[result].cleared:  # a placeholder already: clearing again frees nothing
-            cleared.append((result, placeholder))
+            cleared.extend(with_images(frame, result, placeholder))
         name = frame.tool_name(result)
         call = frame.calls.get(frame.blocks[result].block.tool_id or "")
         if call is not None and (inputs is True or (isinstance(inputs, list) and name in inputs)):
@@ -83,6 +82,17 @@ def plan_clearing(frame: Frame, params: dict[str, Any]) -> tuple[list[tuple[int,
     if at_least is not None and freed < at_least:
         return [], f"would free {freed:,} tokens, less than clear_at_least {at_least:,}: the API then clears nothing"
     return cleared, None
+
+
+def with_images(frame: Frame, result: int, placeholder: int) -> list[tuple[int, int]]:
+    """Result block ``result`` cleared to ``placeholder`` tokens, and the images inside it gone with it."""
+    return [(result, placeholder), *((image, 0) for image in frame.images_of.get(result, ()))]
+
+
+def apply_clearing(plan: Plan, cleared: list[tuple[int, int]]) -> None:
+    """Swap each cleared block for its placeholder; an image inside a cleared result has none of its own: it goes."""
+    for block, tokens in cleared:
+        plan.point(block, DROPPED if plan.frame.categories[block] == IMAGE else PLACEHOLDER, tokens)
 
 
 def clear_thinking(frame: Frame, params: dict[str, Any], plan: Plan) -> Trigger:
@@ -110,8 +120,7 @@ def pinned_slot(frame: Frame, params: dict[str, Any], plan: Plan) -> Trigger:
     """Pins re-sent every turn in a resident slot beside the system prompt, plus tool-result clearing."""
     trigger = _tool_trigger(frame, params["trigger"])
     cleared, reason = plan_clearing(frame, params)
-    for block, tokens in cleared:
-        plan.point(block, PLACEHOLDER, tokens)
+    apply_clearing(plan, cleared)
     if reason:
         plan.notes.append(f"no tool results cleared: {reason}")
     if not frame.constraints:

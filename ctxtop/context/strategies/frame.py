@@ -16,7 +16,7 @@ from itertools import accumulate
 from ctxtop.context.rules.constraints import Constraint, Status, WindowText
 from ctxtop.context.window.replay import RESIDENT, Window, WindowBlock
 from ctxtop.context.window.tokens import TokenCounter
-from ctxtop.parsers.model import TOOL_CALL, TOOL_RESULT
+from ctxtop.parsers.model import IMAGE, TOOL_CALL, TOOL_RESULT
 
 
 @dataclass(slots=True)
@@ -77,6 +77,8 @@ class Frame:
         self.calls: dict[str, int] = {}
         self.results: list[int] = []  # tool result blocks, oldest first
         self.result_for: dict[str, int] = {}  # tool id -> its (first) result block
+        # A result block -> the image blocks inside that result (a screenshot tool's), which go where it goes.
+        self.images_of: dict[int, list[int]] = {}
         for i, block in enumerate(blocks):
             if block.category == TOOL_CALL and block.block.tool_id:
                 self.calls.setdefault(block.block.tool_id, i)
@@ -84,6 +86,8 @@ class Frame:
                 self.results.append(i)
                 if block.block.tool_id:
                     self.result_for.setdefault(block.block.tool_id, i)
+            elif block.category == IMAGE and self.results and self._inside_result(self.results[-1], i):
+                self.images_of.setdefault(self.results[-1], []).append(i)
         self._earliest_call = self._earliest_call_from()
         self.occurrences = self._occurrences()
 
@@ -122,6 +126,12 @@ class Frame:
         return block, self.history_prefix[end] - remove
 
     # --- structure -----------------------------------------------------------------------
+    def _inside_result(self, result: int, image: int) -> bool:
+        """Whether image block ``image`` is part of the content of result block ``result`` (parsers split it out)."""
+        first, second = self.blocks[result], self.blocks[image]
+        return (second.entry is first.entry and second.block.tool_id is not None
+                and second.block.tool_id == first.block.tool_id)
+
     def tool_name(self, result_index: int) -> str | None:
         block = self.blocks[result_index].block
         if block.tool_name:
