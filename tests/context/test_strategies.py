@@ -383,6 +383,17 @@ def test_preview_table_lists_every_strategy(capsys):
     assert "0/0/3 of 3" in out and "3/0/0 of 3" in out and "0/3/0 of 3" in out
 
 
+@pytest.mark.parametrize("spec, error", [
+    ("clear_tool_results:trigger=-5", "trigger: must be at least 0, got -5"),
+    ("clear_tool_results:trigger=input_tokens:-5", "trigger: must be at least 0, got -5"),
+    ("pinned_slot:trigger=tool_uses:-1", "trigger: must be at least 0, got -1"),
+])
+def test_a_negative_trigger_is_refused(frame, spec, error):
+    # "input tokens > -5" fires on every window: a sign typed by mistake, not a threshold.
+    with pytest.raises(StrategyError, match=error):
+        preview(frame, spec)
+
+
 def test_preview_errors_are_one_line(capsys):
     assert main(["preview", "--demo", "--strategy", "clear_tool_results:keep"]) == 2
     err = capsys.readouterr().err

@@ -62,10 +62,7 @@ def _convert(strategy: str, param: Param, text: str) -> Any:
     where = f"strategy {strategy!r}, {param.name}"
     lowered = text.lower()
     if param.kind == INT or (param.kind == INT_OR_ALL and lowered != "all"):
-        number = _int(where, text)
-        if number < param.minimum:
-            raise StrategyError(f"{where}: must be at least {param.minimum:,}, got {number:,}")
-        return number
+        return _at_least(where, text, param.minimum)
     if param.kind == INT_OR_ALL:
         return "all"
     if param.kind == BOOL or (param.kind == BOOL_OR_NAMES and lowered in ("true", "false", "yes", "no", "1", "0")):
@@ -77,19 +74,26 @@ def _convert(strategy: str, param: Param, text: str) -> Any:
     if param.kind in (NAMES, BOOL_OR_NAMES):
         return [name for name in (n.strip() for n in text.split("|")) if name]
     if param.kind == TRIGGER:
-        return parse_trigger(where, text)
+        return parse_trigger(where, text, param.minimum)
     return clean_text(text)  # a text the strategy puts in the window, counted as it is shown (no escape sequence)
 
 
-def parse_trigger(where: str, text: str) -> tuple[str, int]:
+def parse_trigger(where: str, text: str, minimum: int = 0) -> tuple[str, int]:
     kind, sep, value = text.partition(":")
     if not sep:
         if kind.lower() in ("now", "force", "forced"):
             return ("now", 0)
-        return ("input_tokens", _int(where, kind))
+        return ("input_tokens", _at_least(where, kind, minimum))
     if kind not in TRIGGER_KINDS[:2]:
         raise StrategyError(f"{where}: trigger kind must be input_tokens or tool_uses, got {kind!r}")
-    return (kind, _int(where, value))
+    return (kind, _at_least(where, value, minimum))
+
+
+def _at_least(where: str, text: str, minimum: int) -> int:
+    number = _int(where, text)
+    if number < minimum:
+        raise StrategyError(f"{where}: must be at least {minimum:,}, got {number:,}")
+    return number
 
 
 def _int(where: str, text: str) -> int:
