@@ -18,7 +18,9 @@ from hypothesis import strategies as st
 from ctxtop.context.audit.forensics.actions import CHANGE, READ, SEARCH, STATE, VERIFY, action_of
 from ctxtop.context.audit.forensics.candidate import transcript
 from ctxtop.context.audit.forensics.cost import compaction_cost
+from ctxtop.context.audit.forensics.history import History
 from ctxtop.context.audit.forensics.prices import PRICE_TABLE, price_of
+from ctxtop.context.audit.forensics.recovery import is_state_file
 from ctxtop.context.rules.selection import RuleRequest
 from ctxtop.context.tracker import Tracker
 from ctxtop.parsers.model import SUMMARY, USER, Usage
@@ -85,6 +87,19 @@ def test_the_evidence_says_what_happened():
 def test_recovery_verdicts(fixture, verdict, actions):
     [forensics] = forensics_of(fixture)
     assert forensics["recovery"] == {"verdict": verdict, "actions": [{"message": m, "action": a} for m, a in actions]}
+
+
+@pytest.mark.parametrize(("path", "state"), [
+    ("/repo/handoff.md", True), ("NOTES.md", True), ("/r/session_notes.md", True), ("trace.log", True),
+    ("PLAN.md", True), ("docs/implementation-plan.md", True), ("implementationPlan.md", True),
+    ("claude-progress.txt", True), ("TODO.md", True), ("todos.json", True), ("MEMORY.md", True), ("交接.md", True),
+    # a word inside another word names no state file: these are the project's own code
+    ("src/planner.py", False), ("src/explanation.py", False), ("lib/stacktrace.py", False), ("src/airplane.rs", False),
+    ("ui/footnote.tsx", False), ("ui/statusbar.tsx", False), ("ui/ProgressBar.tsx", False), ("src/denotes.py", False),
+])
+def test_a_state_file_is_named_by_a_whole_word(path, state):
+    # Reading src/planner.py after a compaction is work, not the agent re-reading its plan.
+    assert is_state_file(path, History([])) is state
 
 
 @pytest.mark.parametrize(("tool", "arguments", "kind", "subject"), [

@@ -15,8 +15,10 @@ from typing import Any
 from ctxtop.context.audit.forensics.actions import CHANGE, READ, STATE, VERIFY, Action
 from ctxtop.context.audit.forensics.history import History, subject_key
 
-STATE_FILE = re.compile(r"handoff|hand-off|notes?|trace|plan|progress|todo|memory|status|journal|scratchpad|交接|笔记|计划|进度",
-                        re.IGNORECASE)
+STATE_WORDS = r"handoff|hand-off|notes?|traces?|plans?|progress|todos?|memory|status|journal|scratchpad"
+# A whole word of the file's name (session_notes.md, implementationPlan.md), not a part of one: planner.py,
+# stacktrace.py and ProgressBar.tsx are the project's code. Chinese names have no word boundaries.
+STATE_FILE = re.compile(rf"(?:(?<![A-Za-z])|(?<=[a-z])(?=[A-Z]))(?i:{STATE_WORDS})(?![A-Za-z])|交接|笔记|计划|进度")
 
 
 def recovery_of(after: list[Action], history: History) -> dict[str, Any]:
