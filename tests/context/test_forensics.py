@@ -75,6 +75,20 @@ def test_the_evidence_says_what_happened():
         "lost after, dropped by the generation-1 summary; missing ERR_, must")
 
 
+@pytest.mark.parametrize(("fixture", "identifiers"), [
+    ("constraint_evaporation.jsonl", ["ERR_TIMEOUT", "ERR_DENIED"]),
+    ("coordinate_loss.jsonl", ["validate_session", "login_handler"]),
+    ("tool_chain_break.jsonl", ["test_errors"]),
+    ("recovery_partial.jsonl", []),
+])
+def test_a_tool_calls_parameter_names_are_no_lost_identifiers(fixture, identifiers):
+    # file_path, old_string, new_string: the tool's schema, in every call; listing them (and re-injecting
+    # them after a compaction) says nothing of the task and crowds out what it lost.
+    tracker = Tracker.open(str(FORENSICS / fixture), RuleRequest())
+    [compaction] = tracker.snapshot()["compactions"]
+    assert compaction["lost_items"]["identifiers"] == identifiers
+
+
 # --- recovery -----------------------------------------------------------------------------------
 @pytest.mark.parametrize(("fixture", "verdict", "actions"), [
     ("recovery_verified.jsonl", "verified", [

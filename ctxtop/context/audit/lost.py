@@ -7,7 +7,7 @@ import re
 from ctxtop.context.rules.constraints import WindowText
 from ctxtop.context.rules.facts import normalize
 from ctxtop.context.rules.patterns import KeywordGate, any_of
-from ctxtop.parsers.model import ASSISTANT, INJECTED, REASONING, SUMMARY, SYSTEM, USER
+from ctxtop.parsers.model import ASSISTANT, INJECTED, REASONING, SUMMARY, SYSTEM, TOOL_CALL, USER
 
 MAX_LOST_ITEMS = 50
 
@@ -41,6 +41,8 @@ _NUMBER_UNIT = re.compile(r"\d(?<![\w.]\d)[\d,]*+(?:\.\d++)?+\s?+(?:%|元|美元
 # Every identifier _IDENT finds holds an underscore or a lower-case letter before an upper-case one:
 # a text with neither holds none, and most tool output is such text.
 _CAMEL = re.compile(r"[a-z][A-Z]")
+# What follows a key of a JSON object ("file_path": in a tool call's input).
+_KEY_END = re.compile(r'"\s*:')
 _SENTENCES = re.compile(r"(?<=[。！？!?；;])|\n+|(?<=\.)\s+")
 
 
@@ -80,7 +82,8 @@ def lost_items(before: WindowText, after: WindowText) -> dict[str, list[str]]:
         for kind, pattern in (("paths", _PATH), ("identifiers", _IDENT), ("numbers", _NUMBER_UNIT)):
             if kind in open_kinds and scanned[kind] < MAX_CANDIDATES and (
                     "/" in head if kind == "paths" else kind != "identifiers" or _may_hold_identifier(head)):
-                items = pattern.findall(head)  # (no groups: the whole matches, as finditer's group 0)
+                # (no groups: the whole matches, as finditer's group 0)
+                items = _identifiers(head, category) if kind == "identifiers" else pattern.findall(head)
                 scanned[kind] += len(items)
                 consider(kind, items)
         if ("negative_rules" not in open_kinds and "decisions" not in open_kinds) or category not in RULE_WRITERS \
@@ -130,6 +133,15 @@ def _may_state_rules(text: str) -> bool:
     return RULE_WORDS_GATE.may_match(text) and _RULE_WORDS.search(text) is not None
 
 
+def _identifiers(head: str, category: str) -> list[str]:
+    """The identifiers in a block's head; in a tool call's input, not its keys: file_path, old_string and the
+    like are the tool's parameter names, in every call, and say nothing of the task."""
+    if category != TOOL_CALL:
+        return _IDENT.findall(head)
+    return [m.group(0) for m in _IDENT.finditer(head)
+            if not (head[m.start() - 1 : m.start()] == '"' and _KEY_END.match(head, m.end()))]
+
+
 def _may_hold_identifier(text: str) -> bool:
     # (islower: no upper-case letter at all, so no camelCase join; cheaper than the search)
     return "_" in text or (not text.islower() and _CAMEL.search(text) is not None)
@@ -150,7 +162,7 @@ def fact_candidates(before: WindowText) -> dict[str, list[str]]:
         if "/" in head and len(found["paths"]) < MAX_CANDIDATES:
             found["paths"] += _PATH.findall(head)
         if len(found["identifiers"]) < MAX_CANDIDATES and _may_hold_identifier(head):
-            found["identifiers"] += _IDENT.findall(head)
+            found["identifiers"] += _identifiers(head, category)
         if len(found["numbers"]) < MAX_CANDIDATES:
             found["numbers"] += [m.group(0) for m in _NUMBER_UNIT.finditer(head)]
         if category not in RULE_WRITERS or not _may_state_rules(text):
