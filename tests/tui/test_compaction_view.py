@@ -44,6 +44,20 @@ def test_what_a_codex_compaction_carries_again_word_for_word_is_kept():
     assert view["categories"]["tool_call"]["summarized"] > 0  # what it does not carry is still summarized
 
 
+@pytest.mark.parametrize(("log", "number"), [
+    ("claude_microcompact.jsonl", 1), ("claude_compact.jsonl", 1), ("codex_remote_compaction.jsonl", 1),
+    ("codex_local_compaction.jsonl", 1), ("openhands_condensation.json", 1),
+])
+def test_the_view_adds_up_to_the_windows_on_both_sides(log, number):
+    # A cleared tool result still costs its placeholder: it is what the model saw instead, so it is
+    # counted among what arrived, and "kept" + "new" is the window after, as the headline gives it.
+    view = Tracker.open(str(DATA / log)).compaction_view(number)
+    totals = view["categories"].values()
+    assert sum(t["kept"] + t["cleared"] + t["summarized"] + t["dropped"] for t in totals) == view["estimated"]["before"]
+    assert sum(t["kept"] + t["added"] for t in totals) == view["estimated"]["after"]
+    assert sum(b["tokens"] for b in view["blocks"] if b["fate"] in ("kept", "added")) == view["estimated"]["after"]
+
+
 def test_export_a_compaction_as_markdown_and_json(capsys):
     assert main(["export", "--demo", "--compaction", "1", "--format", "md"]) == 0
     text = capsys.readouterr().out

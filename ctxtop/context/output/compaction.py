@@ -59,7 +59,9 @@ def compaction_view(number: int, compaction: CompactionAudit, before: Window, af
         elif kept is None:
             add(item, replaced, item.tokens)
         elif kept.cleared and not item.cleared:
-            add(kept, CLEARED, item.tokens)
+            # What was cleared, then the placeholder the model saw instead: it costs tokens of the window after.
+            add(item, CLEARED, item.tokens)
+            add(kept, ADDED, kept.tokens)
         else:
             add(kept, KEPT_BLOCK, kept.tokens)
     known = {(item.entry.index, item.position) for item in before.blocks}
