@@ -217,6 +217,19 @@ def test_cost_from_known_cache_fields():
     assert cost["payback_turns"] == pytest.approx(premium / ((50_000 - 15_000) * 0.1 * 3e-6), abs=0.05)
 
 
+def test_a_compaction_that_calls_no_model_costs_no_summarizing_call():
+    # Claude Code's microcompact swaps old tool results for a placeholder without a model call (and Cline's
+    # truncation drops messages): only the cache re-write is paid, not a summary of the whole window.
+    tracker = Tracker.open(str(DATA / "claude_microcompact.jsonl"), RuleRequest())
+    [compaction] = tracker.snapshot()["compactions"]
+    cost = compaction["forensics"]["cost"]
+    assert (cost["summarization_tokens"], cost["estimated"], cost["summarization_call"]) == (0, False, None)
+    # claude-sonnet-4-5: the re-write (unsplit: 5-minute, ×1.25) and the read (×0.1) at $3 per million.
+    assert cost["usd"] == pytest.approx((20 * 1.25 + 300 * 0.1) * 3e-6, abs=1e-6)
+    assert compaction_cost(Usage(320, cache_write_tokens=20, cache_read_tokens=300), "claude-sonnet-4-5", 600, None,
+                           calls_model=False)["summarization_tokens"] == 0
+
+
 MAROT = SHARED_FIXTURES / "claude-code" / "marot_258c7280-ae70-4798-800f-63464d01a85d.jsonl"
 
 

@@ -247,7 +247,7 @@ def run_audit(session: Session, constraints: list[Constraint], resume: AuditProg
                 next_compaction=next_message, generation=generation, lost_items=audit.lost_items, facts=facts, history=history,
                 notes=_notes_between(reading.notes, event.message, next_message), first_call=_first_call(entries, event, after),
                 model=_model_after(entries, event, after) or session.model, pre_tokens=event.pre_tokens,
-                summarizing_call=_summarizing_call(summarizing_calls, entries, plans, index))
+                summarizing_call=_summarizing_call(summarizing_calls, entries, plans, index), kind=event.kind)
             if next_message <= final and after < final:
                 forensics_done[(event.message, next_message)] = audit.forensics
         known_drift = drift_done.get((event.message, next_message))

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from ctxtop.context.audit.forensics.actions import Action
-from ctxtop.context.audit.forensics.cost import compaction_cost
+from ctxtop.context.audit.forensics.cost import NO_MODEL_CALL, compaction_cost
 from ctxtop.context.audit.forensics.generation import generation_of
 from ctxtop.context.audit.forensics.history import History
 from ctxtop.context.audit.forensics.modes import failure_modes
@@ -27,9 +27,10 @@ AFTERMATH_MESSAGES = 80
 def build_forensics(*, constraints: list[Constraint], statuses: dict[str, tuple[Status, Status]], compaction: int,
                     next_compaction: int, generation: int, lost_items: dict[str, list[str]], facts: dict[str, Any],
                     history: History, notes: list[tuple[int, str]], first_call: Usage | None, model: str | None,
-                    pre_tokens: int | None, summarizing_call: tuple[str, Usage] | None = None) -> dict[str, Any]:
+                    pre_tokens: int | None, summarizing_call: tuple[str, Usage] | None = None,
+                    kind: str | None = None) -> dict[str, Any]:
     """The ``forensics`` object of one compaction (the README's snapshot schema). ``summarizing_call``:
-    where the log holds the call that wrote the summary, and its usage."""
+    where the log holds the call that wrote the summary, and its usage; ``kind``: the compaction's."""
     history.advance_to(compaction)
     after: list[Action] = history.between(compaction, min(next_compaction, compaction + AFTERMATH_MESSAGES + 1))
     return {
@@ -38,7 +39,8 @@ def build_forensics(*, constraints: list[Constraint], statuses: dict[str, tuple[
         "recovery": recovery_of(after, history),
         "unsupported_claims": list(facts.get("claims", [])),
         "generation": generation,
-        "cost": compaction_cost(first_call, model, pre_tokens, facts.get("summary_tokens"), summarizing_call),
+        "cost": compaction_cost(first_call, model, pre_tokens, facts.get("summary_tokens"), summarizing_call,
+                                calls_model=kind not in NO_MODEL_CALL),
     }
 
 

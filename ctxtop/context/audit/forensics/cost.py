@@ -20,20 +20,29 @@ from ctxtop.context.audit.forensics.prices import PRICE_TABLE, READ, WRITE_1H, W
 from ctxtop.parsers.model import Usage
 
 MILLION = 1_000_000
+# Compactions that call no model: Claude Code's microcompact swaps old tool results for a placeholder,
+# Cline's truncation drops a range of messages. Only the cache re-write is paid.
+NO_MODEL_CALL = frozenset({"microcompact", "cline_truncation"})
 
 
 def compaction_cost(first_call: Usage | None, model: str | None, pre_tokens: int | None, summary_tokens: int | None,
-                    summarizing_call: tuple[str, Usage] | None = None) -> dict[str, Any]:
+                    summarizing_call: tuple[str, Usage] | None = None, *, calls_model: bool = True) -> dict[str, Any]:
     """The ``cost`` object of a compaction's forensics (see the README's snapshot schema).
 
-    ``summarizing_call``: (where it is logged, its usage) when the log holds the summarizing call."""
+    ``summarizing_call``: (where it is logged, its usage) when the log holds the summarizing call;
+    ``calls_model``: False for a compaction that makes none (``NO_MODEL_CALL``), which costs the re-write only."""
     write = first_call.cache_write_tokens if first_call else None
     write_5m = first_call.cache_write_5m_tokens if first_call else None
     write_1h = first_call.cache_write_1h_tokens if first_call else None
     read = first_call.cache_read_tokens if first_call else None
     logged = summarizing_call[1] if summarizing_call is not None else None
     prompt = logged.prompt_tokens if logged is not None else pre_tokens
-    summarization = (prompt or 0) + (summary_tokens or 0) if prompt is not None or summary_tokens is not None else None
+    if not calls_model:
+        summarization: int | None = 0
+    elif prompt is not None or summary_tokens is not None:
+        summarization = (prompt or 0) + (summary_tokens or 0)
+    else:
+        summarization = None
     cost: dict[str, Any] = {
         "cache_write_tokens": write,
         "cache_write_5m_tokens": write_5m,
@@ -43,7 +52,7 @@ def compaction_cost(first_call: Usage | None, model: str | None, pre_tokens: int
         "summarization_call": None if summarizing_call is None or logged is None else {
             "source": summarizing_call[0], "prompt_tokens": logged.prompt_tokens,
             "cache_read_tokens": logged.cache_read_tokens, "cache_write_tokens": logged.cache_write_tokens},
-        "estimated": summarization is not None and logged is None,
+        "estimated": calls_model and summarization is not None and logged is None,
         "usd": None,
         "payback_turns": None,
         "price_table": PRICE_TABLE,
@@ -55,7 +64,7 @@ def compaction_cost(first_call: Usage | None, model: str | None, pre_tokens: int
     # Writes not split by lifetime are priced as 5-minute writes, the API's default.
     unsplit = max(0, write - (write_5m or 0) - (write_1h or 0))
     five_minute, one_hour = (write_5m or 0) + unsplit, write_1h or 0
-    summarizing = (_prompt_price(logged, pre_tokens, price.input) + (summary_tokens or 0) * price.output) / MILLION
+    summarizing = (_prompt_price(logged, pre_tokens, price.input) + (summary_tokens or 0) * price.output) / MILLION if calls_model else 0.0
     usd = (five_minute * WRITE_5M + one_hour * WRITE_1H + (read or 0) * READ) * per_token + summarizing
     cost["usd"] = round(usd, 6)
     prompt_after = (read or 0) + write  # (plus the few uncached input tokens, which both prompts pay)
