@@ -58,6 +58,18 @@ def test_the_view_adds_up_to_the_windows_on_both_sides(log, number):
     assert sum(b["tokens"] for b in view["blocks"] if b["fate"] in ("kept", "added")) == view["estimated"]["after"]
 
 
+@pytest.mark.parametrize(("log", "note"), [
+    ("claude_microcompact.jsonl", "_No summary: tool results were cleared to a placeholder; nothing was cut._"),
+    ("openhands_condensation.json", None),  # (a summary: no note)
+])
+def test_a_compaction_without_a_summary_says_what_it_did_instead(capsys, log, note):
+    # A microcompact cuts nothing: "the history was cut" told the user the opposite of what happened.
+    assert main(["export", str(DATA / log), "--compaction", "1", "--format", "md"]) == 0
+    out = capsys.readouterr().out
+    assert "the history was cut" not in out
+    assert note is None or note in out
+
+
 def test_export_a_compaction_as_markdown_and_json(capsys):
     assert main(["export", "--demo", "--compaction", "1", "--format", "md"]) == 0
     text = capsys.readouterr().out

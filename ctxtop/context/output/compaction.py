@@ -112,6 +112,17 @@ def _carried_again(item, carried: dict[tuple[str, int], list]):
     return None
 
 
+def no_summary_note(view: dict[str, Any]) -> str:
+    """What the view says in place of a summary it has none of: what the compaction did instead."""
+    totals = view["categories"].values()
+    if any(t[DROPPED] for t in totals):
+        return "No summary: the history was cut, not summarized."
+    if any(t[CLEARED] for t in totals):
+        # (a microcompact: nothing was cut, old tool results became a placeholder)
+        return "No summary: tool results were cleared to a placeholder; nothing was cut."
+    return "No summary."
+
+
 # The drift counts as the views name them: each compares the calls after the compaction with those before it
 # (the drift alert is another measure: one call made more than DRIFT_REPEAT_ALERT times after it).
 DRIFT_LABELS = {"repeated_calls": "calls made again from before it", "rereads": "files read again",
@@ -162,5 +173,5 @@ def render_compaction_markdown(view: dict[str, Any]) -> str:
     elif view["summary"]:
         lines += ["> " + markdown_cell(line) for line in view["summary"].splitlines()]
     else:
-        lines.append("_No summary: the history was cut, not summarized._")
+        lines.append(f"_{no_summary_note(view)}_")
     return "\n".join(lines) + "\n"

@@ -14,7 +14,7 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal, VerticalScroll
 from textual.widgets import Static
 
-from ctxtop.context.output.compaction import ADDED, FATES, KEPT_BLOCK, drift_text
+from ctxtop.context.output.compaction import ADDED, FATES, KEPT_BLOCK, drift_text, no_summary_note
 from ctxtop.context.output.forensics_text import forensics_headline
 from ctxtop.context.output.markdown import cost_line
 from ctxtop.context.sanitize import clean_text, one_line
@@ -68,7 +68,7 @@ def after_text(view: dict[str, Any]) -> Text:
         if len(summary) > SUMMARY_CHARS:
             text.append(f"\n… {len(summary) - SUMMARY_CHARS:,} more characters (export --compaction {view['number']})", style="dim")
     else:
-        text.append("\nNo summary: the history was cut, not summarized.\n", style="yellow")
+        text.append(f"\n{no_summary_note(view)}\n", style="yellow")
     return text
 
 
