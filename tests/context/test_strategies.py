@@ -287,6 +287,14 @@ def test_a_cleared_tool_result_takes_its_images_with_it(counter, spec):
     assert p.tokens_after < p.tokens_before - 1500
 
 
+def test_a_token_boundary_cut_never_falls_inside_an_image(counter):
+    # An image has no tokens to keep a part of: the cut that falls inside it takes it whole.
+    frame = Frame(screenshot_window(), counter, [])
+    p = preview(frame, "sliding_window:keep_tokens=2000")
+    assert [fate for fate, block in zip(p.fates, frame.blocks) if block.category == IMAGE] == [DROPPED, KEPT]
+    assert p.tokens_after == 3 + 1 + 1600 and TRUNCATED not in p.fates
+
+
 # --- every strategy ------------------------------------------------------------------------------------
 @pytest.mark.parametrize("name", list(STRATEGIES))
 def test_totals_add_up_and_nothing_is_changed(frame, name):

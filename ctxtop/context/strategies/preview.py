@@ -15,7 +15,7 @@ from typing import Any
 from ctxtop.context.rules.facts import normalize
 from ctxtop.context.strategies.frame import Frame
 from ctxtop.context.window.replay import RESIDENT
-from ctxtop.parsers.model import CATEGORIES
+from ctxtop.parsers.model import CATEGORIES, IMAGE
 
 KEPT, PLACEHOLDER, SUMMARIZED, DROPPED, TRUNCATED = "kept", "placeholder", "summarized", "dropped", "truncated"
 FATES = (KEPT, PLACEHOLDER, SUMMARIZED, DROPPED, TRUNCATED)
@@ -122,8 +122,10 @@ class Plan:
             self.first_change = min(self.first_change, i)
 
     def truncate(self, i: int, tokens_kept: int, end: str) -> None:
-        """Keep only the first (``end="head"``) or last (``"tail"``) ``tokens_kept`` tokens of block ``i``."""
-        if tokens_kept <= 0:
+        """Keep only the first (``end="head"``) or last (``"tail"``) ``tokens_kept`` tokens of block ``i``.
+
+        An image has no part to keep: cut anywhere, it goes whole."""
+        if tokens_kept <= 0 or (self.frame.categories[i] == IMAGE and tokens_kept < self.frame.tokens[i]):
             self.point(i, DROPPED, 0)
         elif tokens_kept < self.frame.tokens[i]:
             self.point(i, TRUNCATED, tokens_kept)
