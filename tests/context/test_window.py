@@ -1,5 +1,7 @@
 """The window as the model saw it, before and after each kind of compaction."""
 
+import json
+
 import pytest
 
 from ctxtop.context.output.snapshot import build_snapshot
@@ -49,6 +51,23 @@ def test_microcompact_swaps_results_for_placeholder(open_data):
     assert cleared[0].text == CLEARED_PLACEHOLDER
     saved = before.categories()["tool_result"].tokens - after.categories()["tool_result"].tokens
     assert saved == session.counter.count("A" * 400) - session.counter.count(CLEARED_PLACEHOLDER)
+
+
+def test_microcompact_clears_the_image_inside_a_result_too(tmp_path):
+    # Claude Code swaps a cleared result's whole content for the placeholder: a screenshot a Read
+    # returned goes with its text (it stayed in the window after, at its 1,600 tokens).
+    lines = (DATA / "claude_microcompact.jsonl").read_text().splitlines()
+    record = json.loads(lines[2])
+    record["message"]["content"][0]["content"] = [{"type": "text", "text": "A" * 400},
+                                                   {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": ""}}]
+    lines[2] = json.dumps(record)
+    log = tmp_path / "s.jsonl"
+    log.write_text("\n".join(lines) + "\n")
+    session = Session.open(log)
+    before, after = session.window_at(5), session.window_at(6)
+    assert before.categories()["image"].tokens > 0
+    assert after.categories()["image"].tokens == 0
+    assert [item.cleared for item in after.blocks if item.block.tool_id == "toolu_A" and item.category != "tool_call"] == [True, True]
 
 
 def test_opaque_thinking_takes_reported_thinking_tokens(open_data):

@@ -61,7 +61,8 @@ def compaction_view(number: int, compaction: CompactionAudit, before: Window, af
         elif kept.cleared and not item.cleared:
             # What was cleared, then the placeholder the model saw instead: it costs tokens of the window after.
             add(item, CLEARED, item.tokens)
-            add(kept, ADDED, kept.tokens)
+            if kept.tokens:  # (an image cleared with its result has no placeholder of its own)
+                add(kept, ADDED, kept.tokens)
         else:
             add(kept, KEPT_BLOCK, kept.tokens)
     known = {(item.entry.index, item.position) for item in before.blocks}

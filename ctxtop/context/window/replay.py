@@ -16,6 +16,7 @@ from ctxtop.context.window.accounting import OUTPUT_CATEGORIES, Accounting, text
 from ctxtop.context.window.harness import HarnessPrefix, HarnessTracker
 from ctxtop.parsers.model import (
     CATEGORIES,
+    IMAGE,
     REASONING,
     SUMMARY,
     SYSTEM,
@@ -29,6 +30,9 @@ from ctxtop.parsers.model import (
 
 # What Claude Code sends in place of a microcompacted tool result.
 CLEARED_PLACEHOLDER = "[Old tool result content cleared]"
+# The blocks of a microcompacted result: its text becomes the placeholder, an image inside it goes with it
+# (Claude Code swaps the result's whole content).
+CLEARED_WITH_RESULT = (TOOL_RESULT, IMAGE)
 # Entries read at a time by a replay.
 RUN_STEP = 512
 # Categories the harness re-sends on every request, untouched by compaction.
@@ -330,8 +334,8 @@ class Replay:
                 answers = True
             elif block.category == TOOLS and not re_attached:
                 self._harness.tools_listed()
-            elif block.category == TOOL_RESULT and block.tool_id in cleared:
-                window.clear(len(window.blocks) - 1, self._placeholder_tokens())
+            elif block.category in CLEARED_WITH_RESULT and block.tool_id in cleared:
+                window.clear(len(window.blocks) - 1, self._cleared_tokens(block))
         if not re_attached:
             self._harness.call_output += output
             if answers and self._harness.call_from is None:
@@ -356,14 +360,15 @@ class Replay:
         self._add_entry(window, entry, position, cleared)
         window.blocks.extend(kept)
 
-    def _placeholder_tokens(self) -> int:
+    def _cleared_tokens(self, block: Block) -> int:
+        """What a block of a cleared result costs: the placeholder for its text, nothing for an image in it."""
         # Counted when a result is first cleared, not for every replay (counts are remembered).
-        return self.accounting.counter.count(CLEARED_PLACEHOLDER)
+        return self.accounting.counter.count(CLEARED_PLACEHOLDER) if block.category == TOOL_RESULT else 0
 
     def _apply_clearing(self, window: Window, cleared: set[str]) -> None:
         for index, item in enumerate(window.blocks):
-            if item.category == TOOL_RESULT and not item.cleared and item.block.tool_id in cleared:
-                window.clear(index, self._placeholder_tokens())
+            if item.category in CLEARED_WITH_RESULT and not item.cleared and item.block.tool_id in cleared:
+                window.clear(index, self._cleared_tokens(item.block))
 
 
 def first_call_prefix(entries: Sequence[Entry], accounting: Accounting, first_call: int, *, earlier_reasoning_kept: bool) -> HarnessPrefix | None:
