@@ -48,7 +48,7 @@ INDEX_VERSION = 20  # 5: usage carries the prompt-cache figures; 6: diagnostics 
 # size, the timeline's unlogged rows; 16: Gemini's cache reads; 17: the first call's inferred prefix before it too;
 # 18: a Gemini $rewindTo naming no id and a Claude Code chain field of a wrong type read as malformed, not obeyed;
 # 19: a replay's message of the call that reported its size, the timeline's rows adding what came after that call;
-# 20: the first message of that call's answer, added too
+# 20: the first message of that call's answer, added too; an image in a microcompacted tool result cleared with it
 MAGIC = b"ctxtop-index v5\n"  # earlier versions (other checksums, or none) start otherwise: ignored, not "damaged"
 CHECKSUM_BYTES = 16  # the index ends with new_digest() of all it holds after MAGIC: XXH3-128
 INDEX_MIN_BYTES = 8 << 20  # smaller logs read fast enough; their index would only fill the disk
