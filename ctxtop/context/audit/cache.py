@@ -46,7 +46,7 @@ AUDIT_VERSION = 30  # 3: with what the forensics read from the windows; 4: paths
 # 27: rule ids name no address with "=" in its local part, texts never cut inside one
 # 28: a state file named by a whole word (planner.py is none)
 # 29: identifiers lost: not a tool call's parameter names
-# 30: no summarizing call priced for a compaction that calls no model
+# 30: no summarizing call priced for a compaction that calls no model; a forbid pattern also searched in each string of a call's input
 RECENT_BYTES = 8 << 20  # results kept in memory (a result with hundreds of constraints is ~100 KB)
 
 _BLOCK = struct.Struct("<q??")  # message, cleared, opaque
