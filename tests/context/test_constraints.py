@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 from ctxtop.context.audit.events import compaction_events
 from ctxtop.context.audit.run import run_audit
+from ctxtop.context.audit.violations import implied_checks
 from ctxtop.context.rules.constraints import (
     KEPT,
     LOST,
@@ -265,3 +266,14 @@ def test_a_rules_id_and_facts_come_from_its_text_as_shown():
     rule = make_constraint("Never \x1b]8;;http://evil.example/\x1b\\email\x1b]8;;\x1b\\ the buyer, \x1b[31monly\x1b[0m WeCom", "auto")
     assert rule.id == "no-email-buyer-wecom"
     assert rule.facts == ["never", "only"]  # not "31" or "0m"
+
+
+@pytest.mark.parametrize(("tool", "forbidden"), [
+    ("send_email", True), ("mcp__gmail__send_message", True), ("mcp__outlook__send_mail", True), ("send_mail", True),
+    ("mailgun_send", True), ("mcp__sendgrid__send", True), ("smtp_send", True),
+    ("mcp__wecom__send_message", False), ("mcp__slack__post_message", False), ("Bash", False), ("Read", False),
+])
+def test_a_rule_against_email_forbids_the_tools_that_send_it_by_their_names(tool, forbidden):
+    # A Gmail MCP server's tool is mcp__gmail__send_message: with no "email" in its name it got past "不要发邮件".
+    [(kind, check)] = implied_checks(make_constraint("只允许用企业微信发通知，不要发邮件", "pin"))
+    assert kind == "tool_name" and bool(check.search(tool)) == forbidden

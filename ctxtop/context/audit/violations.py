@@ -18,6 +18,11 @@ from ctxtop.context.sanitize import quoted
 from ctxtop.parsers.model import TOOL_CALL, Block, Entry
 
 PHONE = re.compile(r"(?<!\d)(?:\+?86[- ]?)?1[3-9]\d(?:[- ]?\d{4}){2}(?!\d)|\+\d{1,3}[ -]?\(?\d{2,4}\)?[ -]?\d{3,4}[ -]?\d{3,4}")
+# A tool that sends email, by its name: the word, or a mail service's or protocol's (a Gmail MCP server's tool is
+# ``mcp__gmail__send_message``, with no "email" in it).
+EMAIL_TOOL = re.compile(r"(?i)e-?mail|邮件|smtp|gmail|outlook|mailgun|sendgrid|send_?mail")
+
+
 def implied_checks(constraint: Constraint) -> list[tuple[str, Any]]:
     """What a constraint's own words forbid, beyond its explicit ``forbid`` patterns."""
     text = constraint.text
@@ -30,7 +35,7 @@ def implied_checks(constraint: Constraint) -> list[tuple[str, Any]]:
         except ForbidError:
             continue  # a pins file's patterns are checked when it is read; one from elsewhere that fails is not used
     if negated and re.search(r"邮件|e-?mail", lowered):
-        checks.append(("tool_name", re.compile(r"(?i)e-?mail|邮件|smtp")))
+        checks.append(("tool_name", EMAIL_TOOL))
     if negated and re.search(r"手机号|电话|phone", lowered):
         checks.append(("phone", PHONE))
     cap = money_cap(text)
