@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from ctxtop.context.guard.reinject import REINJECTED_MARK
+from ctxtop.context.guard.status import short_tokens
 from ctxtop.context.guard.transcript import known_path, known_transcript
 from ctxtop.tui import entry
 from ctxtop.tui.demo import demo_path
@@ -698,3 +699,12 @@ def test_a_huge_command_read_only_in_part_is_put_to_the_user(monkeypatch, capsys
     _, out, err = run("hook", tool_call(demo_path(), "Bash", {"command": command}), monkeypatch, capsys)
     reason = json.loads(out)["hookSpecificOutput"]["permissionDecisionReason"]
     assert "[budget-8000]" in reason and "amounts looked for in only the first and last 256 KB of its command" in reason
+
+
+@pytest.mark.parametrize(("tokens", "shown"), [
+    (999, "999"), (1000, "1.0k"), (9_949, "9.9k"), (9_960, "10k"), (200_000, "200k"), (999_499, "999k"), (999_500, "1.0M"),
+    (1_000_000, "1.0M"), (1_048_576, "1.0M"),
+])
+def test_the_status_lines_figures_round_into_the_next_unit_not_past_it(tokens, shown):
+    # 999,500 tokens read "1000k" in the status line, where the TUI says 1.0M.
+    assert short_tokens(tokens) == shown

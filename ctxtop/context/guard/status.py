@@ -118,8 +118,8 @@ def status_line(known: Known, rules: list[Constraint], *, reading: bool = False,
 
 def render(state: WindowState, compactions: int, rules: list[Constraint], reading: bool = False) -> str:
     limit, reported = state.limit, state.reported
-    parts = [f"ctx {_short(reported)}/{_short(limit)} {100 * reported / limit:.0f}%" if reported is not None and limit
-             else f"ctx ?/{_short(limit)} (no usage reported yet)"]
+    parts = [f"ctx {short_tokens(reported)}/{short_tokens(limit)} {100 * reported / limit:.0f}%" if reported is not None and limit
+             else f"ctx ?/{short_tokens(limit)} (no usage reported yet)"]
     parts.append(f"{compactions}{'+' if reading else ''} compaction{'s' if compactions != 1 or reading else ''}")
     parts.append(_rules_state(rules, state.statuses))
     return one_line(" · ".join(parts), 200)
@@ -141,10 +141,12 @@ def _rules_state(rules: list[Constraint], statuses: dict[str, str]) -> str:
     return "rules: " + "; ".join(words)
 
 
-def _short(tokens: int) -> str:
-    if tokens >= 1_000_000:
+def short_tokens(tokens: int) -> str:
+    """``tokens`` in at most four characters and a unit. Each unit starts where the one below would round up to
+    its next (999,500 is "1.0M", not "1000k"; 9,960 is "10k", not "10.0k")."""
+    if tokens >= 999_500:
         return f"{tokens / 1_000_000:.1f}M"
-    if tokens >= 10_000:
+    if tokens >= 9_950:
         return f"{tokens / 1000:.0f}k"
     if tokens >= 1000:
         return f"{tokens / 1000:.1f}k"
