@@ -19,9 +19,21 @@ def is_session_folder(path: Path) -> bool:
     return detect_tree(tree_names(path)) is not None
 
 
+def claude_config_dir(home: Path | None = None) -> Path:
+    """Claude Code's own folder: ``$CLAUDE_CONFIG_DIR`` when set (it moves ~/.claude: a second account, say), else
+    ``~/.claude``. Its sessions and its user settings are there, and nowhere else."""
+    moved = os.environ.get("CLAUDE_CONFIG_DIR")
+    return Path(moved).expanduser() if moved else (home or Path.home()) / ".claude"
+
+
+def codex_home(home: Path | None = None) -> Path:
+    """Codex's own folder: ``$CODEX_HOME`` when set, else ``~/.codex``."""
+    moved = os.environ.get("CODEX_HOME")
+    return Path(moved).expanduser() if moved else (home or Path.home()) / ".codex"
+
+
 def agent_session_roots() -> list[Path]:
-    home = Path.home()
-    return [home / ".claude" / "projects", home / ".codex" / "sessions"]
+    return [claude_config_dir() / "projects", codex_home() / "sessions"]
 
 
 # How far below the folder given a session is looked for: Codex keeps sessions/YYYY/MM/DD/rollout-*.jsonl

@@ -34,16 +34,35 @@ def test_an_empty_directory_is_a_clear_error(tmp_path):
         resolve_session(str(tmp_path))
 
 
+def _home(monkeypatch, home):
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.delenv("CLAUDE_CONFIG_DIR", raising=False)
+    monkeypatch.delenv("CODEX_HOME", raising=False)
+
+
 def test_no_argument_picks_the_newest_agent_session_and_says_so(tmp_path, monkeypatch):
-    monkeypatch.setenv("HOME", str(tmp_path))
+    _home(monkeypatch, tmp_path)
     _touch(tmp_path / ".claude" / "projects" / "p" / "claude.jsonl", 1_000)
     codex = _touch(tmp_path / ".codex" / "sessions" / "2026" / "01" / "02" / "rollout.jsonl", 3_000)
     path, notice = resolve_session(None)
     assert path == codex and str(codex) in notice
 
 
+def test_no_argument_picks_the_newest_session_where_the_agents_were_told_to_keep_them(tmp_path, monkeypatch):
+    # CLAUDE_CONFIG_DIR and CODEX_HOME move ~/.claude and ~/.codex (a second account, say): their sessions are there,
+    # and ctxtop looked in ~/.claude/projects and ~/.codex/sessions alone.
+    _home(monkeypatch, tmp_path / "home")
+    _touch(tmp_path / "home" / ".claude" / "projects" / "p" / "stale.jsonl", 5_000)
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(tmp_path / "work-claude"))
+    claude = _touch(tmp_path / "work-claude" / "projects" / "p" / "claude.jsonl", 1_000)
+    assert resolve_session(None)[0] == claude
+    monkeypatch.setenv("CODEX_HOME", str(tmp_path / "work-codex"))
+    codex = _touch(tmp_path / "work-codex" / "sessions" / "2026" / "01" / "02" / "rollout.jsonl", 3_000)
+    assert resolve_session(None)[0] == codex
+
+
 def test_no_argument_and_no_sessions_is_one_line_exit_2(tmp_path, monkeypatch, capsys):
-    monkeypatch.setenv("HOME", str(tmp_path))
+    _home(monkeypatch, tmp_path)
     assert cli.main([]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "none found under" in err and "ctxtop demo" in err

@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from ctxtop.context.sanitize import clean_text, one_line
+from ctxtop.tui.discover import claude_config_dir
 from ctxtop.tui.errors import UsageError
 from ctxtop.tui.errors import say as say_line
 from ctxtop.tui.output import write_output
@@ -57,15 +58,8 @@ def build(parser_type: type[argparse.ArgumentParser]) -> argparse.ArgumentParser
 
 def settings_path(scope: str, cwd: Path | None = None, home: Path | None = None) -> Path:
     if scope == "user":
-        return user_config_dir(home) / "settings.json"
+        return claude_config_dir(home) / "settings.json"
     return (cwd or Path.cwd()) / SCOPES[scope]
-
-
-def user_config_dir(home: Path | None = None) -> Path:
-    """Claude Code's own folder: ``$CLAUDE_CONFIG_DIR`` when set (it moves ~/.claude: a second account, say), else
-    ``~/.claude``. User settings written anywhere else are never read."""
-    moved = os.environ.get("CLAUDE_CONFIG_DIR")
-    return Path(moved).expanduser() if moved else (home or Path.home()) / ".claude"
 
 
 def ctxtop_command() -> str:
