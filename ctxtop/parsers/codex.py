@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from ctxtop.parsers.base import LineParser
-from ctxtop.parsers.content import as_text, image_size, user_text_category
+from ctxtop.parsers.content import as_text, image_size, listed, user_text_category
 from ctxtop.parsers.jsonl import json_text
 from ctxtop.parsers.model import (
     ASSISTANT,
@@ -202,7 +202,10 @@ class CodexParser(LineParser):
             output = item.get("output")
             if isinstance(output, dict) and "content" in output:
                 output = output.get("content")
-            return [Block(TOOL_RESULT, as_text(output), tool_id=_str(item.get("call_id")))]
+            call_id = _str(item.get("call_id"))
+            # Newer outputs are content items: an image one (view_image, an MCP screenshot) is no text, but the model sees it.
+            images = [_image_block(part, call_id) for part in listed(output) if _is_image(part)]
+            return [Block(TOOL_RESULT, as_text(output), tool_id=call_id), *images]
         if kind == "compaction":
             return [Block(SUMMARY, "", opaque=True)]
         if kind in IGNORED_ITEMS:
@@ -241,8 +244,8 @@ def _message_blocks(item: dict) -> list[Block]:
     for part in parts:
         if not isinstance(part, dict):
             continue
-        if part.get("type") == "input_image":
-            blocks.append(Block(IMAGE, "", image_size=_data_url_size(part.get("image_url"))))
+        if _is_image(part):
+            blocks.append(_image_block(part))
             continue
         text = part.get("text")
         if not isinstance(text, str):
@@ -257,6 +260,15 @@ def _message_blocks(item: dict) -> list[Block]:
             category = user_text_category(text)
         blocks.append(Block(category, text))
     return blocks
+
+
+def _is_image(part: Any) -> bool:
+    return isinstance(part, dict) and part.get("type") == "input_image"
+
+
+def _image_block(part: dict, tool_id: str | None = None) -> Block:
+    """An ``input_image`` content item; its pixel size when it is inlined as a data URL."""
+    return Block(IMAGE, "", tool_id=tool_id, image_size=_data_url_size(part.get("image_url")))
 
 
 def _data_url_size(url: Any) -> tuple[int, int] | None:

@@ -1,10 +1,15 @@
 """Codex rollouts: items, token_count dedupe, local and remote compaction."""
 
+import base64
+import json
+import struct
+
 import pytest
 
 from ctxtop.parsers import parse
 from ctxtop.parsers.model import (
     ASSISTANT,
+    IMAGE,
     INJECTED,
     REASONING,
     SUMMARY,
@@ -59,3 +64,22 @@ def test_context_compacted_alone_marks_a_compaction():
             b'{"timestamp":"t","type":"event_msg","payload":{"type":"context_compacted"}}\n')
     parser = parse(data)
     assert parser.entries[-1].compaction.kind == "codex_local"
+
+
+def _png_data_url(width: int, height: int) -> str:
+    """A data URL whose PNG header says ``width`` × ``height`` (all an image's size is read from)."""
+    header = b"\x89PNG\r\n\x1a\n" + struct.pack(">I", 13) + b"IHDR" + struct.pack(">II", width, height) + bytes(5)
+    return "data:image/png;base64," + base64.b64encode(header).decode()
+
+
+def test_an_image_in_a_tool_output_is_an_image_of_its_call():
+    # Newer rollouts write a function_call_output as content items (FunctionCallOutputContentItem): view_image's
+    # screenshot came as an input_image the model sees, and was dropped.
+    output = [{"type": "input_text", "text": "shot.png"}, {"type": "input_image", "image_url": _png_data_url(1000, 500)}]
+    records = [{"type": "session_meta", "payload": {"id": "x"}},
+               {"type": "response_item", "payload": {"type": "function_call", "name": "view_image", "arguments": "{}", "call_id": "c1"}},
+               {"type": "response_item", "payload": {"type": "function_call_output", "call_id": "c1", "output": output}}]
+    result = parse("".join(json.dumps(r) + "\n" for r in records).encode())
+    blocks = result.entries[-1].blocks
+    assert [(b.category, b.text, b.tool_id) for b in blocks] == [(TOOL_RESULT, "shot.png", "c1"), (IMAGE, "", "c1")]
+    assert blocks[1].image_size == (1000, 500)
