@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from ctxtop.parsers.base import LineParser
-from ctxtop.parsers.content import as_text, image_size, listed, user_text_category
+from ctxtop.parsers.content import as_text, data_url_image_size, listed, user_text_category
 from ctxtop.parsers.jsonl import json_text
 from ctxtop.parsers.model import (
     ASSISTANT,
@@ -268,13 +268,7 @@ def _is_image(part: Any) -> bool:
 
 def _image_block(part: dict, tool_id: str | None = None) -> Block:
     """An ``input_image`` content item; its pixel size when it is inlined as a data URL."""
-    return Block(IMAGE, "", tool_id=tool_id, image_size=_data_url_size(part.get("image_url")))
-
-
-def _data_url_size(url: Any) -> tuple[int, int] | None:
-    if isinstance(url, str) and url.startswith("data:") and ";base64," in url:
-        return image_size({"type": "base64", "data": url.split(";base64,", 1)[1]})
-    return None
+    return Block(IMAGE, "", tool_id=tool_id, image_size=data_url_image_size(part.get("image_url")))
 
 
 def _str(value: Any) -> str | None:

@@ -174,6 +174,13 @@ def image_size(source: Any) -> tuple[int, int] | None:
     return _header_size(head)
 
 
+def data_url_image_size(url: Any) -> tuple[int, int] | None:
+    """Pixel size of an image inlined as a base64 ``data:`` URL (OpenAI, Codex, opencode), when its header says."""
+    if isinstance(url, str) and url.startswith("data:") and ";base64," in url:
+        return image_size({"type": "base64", "data": url.split(";base64,", 1)[1]})
+    return None
+
+
 def _header_size(head: bytes) -> tuple[int, int] | None:
     if head.startswith(b"\x89PNG\r\n\x1a\n") and len(head) >= 24:
         width, height = struct.unpack(">II", head[16:24])

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from ctxtop.parsers.base import DocumentParser
-from ctxtop.parsers.content import as_text, blocks_from_anthropic, image_size, listed, mapping, user_text_category
+from ctxtop.parsers.content import as_text, blocks_from_anthropic, data_url_image_size, listed, mapping, user_text_category
 from ctxtop.parsers.jsonl import json_text
 from ctxtop.parsers.model import ASSISTANT, IMAGE, SYSTEM, TOOL_CALL, TOOL_RESULT, TOOLS, Block, Usage
 from ctxtop.parsers.numbers import number, summed
@@ -146,10 +146,7 @@ def _parts(content: Any) -> list[tuple[str, bool, tuple[int, int] | None]]:
         if isinstance(part, dict) and part.get("type") in ("image_url", "input_image"):
             url = part.get("image_url")
             url = url.get("url") if isinstance(url, dict) else url
-            size = None
-            if isinstance(url, str) and ";base64," in url:
-                size = image_size({"type": "base64", "data": url.split(";base64,", 1)[1]})
-            parts.append(("", True, size))
+            parts.append(("", True, data_url_image_size(url)))
         else:
             parts.append((as_text([part]), False, None))
     return parts

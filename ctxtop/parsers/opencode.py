@@ -13,10 +13,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from ctxtop.parsers.content import mapping
+from ctxtop.parsers.content import data_url_image_size, listed, mapping
 from ctxtop.parsers.jsonl import json_text
 from ctxtop.parsers.model import (
     ASSISTANT,
+    IMAGE,
     INJECTED,
     REASONING,
     SUMMARY,
@@ -31,6 +32,8 @@ from ctxtop.parsers.numbers import number, summed
 from ctxtop.parsers.tree import Tree, TreeParser
 
 PRUNED = "[Old tool result content cleared]"
+# File parts opencode does not send: their text came as synthetic text parts when the message was written.
+FILES_SENT_AS_TEXT = frozenset({"text/plain", "application/x-directory"})
 
 
 def looks_like(files: Tree) -> bool:
@@ -102,7 +105,7 @@ def _blocks(parts: list[dict], role: Any) -> list[Block]:
         elif kind == "reasoning" and isinstance(part.get("text"), str):
             blocks.append(Block(REASONING, part["text"]))
         elif kind == "file":
-            blocks.append(Block(INJECTED, str(part.get("filename") or part.get("url") or "")))
+            blocks.extend(_file_blocks(part))
         elif kind == "tool":
             state = mapping(part.get("state"))
             name, call = part.get("tool"), part.get("callID")
@@ -111,7 +114,23 @@ def _blocks(parts: list[dict], role: Any) -> list[Block]:
                 pruned = isinstance(state.get("time"), dict) and state["time"].get("compacted")
                 output = PRUNED if pruned else str(state.get("output") or state.get("error") or "")
                 blocks.append(Block(TOOL_RESULT, output, tool_name=name, tool_id=call, is_error=state.get("status") == "error"))
+                if not pruned:  # files a tool read (an image): sent with its result
+                    for attachment in listed(state.get("attachments")):
+                        blocks.extend(_file_blocks(mapping(attachment), tool_name=name, tool_id=call))
     return blocks
+
+
+def _file_blocks(part: dict, tool_name: Any = None, tool_id: Any = None) -> list[Block]:
+    """What the model is sent for a file part: an image is an image; a text file or a folder is not sent
+    (opencode reads it into synthetic text parts of the same message, counted as those); another file by its name."""
+    mime = part.get("mime")
+    mime = mime if isinstance(mime, str) else ""
+    if mime in FILES_SENT_AS_TEXT:
+        return []
+    url = part.get("url")
+    if mime.startswith("image/"):
+        return [Block(IMAGE, "", tool_name=tool_name, tool_id=tool_id, image_size=data_url_image_size(url))]
+    return [Block(INJECTED, str(part.get("filename") or url or ""), tool_name=tool_name, tool_id=tool_id)]
 
 
 def _usage(message: dict) -> Usage | None:

@@ -180,6 +180,40 @@ def test_opencode_storage_shows_the_newest_session_with_its_compaction_and_pruni
     assert categories(session, 6) == {"summary": 1, "user": 1, "assistant": 1}
 
 
+def opencode_tree(parts: list[dict]) -> dict[str, bytes]:
+    """An opencode storage tree: one session whose one user message holds ``parts``."""
+    records = {"session/p/ses_1.json": {"id": "ses_1", "time": {"updated": 1}},
+               "message/ses_1/msg_1.json": {"id": "msg_1", "sessionID": "ses_1", "role": "user", "time": {"created": 1}}}
+    for number, part in enumerate(parts, 1):
+        records[f"part/msg_1/prt_{number}.json"] = {"id": f"prt_{number}", "messageID": "msg_1", **part}
+    return {name: json.dumps(record).encode() for name, record in records.items()}
+
+
+PNG_DATA_URL = "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAyAAAAH0AAAAAAA="  # an 800 × 500 PNG's header
+SHOT = {"type": "file", "mime": "image/png", "filename": "shot.png", "url": PNG_DATA_URL}
+READ_TOOL = {"type": "tool", "tool": "read", "callID": "c1",
+             "state": {"status": "completed", "input": {}, "output": "Image read", "attachments": [SHOT]}}
+
+
+# What the model is sent for each file part (opencode's toModelMessage): a pasted image or one a tool read
+# was counted as its file name, and a text file or folder (read into synthetic text parts) once more.
+@pytest.mark.parametrize("parts, blocks", [
+    ([SHOT], [("image", "", (800, 500))]),
+    ([{"type": "text", "text": "see this", "synthetic": True}, {**SHOT, "mime": "text/plain", "filename": "a.py"}],
+     [("injected", "see this", None)]),
+    ([{"type": "file", "mime": "application/x-directory", "filename": "src/", "url": "file:///src"}], []),
+    ([{"type": "file", "mime": "application/pdf", "filename": "spec.pdf", "url": "file:///spec.pdf"}], [("injected", "spec.pdf", None)]),
+    ([READ_TOOL], [("tool_call", "{}", None), ("tool_result", "Image read", None), ("image", "", (800, 500))]),
+], ids=["pasted image", "text file", "folder", "pdf", "image a tool read"])
+def test_opencode_file_parts_are_counted_as_the_model_gets_them(parts, blocks):
+    from ctxtop.parsers.opencode import OpencodeParser
+
+    parser = OpencodeParser()
+    parser.parse_tree(opencode_tree(parts))
+    got = [(b.category, b.text, b.image_size) for e in parser.entries for b in e.blocks]
+    assert got == blocks
+
+
 def opencode_database(database, *, wal: bool = False):
     """opencode.db built from the storage fixture's records; left open (and returned) in WAL mode."""
     import sqlite3
