@@ -14,10 +14,11 @@ from __future__ import annotations
 from typing import Any
 
 from ctxtop.parsers.base import DocumentParser, LineParser, Parser, stamp_source
-from ctxtop.parsers.content import listed
+from ctxtop.parsers.content import image_size, listed, mapping
 from ctxtop.parsers.jsonl import json_text
 from ctxtop.parsers.model import (
     ASSISTANT,
+    IMAGE,
     INJECTED,
     REASONING,
     SUMMARY,
@@ -71,7 +72,7 @@ def message_blocks(record: dict) -> list[Block]:
     if kind == "user":
         stripped = text.lstrip()
         category = SUMMARY if stripped.startswith(SNAPSHOT_TAG) else INJECTED if stripped.startswith("<session_context>") else USER
-        return [Block(category, text)] if text else []
+        return ([Block(category, text)] if text else []) + _images(record.get("content"))
     blocks: list[Block] = []
     thoughts = record.get("thoughts")
     if isinstance(thoughts, list):
@@ -89,6 +90,20 @@ def message_blocks(record: dict) -> list[Block]:
         if "result" in call:
             blocks.append(Block(TOOL_RESULT, _text(call.get("result")), tool_name=name, tool_id=call_id,
                                 is_error=call.get("status") == "error"))
+            blocks.extend(_images(call.get("result"), tool_name=name, tool_id=call_id))
+    return blocks
+
+
+def _images(content: Any, tool_name: str | None = None, tool_id: str | None = None) -> list[Block]:
+    """The images among a message's or a tool result's parts: ``inlineData`` (an @-attached image; what read_file
+    answers for one, beside its functionResponse) or ``fileData``, with an ``image/`` type. They have no text."""
+    blocks = []
+    for part in content if isinstance(content, list) else [content]:
+        data = mapping(mapping(part).get("inlineData") or mapping(part).get("fileData"))
+        mime = data.get("mimeType")
+        if isinstance(mime, str) and mime.startswith("image/"):
+            size = image_size({"type": "base64", "data": data.get("data")})
+            blocks.append(Block(IMAGE, "", tool_name=tool_name, tool_id=tool_id, image_size=size))
     return blocks
 
 

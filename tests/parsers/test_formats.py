@@ -106,6 +106,21 @@ def test_gemini_rewind_drops_the_messages_after_it(tmp_path):
     assert [e.uid for e in session.entries] == ["m1", "m2"]
 
 
+def test_gemini_images_the_user_attached_or_a_tool_read_are_images():
+    # Gemini CLI keeps the Parts it sent: an @-attached image as inlineData beside the prompt's text, and
+    # read_file's image as an inlineData part after its functionResponse. Both were dropped.
+    from ctxtop.parsers.gemini import message_blocks
+
+    image = {"inlineData": {"mimeType": "image/png", "data": PNG_DATA_URL.split(",", 1)[1]}}
+    user = {"type": "user", "content": [{"text": "what is wrong here?"}, image]}
+    answer = {"type": "gemini", "content": "", "toolCalls": [{"id": "r1", "name": "read_file", "args": {}, "result": [
+        {"functionResponse": {"id": "r1", "name": "read_file", "response": {"output": "Binary content of type image/png was processed."}}},
+        image]}]}
+    assert [(b.category, b.image_size) for b in message_blocks(user)] == [("user", None), ("image", (800, 500))]
+    assert [(b.category, b.tool_id, b.image_size) for b in message_blocks(answer)] == [
+        ("tool_call", "r1", None), ("tool_result", "r1", None), ("image", "r1", (800, 500))]
+
+
 def test_inspect_summary_marks_the_compaction_and_keeps_the_final_messages():
     session = Session.open(DATA / "inspect_compaction.json")
     window = session.window_at(None)
