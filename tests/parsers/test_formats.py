@@ -18,6 +18,8 @@ from ctxtop.parsers.registry import PARSERS
 
 from ..conftest import DATA
 
+PNG_DATA_URL = "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAyAAAAH0AAAAAAA="  # an 800 × 500 PNG's header
+
 # file, format, messages, reported prompt at the end, (compaction message, kind, pre, post)
 CASES = [
     ("adk_session.json", "adk", 9, 120, (7, "adk_compaction", 401, 120)),
@@ -104,6 +106,20 @@ def test_gemini_rewind_drops_the_messages_after_it(tmp_path):
     log.write_text("\n".join(lines + ['{"$rewindTo":"m4"}']) + "\n")
     session = Session.open(log)
     assert [e.uid for e in session.entries] == ["m1", "m2"]
+
+
+@pytest.mark.parametrize("part", [
+    {"inline_data": {"mime_type": "image/png", "data": PNG_DATA_URL.split(",", 1)[1]}},
+    {"inlineData": {"mimeType": "image/png", "data": PNG_DATA_URL.split(",", 1)[1]}},
+], ids=["snake_case", "camelCase"])
+def test_adk_an_image_part_is_an_image(part):
+    # An image the user sent (inline_data) was dropped: only text and function parts were read.
+    from ctxtop.parsers.adk import AdkSessionParser
+
+    parser = AdkSessionParser()
+    parser.parse({"appName": "a", "events": [{"id": "e1", "author": "user", "invocationId": "i1",
+                                              "content": {"role": "user", "parts": [{"text": "what is this?"}, part]}}]})
+    assert [(b.category, b.image_size) for b in parser.entries[0].blocks] == [("user", None), ("image", (800, 500))]
 
 
 def test_gemini_images_the_user_attached_or_a_tool_read_are_images():
@@ -204,7 +220,6 @@ def opencode_tree(parts: list[dict]) -> dict[str, bytes]:
     return {name: json.dumps(record).encode() for name, record in records.items()}
 
 
-PNG_DATA_URL = "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAyAAAAH0AAAAAAA="  # an 800 × 500 PNG's header
 SHOT = {"type": "file", "mime": "image/png", "filename": "shot.png", "url": PNG_DATA_URL}
 READ_TOOL = {"type": "tool", "tool": "read", "callID": "c1",
              "state": {"status": "completed", "input": {}, "output": "Image read", "attachments": [SHOT]}}
