@@ -43,6 +43,8 @@ class ClineTaskParser(TreeParser):
         truncations = _truncations(ui)
         usages = _request_usages(ui)
         condensed: dict[str, list[str]] = {}  # condenseId -> uids it replaced
+        condense_reports = _condense_reports(ui)
+        summaries = 0
         assistant_turns = 0
         for index, message in enumerate(history):
             if not isinstance(message, dict) or not isinstance(message.get("role"), str):
@@ -59,7 +61,10 @@ class ClineTaskParser(TreeParser):
             if message.get("isSummary") and isinstance(message.get("condenseId"), str):
                 gone = set(condensed.get(message["condenseId"], [])) | set(_replaced_later(history, message["condenseId"]))
                 kept = tuple(e.uid for e in self.entries if e.uid and e.uid not in gone and e.compaction is None)
-                compaction = Compaction("roo_condense", preserved_ids=kept)
+                report = _condense_report(condense_reports, message["condenseId"], summaries)
+                summaries += 1
+                compaction = Compaction("roo_condense", pre_tokens=number(report.get("prevContextTokens")),
+                                        post_tokens=number(report.get("newContextTokens")), preserved_ids=kept)
                 blocks = [Block(SUMMARY, b.text) for b in blocks]
             usage = None
             if message["role"] == "assistant":
@@ -105,6 +110,23 @@ def _request_usages(ui: list) -> list[Usage]:
                 prompt = summed(info["tokensIn"], info.get("cacheReads"), info.get("cacheWrites"))
                 usages.append(Usage(prompt, number(info.get("tokensOut")) or 0))
     return usages
+
+
+def _condense_reports(ui: list) -> list[dict]:
+    """Roo Code's ``condense_context`` rows' ``contextCondense`` (the window's tokens before and after), in order."""
+    rows = (row for row in ui if isinstance(row, dict) and row.get("say") == "condense_context")
+    return [row["contextCondense"] for row in rows if isinstance(row.get("contextCondense"), dict)]
+
+
+def _condense_report(reports: list[dict], condense_id: str, ordinal: int) -> dict:
+    """The report of the condense that wrote summary ``condense_id``, the ``ordinal``-th (0-based): by its id, or
+    (older Roo Code, whose reports name none) by their order."""
+    named = next((report for report in reports if report.get("condenseId") == condense_id), None)
+    if named is not None:
+        return named
+    if ordinal < len(reports) and "condenseId" not in reports[ordinal]:
+        return reports[ordinal]
+    return {}
 
 
 def _metrics_usage(message: dict) -> Usage | None:

@@ -27,7 +27,8 @@ CASES = [
     ("gemini_chat.jsonl", "gemini-cli", 7, 900, (5, "gemini_compression", 5400, 900)),
     ("inspect_compaction.json", "inspect-ai", 5, 750, (3, "inspect_compaction", 10000, 700)),
     ("cline_task", "cline", 7, 430, (6, "cline_truncation", 1060, 430)),
-    ("roo_task", "cline", 5, None, (4, "roo_condense", None, None)),
+    # Roo's condense_context row reports the window before and after it (contextCondense): the size until a call reports.
+    ("roo_task", "cline", 5, 420, (4, "roo_condense", 1840, 420)),
     ("openhands_v1", "openhands-events", 6, None, (5, "condensation", None, None)),
 ]
 
@@ -167,6 +168,18 @@ def test_roo_condense_hides_the_condensed_messages_behind_the_summary():
     alerts = run_audit(session, constraints).alerts
     assert ("constraint_lost", 4) in [(a.kind.key, a.message) for a in alerts]
     assert [b.category for b in session.window_at(None).blocks] == ["summary", "assistant"]
+
+
+def test_roo_condense_sizes_of_a_row_without_its_condense_id_come_in_order(tmp_path):
+    # Older Roo Code writes contextCondense without condenseId: the n-th condense_context row is the n-th summary's.
+    import shutil
+
+    task = shutil.copytree(DATA / "roo_task", tmp_path / "task")
+    ui = json.loads((task / "ui_messages.json").read_text())
+    del ui[1]["contextCondense"]["condenseId"]
+    (task / "ui_messages.json").write_text(json.dumps(ui))
+    compaction = next(e.compaction for e in Session.open(task).entries if e.compaction)
+    assert (compaction.pre_tokens, compaction.post_tokens) == (1840, 420)
 
 
 def test_openhands_v0_event_directory_reads_like_its_trajectory(tmp_path):
