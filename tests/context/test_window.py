@@ -135,6 +135,21 @@ def test_preserved_segment_is_reattached_when_no_uuid_list(tmp_path, open_data):
     assert after[1:] == ["Done.", "continue with the report", "next step", "ok"]
 
 
+def test_a_preserved_message_written_after_its_boundary_is_not_re_attached_ahead_of_itself(tmp_path):
+    # Claude Code writes a partial compaction's preserved messages before its boundary. A log that names one
+    # written after it (here the first call's own record) crashed every command: "IndexError: array index out of
+    # range" (the message was re-attached before it was counted). It is counted once, where it is written.
+    boundary = {"type": "system", "subtype": "compact_boundary", "sessionId": "s", "uuid": "b1", "parentUuid": None,
+                "compactMetadata": {"trigger": "auto", "preTokens": 170, "postTokens": 60, "preservedMessages": {"uuids": ["a1"]}}}
+    answer = {"type": "assistant", "sessionId": "s", "uuid": "a1", "message": {
+        "id": "m1", "role": "assistant", "model": "claude-sonnet-4-5-20250929", "content": [{"type": "text", "text": "Listing files."}],
+        "usage": {"input_tokens": 10, "cache_read_input_tokens": 50, "output_tokens": 5}}}
+    path = tmp_path / "s.jsonl"
+    path.write_text("".join(json.dumps(record) + "\n" for record in (boundary, answer)))
+    window = Session.open(path).window_at(None)
+    assert [item.entry.uid for item in window.blocks] == ["a1"]
+
+
 def window_state(window) -> tuple:
     return (window.at, [(item.entry.index, item.position, item.category, item.tokens, item.estimated, item.cleared) for item in window.blocks],
             window.categories(), window.last_compaction)

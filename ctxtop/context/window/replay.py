@@ -252,7 +252,7 @@ class Replay:
             else:
                 window.keep_resident()
                 window.reported, window.reported_at, window.reported_from = compaction.post_tokens, None, None
-                self._preserved = self._preserved_by(compaction)
+                self._preserved = self._preserved_by(compaction, entry.index)
                 for block in compaction.replacement or ():
                     window.append(WindowBlock(entry, -1, block, text_tokens(self.accounting.counter, block)))
                 if self._preserved and compaction.summary_after and not compaction.summary_follows:
@@ -290,8 +290,11 @@ class Replay:
             window.harness = harness.prefix
             window.reported, window.reported_at = usage.prompt_tokens, entry.index
 
-    def _preserved_by(self, compaction: Compaction) -> list[Entry]:
-        """The messages a partial compaction keeps verbatim, in file order."""
+    def _preserved_by(self, compaction: Compaction, at: int) -> list[Entry]:
+        """The messages a partial compaction (the entry at index ``at``) keeps verbatim, in file order.
+
+        Only those written before it: one written after it is counted where it comes (re-attached ahead
+        of itself, it was counted twice, or before its tokens were)."""
         if not compaction.preserved_ids and not compaction.preserved_segment:
             return []
         entries = self.entries
@@ -300,11 +303,12 @@ class Replay:
             self._by_uid = {e.uid: e.index for e in entries if e.uid}
             self._by_uid_of = len(entries)
         if compaction.preserved_ids:
-            return [entries[self._by_uid[u] - 1] for u in compaction.preserved_ids if u in self._by_uid]
+            indexes = (self._by_uid.get(u) for u in compaction.preserved_ids)
+            return [entries[index - 1] for index in indexes if index is not None and index < at]
         if compaction.preserved_segment:
             head, tail = (self._by_uid.get(u) for u in compaction.preserved_segment)
             if head is not None and tail is not None and head <= tail:
-                return list(entries[head - 1 : tail])  # a list: _flush empties it (a Sequence's slice need not be one)
+                return list(entries[head - 1 : min(tail, at - 1)])  # a list: _flush empties it (a Sequence's slice need not be one)
         return []
 
     def window_at(self, message: int | None = None) -> Window:
