@@ -165,6 +165,18 @@ class Parser:
 class LineParser(Parser):
     """A parser for JSON Lines logs: one record per line, decoded independently."""
 
+    def __init__(self) -> None:
+        super().__init__()
+        # Set when a record the last feed read changed the past (a rewind, an update of an earlier
+        # message): live tailing then reads the file again instead of patching.
+        self.history_rewritten = False
+
+    def rewind(self, position: int) -> None:
+        """The agent took its history back: the entries from ``position`` (0-based) on were never sent."""
+        del self.entries[position:]
+        self.touch(position)
+        self.history_rewritten = True
+
     def add_entry(self, role: str, blocks: list[Block], offset: int, line: int, *, from_line: bool = True, **fields: Any) -> Entry:
         """``from_line``: the line at ``offset`` holds the blocks' text (a released text is read back from
         it); False for text an earlier line gave (it is then never released)."""
@@ -197,6 +209,7 @@ class LineParser(Parser):
         and otherwise reported as a torn last line (not as malformed).
         """
         self.resume_line = first_line
+        self.history_rewritten = False  # a rewind an earlier feed read is in the entries already
         for offset, number, raw, complete in iter_lines(data, start, first_line, stop, base):
             self.resume_line = number + 1
             if complete:

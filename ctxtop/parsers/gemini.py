@@ -170,21 +170,9 @@ class GeminiJsonlParser(_GeminiMessages, LineParser):
     description = "Gemini CLI chat recording (JSONL)"
     locations = ("~/.gemini/tmp/<project-hash>/chats/session-*.jsonl",)
 
-    def __init__(self) -> None:
-        super().__init__()
-        # Set when a record changes the past (a rewind, an update of an earlier message):
-        # live tailing then reads the file again instead of patching.
-        self.history_rewritten = False
-
     def settled_before(self) -> int:
         # A message written again replaces its earlier version among the last few (a rewind drops whole tails).
         return max(0, len(self.entries) - REPEAT_LOOKBACK)
-
-    def carry_state(self) -> Any:
-        return {"history_rewritten": self.history_rewritten}
-
-    def restore_state(self, state: Any) -> None:
-        self.history_rewritten = state["history_rewritten"]
 
     def handle(self, record: dict, offset: int, line: int) -> None:
         if "$rewindTo" in record:
@@ -195,9 +183,7 @@ class GeminiJsonlParser(_GeminiMessages, LineParser):
                 return
             for position, entry in enumerate(self.entries):
                 if entry.uid == target:
-                    del self.entries[position:]
-                    self.touch(position)
-                    self.history_rewritten = True
+                    self.rewind(position)
                     return
             return
         if "$set" in record:

@@ -48,6 +48,23 @@ def test_appends_are_parsed_incrementally_and_match_a_fresh_read(tmp_path):
     assert [(e.offset, e.line) for e in follower.session.entries] == [(e.offset, e.line) for e in fresh.entries]
 
 
+def test_a_gemini_rewind_read_once_does_not_make_every_later_append_read_the_log_again(tmp_path):
+    # After a {"$rewindTo"} anywhere in the log, each poll that found new lines read the whole file again and
+    # said "the agent rewrote its history" (every message new): the flag stayed set from the first read.
+    log = tmp_path / "session.jsonl"
+    lines = (DATA / "gemini_chat.jsonl").read_text().splitlines()[:7]
+    log.write_text("\n".join(lines + ['{"$rewindTo":"m4"}']) + "\n")
+    follower = LogFollower(log)
+    write(log, [b'{"id":"n1","timestamp":"t","type":"user","content":"go on"}\n'])
+    assert follower.poll().reset is None
+    write(log, [b'{"$rewindTo":"n1"}\n'])
+    assert follower.poll().reset == "the agent rewrote its history; read again from the start"  # a new rewind still is one
+    write(log, [b'{"id":"n2","timestamp":"t","type":"user","content":"again"}\n'])
+    update = follower.poll()
+    assert update.reset is None and update.new == 1
+    assert [e.uid for e in follower.session.entries] == [e.uid for e in Session.open(log).entries]
+
+
 def test_a_line_written_in_two_halves_waits_for_its_newline(tmp_path):
     log = tmp_path / "live.jsonl"
     write(log, DEMO_LINES[:10])
