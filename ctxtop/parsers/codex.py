@@ -21,6 +21,7 @@ from ctxtop.parsers.model import (
     SYSTEM,
     TOOL_CALL,
     TOOL_RESULT,
+    USER,
     Block,
     Compaction,
     Usage,
@@ -119,6 +120,8 @@ class CodexParser(LineParser):
             if window:
                 self.meta.context_window = window
             self.diagnostics.skipped_records += 1
+        elif kind == "thread_rolled_back":
+            self._roll_back(payload.get("num_turns"), line)
         elif kind == "context_compacted":
             last = self.entries[-1] if self.entries else None
             if last is None or last.compaction is None:
@@ -129,6 +132,24 @@ class CodexParser(LineParser):
         else:
             # user_message, agent_message, agent_reasoning... mirror response items for the UI.
             self.diagnostics.skipped_records += 1
+
+    def _roll_back(self, turns: Any, line: int) -> None:
+        """Codex's backtrack: the last ``turns`` user turns, each from its user message on, leave the history
+        (they are never sent again). A compaction ends the search: before it, the history is its replacement."""
+        if type(turns) is not int or turns <= 0:
+            self.malformed(line, "a rollback of no number of turns")
+            return
+        start = None
+        for position in range(len(self.entries) - 1, -1, -1):
+            entry = self.entries[position]
+            if entry.compaction is not None:
+                break
+            if entry.role == "user" and any(block.category in (USER, IMAGE) for block in entry.blocks):
+                start, turns = position, turns - 1
+                if turns == 0:
+                    break
+        if start is not None:
+            self.rewind(start)
 
     def _token_count(self, info: Any) -> None:
         self.diagnostics.skipped_records += 1

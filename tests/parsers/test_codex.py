@@ -83,3 +83,24 @@ def test_an_image_in_a_tool_output_is_an_image_of_its_call():
     blocks = result.entries[-1].blocks
     assert [(b.category, b.text, b.tool_id) for b in blocks] == [(TOOL_RESULT, "shot.png", "c1"), (IMAGE, "", "c1")]
     assert blocks[1].image_size == (1000, 500)
+
+
+def _rollout(*records: dict) -> bytes:
+    return "".join(json.dumps(r) + "\n" for r in ({"type": "session_meta", "payload": {"id": "x"}}, *records)).encode()
+
+
+def _said(role: str, text: str) -> dict:
+    kind = "output_text" if role == "assistant" else "input_text"
+    return {"type": "response_item", "payload": {"type": "message", "role": role, "content": [{"type": kind, "text": text}]}}
+
+
+def test_a_rollback_takes_the_last_user_turns_out_of_the_history():
+    # Codex's backtrack (Esc Esc, edit an earlier message) writes thread_rolled_back: the last num_turns user turns
+    # leave the history the model is sent. They stayed in ctxtop's window, counted beside the turn that replaced them.
+    result = parse(_rollout(
+        _said("user", "<environment_context>cwd</environment_context>"), _said("user", "first"), _said("assistant", "one"),
+        _said("user", "second"), _said("assistant", "two"), _said("user", "third"), _said("assistant", "three"),
+        {"type": "event_msg", "payload": {"type": "thread_rolled_back", "num_turns": 2}},
+        _said("user", "second, said better"), _said("assistant", "two again")))
+    assert [e.blocks[0].text for e in result.entries] == [
+        "<environment_context>cwd</environment_context>", "first", "one", "second, said better", "two again"]
