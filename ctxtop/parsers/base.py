@@ -12,6 +12,7 @@ from typing import Any
 
 from ctxtop.parsers.jsonl import DecodeError, Log, iter_lines, loads
 from ctxtop.parsers.model import (
+    REASONING_RESENT,
     Block,
     Compaction,
     Diagnostics,
@@ -42,8 +43,8 @@ class Parser:
     boundary_marker: bytes | None = None
     subagents_beside: bool = False
     database_magic: bytes | None = None
-    # Whether the reasoning of earlier user turns is part of later prompts (the window replay's rule).
-    earlier_reasoning_kept: bool = True
+    # How long reasoning is part of later prompts (the window replay's rule): model.REASONING_*.
+    reasoning_kept: str = REASONING_RESENT
     # Whether the first model call of a user turn may report a larger prompt than the calls after it in the turn,
     # which go on from the call before it (Gemini CLI): that call is then no baseline for an implicit compaction.
     opening_call_reports_more: bool = False

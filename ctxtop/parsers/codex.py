@@ -17,6 +17,7 @@ from ctxtop.parsers.model import (
     IMAGE,
     INJECTED,
     REASONING,
+    REASONING_UNTIL_NEXT_TURN,
     SUMMARY,
     SYSTEM,
     TOOL_CALL,
@@ -49,7 +50,7 @@ class CodexParser(LineParser):
     # current turn's reasoning is part of the prompt (OpenAI cookbook, "Better performance from
     # reasoning models using the Responses API", https://cookbook.openai.com/examples/responses_api/reasoning_items#caching;
     # Codex itself stopped sending them in openai/codex#5857, `remove_reasoning_before_last_turn`).
-    earlier_reasoning_kept = False
+    reasoning_kept = REASONING_UNTIL_NEXT_TURN
     boundary_marker = b"compacted"
 
     @staticmethod

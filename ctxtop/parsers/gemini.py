@@ -21,6 +21,7 @@ from ctxtop.parsers.model import (
     IMAGE,
     INJECTED,
     REASONING,
+    REASONING_NEVER_RESENT,
     SUMMARY,
     TOOL_CALL,
     TOOL_RESULT,
@@ -123,6 +124,8 @@ class _GeminiMessages:
     # A real session: each turn's first call reports 13,629 and 21,501 tokens where the calls after it go on
     # growing from 6,219 to 6,686 (what that call carries more, the log does not say).
     opening_call_reports_more = True
+    # Gemini CLI leaves the thought parts out of the history it sends (geminiChat recordHistory, "filtering out thoughts").
+    reasoning_kept = REASONING_NEVER_RESENT
 
     def add_message(self: Parser, record: dict, offset: int, line: int) -> None:  # type: ignore[misc]
         kind = record.get("type")

@@ -16,6 +16,11 @@ from typing import Protocol
 # (Claude Code's prompt_snapshot): in the window it replaces the one before it.
 SYSTEM_SNAPSHOT = "system-snapshot"
 
+# How long a model call's reasoning stays in the prompts that follow it (the window replay's rule, per format).
+REASONING_RESENT = "resent"  # with every later call (Anthropic thinking blocks)
+REASONING_UNTIL_NEXT_TURN = "until the next user turn"  # the Responses API drops it before the last user message
+REASONING_NEVER_RESENT = "never resent"  # Gemini CLI leaves thought parts out of the history it sends
+
 # Block categories, in the order they are reported everywhere.
 SYSTEM = "system"
 TOOLS = "tools"

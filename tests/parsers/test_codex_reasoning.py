@@ -13,6 +13,7 @@ import json
 import pytest
 
 from ctxtop.context.window.session import Session
+from ctxtop.parsers.model import REASONING_RESENT
 
 from ..conftest import DATA, SHARED_FIXTURES
 
@@ -44,9 +45,9 @@ def test_the_window_total_still_adds_up_after_the_drop():
 
 
 def test_claude_code_keeps_its_reasoning_rule():
-    """Only Codex declares that earlier reasoning leaves the prompt."""
+    """Claude Code sends its thinking back with every later call."""
     session = Session.open(DATA / "claude_compact.jsonl")
-    assert session.parser.earlier_reasoning_kept and session.new_replay().earlier_reasoning_kept
+    assert session.parser.reasoning_kept == session.new_replay().reasoning_kept == REASONING_RESENT
 
 
 AGTRACE = SHARED_FIXTURES / "codex" / "agtrace_codex_session.jsonl"

@@ -16,7 +16,7 @@ from ctxtop.context.rules.selection import RuleRequest, select_rules
 from ctxtop.context.window.session import Session
 from ctxtop.parsers.registry import PARSERS
 
-from ..conftest import DATA
+from ..conftest import DATA, SHARED_FIXTURES
 
 PNG_DATA_URL = "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAyAAAAH0AAAAAAA="  # an 800 × 500 PNG's header
 
@@ -136,6 +136,20 @@ def test_gemini_images_the_user_attached_or_a_tool_read_are_images():
     assert [(b.category, b.image_size) for b in message_blocks(user)] == [("user", None), ("image", (800, 500))]
     assert [(b.category, b.tool_id, b.image_size) for b in message_blocks(answer)] == [
         ("tool_call", "r1", None), ("tool_result", "r1", None), ("image", "r1", (800, 500))]
+
+
+GEMINI_REAL = SHARED_FIXTURES / "gemini-cli" / "agtrace_gemini_session.json"
+
+
+@pytest.mark.skipif(not GEMINI_REAL.is_file(), reason=f"shared fixtures not found at {SHARED_FIXTURES}")
+def test_gemini_thoughts_are_never_sent_again():
+    # Gemini CLI's history leaves thought parts out (geminiChat recordHistory): every earlier call's thoughts were
+    # counted in the window, 512 of the 6,686 tokens the last call reports (its system + tools inferred 462 short).
+    session = Session.open(GEMINI_REAL)
+    for message in range(1, session.message_count + 1):
+        window = session.window_at(message)
+        assert {item.entry.index for item in window.blocks if item.category == "reasoning"} <= {message}
+    assert build_snapshot(session)["window"]["categories"]["reasoning"]["tokens"] == 50  # the last call's own
 
 
 def test_inspect_summary_marks_the_compaction_and_keeps_the_final_messages():

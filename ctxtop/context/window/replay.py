@@ -18,6 +18,9 @@ from ctxtop.parsers.model import (
     CATEGORIES,
     IMAGE,
     REASONING,
+    REASONING_NEVER_RESENT,
+    REASONING_RESENT,
+    REASONING_UNTIL_NEXT_TURN,
     SUMMARY,
     SYSTEM,
     SYSTEM_SNAPSHOT,
@@ -183,14 +186,14 @@ class Replay:
     """
 
     def __init__(self, entries: Sequence[Entry], accounting: Accounting, harness: HarnessPrefix | None = None, *,
-                 earlier_reasoning_kept: bool = True, first_call_prefix: HarnessPrefix | None = None) -> None:
+                 reasoning_kept: str = REASONING_RESENT, first_call_prefix: HarnessPrefix | None = None) -> None:
         """``harness``: the prefix already inferred from an earlier call these entries do not hold.
         ``first_call_prefix`` (without ``harness``): the prefix the first call of these entries infers, in the
         windows before it too (see the function ``first_call_prefix``)."""
         self.entries = entries
         self.accounting = accounting
-        # False (Codex): a user message drops the reasoning before it from the window.
-        self.earlier_reasoning_kept = earlier_reasoning_kept
+        # The format's rule (parsers.model.REASONING_*): until when reasoning stays in the window.
+        self.reasoning_kept = reasoning_kept
         self._by_uid: dict[str, int] | None = None  # uid → index, built when a partial compaction first needs it
         self._by_uid_of = 0  # how many entries it was built from
         self.window = Window(at=0, harness=harness or first_call_prefix)
@@ -207,7 +210,7 @@ class Replay:
 
     def fork(self) -> Replay:
         twin = Replay.__new__(Replay)
-        twin.entries, twin.accounting, twin.earlier_reasoning_kept = self.entries, self.accounting, self.earlier_reasoning_kept
+        twin.entries, twin.accounting, twin.reasoning_kept = self.entries, self.accounting, self.reasoning_kept
         twin._by_uid, twin._by_uid_of = self._by_uid, self._by_uid_of
         twin.compacted, twin.last_entry, twin.last_compaction_at = self.compacted, self.last_entry, self.last_compaction_at
         twin.position, twin._cleared, twin._preserved = self.position, set(self._cleared), list(self._preserved)
@@ -266,7 +269,7 @@ class Replay:
         elif entry.role == SYSTEM_SNAPSHOT:
             self._replace_snapshot(window, entry, position, cleared)
         else:
-            if entry.role == "user" and not self.earlier_reasoning_kept and window.totals[REASONING].blocks:
+            if window.totals[REASONING].blocks and self._reasoning_leaves_before(entry):
                 window.drop_reasoning()
             preserved = self._preserved
             is_summary = bool(entry.blocks) and entry.blocks[0].category == SUMMARY
@@ -276,6 +279,12 @@ class Replay:
             if preserved and is_summary:
                 self._flush(window, preserved, cleared)
         self._follow_calls(entry)
+
+    def _reasoning_leaves_before(self, entry: Entry) -> bool:
+        """Whether the reasoning in the window is no longer sent once ``entry`` comes: never sent back (Gemini CLI),
+        or (Responses API) ``entry`` starts a user turn."""
+        rule = self.reasoning_kept
+        return rule == REASONING_NEVER_RESENT or (rule == REASONING_UNTIL_NEXT_TURN and entry.role == "user")
 
     def _follow_calls(self, entry: Entry) -> None:
         """Keep the inferred harness prefix current at each model call (its output was added up by _add_entry)."""
@@ -375,9 +384,9 @@ class Replay:
                 window.clear(index, self._cleared_tokens(item.block))
 
 
-def first_call_prefix(entries: Sequence[Entry], accounting: Accounting, first_call: int, *, earlier_reasoning_kept: bool) -> HarnessPrefix | None:
+def first_call_prefix(entries: Sequence[Entry], accounting: Accounting, first_call: int, *, reasoning_kept: str) -> HarnessPrefix | None:
     """The harness prefix the log's first model call (the entry at position ``first_call``) infers (None: none,
     as when the log holds the system prompt and tools). What it stands for was sent with that call, so it was
     in the window before it: a replay given it (``Replay(first_call_prefix=…)``) shows it in the windows before
     the first call too, an estimate as it is from the first call on, rather than no prefix at all."""
-    return Replay(entries, accounting, earlier_reasoning_kept=earlier_reasoning_kept).window_at(first_call + 1).harness
+    return Replay(entries, accounting, reasoning_kept=reasoning_kept).window_at(first_call + 1).harness

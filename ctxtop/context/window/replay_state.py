@@ -54,11 +54,11 @@ def _where(item: WindowBlock) -> int:
     raise ValueError("a replayed block that is neither in its entry nor in its compaction's replacement")
 
 
-def restored_replay(saved: tuple, entries: Sequence[Entry], accounting: Accounting, *, earlier_reasoning_kept: bool) -> Replay:
+def restored_replay(saved: tuple, entries: Sequence[Entry], accounting: Accounting, *, reasoning_kept: str) -> Replay:
     """The replay ``saved_replay`` saved, over the same ``entries`` (read back as they are needed)."""
     (position, compacted, last_compaction_at, cleared, preserved, at, blocks, totals, window_harness, exact_to, reported, reported_at,
      reported_from, (prefix, by_model, last_unexplained, call_output, tools_changed, before_first_call, call_from)) = saved
-    replay = Replay(entries, accounting, earlier_reasoning_kept=earlier_reasoning_kept)
+    replay = Replay(entries, accounting, reasoning_kept=reasoning_kept)
     read: dict[int, Entry] = {}  # each entry read once: the blocks of one entry share it, as in the replay saved
 
     def entry_at(index: int) -> Entry:

@@ -526,8 +526,8 @@ class Session:
         """A replay from the first entry, with this format's rules; the windows before the first model call hold
         the system prompt and tools that call infers (a log read from its last compaction: those inferred before it)."""
         if self._harness_seed is not None:
-            return Replay(self.entries, self.accounting, self._harness_seed, earlier_reasoning_kept=self.parser.earlier_reasoning_kept)
-        return Replay(self.entries, self.accounting, earlier_reasoning_kept=self.parser.earlier_reasoning_kept,
+            return Replay(self.entries, self.accounting, self._harness_seed, reasoning_kept=self.parser.reasoning_kept)
+        return Replay(self.entries, self.accounting, reasoning_kept=self.parser.reasoning_kept,
                       first_call_prefix=self._prefix_of_first_call())
 
     def _prefix_of_first_call(self) -> HarnessPrefix | None:
@@ -537,7 +537,7 @@ class Session:
             found = next((position for position in range(self.accounting.calls_done) if entries[position].usage is not None), None)
             if found is None:
                 return None
-            self._first_call = found, first_call_prefix(entries, self.accounting, found, earlier_reasoning_kept=self.parser.earlier_reasoning_kept)
+            self._first_call = found, first_call_prefix(entries, self.accounting, found, reasoning_kept=self.parser.reasoning_kept)
         return self._first_call[1]
 
     def _replay_settled(self, stop: int) -> None:
@@ -574,7 +574,7 @@ class Session:
             self._checkpoints = [SavedReplay(state, self._restored) for state in saved["checkpoints"]]
 
     def _restored(self, state: tuple) -> Replay:
-        return restored_replay(state, self.entries, self.accounting, earlier_reasoning_kept=self.parser.earlier_reasoning_kept)
+        return restored_replay(state, self.entries, self.accounting, reasoning_kept=self.parser.reasoning_kept)
 
     def final_before(self) -> int:
         """Entries before this position, and their counts, will not change (unless a position is

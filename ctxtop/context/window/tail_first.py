@@ -87,7 +87,7 @@ def _first_call_prefix(data, parser_type: type[LineParser], end: int, counter: T
             entries = parser.entries[: call.index]
             accounting = Accounting(counter)
             accounting.update(entries)
-            return first_call_prefix(entries, accounting, call.index - 1, earlier_reasoning_kept=parser.earlier_reasoning_kept)
+            return first_call_prefix(entries, accounting, call.index - 1, reasoning_kept=parser.reasoning_kept)
     return None
 
 
