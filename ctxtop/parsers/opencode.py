@@ -99,7 +99,7 @@ def _blocks(parts: list[dict], role: Any) -> list[Block]:
     blocks = []
     for part in parts:
         kind = part.get("type")
-        if kind == "text" and isinstance(part.get("text"), str):
+        if kind == "text" and isinstance(part.get("text"), str) and part.get("ignored") is not True:  # ignored: shown, not sent
             category = (INJECTED if part.get("synthetic") else USER) if role == "user" else ASSISTANT
             blocks.append(Block(category, part["text"]))
         elif kind == "reasoning" and isinstance(part.get("text"), str):

@@ -253,7 +253,8 @@ READ_TOOL = {"type": "tool", "tool": "read", "callID": "c1",
 
 
 # What the model is sent for each file part (opencode's toModelMessage): a pasted image or one a tool read
-# was counted as its file name, and a text file or folder (read into synthetic text parts) once more.
+# was counted as its file name, and a text file or folder (read into synthetic text parts) once more;
+# a text part marked ignored is never sent.
 @pytest.mark.parametrize("parts, blocks", [
     ([SHOT], [("image", "", (800, 500))]),
     ([{"type": "text", "text": "see this", "synthetic": True}, {**SHOT, "mime": "text/plain", "filename": "a.py"}],
@@ -261,7 +262,8 @@ READ_TOOL = {"type": "tool", "tool": "read", "callID": "c1",
     ([{"type": "file", "mime": "application/x-directory", "filename": "src/", "url": "file:///src"}], []),
     ([{"type": "file", "mime": "application/pdf", "filename": "spec.pdf", "url": "file:///spec.pdf"}], [("injected", "spec.pdf", None)]),
     ([READ_TOOL], [("tool_call", "{}", None), ("tool_result", "Image read", None), ("image", "", (800, 500))]),
-], ids=["pasted image", "text file", "folder", "pdf", "image a tool read"])
+    ([{"type": "text", "text": "typed"}, {"type": "text", "text": "shown, never sent", "ignored": True}], [("user", "typed", None)]),
+], ids=["pasted image", "text file", "folder", "pdf", "image a tool read", "ignored text"])
 def test_opencode_file_parts_are_counted_as_the_model_gets_them(parts, blocks):
     from ctxtop.parsers.opencode import OpencodeParser
 
