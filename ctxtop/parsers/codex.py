@@ -194,7 +194,8 @@ class CodexParser(LineParser):
                     replacement.extend(self._item_blocks(item, line))
             opaque = any(b.category == SUMMARY and b.opaque for b in replacement)
         kind = "codex_remote" if opaque else "codex_local"
-        compaction = Compaction(kind=kind, trigger="auto", replacement=replacement, opaque=opaque)
+        # A rollout does not say whether the user asked (/compact) or the limit did: unknown, not taken for "auto".
+        compaction = Compaction(kind=kind, trigger=None, replacement=replacement, opaque=opaque)
         # Early rollouts record only the summary text: it follows the resident context.
         blocks = [Block(SUMMARY, summary)] if summary and replacement is None else []
         self.add_entry("system", blocks, offset, line, timestamp=timestamp, compaction=compaction)

@@ -44,6 +44,7 @@ def test_token_count_attaches_to_the_call_and_dedupes(local):
 def test_local_compaction_carries_its_replacement(local):
     marker = local.entries[8]
     assert marker.compaction.kind == "codex_local" and not marker.compaction.opaque
+    assert marker.compaction.trigger is None  # a rollout does not say if /compact or the limit asked: not "auto"
     assert [b.category for b in marker.compaction.replacement] == [INJECTED, USER, SUMMARY]
     # context_compacted after compacted is the same event, not a second compaction
     assert sum(1 for e in local.entries if e.compaction) == 1
