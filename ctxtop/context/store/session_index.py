@@ -49,7 +49,8 @@ INDEX_VERSION = 21  # 5: usage carries the prompt-cache figures; 6: diagnostics 
 # 18: a Gemini $rewindTo naming no id and a Claude Code chain field of a wrong type read as malformed, not obeyed;
 # 19: a replay's message of the call that reported its size, the timeline's rows adding what came after that call;
 # 20: the first message of that call's answer, added too; an image in a microcompacted tool result cleared with it;
-# 21: images in Codex tool outputs, Codex rollbacks, a partial compaction's preserved messages written after it, Gemini's thoughts
+# 21: images in Codex tool outputs, Codex rollbacks and unknown compaction triggers, a partial compaction's preserved messages
+# written after it, Gemini's thoughts
 MAGIC = b"ctxtop-index v5\n"  # earlier versions (other checksums, or none) start otherwise: ignored, not "damaged"
 CHECKSUM_BYTES = 16  # the index ends with new_digest() of all it holds after MAGIC: XXH3-128
 INDEX_MIN_BYTES = 8 << 20  # smaller logs read fast enough; their index would only fill the disk
