@@ -101,7 +101,7 @@ def _strategies_epilog() -> str:
     lines = ["strategies (parameters with their defaults):"]
     for strategy in STRATEGIES.values():
         lines.append(f"  {strategy.name:<21} {strategy.summary}")
-        params = ", ".join(f"{p.name}={_default_text(p.default)}" for p in strategy.params)
+        params = ", ".join(f"{p.name}={p.shown_default or _default_text(p.default)}" for p in strategy.params)
         lines.append(f"  {'':<21} {params}")
     lines.append("example: ctxtop preview --demo --at 203 --strategy clear_tool_results:keep=8,trigger=now")
     return "\n".join(lines)

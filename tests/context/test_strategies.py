@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 from ctxtop.context.rules.constraints import make_constraint
 from ctxtop.context.strategies import STRATEGIES, Frame, StrategyError, preview, preview_all
 from ctxtop.context.strategies.agents import adk_sliding_ranges
+from ctxtop.context.strategies.clearing import default_thinking_keep
 from ctxtop.context.strategies.preview import DROPPED, KEPT, PLACEHOLDER, SUMMARIZED, TRUNCATED
 from ctxtop.context.window.replay import Window, WindowBlock
 from ctxtop.parsers.model import (
@@ -138,6 +139,29 @@ def test_clear_thinking_drops_all_but_the_newest_turns(frame):
     assert p.categories_after[REASONING] == 20
     assert preview(frame, "clear_thinking:keep=all").applies is False
     assert preview(frame, "clear_thinking:keep=2").applies is False
+
+
+@pytest.mark.parametrize(("model", "keep"), [
+    ("claude-opus-4-6", "all"), ("claude-opus-4-5-20251101", "all"), ("claude-sonnet-4-6", "all"), ("claude-opus-5", "all"),
+    ("claude-sonnet-4-5-20250929", 1), ("claude-opus-4-1-20250805", 1), ("claude-opus-4-20250514", 1), ("claude-haiku-4-5", 1),
+    ("claude-3-7-sonnet-20250219", 1), ("gpt-5-codex", 1), (None, 1),
+])
+def test_clear_thinking_keeps_by_default_what_the_api_keeps_for_the_model(model, keep):
+    # strategies.md §1b: the default varies by model class. On the Opus 4.6 session, the preview said 98% of its
+    # thinking would go, where the API's default drops none.
+    assert default_thinking_keep(model) == keep
+
+
+def test_clear_thinking_without_keep_takes_the_default_of_the_windows_model(counter):
+    window = small_window()
+    for item in window.blocks:
+        item.entry.model = "claude-opus-4-6" if item.entry.role == "assistant" else None
+    p = preview(Frame(window, counter, limit=200_000), "clear_thinking")
+    assert p.applies is False and p.params["keep"] == "all" and "claude-opus-4-6" in p.reason
+    for item in window.blocks:
+        item.entry.model = "claude-sonnet-4-5-20250929" if item.entry.role == "assistant" else None
+    p = preview(Frame(window, counter, limit=200_000), "clear_thinking")
+    assert fates_by_message(p) == {8: DROPPED} and p.params["keep"] == 1
 
 
 def test_pinned_slot_keeps_every_pin_and_clears_tool_results(frame, counter):

@@ -8,6 +8,7 @@ is why clearing keeps 3/3 constraints in the seed where cutting keeps 0/3.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from ctxtop.context.strategies.base import Strategy
@@ -24,6 +25,12 @@ from ctxtop.context.strategies.params import (
 )
 from ctxtop.context.strategies.preview import DROPPED, PLACEHOLDER, Plan, Trigger
 from ctxtop.parsers.model import IMAGE, REASONING, SYSTEM
+
+# clear_thinking_20251015's default ``keep`` depends on the model (strategies.md §1b): every earlier turn's thinking
+# on Opus 4.5 and later and Sonnet 4.6 and later; the last turn's on the models before them, and on any other.
+KEEPS_ALL_THINKING_FROM = {"opus": (4, 5), "sonnet": (4, 6)}
+# claude-opus-4-6, claude-sonnet-4-5-20250929, claude-opus-4-20250514 (4.0: a date is no minor version).
+CLAUDE_MODEL = re.compile(r"claude-(opus|sonnet|haiku)-(\d+)(?:-(\d{1,2}))?(?!\d)")
 
 # The API does not document its placeholder; LangChain's mirror of this strategy uses this one.
 DEFAULT_PLACEHOLDER = "[cleared]"
@@ -95,11 +102,29 @@ def apply_clearing(plan: Plan, cleared: list[tuple[int, int]]) -> None:
         plan.point(block, DROPPED if plan.frame.categories[block] == IMAGE else PLACEHOLDER, tokens)
 
 
+def default_thinking_keep(model: str | None) -> int | str:
+    """The ``keep`` clear_thinking_20251015 takes when none is given, for ``model``: "all" or 1."""
+    match = CLAUDE_MODEL.search(model or "")
+    if match is None:
+        return 1
+    since = KEEPS_ALL_THINKING_FROM.get(match[1])
+    return "all" if since is not None and (int(match[2]), int(match[3] or 0)) >= since else 1
+
+
+def _newest_model(frame: Frame) -> str | None:
+    """The model of the window's latest message that names one: the model the next request goes to."""
+    return next((item.entry.model for item in reversed(frame.blocks) if item.entry.model), None)
+
+
 def clear_thinking(frame: Frame, params: dict[str, Any], plan: Plan) -> Trigger:
-    keep = params["keep"]
+    keep, why = params["keep"], ""
+    if keep is None:
+        model = _newest_model(frame)
+        keep = plan.resolved["keep"] = default_thinking_keep(model)
+        why = f" (the API's default for {model or 'a model the log does not name'})"
     trigger = Trigger("every request", True)
     if keep == "all":
-        plan.skip("keep=all keeps every thinking block")
+        plan.skip(f"keep=all{why} keeps every thinking block")
         return trigger
     # The unit is the assistant turn: all thinking blocks of one message go or stay together.
     turns: list[list[int]] = []
@@ -109,7 +134,9 @@ def clear_thinking(frame: Frame, params: dict[str, Any], plan: Plan) -> Trigger:
             turns.append(blocks)
     older = turns[:-keep] if keep else turns
     if not older:
-        plan.skip(f"{len(turns)} assistant turn(s) with thinking, none older than the newest {keep}")
+        plan.skip(f"{len(turns)} assistant turn(s) with thinking, none older than the newest {keep}{why}")
+    elif why:
+        plan.notes.append(f"keep={keep}{why}")
     for blocks in older:
         for i in blocks:
             plan.point(i, DROPPED, 0)
@@ -147,7 +174,8 @@ STRATEGIES = (
     Strategy(
         "clear_thinking",
         "Anthropic clear_thinking_20251015: thinking of all but the newest keep assistant turns is dropped",
-        (Param("keep", INT_OR_ALL, 1, "assistant turns whose thinking stays, or all", 1),),
+        (Param("keep", INT_OR_ALL, None, "assistant turns whose thinking stays, or all (default: the model's)", 1,
+               "the model's (all on Opus 4.5+ and Sonnet 4.6+, else 1)"),),
         clear_thinking,
         pair_safe=True,
     ),

@@ -29,6 +29,7 @@ class Param:
     default: Any
     help: str
     minimum: int = 0
+    shown_default: str | None = None  # how a default that depends on the session is named (None: the default itself)
 
 
 def parse_spec(spec: str) -> tuple[str, dict[str, str]]:
