@@ -383,6 +383,17 @@ def test_a_compaction_out_of_range_is_a_usage_error(capsys, argv, error):
     assert code == 2 and error in err
 
 
+def test_a_compaction_with_no_summary_has_none_to_replay(capsys, tmp_path):
+    # A microcompact cleared tool results and summarized nothing: its "summary" was taken as the summarizer's rival,
+    # and check --summarizer ran the summarizer on it too.
+    log = str(DATA / "claude_microcompact.jsonl")
+    code, out, err = run(capsys, "replay-compaction", log, "--compaction", "1", "--summarizer", SUMMARIZER)
+    assert code == 2 and not out and "compaction 1 is a microcompact" in err and err.count("\n") == 1
+    ran = tmp_path / "ran"
+    code, out, _ = run(capsys, "check", log, "--json", "--summarizer", f"touch {ran}; echo summary", "--shell")
+    assert not ran.exists() and json.loads(out)["summarizer"] == []
+
+
 def test_fixtures_are_what_their_script_writes(tmp_path):
     script = (FORENSICS / "make_fixtures.py").read_text()
     copy = tmp_path / "make_fixtures.py"

@@ -15,6 +15,7 @@ from typing import Any
 import orjson
 
 from ctxtop.context.audit.forensics.candidate import compare, transcript
+from ctxtop.context.audit.forensics.cost import NO_MODEL_CALL
 from ctxtop.context.audit.run import CompactionAudit
 from ctxtop.context.output.json_document import json_document
 from ctxtop.context.output.marks import lost_count
@@ -61,8 +62,19 @@ def replay(tracker: Tracker, audit: CompactionAudit, number: int, args: argparse
 
 
 def marked(tracker: Tracker) -> list[tuple[int, CompactionAudit]]:
-    """The compactions a summarizer can be tried on (an implicit one has no summary), numbered from 1."""
-    return [(n, c) for n, c in enumerate(tracker.audit.compactions, 1) if c.event.kind != "implicit"]
+    """The compactions a summarizer can be tried on, numbered from 1: not an implicit one, nor one that cut or
+    cleared the history without a summary (``_no_summary``)."""
+    return [(n, c) for n, c in enumerate(tracker.audit.compactions, 1) if _no_summary(c) is None]
+
+
+def _no_summary(audit: CompactionAudit) -> str | None:
+    """Why a summarizer has nothing to be compared with at this compaction (None: it has)."""
+    kind = audit.event.kind
+    if kind == "implicit":
+        return "is implicit (a drop in reported usage): there is no window it replaced to replay"
+    if kind in NO_MODEL_CALL:
+        return f"is a {kind}: it cut or cleared the history with no summary, so there is none to replay"
+    return None
 
 
 def run(args: argparse.Namespace) -> int:
@@ -76,8 +88,9 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(f"--compaction must be between 1 and {len(compactions)} (the session has {len(compactions)} compaction(s))"
                          if compactions else "the session has no compaction to replay")
     audit = compactions[args.compaction - 1]
-    if audit.event.kind == "implicit":
-        raise UsageError(f"compaction {args.compaction} is implicit (a drop in reported usage): there is no window it replaced to replay")
+    why = _no_summary(audit)
+    if why is not None:
+        raise UsageError(f"compaction {args.compaction} {why}")
     result = _cleaned_dict(replay(tracker, audit, args.compaction, args))
     if args.redact:
         result = redact(result)
