@@ -78,12 +78,16 @@ def read_attachment(record: dict) -> Reading:
 
 
 # --- kinds -------------------------------------------------------------------------
+# How Claude Code frames a hook's context for the model: "SessionStart:compact hook additional context: …".
+HOOK_CONTEXT_FRAME = " hook additional context: "
+
+
 def _hook_additional_context(a: dict) -> list[Block]:
     text = _join(a.get("content"))
     if not text:
         return []
     name = _str(a.get("hookName"))
-    return [Block(INJECTED, f"{name} hook additional context: {text}" if name else text)]
+    return [Block(INJECTED, f"{name}{HOOK_CONTEXT_FRAME}{text}" if name else text)]
 
 
 def _hook_output(a: dict) -> dict | None:

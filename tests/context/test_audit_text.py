@@ -18,7 +18,9 @@ from ctxtop.context.audit import lost
 from ctxtop.context.audit.lost import fact_candidates, lost_items, missing_facts
 from ctxtop.context.rules.constraints import WindowText, make_constraint
 from ctxtop.context.rules.selection import RuleRequest, select_rules
+from ctxtop.context.window.replay import Window, WindowBlock
 from ctxtop.context.window.session import Session
+from ctxtop.parsers.model import INJECTED, USER, Block, Entry
 from ctxtop.tui.demo import demo_path
 
 from ..conftest import SHARED_FIXTURES
@@ -127,3 +129,20 @@ def test_a_path_from_the_root_is_held_by_its_project_relative_form(item, after, 
 def test_a_unit_ends_with_its_word():
     # Logged code that prints escape sequences holds "[1mbold": no size of 1 MB.
     assert lost._NUMBER_UNIT.findall("\x1b[1mbold \x1b[1;31mbold, 5 MB and 30% of 2 days") == ["5 MB", "30%", "2 days"]
+
+
+def test_the_frame_claude_code_puts_before_a_hooks_context_is_no_fact_a_compaction_loses():
+    # After the second compaction, the hooks' own re-injection ("SessionStart:compact hook additional context: …")
+    # had "SessionStart" among the identifiers lost; the context itself is read as any injected text.
+    def window(*blocks: Block) -> WindowText:
+        built = Window(at=len(blocks))
+        for i, block in enumerate(blocks, 1):
+            built.append(WindowBlock(Entry(i, "user", [block], 0, i), 0, block, 1))
+        return WindowText(built)
+
+    framed = Block(INJECTED, "SessionStart:compact hook additional context: Rules re-injected by ctxtop: keep ERR_LEGACY_CODE")
+    before, after = window(framed, Block(USER, "go on")), window(Block(USER, "go on"))
+    assert fact_candidates(before)["identifiers"] == ["ERR_LEGACY_CODE"]
+    assert lost_items(before, after)["identifiers"] == ["ERR_LEGACY_CODE"]
+    said = window(Block(USER, "the SessionStart:compact hook additional context: is empty"))  # not a frame: the user's words
+    assert "SessionStart" in fact_candidates(said)["identifiers"]

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 
 from ctxtop.context.rules.constraints import WindowText
 from ctxtop.context.rules.facts import normalize
 from ctxtop.context.rules.patterns import KeywordGate, any_of
+from ctxtop.parsers.claude_attachments import HOOK_CONTEXT_FRAME
 from ctxtop.parsers.model import ASSISTANT, INJECTED, REASONING, SUMMARY, SYSTEM, TOOL_CALL, USER
 
 MAX_LOST_ITEMS = 50
@@ -23,6 +25,7 @@ RULE_WORDS_GATE = KeywordGate(*_NEGATIVE_WORDS, *_NEGATIVE_WORDS_ZH, *_DECISION_
 # Candidates of one kind looked at per compaction: enough to find the first 50 lost, bounded on huge windows.
 MAX_CANDIDATES = 5000
 FACT_SCAN_CHARS = 4000
+MAX_HOOK_NAME = 80  # "SessionStart:compact", "PreToolUse:mcp__server__tool"
 # Rules and decisions are stated by people, instruction files and the agent itself, not by tool output.
 RULE_WRITERS = frozenset({SYSTEM, INJECTED, USER, ASSISTANT, REASONING, SUMMARY})
 # A path with an extension; else one with two parts at least from the root (one, "/col" in "row/col" or
@@ -75,7 +78,7 @@ def lost_items(before: WindowText, after: WindowText) -> dict[str, list[str]]:
                     open_kinds.discard(kind)
                     return
 
-    for (_message, text, _), category in zip(before.blocks, before.categories):
+    for text, category in _fact_texts(before):
         if not open_kinds:
             break
         head = text[:FACT_SCAN_CHARS]
@@ -156,7 +159,7 @@ def fact_candidates(before: WindowText) -> dict[str, list[str]]:
     """The facts a window holds that a compaction could lose, by kind, each once (the hooks record them
     before a compaction, to compare with the window after it)."""
     found: dict[str, list[str]] = {"paths": [], "identifiers": [], "numbers": [], "negative_rules": [], "decisions": []}
-    for (_message, text, _), category in zip(before.blocks, before.categories):
+    for text, category in _fact_texts(before):
         head = text[:FACT_SCAN_CHARS]
         # Cheap substring checks first: most tool output has no path, and a regex pass is not free.
         if "/" in head and len(found["paths"]) < MAX_CANDIDATES:
@@ -175,6 +178,19 @@ def fact_candidates(before: WindowText) -> dict[str, list[str]]:
                 if _DECISION.search(sentence):
                     found["decisions"].append(sentence)
     return {kind: list(dict.fromkeys(items)) for kind, items in found.items()}
+
+
+def _fact_texts(window: WindowText) -> Iterator[tuple[str, str]]:
+    """Each block's text and category, as facts are read from it: an injected text without its hook frame."""
+    for (_message, text, _), category in zip(window.blocks, window.categories):
+        yield (_without_hook_frame(text) if category == INJECTED else text), category
+
+
+def _without_hook_frame(text: str) -> str:
+    """An injected text without the frame Claude Code puts before a hook's context: the frame names the hook
+    ("SessionStart:compact"), no fact of the session, and a compaction that drops it loses nothing worth saying."""
+    name, frame, context = text.partition(HOOK_CONTEXT_FRAME)
+    return context if frame and len(name) <= MAX_HOOK_NAME and " " not in name else text
 
 
 def missing_facts(candidates: dict[str, list[str]], after: WindowText) -> dict[str, list[str]]:
