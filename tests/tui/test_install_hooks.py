@@ -185,3 +185,19 @@ def test_a_hook_group_whose_hooks_are_no_list_is_kept_as_it_was(tmp_path, capsys
     assert groups[0] == {"matcher": "Bash", "hooks": json.loads(inner)} and len(groups) == 2
     assert install(path, "--uninstall") == 0
     assert json.loads(path.read_text()) == {"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": json.loads(inner)}]}}
+
+
+def test_hooks_already_in_another_scope_by_another_command_are_said_to_run_twice(tmp_path, monkeypatch, capsys):
+    # Claude Code merges every scope's hooks and runs each distinct command: installed in the project by one path and
+    # for the user by another, the rules were put back twice after each compaction, and nothing said so.
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    monkeypatch.delenv("CLAUDE_CONFIG_DIR", raising=False)
+    assert cli.main(["install-hooks", "--scope", "project", "--command", "/opt/old/bin/ctxtop"]) == 0
+    capsys.readouterr()
+    assert cli.main(["install-hooks", "--scope", "user", "--command", "/opt/old/bin/ctxtop"]) == 0
+    assert "runs ctxtop's hooks too" not in capsys.readouterr().err  # the same command in two scopes runs once
+    assert cli.main(["install-hooks", "--scope", "local", "--command", "ctxtop"]) == 0
+    err = capsys.readouterr().err
+    assert ".claude/settings.json (project scope) runs ctxtop's hooks too" in err
+    assert "ctxtop install-hooks --scope project --uninstall" in err and "(user scope)" in err

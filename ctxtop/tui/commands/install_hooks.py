@@ -135,6 +135,33 @@ def without_hooks(settings: dict[str, Any]) -> dict[str, Any]:
     return result
 
 
+def our_hook_commands(settings: dict[str, Any]) -> set[str]:
+    """The commands of ctxtop's hooks in ``settings`` (the status line is one of a kind: Claude Code shows one)."""
+    hooks = settings.get("hooks")
+    groups = [g for event in (hooks.values() if isinstance(hooks, dict) else ()) if isinstance(event, list) for g in event]
+    return {hook["command"] for group in groups if isinstance(group, dict) and isinstance(group.get("hooks"), list)
+            for hook in group["hooks"] if isinstance(hook, dict) and is_ours(hook.get("command"))}
+
+
+def _also_in_other_scopes(scope: str, ours: set[str]) -> list[str]:
+    """Notes on the other scopes whose settings run ctxtop's hooks by another command than ``ours``: Claude Code
+    merges every scope and runs each distinct command, so the rules would be put back twice and each call judged twice
+    (the same command in two scopes is run once)."""
+    notes = []
+    for other in ("project", "local", "user"):
+        if other == scope:
+            continue
+        path = settings_path(other)
+        try:
+            theirs = our_hook_commands(read_settings(path)[0])
+        except UsageError:
+            continue  # (a file that cannot be read is not this command's to judge)
+        if theirs - ours:
+            notes.append(f"{path} ({other} scope) runs ctxtop's hooks too, by another command: Claude Code would run both; "
+                         f"to keep only this one: ctxtop install-hooks --scope {other} --uninstall")
+    return notes
+
+
 def read_settings(path: Path) -> tuple[dict[str, Any], str | None]:
     """The settings in ``path`` and their text (None: no file yet). Raises UsageError for one that is not a JSON object."""
     try:
@@ -203,6 +230,8 @@ def run(args: argparse.Namespace, say: Callable[[str], None] | None = None) -> i
         changed = without_hooks(settings)
     else:
         changed, notes = with_hooks(settings, args.ctxtop_command or ctxtop_command())
+        if not args.settings:
+            notes += _also_in_other_scopes(args.scope, our_hook_commands(changed))
     for note in notes:
         say(f"ctxtop: note: {note}")
     if changed == settings:
