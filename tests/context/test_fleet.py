@@ -652,6 +652,19 @@ def test_a_path_given_that_does_not_exist_fails_the_run_after_the_others_are_aud
     assert sorted(rows_by_name(tmp_path / "out3")) == [CODEX_KEEPS]
 
 
+def test_redact_masks_the_paths_the_run_names_on_stderr(tmp_path, capsys):
+    """With --redact, `skipped` masked the address in a PATH that does not exist, and stderr named it whole (a CI log
+    is shared as the tables are)."""
+    folder = tmp_path / "one"
+    folder.mkdir()
+    shutil.copy(DATA / CODEX_KEEPS, folder / CODEX_KEEPS)
+    missing, out = tmp_path / "jane.doe@example.com", tmp_path / "out-for-bob@example.org"
+    code, _, err = audit(capsys, missing, folder, "--out", out, "--redact")
+    assert code == 2 and "jane.doe" not in err and "bob@" not in err, err
+    assert f"ctxtop: error: {tmp_path}/[REDACTED:email]: no such file or folder" in err.splitlines(), err
+    assert (out / "skipped").read_text() == f"{tmp_path}/[REDACTED:email]\tno such file or folder\n"
+
+
 def test_pins_are_tracked_in_every_session_and_a_changed_pins_file_audits_again(tmp_path, capsys):
     folder = tmp_path / "two"
     folder.mkdir()

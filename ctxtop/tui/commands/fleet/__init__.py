@@ -16,9 +16,11 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ctxtop.context.output.redact import redact_text_if
 from ctxtop.context.sanitize import one_line, shown_name
 from ctxtop.context.window.tokens import DEFAULT_ENCODING, load_encoding
 from ctxtop.parsers.registry import PARSERS
@@ -136,10 +138,12 @@ def run(args: argparse.Namespace) -> int:
     write_outputs(results, args.out, options, reused, redacting=args.redact)
     audited = sum(1 for r in results if r.row is not None)
     skipped = len(results) - audited
+    # Names on stderr masked as `skipped` masks them: a CI job's log is shared as its tables are.
+    said = partial(redact_text_if, redacting=args.redact)
     print(f"ctxtop: {audited:,} session(s) audited, {skipped:,} skipped; {reused:,} result(s) reused from an earlier run, "
-          f"{len(tasks):,} read anew; {time.monotonic() - started:.1f} s → {one_line(args.out, 200)}", file=sys.stderr)
+          f"{len(tasks):,} read anew; {time.monotonic() - started:.1f} s → {said(one_line(args.out, 200))}", file=sys.stderr)
     for found in unreachable:
-        print(f"ctxtop: error: {shown_name(found.name)}: {one_line(found.problem or '', 300)}", file=sys.stderr)
+        print(f"ctxtop: error: {said(shown_name(found.name))}: {said(one_line(found.problem or '', 300))}", file=sys.stderr)
     return 2 if unreachable else 0
 
 
