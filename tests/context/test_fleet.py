@@ -612,6 +612,35 @@ def test_an_object_the_store_did_not_give_is_fetched_again_by_the_next_run(tmp_p
     assert code == 0 and "1 session(s) audited, 0 skipped; 0 result(s) reused from an earlier run, 1 read anew" in err
 
 
+def test_a_store_s_error_cut_to_a_reason_leaves_no_part_of_an_address_unmasked(tmp_path, capsys, monkeypatch):
+    """A store's refusal (a listing, a fetch) is cut to 300 characters for `skipped`; cut by slicing, with no "…" where,
+    an address across the cut reached the outputs as "jane.doe@exa", which --redact could not tell from a word."""
+    from ctxtop.tui.commands.fleet import inputs, storage
+
+    fsspec = pytest.importorskip("fsspec")
+    fsspec.filesystem("memory").pipe("/h48-bucket/session.jsonl", demo_path().read_bytes())
+    refusal = "Access Denied: " + "x" * 250 + " jane.doe@example.com owns it"
+
+    def refused(*args, **kwargs):
+        raise PermissionError(refusal)
+
+    monkeypatch.setattr(storage, "fetch", refused)
+    code, _, err = audit(capsys, "memory://h48-bucket", "--out", tmp_path / "fetched", "--redact")
+    fsspec.filesystem("memory").rm("/h48-bucket", recursive=True)
+    assert code == 0 and "1 skipped" in err, err
+
+    class Store:  # a listing refused
+        def isdir(self, path):
+            raise PermissionError(refusal)
+
+    monkeypatch.setattr(inputs, "filesystem", lambda url, options: (Store(), "h48-bucket"))
+    code, _, err = audit(capsys, "s3://h48-bucket", "--out", tmp_path / "listed", "--redact")
+    assert code == 2
+    for out, text in (("fetched", ""), ("listed", err)):
+        skipped = (tmp_path / out / "skipped").read_text()
+        assert "jane" not in skipped + text and skipped.endswith("…\n"), skipped  # (cut before the address)
+
+
 def test_the_fleet_extra_is_imported_only_when_an_audit_needs_it():
     import subprocess
 

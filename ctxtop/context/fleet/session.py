@@ -39,6 +39,14 @@ UNREADABLE = (SourceError, UnknownFormat, EncodingUnavailable, PinsError, OSErro
 
 # The start of a skipped session's reason when the audit itself failed (a bug of ctxtop's, not the log's).
 INTERNAL_ERROR = "internal error"
+REASON_CHARS = 300
+
+
+def skip_reason(text: str) -> str:
+    """Why a file is skipped, as `skipped` holds it: one line, cut as every preview is (marked "…", never inside an
+    address's local part), so that --redact knows what the cut left of an address, a phone number or a key."""
+    return one_line(text, REASON_CHARS)
+
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,18 +84,18 @@ def audit_session(path: str, settings: AuditSettings = AuditSettings(), *, shown
         return _audit(path, shown, settings, content_digest)
     except UNREADABLE as exc:
         reason = str(exc).removeprefix(f"{path}: ")  # the reason, without the name the table gives beside it
-        return SessionAudit(shown, skipped=one_line(reason or type(exc).__name__, 300))
+        return SessionAudit(shown, skipped=skip_reason(reason or type(exc).__name__))
     except RecursionError:
         return SessionAudit(shown, skipped="nested too deeply to read")
     except MemoryError:
         return SessionAudit(shown, skipped="out of memory while auditing it")
     except Exception as exc:  # noqa: BLE001 - a bug on one log must not stop the other thousand
-        return SessionAudit(shown, skipped=one_line(f"{INTERNAL_ERROR}: {type(exc).__name__}: {exc}", 300))
+        return SessionAudit(shown, skipped=skip_reason(f"{INTERNAL_ERROR}: {type(exc).__name__}: {exc}"))
     except SystemExit as exc:
         # Something the audit called exited instead of raising. Let through, it ended the run here (jobs 1), came back
         # from a pool's worker to end it all the same, and took down a Dask worker: the sessions it held were lost too
         # (KilledWorker) and this one retried until the cluster gave up. (Not KeyboardInterrupt: Ctrl-C stops the run.)
-        return SessionAudit(shown, skipped=one_line(f"{INTERNAL_ERROR}: SystemExit: it asked to exit ({exc.code!r})", 300))
+        return SessionAudit(shown, skipped=skip_reason(f"{INTERNAL_ERROR}: SystemExit: it asked to exit ({exc.code!r})"))
 
 
 def _audit(path: str, shown: str, settings: AuditSettings, content_digest: str | None) -> SessionAudit:

@@ -68,7 +68,7 @@ def build(parser_type: type[argparse.ArgumentParser], positive_int: Callable[[st
 
 def run(args: argparse.Namespace) -> int:
     from ctxtop.context.fleet.reuse import ResultStore, Siblings, content_digest
-    from ctxtop.context.fleet.session import INTERNAL_ERROR, AuditSettings, SessionAudit
+    from ctxtop.context.fleet.session import INTERNAL_ERROR, AuditSettings, SessionAudit, skip_reason
     from ctxtop.context.rules.pins import load_pins
     from ctxtop.tui.commands.fleet.engines import dask_engine, lost_by_engine, run_local
     from ctxtop.tui.commands.fleet.extra import need
@@ -109,7 +109,7 @@ def run(args: argparse.Namespace) -> int:
             try:
                 digest = content_digest(found.name, siblings)
             except OSError as exc:
-                found = Found(found.name, problem=one_line(f"cannot read it: {exc.strerror or exc}", 300))
+                found = Found(found.name, problem=skip_reason(f"cannot read it: {exc.strerror or exc}"))
         if found.problem is not None:
             results.append(SessionAudit(found.name, skipped=found.problem))
             continue
@@ -143,7 +143,7 @@ def run(args: argparse.Namespace) -> int:
     print(f"ctxtop: {audited:,} session(s) audited, {skipped:,} skipped; {reused:,} result(s) reused from an earlier run, "
           f"{len(tasks):,} read anew; {time.monotonic() - started:.1f} s → {said(one_line(args.out, 200))}", file=sys.stderr)
     for found in unreachable:
-        print(f"ctxtop: error: {said(shown_name(found.name))}: {said(one_line(found.problem or '', 300))}", file=sys.stderr)
+        print(f"ctxtop: error: {said(shown_name(found.name))}: {said(skip_reason(found.problem or ''))}", file=sys.stderr)
     return 2 if unreachable else 0
 
 

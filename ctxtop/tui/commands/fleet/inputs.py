@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ctxtop.context.fleet.session import skip_reason
 from ctxtop.tui.commands.fleet.storage import Listing, filesystem, fingerprint, is_url, local_path
 
 LOG_SUFFIXES = (".jsonl", ".json", ".traj", ".eval")
@@ -100,7 +101,7 @@ def _remote(url: str, options: Mapping[str, Any]) -> Iterator[Found]:
         else:
             names = [inside]
     except Exception as exc:  # noqa: BLE001 - credentials, a missing bucket…: one line, the run goes on
-        yield Found(url, url=True, problem=f"cannot list it: {type(exc).__name__}: {exc}"[:300], named=True)
+        yield Found(url, url=True, problem=skip_reason(f"cannot list it: {type(exc).__name__}: {exc}"), named=True)
         return
     for name in names:
         shown = f"{protocol}://{name}"
@@ -110,4 +111,4 @@ def _remote(url: str, options: Mapping[str, Any]) -> Iterator[Found]:
             # The URL given names neither a prefix nor an object: as a local PATH that does not exist, the run fails.
             yield Found(shown, url=True, problem="no such object (nor a prefix holding any)", named=listing is None)
         except Exception as exc:  # noqa: BLE001
-            yield Found(shown, url=True, problem=f"cannot read it: {type(exc).__name__}: {exc}"[:300])
+            yield Found(shown, url=True, problem=skip_reason(f"cannot read it: {type(exc).__name__}: {exc}"))

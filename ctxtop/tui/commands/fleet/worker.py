@@ -10,7 +10,7 @@ import tempfile
 from dataclasses import dataclass, field
 from typing import Any
 
-from ctxtop.context.fleet.session import AuditSettings, SessionAudit, audit_session
+from ctxtop.context.fleet.session import AuditSettings, SessionAudit, audit_session, skip_reason
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,5 +36,5 @@ def audit_task(task: Task) -> SessionAudit:
         try:
             local = fetch(task.name, task.storage_options, folder)
         except Exception as exc:  # noqa: BLE001 - an object that cannot be fetched is one skipped session
-            return SessionAudit(task.name, skipped=f"{FETCH_FAILED}: {type(exc).__name__}: {exc}"[:300])
+            return SessionAudit(task.name, skipped=skip_reason(f"{FETCH_FAILED}: {type(exc).__name__}: {exc}"))
         return audit_session(local, task.settings, shown_path=task.name, content_digest=task.digest)
