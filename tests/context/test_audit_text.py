@@ -82,7 +82,7 @@ def test_paths_lost_are_paths_of_the_task_not_devices_or_fragments():
 # The fact patterns as first written: what lost_items' quicker ones must find.
 PLAIN_FACT_PATTERNS = {
     "paths": re.compile(r"(?:~|\.{1,2})?[\w.\-]*/[\w.\-/]+\.\w+|/(?!dev/)[\w.\-]+/[\w.\-/]+|~/[\w.\-/]+|\.{1,2}/[\w.\-/]{3,}"),
-    "identifiers": re.compile(r"\b(?:[A-Za-z]+_[A-Za-z0-9_]+|[a-z]+[A-Z][A-Za-z0-9]+|[A-Z][a-z]+[A-Z][A-Za-z0-9]+)\b"),
+    "identifiers": re.compile(r"\b(?<!\w-)(?:[A-Za-z]+_[A-Za-z0-9_]+|[a-z]+[A-Z][A-Za-z0-9]+|[A-Z][a-z]+[A-Z][A-Za-z0-9]+)\b"),
     "numbers": re.compile(r"(?<![\w.])\d[\d,]*(?:\.\d+)?\s?(?:%|元|美元|USD|KB|MB|GB|ms|秒|分钟|小时|天|days?|hours?|tokens?)(?![A-Za-z])",
                           re.IGNORECASE),
 }
@@ -124,6 +124,18 @@ def test_a_path_from_the_root_is_held_by_its_project_relative_form(item, after, 
     from ctxtop.context.rules.facts import normalize
 
     assert is_held("paths", item, normalize(after)) is held
+
+
+@pytest.mark.parametrize("text, identifiers", [
+    ("rotate sk-ant-api03-AbCdEfGhIjKlMnOpQrStUvWxYz0123456789 today", []),  # a key's body, its prefix left behind
+    ("OPENAI_API_KEY=sk-proj-Xk3mQp_Lz9rTvWy2 set", ["OPENAI_API_KEY"]),
+    ("xoxb-1234-AbCdEfGhIjKl and glpat-AbCd_EfGh12", []),
+    ("call maxRetries with --dryRun, see my_module.fooBar", ["maxRetries", "dryRun", "my_module", "fooBar"]),
+])
+def test_an_identifier_is_never_taken_from_inside_a_hyphenated_word(text, identifiers):
+    """A key's body (after "sk-ant-api03-") was a lost identifier of its own, and --redact, which knows a key by its
+    prefix, wrote it unmasked in the audit's lost facts (export's lost_items, the fleet's lost_facts)."""
+    assert lost._IDENT.findall(text) == identifiers
 
 
 def test_a_unit_ends_with_its_word():

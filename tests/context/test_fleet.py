@@ -824,12 +824,13 @@ def test_redact_masks_the_lost_facts_and_every_log_text_the_audit_writes(tmp_pat
     """`audit` wrote the facts a compaction lost as the log has them ("negative_rules: Never push to main without
     paging jöhn.ops@…"), and took no --redact: the tables a team shares held the addresses, phones and keys."""
     address, phone, key = "jöhn.ops@münchen.de", "+1 415 555 2671", "ghp_R7kLm2Qx9Vb4Nz8Wc1Yt6Hs3Jd5Pf0Ag7Eu"
+    anthropic = "sk-ant-api03-AbCdEfGhIjKlMnOpQrStUvWxYz0123456789"  # (its body was a lost identifier of its own)
     folder = tmp_path / "sessions"
     folder.mkdir()
-    said = f"Never push to main without paging {address} on {phone} and rotating {key} first."
+    said = f"Never push to main without paging {address} on {phone} and rotating {key} and {anthropic} first."
     (folder / "claude_compact.jsonl").write_text((DATA / "claude_compact.jsonl").read_text().replace("Never push to main.", said))
     (folder / f"handover-{address}.jsonl").write_bytes(b"not a log\n")  # skipped: its name is in `skipped` and the reports
-    secrets = (address, "jöhn", "ops@", phone, "415 555", key[:8])
+    secrets = (address, "jöhn", "ops@", phone, "415 555", key[:8], "AbCdEfGh")
     shown = {}
     for run, flags in (("plain", []), ("redacted", ["--redact"])):
         code, _, err = audit(capsys, folder, "--out", tmp_path / run, *flags)

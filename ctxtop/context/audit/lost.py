@@ -35,7 +35,9 @@ RULE_WRITERS = frozenset({SYSTEM, INJECTED, USER, ASSISTANT, REASONING, SUMMARY}
 # "/", or a number's digits before its unit, is never given back (what follows cannot be one of them:
 # ``*+``, ``++``, ``?+`` are possessive), where the regex engine would retry the rest at every shorter length.
 _PATH = re.compile(r"(?:~|(?<![\w.\-])(?:\.{1,2})?)[\w.\-]*+/[\w.\-/]+\.\w+|/(?!dev/)[\w.\-]+/[\w.\-/]+|~/[\w.\-/]+|\.{1,2}/[\w.\-/]{3,}")
-_IDENT = re.compile(r"\b(?:[A-Za-z]++_[A-Za-z0-9_]+|[a-z]++[A-Z][A-Za-z0-9]+|[A-Z][a-z]++[A-Z][A-Za-z0-9]+)\b")
+# Never from inside a hyphenated word ("sk-ant-api03-AbC…"): a key's body without its prefix is no identifier, and
+# --redact, which knows a key by its prefix, could not mask it in the facts lost. ("--dryRun", a flag, is one.)
+_IDENT = re.compile(r"\b(?<!\w-)(?:[A-Za-z]++_[A-Za-z0-9_]+|[a-z]++[A-Z][A-Za-z0-9]+|[A-Z][a-z]++[A-Z][A-Za-z0-9]+)\b")
 # The digit first, then what precedes it (the same matches as a look-behind first, which the regex
 # engine would try at every position rather than only at digits).
 # (A unit ends where the word does: "1mb" is no size in the escape sequence "\x1b[1mbold".)
