@@ -681,6 +681,25 @@ def test_a_path_given_that_does_not_exist_fails_the_run_after_the_others_are_aud
     assert sorted(rows_by_name(tmp_path / "out3")) == [CODEX_KEEPS]
 
 
+def test_a_linked_folder_is_searched_once_and_a_link_back_up_is_no_loop(tmp_path, capsys):
+    """A project folder linked into the folder searched was passed over without a word (a linked log was audited), so a
+    team's collection of links to each machine's sessions audited none of them."""
+    elsewhere = tmp_path / "elsewhere" / "project"
+    elsewhere.mkdir(parents=True)
+    shutil.copy(DATA / CODEX_KEEPS, elsewhere / CODEX_KEEPS)
+    shutil.copytree(DATA / "cline_task", elsewhere / "cline_task")
+    searched = tmp_path / "searched"
+    searched.mkdir()
+    shutil.copy(demo_path(), searched / "demo_session.jsonl")
+    (searched / "project").symlink_to(elsewhere, target_is_directory=True)
+    (searched / "again").symlink_to(elsewhere, target_is_directory=True)  # the same folder twice: its sessions once
+    (elsewhere / "up").symlink_to(tmp_path, target_is_directory=True)  # a loop: the walk still ends
+    code, _, err = audit(capsys, searched, "--out", tmp_path / "out")
+    assert code == 0, err
+    rows = read_parquet(tmp_path / "out" / "sessions.parquet")
+    assert sorted(Path(row["path"]).name for row in rows) == sorted([CODEX_KEEPS, "cline_task", "demo_session.jsonl"])
+
+
 def test_redact_masks_the_paths_the_run_names_on_stderr(tmp_path, capsys):
     """With --redact, `skipped` masked the address in a PATH that does not exist, and stderr named it whole (a CI log
     is shared as the tables are)."""

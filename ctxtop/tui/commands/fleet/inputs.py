@@ -1,6 +1,6 @@
 """Which sessions a run audits: files, folders searched for every log format ctxtop reads, or URLs.
 
-A folder is searched recursively. A folder that is itself one session (a Cline task, an OpenHands
+A folder is searched recursively (through links to folders, each real folder once). A folder that is itself one session (a Cline task, an OpenHands
 event directory, an opencode storage tree) is one session; otherwise every file that may be a log
 (``*.jsonl``, ``*.json``, ``*.traj``, ``*.eval``, ``opencode.db``) is a candidate — what turns out not
 to be one is skipped with its reason. Sub-agent transcripts (``agent-*.jsonl``) belong to their
@@ -57,9 +57,11 @@ def _local(path: Path) -> Iterator[Found]:
     elif _is_session_folder(path, os.listdir(path)):
         yield Found(str(path))
     else:
-        for directory, folders, files in os.walk(path, onerror=None):
+        # Links to folders are followed, as links to logs are; each real folder is searched once (a link back up ends there).
+        searched = {os.path.realpath(path)}
+        for directory, folders, files in os.walk(path, onerror=None, followlinks=True):
             here = Path(directory)
-            folders.sort()
+            folders[:] = sorted(f for f in folders if _first_time(here / f, searched))
             session_folders = [f for f in folders if _is_session_folder(here / f, None)]
             folders[:] = [f for f in folders if f not in session_folders]
             for name in session_folders:
@@ -67,6 +69,14 @@ def _local(path: Path) -> Iterator[Found]:
             for name in sorted(files):
                 if is_candidate(name) and (here / name).is_file():
                     yield Found(str(here / name))
+
+
+def _first_time(folder: Path, searched: set[str]) -> bool:
+    real = os.path.realpath(folder)
+    if real in searched:
+        return False
+    searched.add(real)
+    return True
 
 
 def _is_session_folder(path: Path, names: list[str] | None) -> bool:
