@@ -161,17 +161,22 @@ def test_worker_processes_start_well_beside_a_folder_named_ctxtop(tmp_path):
     assert all(row["ctxtop_version"] not in (None, "") for row in read_parquet(tmp_path / "out" / "sessions.parquet"))
 
 
-def test_a_session_skipped_for_a_bug_of_ctxtops_is_audited_again_next_run(tmp_path, capsys, monkeypatch):
+@pytest.mark.parametrize("failure, reason", [
+    (RuntimeError("a bug"), "internal error: RuntimeError: a bug"),
+    # (the machine's memory, not the log's bytes: a run with fewer jobs beside it reads it; it was skipped for good)
+    (MemoryError(), "out of memory while auditing it"),
+])
+def test_a_session_skipped_for_a_bug_of_ctxtops_is_audited_again_next_run(tmp_path, capsys, monkeypatch, failure, reason):
     from ctxtop.context.fleet import session
 
     def broken(*_args):
-        raise RuntimeError("a bug")
+        raise failure
 
     working = session._audit
     monkeypatch.setattr(session, "_audit", broken)
     code, _, err = audit(capsys, DATA / CODEX_KEEPS, "--out", tmp_path / "one")
     assert code == 0 and "0 session(s) audited, 1 skipped" in err
-    assert "internal error: RuntimeError: a bug" in (tmp_path / "one" / "skipped").read_text()
+    assert reason in (tmp_path / "one" / "skipped").read_text()
     monkeypatch.setattr(session, "_audit", working)  # (not undo(): that would also give back the real cache folder)
     code, _, err = audit(capsys, DATA / CODEX_KEEPS, "--out", tmp_path / "two")  # not the skip kept from the first run
     assert code == 0 and "1 session(s) audited, 0 skipped; 0 result(s) reused from an earlier run, 1 read anew" in err

@@ -39,6 +39,10 @@ UNREADABLE = (SourceError, UnknownFormat, EncodingUnavailable, PinsError, OSErro
 
 # The start of a skipped session's reason when the audit itself failed (a bug of ctxtop's, not the log's).
 INTERNAL_ERROR = "internal error"
+# A session's reason when this machine ran out of memory auditing it: a run with fewer jobs beside it may read it.
+OUT_OF_MEMORY = "out of memory while auditing it"
+# Reasons that say nothing of the log's bytes: no result of theirs is kept for the next run to reuse.
+NOT_OF_THE_LOG = (INTERNAL_ERROR, OUT_OF_MEMORY)
 REASON_CHARS = 300
 
 
@@ -88,7 +92,7 @@ def audit_session(path: str, settings: AuditSettings = AuditSettings(), *, shown
     except RecursionError:
         return SessionAudit(shown, skipped="nested too deeply to read")
     except MemoryError:
-        return SessionAudit(shown, skipped="out of memory while auditing it")
+        return SessionAudit(shown, skipped=OUT_OF_MEMORY)
     except Exception as exc:  # noqa: BLE001 - a bug on one log must not stop the other thousand
         return SessionAudit(shown, skipped=skip_reason(f"{INTERNAL_ERROR}: {type(exc).__name__}: {exc}"))
     except SystemExit as exc:

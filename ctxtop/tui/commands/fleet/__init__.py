@@ -68,7 +68,7 @@ def build(parser_type: type[argparse.ArgumentParser], positive_int: Callable[[st
 
 def run(args: argparse.Namespace) -> int:
     from ctxtop.context.fleet.reuse import ResultStore, Siblings, content_digest
-    from ctxtop.context.fleet.session import INTERNAL_ERROR, AuditSettings, SessionAudit, skip_reason
+    from ctxtop.context.fleet.session import NOT_OF_THE_LOG, AuditSettings, SessionAudit, skip_reason
     from ctxtop.context.rules.pins import load_pins
     from ctxtop.tui.commands.fleet.engines import dask_engine, lost_by_engine, run_local
     from ctxtop.tui.commands.fleet.extra import need
@@ -129,8 +129,9 @@ def run(args: argparse.Namespace) -> int:
     with ProgressLine() as line:
         for done, result in enumerate(engine(tasks, args.jobs), 1):
             results.append(result)
-            # Kept for reuse: what the log's own bytes decide, not a worker lost, a fetch failed nor a bug of ctxtop's (the next run retries).
-            if result.path in digests and not lost_by_engine(result) and not (result.skipped or "").startswith((INTERNAL_ERROR, FETCH_FAILED)):
+            # Kept for reuse: what the log's own bytes decide, not a worker lost, a fetch failed, memory run out nor a bug of
+            # ctxtop's (the next run retries).
+            if result.path in digests and not lost_by_engine(result) and not (result.skipped or "").startswith((*NOT_OF_THE_LOG, FETCH_FAILED)):
                 store.put(digests[result.path], result)
             line.show(f"ctxtop: audited {done:,} / {len(tasks):,}")
     if not results:
