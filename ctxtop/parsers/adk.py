@@ -11,6 +11,7 @@ one are ignored; overlapping sliding windows keep both summaries.
 
 from __future__ import annotations
 
+from datetime import datetime, timezone
 from typing import Any
 
 from ctxtop.parsers.base import DocumentParser
@@ -69,7 +70,7 @@ class AdkSessionParser(DocumentParser):
             stamp = timestamp if isinstance(timestamp, (int, float)) else float(position)
             compaction = _get(_get(event, "actions"), "compaction")
             if isinstance(compaction, dict):
-                self._compaction(compaction, uid, stamp, ranges, times)
+                self._compaction(compaction, uid, stamp, ranges, times, _iso(timestamp))
                 continue
             blocks = self._blocks(event)
             if not blocks:
@@ -79,7 +80,7 @@ class AdkSessionParser(DocumentParser):
             role = "user" if event.get("author") == "user" else "assistant"
             usage = _usage(event)
             model = _get(event, "model_version")
-            self.add_entry(role, blocks, 0, 0, timestamp=str(stamp), model=model if isinstance(model, str) else None,
+            self.add_entry(role, blocks, 0, 0, timestamp=_iso(timestamp), model=model if isinstance(model, str) else None,
                            usage=usage, uid=uid)
 
     def _blocks(self, event: dict) -> list[Block]:
@@ -104,7 +105,7 @@ class AdkSessionParser(DocumentParser):
                 blocks.append(Block(IMAGE, "", image_size=image_size({"type": "base64", "data": _get(data, "data")})))
         return blocks
 
-    def _compaction(self, compaction: dict, uid: str, stamp: float, ranges: list, times: dict[str, float]) -> None:
+    def _compaction(self, compaction: dict, uid: str, stamp: float, ranges: list, times: dict[str, float], shown: str | None) -> None:
         start, end = _get(compaction, "start_timestamp"), _get(compaction, "end_timestamp")
         if not isinstance(start, (int, float)) or not isinstance(end, (int, float)):
             self.malformed(0, "a compaction without its time range")
@@ -121,7 +122,7 @@ class AdkSessionParser(DocumentParser):
         order += [(b, u) for a, b, u in kept_ranges if u != uid]
         preserved = tuple(u for _, u in sorted(order))
         times[uid] = float(end)
-        self.add_entry("assistant", [Block(SUMMARY, text)], 0, 0, timestamp=str(stamp), uid=uid,
+        self.add_entry("assistant", [Block(SUMMARY, text)], 0, 0, timestamp=shown, uid=uid,
                        compaction=Compaction("adk_compaction", trigger=None, preserved_ids=preserved))
 
 
@@ -130,6 +131,18 @@ def _is_image(part: dict) -> bool:
     data = _get(part, "inline_data") or _get(part, "file_data")
     mime = _get(data, "mime_type")
     return isinstance(mime, str) and mime.startswith("image/")
+
+
+def _iso(timestamp: Any) -> str | None:
+    """An event's time (epoch seconds, as ADK writes it) as the other formats give theirs: ISO 8601 in UTC. None for an
+    event without one (its position orders it, but is no time) or one no date holds."""
+    if not isinstance(timestamp, (int, float)) or isinstance(timestamp, bool):
+        return None
+    try:
+        moment = datetime.fromtimestamp(timestamp, timezone.utc)
+    except (OverflowError, OSError, ValueError):  # NaN, or past year 9999
+        return None
+    return moment.isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
 def _usage(event: dict) -> Usage | None:

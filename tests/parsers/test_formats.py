@@ -75,6 +75,27 @@ def test_adk_overlapping_windows_keep_both_summaries():
     assert [b.category for b in window.blocks] == ["summary", "summary"]
 
 
+@pytest.mark.parametrize("timestamp, shown", [
+    (1765000000.25, "2025-12-06T05:46:40.250Z"),  # the epoch seconds ADK writes (time.time())
+    (0, "1970-01-01T00:00:00.000Z"),
+    (None, None),  # none: never one made up from the event's position ("3.0")
+    ("2025-12-06T05:46:40Z", None),  # not ADK's
+    (float("nan"), None),
+    (1e300, None),  # past what a date can hold
+])
+def test_an_adk_event_s_time_is_given_as_every_format_gives_it(timestamp, shown):
+    """The fleet's `started` and export's `at.timestamp` held "1765000000.25" for an ADK session, and "0.0" for one whose
+    events carry no time (their positions): no query over `started` could place ADK sessions among the others."""
+    from ctxtop.parsers.adk import AdkSessionParser
+
+    event = {"id": "e1", "invocationId": "inv-1", "author": "user", "content": {"role": "user", "parts": [{"text": "hi"}]}}
+    if timestamp is not None:
+        event["timestamp"] = timestamp
+    parser = AdkSessionParser()
+    parser.parse({"appName": "app", "events": [event]})
+    assert [entry.timestamp for entry in parser.entries] == [shown]
+
+
 def test_openhands_condensation_forgets_a_range_and_keeps_the_rest():
     session = Session.open(DATA / "openhands_condensation.json")
     before, after = session.window_at(5), session.window_at(7)
