@@ -705,6 +705,20 @@ def test_a_linked_folder_is_searched_once_and_a_link_back_up_is_no_loop(tmp_path
     assert sorted(Path(row["path"]).name for row in rows) == sorted([CODEX_KEEPS, "cline_task", "demo_session.jsonl"])
 
 
+def test_redact_leaves_the_content_digest_whole(tmp_path, capsys, monkeypatch):
+    """--redact masked every string of the tables, ctxtop's own digests too: one in 700 local sessions (one in 60 from a
+    store with sub-agents: "…:401870+0021530…") had a run of digits read as a phone number, "[REDACTED:phone]" in its
+    content_digest, which then matched no other run's."""
+    from ctxtop.context.fleet import reuse
+
+    digest = "8aaf5b82c7ca7158b44cb22651b1cb67:401870+002153054d861d1fc3c9eb6c46ebb8c8"  # (as a store's fingerprint is)
+    monkeypatch.setattr(reuse, "content_digest", lambda *args: digest)  # (the run imports it from there as it starts)
+    code, _, err = audit(capsys, DATA / CODEX_KEEPS, "--out", tmp_path / "out", "--redact", "--no-reuse")
+    assert code == 0, err
+    [row] = read_parquet(tmp_path / "out" / "sessions.parquet")
+    assert row["content_digest"] == digest
+
+
 def test_redact_masks_the_paths_the_run_names_on_stderr(tmp_path, capsys):
     """With --redact, `skipped` masked the address in a PATH that does not exist, and stderr named it whole (a CI log
     is shared as the tables are)."""

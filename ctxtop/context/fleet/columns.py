@@ -43,6 +43,10 @@ SESSION_COLUMNS: dict[str, str] = {
     "ctxtop_version": "VARCHAR",
 }
 
+# What ctxtop writes of its own, never a log's text: --redact leaves them whole (a digest's run of digits, "+0021530…",
+# is no phone number, and a digest masked matches no other run's).
+NOT_LOG_TEXT = ("content_digest", "ctxtop_version")
+
 COMPACTION_COLUMNS: dict[str, str] = {
     "path": "VARCHAR",
     "compaction": "BIGINT",

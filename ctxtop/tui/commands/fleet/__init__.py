@@ -160,7 +160,7 @@ def write_outputs(results: list[SessionAudit], out: str, options: dict[str, Any]
                   redacting: bool = False) -> None:
     """The five outputs into ``out`` (a folder, made if need be, or a URL), each replaced whole; ``redacting``
     (``--redact``): with secrets and personal data masked in every text of them, as export and check mask theirs."""
-    from ctxtop.context.fleet.columns import COMPACTION_COLUMNS, SESSION_COLUMNS
+    from ctxtop.context.fleet.columns import COMPACTION_COLUMNS, NOT_LOG_TEXT, SESSION_COLUMNS
     from ctxtop.context.fleet.report import render_html, render_markdown, summarize
     from ctxtop.context.output.redact import redact, redact_text
     from ctxtop.tui.commands.fleet.storage import is_url, local_path, upload
@@ -173,7 +173,8 @@ def write_outputs(results: list[SessionAudit], out: str, options: dict[str, Any]
     if redacting:
         # Masked as they are written, not as they are audited: the results kept for reuse stay the log's, so that
         # one run with --redact and one without can each take them (and FLEET_VERSION need not tell them apart).
-        sessions, compactions = redact(sessions), redact(compactions)
+        sessions = [{**redact(row), **{name: row[name] for name in NOT_LOG_TEXT}} for row in sessions]
+        compactions = redact(compactions)
         skipped = [(redact_text(path), redact_text(reason)) for path, reason in skipped]
     summary = summarize(sessions, compactions, skipped, reused)
     remote = is_url(out)
