@@ -705,6 +705,22 @@ def test_a_linked_folder_is_searched_once_and_a_link_back_up_is_no_loop(tmp_path
     assert sorted(Path(row["path"]).name for row in rows) == sorted([CODEX_KEEPS, "cline_task", "demo_session.jsonl"])
 
 
+def test_a_link_to_no_log_in_a_folder_is_skipped_with_its_reason(tmp_path, capsys):
+    """A log name linked to a file gone (a disk no longer mounted) or linked back to itself was left out without a word:
+    the totals were short by sessions that neither `skipped` nor the report named."""
+    folder = tmp_path / "sessions"
+    folder.mkdir()
+    shutil.copy(DATA / CODEX_KEEPS, folder / CODEX_KEEPS)
+    (folder / "gone.jsonl").symlink_to(tmp_path / "unmounted" / "gone.jsonl")
+    (folder / "loop-a.jsonl").symlink_to(folder / "loop-b.jsonl")
+    (folder / "loop-b.jsonl").symlink_to(folder / "loop-a.jsonl")
+    code, _, err = audit(capsys, folder, "--out", tmp_path / "out")
+    assert code == 0 and "1 session(s) audited, 3 skipped" in err, err
+    skipped = dict(line.split("\t") for line in (tmp_path / "out" / "skipped").read_text().splitlines())
+    assert sorted(Path(name).name for name in skipped) == ["gone.jsonl", "loop-a.jsonl", "loop-b.jsonl"]
+    assert set(skipped.values()) == {"a link to no file (its target is gone, or links back to it)"}
+
+
 def test_redact_leaves_the_content_digest_whole(tmp_path, capsys, monkeypatch):
     """--redact masked every string of the tables, ctxtop's own digests too: one in 700 local sessions (one in 60 from a
     store with sub-agents: "…:401870+0021530…") had a run of digits read as a phone number, "[REDACTED:phone]" in its

@@ -67,8 +67,19 @@ def _local(path: Path) -> Iterator[Found]:
             for name in session_folders:
                 yield Found(str(here / name))
             for name in sorted(files):
-                if is_candidate(name) and (here / name).is_file():
+                if not is_candidate(name):
+                    continue
+                if (here / name).is_file():
                     yield Found(str(here / name))
+                elif _dangling(here / name):  # a log gone, not left out unsaid (a FIFO, never a log, is)
+                    yield Found(str(here / name), problem=DANGLING)
+
+
+DANGLING = "a link to no file (its target is gone, or links back to it)"
+
+
+def _dangling(path: Path) -> bool:
+    return path.is_symlink() and not path.exists()
 
 
 def _first_time(folder: Path, searched: set[str]) -> bool:
