@@ -79,15 +79,26 @@ def test_paths_lost_are_paths_of_the_task_not_devices_or_fragments():
     assert _PATH.findall(text) == ["/home/dev/orders/api.py", "~/notes", "./build", "/srv/ops-agent/config", "src/app/main.py"]
 
 
+@pytest.mark.parametrize("text, paths", [
+    # A home folder named by an address (SSSD's /home/%u@%d on a domain-joined machine): one path, which --redact
+    # masks whole, where "/home/alice" and "corp.example.com/proj/x.py" were two, which put the address back together.
+    ("cd /home/alice@corp.example.com/proj/x.py", ["/home/alice@corp.example.com/proj/x.py"]),
+    ("see node_modules/@babel/core/lib/index.js", ["node_modules/@babel/core/lib/index.js"]),
+    ("git@github.com:org/repo.git and ~/x@y/notes", ["org/repo.git", "~/x@y/notes"]),
+])
+def test_a_path_is_never_cut_at_an_at_sign(text, paths):
+    assert lost._PATH.findall(text) == paths
+
+
 # The fact patterns as first written: what lost_items' quicker ones must find.
 PLAIN_FACT_PATTERNS = {
-    "paths": re.compile(r"(?:~|\.{1,2})?[\w.\-]*/[\w.\-/]+\.\w+|/(?!dev/)[\w.\-]+/[\w.\-/]+|~/[\w.\-/]+|\.{1,2}/[\w.\-/]{3,}"),
+    "paths": re.compile(r"(?:~|\.{1,2})?[\w.\-@]*/[\w.\-/@]+\.\w+|/(?!dev/)[\w.\-@]+/[\w.\-/@]+|~/[\w.\-/@]+|\.{1,2}/[\w.\-/@]{3,}"),
     "identifiers": re.compile(r"\b(?<!\w-)(?:[A-Za-z]+_[A-Za-z0-9_]+|[a-z]+[A-Z][A-Za-z0-9]+|[A-Z][a-z]+[A-Z][A-Za-z0-9]+)\b"),
     "numbers": re.compile(r"(?<![\w.])\d[\d,]*(?:\.\d+)?\s?(?:%|元|美元|USD|KB|MB|GB|ms|秒|分钟|小时|天|days?|hours?|tokens?)(?![A-Za-z])",
                           re.IGNORECASE),
 }
 QUICK_FACT_PATTERNS = {"paths": lost._PATH, "identifiers": lost._IDENT, "numbers": lost._NUMBER_UNIT}
-FACT_ALPHABET = ["a", "Z", "b_", "é", "٣", "1", "2,5", ".", "..", "/", "~", "~/", "-", "--", " ", "\n", "%", "元", "KB", "ms", "days",
+FACT_ALPHABET = ["a", "Z", "b_", "é", "٣", "1", "2,5", ".", "..", "/", "~", "~/", "-", "--", "@", " ", "\n", "%", "元", "KB", "ms", "days",
                  "Tokens", "dev/", "x.py"]
 
 

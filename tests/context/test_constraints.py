@@ -261,6 +261,15 @@ def test_a_pin_is_located_where_people_state_it_else_wherever_it_occurs():
     assert (stated.first_stated, quoted.first_stated) == (2, 3)
 
 
+def test_a_rules_path_is_one_fact_however_many_at_signs_it_holds():
+    """A rule on "/home/alice@corp.example.com/src" (SSSD's home folders) had the facts "/home/alice" and
+    "corp.example.com/src": `check --redact` masked the address in the rule and wrote it back together in "missing …"."""
+    from ctxtop.context.rules.facts import find_paths
+
+    assert find_paths("Never write outside /home/alice@corp.example.com/orders/src.") == ["/home/alice@corp.example.com/orders/src."]
+    assert find_paths("pin node_modules/@types/node and ~/a@b/c") == ["node_modules/@types/node", "~/a@b/c"]
+
+
 def test_a_rules_id_and_facts_come_from_its_text_as_shown():
     # An OSC 8 link's URL and an SGR colour are in the log's bytes, not in what anyone reads.
     rule = make_constraint("Never \x1b]8;;http://evil.example/\x1b\\email\x1b]8;;\x1b\\ the buyer, \x1b[31monly\x1b[0m WeCom", "auto")

@@ -28,7 +28,7 @@ from ctxtop.context.window.replay import Window
 from ctxtop.context.window.tokens import content_key
 
 # Bump when what an audit finds changes (statuses, lost items): older results are then not reused.
-AUDIT_VERSION = 34  # 3: with what the forensics read from the windows; 4: paths lost without devices and one-part paths;
+AUDIT_VERSION = 35  # 3: with what the forensics read from the windows; 4: paths lost without devices and one-part paths;
 # 5: alert details quote rules cleaned of control sequences; 6: Claude Code messages sent from the queue within a turn;
 # 7: only a cap on money caps a call's amounts; 8: the summary's tokens counted exactly, whatever the token cache held;
 # 9: a summary's slashed names looked for part by part, its claims without their elaboration; 10: a path held by its
@@ -51,6 +51,7 @@ AUDIT_VERSION = 34  # 3: with what the forensics read from the windows; 4: paths
 # 32: logs read anew: images in tool outputs and parts, Codex rollbacks, Roo condenses, thoughts Gemini never resends
 # 33: a hook's frame ("SessionStart:compact hook additional context:") is no fact lost
 # 34: no identifier lost from inside a hyphenated word (a key's body after "sk-ant-api03-")
+# 35: a path (lost, or a rule's fact) never cut at an "@" ("/home/alice@corp.example.com/src")
 RECENT_BYTES = 8 << 20  # results kept in memory (a result with hundreds of constraints is ~100 KB)
 
 _BLOCK = struct.Struct("<q??")  # message, cleared, opaque

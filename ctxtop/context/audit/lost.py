@@ -34,7 +34,9 @@ RULE_WRITERS = frozenset({SYSTEM, INJECTED, USER, ASSISTANT, REASONING, SUMMARY}
 # name characters starts (or at a ~), as a try inside the run reaches the same end; and a run before a
 # "/", or a number's digits before its unit, is never given back (what follows cannot be one of them:
 # ``*+``, ``++``, ``?+`` are possessive), where the regex engine would retry the rest at every shorter length.
-_PATH = re.compile(r"(?:~|(?<![\w.\-])(?:\.{1,2})?)[\w.\-]*+/[\w.\-/]+\.\w+|/(?!dev/)[\w.\-]+/[\w.\-/]+|~/[\w.\-/]+|\.{1,2}/[\w.\-/]{3,}")
+# A path holds "@" (never cut there): "/home/alice@corp.example.com/x.py" (SSSD's home folders) cut in two gave back an
+# address that --redact masks whole in one; "node_modules/@babel/core" is one path too.
+_PATH = re.compile(r"(?:~|(?<![\w.\-@])(?:\.{1,2})?)[\w.\-@]*+/[\w.\-/@]+\.\w+|/(?!dev/)[\w.\-@]+/[\w.\-/@]+|~/[\w.\-/@]+|\.{1,2}/[\w.\-/@]{3,}")
 # Never from inside a hyphenated word ("sk-ant-api03-AbC…"): a key's body without its prefix is no identifier, and
 # --redact, which knows a key by its prefix, could not mask it in the facts lost. ("--dryRun", a flag, is one.)
 _IDENT = re.compile(r"\b(?<!\w-)(?:[A-Za-z]++_[A-Za-z0-9_]+|[a-z]++[A-Z][A-Za-z0-9]+|[A-Z][a-z]++[A-Z][A-Za-z0-9]+)\b")

@@ -35,7 +35,8 @@ _EXTENSIONS = ("py", "js", "ts", "md", "json", "toml", "yaml", "yml", "go", "rs"
 # searched, seventeen looks back, one per extension, made the search three times slower.)
 _SAME_LENGTH = [[e for e in _EXTENSIONS if len(e) == length] for length in sorted({len(e) for e in _EXTENSIONS})]
 _AFTER_A_FILE_NAME = "(?=-)(?:" + "|".join(rf"(?<=\.(?:{'|'.join(same)}))" for same in _SAME_LENGTH) + ")"
-_PATH = compiled_on_use(r"~[\w.\-]*+/[\w.\-/]+|(?<![\w.\-])[\w.\-]*+/[\w.\-/]+"
+# (A path holds "@", never cut there: "/home/alice@corp.example.com/src", cut in two, gave back the address --redact masks.)
+_PATH = compiled_on_use(r"~[\w.\-@]*+/[\w.\-/@]+|(?<![\w.\-@])[\w.\-@]*+/[\w.\-/@]+"
                         rf"|(?<![\w\-])-*+\b([\w\-]+\.(?:{'|'.join(_EXTENSIONS)}))\b"
                         rf"|{_AFTER_A_FILE_NAME}(-[\w\-]*\.(?:{'|'.join(_EXTENSIONS)}))\b")
 _QUOTED = compiled_on_use(r"\"([^\"\n]{2,80})\"|'([^'\n]{2,80})'|“([^”\n]{2,80})”|「([^」\n]{2,80})」|`([^`\n]{2,80})`")

@@ -21,12 +21,13 @@ from ctxtop.context.window.accounting import Accounting
 from ctxtop.parsers.model import Entry
 
 # Bump when what detection finds changes (cues, units, sources): older results are then not reused.
-DETECTION_VERSION = 11  # 2: Claude Code's request to summarize the conversation is the harness's text; 3: tables, descriptive sections;
+DETECTION_VERSION = 12  # 2: Claude Code's request to summarize the conversation is the harness's text; 3: tables, descriptive sections;
 # 4: "don't" and "only" in a message describing, not telling the agent; 5: ids and facts from the text as shown;
 # 6: example blocks (<example_response>) and recommended workflows state no rules; 7: ids name no address, password nor key;
 # 8: a rule's first 64 facts (and its rule words); 9: ids name no address whose local part is over 64 characters;
 # 10: ids name no AWS key id that starts a secret's name ("AKIA…-password=…");
 # 11: ids name no part of an address with "=" in its local part (bounce addresses)
+# 12: a path in a rule is one fact, never cut at an "@" ("/home/alice@corp.example.com/src")
 
 
 def detection_key(accounting: Accounting, log_format: str | None) -> bytes:
