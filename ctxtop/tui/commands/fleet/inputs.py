@@ -1,7 +1,8 @@
 """Which sessions a run audits: files, folders searched for every log format ctxtop reads, or URLs.
 
-A folder is searched recursively (through links to folders, each real folder once). A folder that is itself one session (a Cline task, an OpenHands
-event directory, an opencode storage tree) is one session; otherwise every file that may be a log
+A folder is searched recursively (through links to folders, each real folder once). A folder that
+is itself one session (a Cline task, an OpenHands event directory, an opencode storage tree) is one
+session; otherwise every file that may be a log
 (``*.jsonl``, ``*.json``, ``*.traj``, ``*.eval``, ``opencode.db``) is a candidate — what turns out not
 to be one is skipped with its reason. Sub-agent transcripts (``agent-*.jsonl``) belong to their
 session and are not audited on their own.
@@ -57,22 +58,26 @@ def _local(path: Path) -> Iterator[Found]:
     elif _is_session_folder(path, os.listdir(path)):
         yield Found(str(path))
     else:
-        # Links to folders are followed, as links to logs are; each real folder is searched once (a link back up ends there).
-        searched = {os.path.realpath(path)}
-        for directory, folders, files in os.walk(path, onerror=None, followlinks=True):
-            here = Path(directory)
-            folders[:] = sorted(f for f in folders if _first_time(here / f, searched))
-            session_folders = [f for f in folders if _is_session_folder(here / f, None)]
-            folders[:] = [f for f in folders if f not in session_folders]
-            for name in session_folders:
+        yield from _search(path)
+
+
+def _search(folder: Path) -> Iterator[Found]:
+    # Links to folders are followed, as links to logs are; each real folder is searched once (a link back up ends there).
+    searched = {os.path.realpath(folder)}
+    for directory, folders, files in os.walk(folder, onerror=None, followlinks=True):
+        here = Path(directory)
+        folders[:] = sorted(f for f in folders if _first_time(here / f, searched))
+        session_folders = [f for f in folders if _is_session_folder(here / f, None)]
+        folders[:] = [f for f in folders if f not in session_folders]
+        for name in session_folders:
+            yield Found(str(here / name))
+        for name in sorted(files):
+            if not is_candidate(name):
+                continue
+            if (here / name).is_file():
                 yield Found(str(here / name))
-            for name in sorted(files):
-                if not is_candidate(name):
-                    continue
-                if (here / name).is_file():
-                    yield Found(str(here / name))
-                elif _dangling(here / name):  # a log gone, not left out unsaid (a FIFO, never a log, is)
-                    yield Found(str(here / name), problem=DANGLING)
+            elif _dangling(here / name):  # a log gone, not left out unsaid (a FIFO, never a log, is)
+                yield Found(str(here / name), problem=DANGLING)
 
 
 DANGLING = "a link to no file (its target is gone, or links back to it)"
