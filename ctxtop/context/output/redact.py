@@ -15,37 +15,8 @@ from typing import Any
 
 from ctxtop.context.audit.violations import PHONE
 from ctxtop.context.sanitize import CUT_MARK, EMAIL_DOMAIN_CHARS, EMAIL_LOCAL_PART, replace_emails
+from ctxtop.context.secret_shapes import KEY_SHAPES, SECRETS
 
-# Each kind of key or token: how it starts (enough to know one cut short, "sk-ant-…", as ``_CUT_START`` does), and
-# the rest of it. A start of None: no cut of it is told from text (a PEM block runs to its end or the text's).
-_KEYS: list[tuple[str, str | None, str]] = [
-    ("private_key", None, r"-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?(?:-----END [A-Z ]*PRIVATE KEY-----|$)"),
-    ("api_key", r"\bsk-ant-", r"[A-Za-z0-9_\-]{20,}"),
-    # (three digits in it, or a digit and a capital: "sk-learn-compat-layer-module-v2" is a package's name; looked
-    # for in its first 256 characters or so: unbounded, each "sk-" of a run of them read the run to its end)
-    ("api_key", r"\bsk-", r"(?:proj-|svcacct-)?(?=(?:[A-Za-z0-9_\-]{0,256}?\d){3}|(?=[A-Za-z0-9_\-]{0,256}\d)[A-Za-z0-9_\-]{0,256}[A-Z])"
-                         r"[A-Za-z0-9_\-]{20,}"),
-    ("api_key", r"\b(?:AKIA|ASIA)", r"[0-9A-Z]{16}\b"),
-    ("token", r"\bgh[pousr]_", r"[A-Za-z0-9]{30,}\b"),
-    ("token", r"\bgithub_pat_", r"[A-Za-z0-9_]{22,}\b"),
-    ("token", r"\bxox[abprs]-", r"[A-Za-z0-9\-]{10,}"),
-    ("token", r"\bhttps://hooks\.slack\.com/services/", r"[A-Za-z0-9/]{20,}"),
-    ("api_key", r"\bAIza", r"[0-9A-Za-z_\-]{35}\b"),
-    ("token", r"\beyJ", r"[A-Za-z0-9_\-]{8,2000}\.[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}"),  # (a header of 2,000 at most: see sk-)
-    ("token", r"(?<=\b[Bb]earer )", r"[A-Za-z0-9._~+/\-]{16,}=*"),
-    # (a digit or a base64 sign in it: "Basic configuration" is no credential)
-    ("token", r"(?<=\b[Bb]asic )", r"(?=[A-Za-z0-9+/]*[0-9+/])[A-Za-z0-9+/]{12,}=*"),
-    ("api_key", r"\b[srp]k_(?:live|test)_", r"[A-Za-z0-9]{16,}"),  # Stripe
-    ("token", r"\bwhsec_", r"[A-Za-z0-9+/=]{20,}"),  # Stripe's webhook secrets
-    ("token", r"\bgl(?:pat|ptt|dt|rt|cbt|oas)-", r"[A-Za-z0-9_\-]{20,}"),  # GitLab
-    ("token", r"\bhf_", r"[A-Za-z0-9]{30,}"),  # Hugging Face
-    ("token", r"\bnpm_", r"[A-Za-z0-9]{36,}"),
-    ("api_key", r"\bSG\.", r"[\w-]{16,}\.[\w-]{16,}"),  # SendGrid
-    ("api_key", r"\b(?:gsk_|xai-)", r"[A-Za-z0-9]{40,}"),  # Groq, xAI
-    ("token", r"\bdop_v1_", r"[a-f0-9]{64}"),  # DigitalOcean
-    ("token", r"\bpypi-", r"[A-Za-z0-9_\-]{50,}"),
-]
-_SECRETS = re.compile("|".join(f"(?P<{kind}{n}>{start or ''}{rest})" for n, (kind, start, rest) in enumerate(_KEYS)))
 # `password=…`, `"api_key": "…"`, `token: …`, `DB_PASSWORD=…`, `STRIPE_SECRET_KEY=…`: the name stays, the value goes.
 # A name is looked for only from where its run of name characters starts (past leading hyphens, which ``\b`` skips),
 # and read once to the run's end: a try from a later word start finds the same word at the same place, or none.
@@ -86,7 +57,7 @@ _CODE = re.compile(r"[A-Za-z_][\w.]*\(|[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+$")
 # of them, "sk-sk-sk-…", read the run to its end, and 100 KB took 13 s.)
 CUT = CUT_MARK
 _CUT_START = re.compile(
-    "(?P<secret>(?:" + "|".join(dict.fromkeys(start for _, start, _ in _KEYS if start is not None)) + r")[A-Za-z0-9_.+/=\-]{0,1000})…"
+    "(?P<secret>(?:" + "|".join(dict.fromkeys(start for _, start, _ in KEY_SHAPES if start is not None)) + r")[A-Za-z0-9_.+/=\-]{0,1000})…"
     rf"|(?P<email>{EMAIL_LOCAL_PART}@{EMAIL_DOMAIN_CHARS}*)…"
     # A phone number's first digits: three or more after a "+" ("+1 41…", not a sum's "a+123…"); of a Chinese
     # mobile number, five or more run together ("13800…") or a group after its first three ("138 0…"). Fewer are
@@ -135,7 +106,7 @@ def redact_text(text: str) -> str:
     """``text`` with secrets and personal data replaced by ``[REDACTED:kind]``."""
     if not text:
         return text
-    text = _SECRETS.sub(lambda m: f"[REDACTED:{re.sub(r'[0-9]+$', '', m.lastgroup or 'secret')}]", text)
+    text = SECRETS.sub(lambda m: f"[REDACTED:{re.sub(r'[0-9]+$', '', m.lastgroup or 'secret')}]", text)
     text = _ASSIGNMENT.sub(_assigned, text)
     text = _FLAG.sub(lambda m: m.group(1) + "[REDACTED:secret]", text)
     text = replace_emails(text, "[REDACTED:email]")
