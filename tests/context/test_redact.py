@@ -437,3 +437,28 @@ def test_a_rules_id_names_no_address_password_nor_key_that_redact_masks(capsys):
         out = capsys.readouterr().out.casefold()
         assert "boss" not in out and "person" not in out and "hunter2" not in out and "akia" not in out, argv
         assert "no-send-anything-email" in out and "password-db" in out, argv
+
+
+def test_a_key_in_a_rule_is_one_fact_masked_whole_where_a_compaction_loses_it(tmp_path, capsys):
+    # The rule's facts held the key's body alone ("ABcd…" after "sk-proj-"): check --redact and export --redact
+    # printed it among the missing facts, where no shape tells it for a key.
+    key = "sk-proj-ABcd1234efGH5678ijKL9012mnOP"
+    records = [
+        {"type": "user", "sessionId": "s", "uuid": "u1", "message": {"role": "user", "content": (
+            f"Deploy the site.\n- Never use the key {key} outside staging.\n- Keep the changelog.")}},
+        {"type": "assistant", "sessionId": "s", "uuid": "a1", "message": {
+            "id": "m1", "role": "assistant", "model": "claude-sonnet-4-5-20250929", "content": [{"type": "text", "text": "On it."}],
+            "usage": {"input_tokens": 900, "output_tokens": 5}}},
+        {"type": "system", "subtype": "compact_boundary", "sessionId": "s", "uuid": "b1", "compactMetadata": {"trigger": "auto"}},
+        {"type": "user", "sessionId": "s", "uuid": "u2", "isCompactSummary": True, "message": {"role": "user", "content": (
+            "This session is being continued from a previous conversation. Summary: deploy the site; never use the key "
+            "outside staging; keep the changelog.")}},
+    ]
+    log = tmp_path / "session.jsonl"
+    log.write_text("".join(json.dumps(record) + "\n" for record in records))
+    assert main(["check", "--auto", "--redact", str(log)]) == 1
+    out = capsys.readouterr().out
+    assert "missing [REDACTED:api_key]" in out and "ABcd1234" not in out
+    assert main(["export", "--redact", str(log), "--format", "json"]) == 0
+    out = capsys.readouterr().out
+    assert "[REDACTED:api_key]" in out and "ABcd1234" not in out

@@ -51,7 +51,7 @@ AUDIT_VERSION = 35  # 3: with what the forensics read from the windows; 4: paths
 # 32: logs read anew: images in tool outputs and parts, Codex rollbacks, Roo condenses, thoughts Gemini never resends
 # 33: a hook's frame ("SessionStart:compact hook additional context:") is no fact lost
 # 34: no identifier lost from inside a hyphenated word (a key's body after "sk-ant-api03-")
-# 35: a path (lost, or a rule's fact) never cut at an "@" ("/home/alice@corp.example.com/src")
+# 35: a path (lost, or a rule's fact) never cut at an "@" ("/home/alice@corp.example.com/src"); a key in a rule one fact, whole ("sk-proj-…")
 RECENT_BYTES = 8 << 20  # results kept in memory (a result with hundreds of constraints is ~100 KB)
 
 _BLOCK = struct.Struct("<q??")  # message, cleared, opaque

@@ -57,7 +57,7 @@ FLEET_VERSION = 35  # 2: Codex cache reads after a compaction; cost_estimated of
 # 32: logs read anew: images in tool outputs and parts, Codex rollbacks, Roo condenses, thoughts Gemini never resends
 # 33: no identifier lost from inside a hyphenated word (a key's body after "sk-ant-api03-", which --redact did not mask)
 # 34: an ADK session's started in ISO 8601 (UTC), not its epoch seconds, nor an event's position when it has no time
-# 35: a path (lost, or a rule's fact) never cut at an "@", which gave back an address --redact masked
+# 35: a path (lost, or a rule's fact) never cut at an "@", which gave back an address --redact masked; a key in a rule one fact, whole
 READ_BYTES = 8 << 20
 
 

@@ -12,6 +12,7 @@ import re
 import unicodedata
 
 from ctxtop.context.rules.patterns import compiled_on_use
+from ctxtop.context.secret_shapes import SECRETS
 
 NEGATIONS = ("never", "not", "don't", "do not", "no", "must not", "cannot", "can't", "forbidden", "prohibited",
              "不要", "禁止", "不能", "不得", "严禁", "不可", "别", "勿")
@@ -94,7 +95,9 @@ def _without_spaces(folded: str) -> str:
 def key_facts(text: str) -> list[str]:
     """The exact facts in ``text`` a faithful restatement must keep, in order, without repeats."""
     text = unicodedata.normalize("NFKC", text)
-    found: list[str] = []
+    # A key or token is one fact, whole: its body alone (after "sk-proj-") would be shown where nothing tells it
+    # for a key, and --redact would leave it. (First: the parts of it found below are then in it, and not kept.)
+    found: list[str] = [m.group(0) for m in SECRETS.finditer(text)]
     for match in _NUMBER_WITH_UNIT.finditer(text):
         value = match.group(0).strip().rstrip(",")
         if any(ch.isdigit() for ch in value) and len(value.replace(",", "")) >= 2:

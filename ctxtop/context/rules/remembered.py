@@ -27,7 +27,7 @@ DETECTION_VERSION = 12  # 2: Claude Code's request to summarize the conversation
 # 8: a rule's first 64 facts (and its rule words); 9: ids name no address whose local part is over 64 characters;
 # 10: ids name no AWS key id that starts a secret's name ("AKIA…-password=…");
 # 11: ids name no part of an address with "=" in its local part (bounce addresses)
-# 12: a path in a rule is one fact, never cut at an "@" ("/home/alice@corp.example.com/src")
+# 12: a path in a rule is one fact, never cut at an "@" ("/home/alice@corp.example.com/src"); so is a key ("sk-proj-…")
 
 
 def detection_key(accounting: Accounting, log_format: str | None) -> bytes:
