@@ -21,6 +21,7 @@ from ctxtop.context.audit.forensics.cost import compaction_cost
 from ctxtop.context.audit.forensics.history import History
 from ctxtop.context.audit.forensics.prices import PRICE_TABLE, price_of
 from ctxtop.context.audit.forensics.recovery import is_state_file
+from ctxtop.context.output.markdown import cost_line
 from ctxtop.context.rules.selection import RuleRequest
 from ctxtop.context.tracker import Tracker
 from ctxtop.parsers.model import SUMMARY, USER, Usage
@@ -188,6 +189,18 @@ def test_demo_first_compaction_evaporates_the_rules_without_recovery_and_costs_a
     assert (cost["cache_write_tokens"], cost["cache_write_5m_tokens"], cost["cache_write_1h_tokens"], cost["cache_read_tokens"]) == (
         1351, 0, 1351, 0)
     assert cost["usd"] > 0 and cost["estimated"] and cost["price_table"] == PRICE_TABLE
+
+
+@pytest.mark.parametrize(("model", "cache_figures", "said"), [
+    ("claude-sonnet-4-5-20250929", False, "not priced: the log gives no cache figures after it"),
+    ("some-local-model", True, f"not priced: {PRICE_TABLE} has no price for this model"),
+    ("claude-sonnet-4-5-20250929", True, f"({PRICE_TABLE})"),
+])
+def test_an_unpriced_compaction_says_why(model, cache_figures, said):
+    # A Sonnet 4.5 session whose log has no cache figures read "has no price for this model", which it has.
+    first_call = Usage(prompt_tokens=300, output_tokens=5, cache_write_tokens=300 if cache_figures else None,
+                       cache_read_tokens=0 if cache_figures else None)
+    assert said in cost_line(compaction_cost(first_call, model, 900, 30))
 
 
 def test_markdown_and_check_show_the_forensics(capsys):

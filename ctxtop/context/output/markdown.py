@@ -163,8 +163,10 @@ def cost_line(cost: dict[str, Any]) -> str:
     payback = f", pays back in {cost['payback_turns']:g} turns" if cost["payback_turns"] is not None else ""
     logged = cost.get("summarization_call") is not None
     summarizing = num(cost["summarization_tokens"]) + (" estimated" if cost["estimated"] else " logged" if logged else "")
-    # The price table names its source; a model it does not hold is said so, not priced from it.
+    # The price table names its source; what keeps a compaction unpriced is said: no cache figures in the log after
+    # it (the re-write is then unknown, whatever the model), or a model the table does not hold.
     usd = (f"${cost['usd']:.4f}{payback} ({cost['price_table']})" if cost["usd"] is not None
+           else "not priced: the log gives no cache figures after it" if cost["cache_write_tokens"] is None
            else f"not priced: {cost['price_table']} has no price for this model")
     return (f"cache write {num(cost['cache_write_tokens'])}{split}, read {num(cost['cache_read_tokens'])}, "
             f"summarization {summarizing} tokens — {usd}")
