@@ -39,7 +39,7 @@ from ctxtop.tui.demo import DEMO_WINDOW, demo_path
 from ctxtop.tui.discover import agent_session_roots, is_session_folder, resolve_session
 from ctxtop.tui.entry import FAST_COMMANDS
 from ctxtop.tui.entry import main as fast_main
-from ctxtop.tui.errors import USER_ERRORS, UsageError, os_error_line, say
+from ctxtop.tui.errors import USER_ERRORS, UsageError, os_error_line, redact_messages, say
 from ctxtop.tui.output import refuse_writing_over, write_output
 from ctxtop.tui.progress_line import ProgressLine
 from ctxtop.tui.waiting import not_written_yet, wait_for_session
@@ -567,6 +567,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except SystemExit as exc:  # --help, or a usage error already printed in one line
         return exc.code if isinstance(exc.code, int) else 2
     args.command = command
+    redact_messages(bool(getattr(args, "redact", False)))
     try:
         with cycles_uncollected() if command in READ_ONCE_COMMANDS else nullcontext():
             return COMMANDS[command](args)

@@ -462,3 +462,14 @@ def test_a_key_in_a_rule_is_one_fact_masked_whole_where_a_compaction_loses_it(tm
     assert main(["export", "--redact", str(log), "--format", "json"]) == 0
     out = capsys.readouterr().out
     assert "[REDACTED:api_key]" in out and "ABcd1234" not in out
+
+
+@pytest.mark.parametrize("argv", [["export"], ["check"], ["preview"], ["check", "--demo", "--pins"]])
+def test_an_error_naming_a_path_is_masked_under_redact_as_the_output_is(argv, capsys):
+    # `export --redact /nope/bob@example.com` named the address on stderr, which a CI job's log shares as widely as the
+    # output it masks (audit's errors were masked already).
+    assert main([*argv, "/nope/bob@example.com", "--redact"]) == 2
+    err = capsys.readouterr().err
+    assert "[REDACTED:email]" in err and "bob@" not in err and err.count("\n") == 1
+    assert main([*argv, "/nope/bob@example.com"]) == 2
+    assert "bob@example.com" in capsys.readouterr().err  # without --redact, named as it is
