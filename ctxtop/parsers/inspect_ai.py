@@ -119,7 +119,14 @@ class InspectParser(DocumentParser):
             return
         sample = samples[index]
         self.meta.session_id = str(sample.get("id")) if sample.get("id") is not None else None
-        compactions = [e for e in listed(sample.get("events")) if isinstance(e, dict) and e.get("event") == "compaction"]
+        events = [e for e in listed(sample.get("events")) if isinstance(e, dict) and e.get("event") == "compaction"]
+        # A summary compaction writes the summary message it is paired with, in order. An edit or a trim writes
+        # none, and the messages it dropped are not in the sample's (its final) messages: it has no place here.
+        compactions = [e for e in events if e.get("type", "summary") == "summary"]
+        unplaced = len(events) - len(compactions)
+        if unplaced:
+            self.diagnostics.note(f"{unplaced} compaction(s) by edit or trim: not shown (the log keeps no trace of "
+                                  "what they dropped; an implicit compaction may still be seen in the usage)")
         # Each model call's usage, by the id of the reply it wrote: the message it is logged on.
         by_reply = {reply: usage for reply, usage in _model_usages(listed(sample.get("events"))) if reply is not None}
         replies = len(by_reply)

@@ -11,6 +11,7 @@ import json
 
 import pytest
 
+from ctxtop import parsers
 from ctxtop.context.window.session import Session
 from ctxtop.parsers.inspect_ai import prompt_tokens
 from ctxtop.tui.cli import main
@@ -70,6 +71,18 @@ def test_a_usage_that_is_no_count_is_counted_once():
     sample["events"] = [e for e in sample["events"] if e.get("event") != "model"]
     sample["events"].append({"event": "model", "output": {"usage": {"input_tokens": -5, "output_tokens": 3},
                                                           "choices": [{"message": {"id": reply, "role": "assistant"}}]}})
-    from ctxtop import parsers
-
     assert parsers.parse(json.dumps(document).encode()).diagnostics.invalid_numbers == 1
+
+
+def test_an_edit_or_trim_compaction_is_not_paired_with_a_summary_it_did_not_write():
+    # Compaction events were paired with summary messages in order, whatever their type: a trim before the summary
+    # took the summary's place, and its sizes (30,000 → 20,000) were shown for the summary's (10,000 → 700).
+    document = json.loads((DATA / "inspect_compaction.json").read_text())
+    sample = document["samples"][0]
+    trim = {"event": "compaction", "type": "trim", "tokens_before": 30_000, "tokens_after": 20_000, "source": "inspect",
+            "metadata": {"strategy": "CompactionTrim", "trigger": "threshold"}}
+    sample["events"].insert(0, trim)
+    parsed = parsers.parse(json.dumps(document).encode())
+    [marker] = [e.compaction for e in parsed.entries if e.compaction is not None]
+    assert (marker.pre_tokens, marker.post_tokens) == (10_000, 700)
+    assert any("1 compaction(s) by edit or trim" in note for note in parsed.diagnostics.examples)
