@@ -173,6 +173,20 @@ def test_pinned_slot_keeps_every_pin_and_clears_tool_results(frame, counter):
     assert p.cache_prefix_tokens == 10
 
 
+def test_pinned_slot_does_not_pin_again_a_rule_the_system_prompt_holds(counter):
+    # A rule already in the system prompt is sent with every request: the slot added it a second time (a window of
+    # a system prompt and its rule grew to 200%).
+    window = small_window()
+    system = window.blocks[0]
+    system.block.text = f"You are an agent. {RULE}"
+    p = preview(Frame(window, counter, [make_constraint(RULE, "pin")], limit=200_000), "pinned_slot:keep=1")
+    assert not p.added and p.tokens_after == TOTAL - 300 + 2 * PLACEHOLDER_TOKENS
+    assert p.constraints["no-email-customer"].outcome == "kept"
+    assert "1 constraint(s) already in the system prompt: not pinned again" in p.notes
+    nothing_to_clear = preview(Frame(window, counter, [make_constraint(RULE, "pin")], limit=200_000), "pinned_slot:keep=9")
+    assert not nothing_to_clear.applies and nothing_to_clear.tokens_after == TOTAL
+
+
 # --- cutting by position -----------------------------------------------------------------------------
 def test_sliding_window_cuts_on_a_token_boundary(frame):
     p = preview(frame, "sliding_window:keep_tokens=60")

@@ -155,11 +155,20 @@ def pinned_slot(frame: Frame, params: dict[str, Any], plan: Plan) -> Trigger:
         if reason:
             plan.skip(reason)
         return trigger
-    text = "\n".join(c.text for c in frame.constraints)
+    # A rule the system prompt already holds is sent with every request: a slot would send it twice.
+    resident = [c for c in frame.constraints if any(frame.resident[i] for i in frame.occurrences[c.id].verbatim)]
+    pinned = [c for c in frame.constraints if c not in resident]
+    if resident:
+        plan.notes.append(f"{len(resident)} constraint(s) already in the system prompt: not pinned again")
+    if not pinned:
+        if reason:
+            plan.skip(reason)
+        return trigger
+    text = "\n".join(c.text for c in pinned)
     # The slot sits after the resident prefix: adding it re-writes the cache from there, once.
-    start = next((i for i, resident in enumerate(frame.resident) if not resident), len(frame.blocks))
-    plan.add(SYSTEM, frame.counter.count(text), f"pinned slot ({len(frame.constraints)} constraint(s))", start)
-    plan.pinned.update(c.id for c in frame.constraints)
+    start = next((i for i, is_resident in enumerate(frame.resident) if not is_resident), len(frame.blocks))
+    plan.add(SYSTEM, frame.counter.count(text), f"pinned slot ({len(pinned)} constraint(s))", start)
+    plan.pinned.update(c.id for c in pinned)
     return trigger
 
 
