@@ -246,20 +246,34 @@ def test_anthropic_compaction_summarizes_everything_but_the_system_prompt(frame)
 def test_claude_code_reattaches_recently_read_files(frame):
     p = preview(frame, "claude_code")
     assert p.fates[BLOCK_OF[4]] == KEPT  # the Read result comes back
-    assert p.tokens_after == 10 + 220 + 100
+    # The summary (2,000 wanted) at most half of what it replaces: the history less the file sent again.
+    history = TOTAL - 10
+    assert p.tokens_after == 10 + (history - 100) // 2 + 100
     assert "200,000" not in p.trigger.rule and "167,000" in p.trigger.rule
     capped = preview(frame, "claude_code:file_tokens=40")
-    assert capped.fates[BLOCK_OF[4]] == TRUNCATED and capped.tokens_after == 10 + 220 + 40
+    assert capped.fates[BLOCK_OF[4]] == TRUNCATED and capped.tokens_after == 10 + (history - 40) // 2 + 40
 
 
 def test_codex_keeps_user_messages_within_its_budget(frame):
     p = preview(frame, "codex")
     kept = {BLOCKS[i][0] for i, f in enumerate(p.fates) if f == KEPT}
     assert kept == {1, 2, 7}
-    assert p.tokens_after == 10 + 6 + 4 + 220
+    assert p.tokens_after == 10 + 6 + 4 + (TOTAL - 10 - 6 - 4) // 2  # the summary: half of what it replaces, at most
     assert p.constraints["no-email-customer"].outcome == "kept"
     tight = preview(frame, "codex:user_message_tokens=5")
     assert tight.fates[BLOCK_OF[2]] == TRUNCATED and tight.tokens_after_by_block[BLOCK_OF[2]] == 1
+
+
+def test_a_summary_never_grows_the_window_past_what_it_replaces(counter):
+    # One 10,000-token user message: Codex keeps it (up to 20,000 tokens of user messages) and the summary was
+    # sized on the whole history, 5,000 more: the window grew to 120% (12,012 tokens on a real-sized one).
+    window = Window(at=2)
+    for message, category, tokens in ((1, SYSTEM, 10), (2, USER, 10_000)):
+        block = Block(category, "x")
+        window.append(WindowBlock(Entry(message, "user", [block], 0, message), 0, block, tokens))
+    for spec in ("codex", "claude_code"):
+        p = preview(Frame(window, counter, limit=200_000), spec)
+        assert p.tokens_after <= p.tokens_before, (spec, p.tokens_after)
 
 
 # --- agent frameworks -----------------------------------------------------------------------------------

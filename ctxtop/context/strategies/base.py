@@ -31,11 +31,14 @@ class Strategy:
         return plan.finish(self.name, params, trigger, pair_safe=self.pair_safe)
 
 
-def summary_size(frame: Frame, wanted: int, start: int, end: int) -> int:
+def summary_size(frame: Frame, wanted: int, start: int, end: int, sent_again: int = 0) -> int:
     """Tokens a summary of blocks [start, end) is assumed to take.
 
     What the model will write is unknowable here: assume ``wanted``, but never
-    more than half of what it replaces (nobody summarizes to grow the prompt).
+    more than half of what it replaces (nobody summarizes to grow the prompt):
+    the history of the span, less ``sent_again``, what the strategy keeps of it
+    verbatim besides the summary (Codex's recent user messages, Claude Code's
+    re-read files).
     """
-    replaced = frame.history_prefix[end] - frame.history_prefix[start]
-    return min(wanted, replaced // SUMMARY_MAX_SHARE_DIVISOR)
+    replaced = frame.history_prefix[end] - frame.history_prefix[start] - sent_again
+    return min(wanted, max(0, replaced) // SUMMARY_MAX_SHARE_DIVISOR)

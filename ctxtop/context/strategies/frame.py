@@ -106,6 +106,10 @@ class Frame:
         """Resident blocks (system prompt, tool schemas) in [start, end)."""
         return self.resident_blocks[bisect_left(self.resident_blocks, start) : bisect_left(self.resident_blocks, end)]
 
+    def history_blocks_between(self, start: int, end: int) -> list[int]:
+        """The other blocks (the conversation, which strategies cut) in [start, end)."""
+        return self.history_blocks[bisect_left(self.history_blocks, start) : bisect_left(self.history_blocks, end)]
+
     def first_history_block(self, start: int) -> int:
         """The first non-resident block at or after ``start`` (len when none)."""
         position = bisect_left(self.history_blocks, start)

@@ -131,6 +131,12 @@ class Plan:
             self.point(i, TRUNCATED, tokens_kept)
             self.truncated[i] = (tokens_kept, end)
 
+    def history_tokens_sent(self, start: int, end: int) -> int:
+        """Tokens of the history blocks in [start, end) the plan still sends, whole or in part."""
+        frame = self.frame
+        return sum(self.after.get(i, frame.tokens[i]) for i in frame.history_blocks_between(start, end)
+                   if self.fates[i] not in (DROPPED, SUMMARIZED))
+
     def add(self, category: str, tokens: int, label: str, before_block: int) -> None:
         self.added.append(Added(category, tokens, label, before_block))
         self.first_change = min(self.first_change, before_block)

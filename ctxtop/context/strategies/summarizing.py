@@ -32,7 +32,12 @@ ANTHROPIC_MIN_TRIGGER = 50_000
 
 def _summarize_span(frame: Frame, plan: Plan, start: int, end: int, wanted: int, label: str) -> None:
     plan.span(start, end, SUMMARIZED)
-    plan.add(SUMMARY, summary_size(frame, wanted, start, end), label, start)
+    _add_summary(frame, plan, start, end, wanted, label)
+
+
+def _add_summary(frame: Frame, plan: Plan, start: int, end: int, wanted: int, label: str) -> None:
+    """The summary of [start, end), once the plan knows what of the span it sends again verbatim."""
+    plan.add(SUMMARY, summary_size(frame, wanted, start, end, plan.history_tokens_sent(start, end)), label, start)
 
 
 def _tokens_trigger(frame: Frame, threshold: int, rule: str) -> Trigger:
@@ -67,7 +72,7 @@ def claude_code(frame: Frame, params: dict[str, Any], plan: Plan) -> Trigger:
         plan.skip("no history to compact")
         return trigger
     # Full compaction: everything is summarized, nothing kept verbatim...
-    _summarize_span(frame, plan, 0, len(frame.blocks), params["summary_tokens"], "compact summary")
+    plan.span(0, len(frame.blocks), SUMMARIZED)
     # ...then CLAUDE.md is re-injected from disk and recently read files are re-attached.
     for i, block in enumerate(frame.blocks):
         if block.category == INJECTED and CLAUDE_MD.search(block.text):
@@ -90,6 +95,7 @@ def claude_code(frame: Frame, params: dict[str, Any], plan: Plan) -> Trigger:
         plan.truncate(result, tokens, "head")
     if restored:
         plan.notes.append(f"re-attaches {len(restored)} recently read file(s) as last read (Claude Code re-reads them from disk)")
+    _add_summary(frame, plan, 0, len(frame.blocks), params["summary_tokens"], "compact summary")
     return trigger
 
 
@@ -112,7 +118,7 @@ def codex(frame: Frame, params: dict[str, Any], plan: Plan) -> Trigger:
     if not frame.messages:
         plan.skip("no history to compact")
         return trigger
-    _summarize_span(frame, plan, 0, len(frame.blocks), params["summary_tokens"], "handoff summary")
+    plan.span(0, len(frame.blocks), SUMMARIZED)
     # The initial context (instructions, AGENTS.md, environment) is rebuilt as it was.
     first_user = next((m.start for m in frame.messages if m.first_category == USER), len(frame.blocks))
     for i in range(first_user):
@@ -129,6 +135,7 @@ def codex(frame: Frame, params: dict[str, Any], plan: Plan) -> Trigger:
         budget -= tokens
         plan.point(i, KEPT)
         plan.truncate(i, tokens, "head")
+    _add_summary(frame, plan, 0, len(frame.blocks), params["summary_tokens"], "handoff summary")
     return trigger
 
 
