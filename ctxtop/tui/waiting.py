@@ -1,6 +1,6 @@
 """Start before the agent writes: a log that does not exist yet, or is still empty, is waited for.
 
-A missing or empty file, or one holding half its first line, is what a session
+A missing or empty file, or one holding half its first line (or half a JSON document), is what a session
 looks like in its first moments, so the TUI and ``watch`` wait for its first
 line instead of refusing it. Anything
 else that cannot be read (a directory, a FIFO, no permission) is still an error.
@@ -40,21 +40,26 @@ def not_written_yet(path: str | os.PathLike) -> bool:
 
 
 def _first_line_unfinished(path: str | os.PathLike) -> bool:
-    """The start of a JSON value with no newline yet, and not a whole document (which may well end
-    without one). Anything else (NUL bytes, text) is no log being written: its open says so."""
+    """The start of a JSON value with no newline yet, or a JSON document cut short, and not a whole document
+    (which may well end without a newline). Anything else (NUL bytes, text) is no log being written: its open
+    says so."""
     try:
         with open(path, "rb") as handle:
             data = handle.read(FIRST_LINE_BYTES + 1)
     except OSError:
         return False
-    if b"\n" in data or not data.strip():
-        return not data.strip()
+    if not data.strip():
+        return True
     if data.lstrip()[:1] not in (b"{", b"[") or b"\0" in data:
         return False  # (JSON text never holds a NUL byte)
+    # (A character cut in two at the end is part of what is still to come: not the text's error.)
+    text = data.decode("utf-8", "ignore")
     try:
-        orjson.loads(data)
-    except orjson.JSONDecodeError:
-        return True
+        orjson.loads(text)
+    except orjson.JSONDecodeError as error:
+        # Past its first newline, only a JSON document that stops before its end is still being written
+        # (Gemini CLI's indented chat, caught half written); a JSON Lines log has a first line to read.
+        return b"\n" not in data or error.pos >= len(text.rstrip())
     return False
 
 

@@ -15,6 +15,7 @@ from ctxtop.tui.cli import main
 from ctxtop.tui.demo import DEMO_WINDOW, demo_path
 from ctxtop.tui.waiting import not_written_yet
 
+from ..conftest import SHARED_FIXTURES
 from .test_app import SIZE, plain, settle, until
 
 DEMO_LINES = demo_path().read_bytes().splitlines(keepends=True)
@@ -107,3 +108,23 @@ def test_export_and_check_still_refuse_a_missing_or_empty_file(capsys, tmp_path)
     empty.touch()
     assert main(["export", str(empty)]) == 2 and "the file is empty" in capsys.readouterr().err
     assert main(["check", str(tmp_path / "missing.jsonl")]) == 2 and "no such file" in capsys.readouterr().err
+
+
+def test_a_pretty_printed_json_document_written_in_two_halves_is_waited_for(tmp_path):
+    # Gemini CLI writes its chat as an indented JSON document (JSON.stringify(…, null, 2)), so its first
+    # write, caught half done, holds newlines: watch and the TUI refused it ("a JSON document that ends
+    # before it is complete", exit 2) where a half first line of a JSON Lines log is waited for.
+    document = json.loads((SHARED_FIXTURES / "gemini-cli" / "agtrace_gemini_session.json").read_bytes())
+    text = json.dumps(document, indent=2).encode()
+    chat = tmp_path / "session-1.json"
+    for cut in (2, 40, len(text) // 2, len(text) - 2):
+        chat.write_bytes(text[:cut])
+        assert not_written_yet(chat), cut
+    chat.write_bytes(text)
+    assert not not_written_yet(chat)
+    lines = tmp_path / "session.jsonl"
+    lines.write_bytes(b'{"type": "user"}\n{"type": "assist')  # a whole first line: a log being written, opened
+    assert not not_written_yet(lines)
+    broken = tmp_path / "broken.json"
+    broken.write_bytes(b'{\n  "messages": [}\n  "x": 1\n}')  # no document cut short: opened, and its open says why
+    assert not not_written_yet(broken)
