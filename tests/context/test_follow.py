@@ -98,6 +98,22 @@ def test_a_json_document_caught_half_rewritten_is_waited_for(tmp_path, name):
     assert update is not None and len(follower.session.entries) == count
 
 
+def test_a_json_document_caught_emptied_by_its_rewrite_keeps_the_session_read_before(tmp_path):
+    """Gemini CLI rewrites its chat in place (truncated, then written): a poll between the two found an empty
+    file and showed an empty session (`watch` printed "msg 0", then the next rewrite counted every message
+    as new). Nothing is half a document too: the session read before stands until the document is whole."""
+    whole = (SHARED_FIXTURES / "gemini-cli" / "agtrace_gemini_session.json").read_bytes()
+    log = tmp_path / "session-1.json"
+    log.write_bytes(whole)
+    follower = LogFollower(log)
+    count = len(follower.session.entries)
+    log.write_bytes(b"")
+    assert follower.poll() is None and len(follower.session.entries) == count
+    log.write_bytes(whole)
+    update = follower.poll()
+    assert update is not None and update.new == 0 and len(follower.session.entries) == count
+
+
 def test_truncation_and_replacement_read_the_file_again(tmp_path):
     log = tmp_path / "live.jsonl"
     write(log, DEMO_LINES[:100])

@@ -175,6 +175,11 @@ class LogFollower:
         signature = self._signature()
         if signature == self.signature:
             return None
+        if self._emptied_document():
+            # Rewritten in place (truncated, then written) and caught in between: nothing is half a document
+            # too, and the session read before stands until the document is whole again.
+            self.signature = signature
+            return None
         before = len(self.session.entries)
         try:
             self._open()
@@ -188,6 +193,15 @@ class LogFollower:
         entries = len(self.session.entries)
         return Update(entries, max(0, entries - before), compaction=any(e.compaction for e in self.session.entries[before:]),
                       reread=True)
+
+    def _emptied_document(self) -> bool:
+        """The followed file (not a folder) is found empty."""
+        if self.file.is_dir():
+            return False
+        try:
+            return os.stat(self.file).st_size == 0
+        except OSError:
+            return False  # gone meanwhile: the open says so
 
     def _reset(self, reason: str) -> Update:
         self._open()
