@@ -45,6 +45,12 @@ MAX_SEARCHED_FILES = 200_000
 SUBAGENT_FOLDER = "subagents"
 
 
+def is_subagent_transcript(path: Path) -> bool:
+    """A Claude Code sub-agent's transcript: in its session's ``subagents/`` (2.1.x), or ``agent-*.jsonl`` beside the
+    session (2.0.x). It is part of its session (which opens with it), never a session of its own to open or switch to."""
+    return path.parent.name == SUBAGENT_FOLDER or (path.name.startswith("agent-") and path.suffix == ".jsonl")
+
+
 def newest_session(directory: Path) -> Path | None:
     """The most recently modified session-like file under ``directory`` (at most MAX_SEARCH_DEPTH folders
     down; sub-agent transcripts are their session's, not sessions of their own).
@@ -75,7 +81,8 @@ def newest_session(directory: Path) -> Path | None:
                 continue
             if stat.S_ISREG(info.st_mode):
                 found.append((info.st_mtime, path))
-    found.sort(key=lambda item: item[0], reverse=True)
+    # Sub-agents' transcripts last: one is chosen only from a folder that holds nothing else (named, it is looked in).
+    found.sort(key=lambda item: (is_subagent_transcript(item[1]), -item[0]))
     return next((path for _, path in found if may_be_session(path)), None)
 
 

@@ -25,7 +25,7 @@ from watchdog.observers import Observer
 from watchdog.observers.api import BaseObserver
 from watchdog.observers.polling import PollingObserverVFS
 
-from ctxtop.tui.discover import SUBAGENT_FOLDER
+from ctxtop.tui.discover import is_subagent_transcript
 
 # watchdog logs its own trouble ("Inotify queue overflowed", under a burst of files) as warnings, which
 # Python prints on stderr when no handler is set: a hundred lines amid watch's output. Following does not
@@ -114,8 +114,7 @@ class _NewSessions(FileSystemEventHandler):
 
     def _maybe(self, path: str | bytes, is_directory: bool) -> None:
         created = Path(path.decode() if isinstance(path, bytes) else path)
-        # (a sub-agent's transcript is its session's, not a session of its own: discover.newest_session)
-        if not is_directory and created.suffix in self.suffixes and created.parent.name != SUBAGENT_FOLDER:
+        if not is_directory and created.suffix in self.suffixes and not is_subagent_transcript(created):
             self.notify(created)
 
 

@@ -106,6 +106,17 @@ def test_the_newest_session_is_looked_for_a_few_folders_down_and_not_among_sub_a
     assert newest_session(tmp_path / "proj" / "abc" / "subagents").name == "agent-1.jsonl"  # named: it is looked in
 
 
+def test_a_sub_agent_transcript_beside_its_session_is_not_the_newest_session(tmp_path):
+    # Claude Code 2.0.x keeps a sub-agent's agent-<id>.jsonl beside its session, written while the session
+    # waits for it: `ctxtop DIR` opened the sub-agent, and watch DIR switched to it as a newer session.
+    session = _touch(tmp_path / "7f2abd2d.jsonl", 1_000)
+    _touch(tmp_path / "agent-0c4c3cf8.jsonl", 2_000)
+    assert newest_session(tmp_path) == session
+    agents = tmp_path / "agents"
+    alone = _touch(agents / "agent-1.jsonl", 3_000)
+    assert newest_session(agents) == alone  # a folder of sub-agents only, named: they are looked in
+
+
 def test_a_folder_with_too_many_files_to_search_is_a_clear_error(tmp_path, monkeypatch):
     monkeypatch.setattr("ctxtop.tui.discover.MAX_SEARCHED_FILES", 5)
     for n in range(6):

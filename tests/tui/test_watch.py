@@ -170,6 +170,7 @@ def test_watch_on_a_folder_follows_a_newer_session_there_unless_told_to_stay(tmp
             assert read_line(watch)["messages"] == 40
         (tmp_path / "subagents").mkdir()  # a sub-agent's transcript is its session's, never followed instead
         (tmp_path / "subagents" / "agent-a1.jsonl").write_bytes(b"".join(DEMO_LINES[:5]))
+        (tmp_path / "agent-a2.jsonl").write_bytes(b"".join(DEMO_LINES[:5]))  # nor one beside it (Claude Code 2.0.x)
         newer = tmp_path / "newer.jsonl"
         newer.write_bytes(b"")  # created empty first: switched to once it has its first line
         time.sleep(0.5)
