@@ -142,8 +142,9 @@ def follow_headless(tracker: Tracker, *, as_json: bool, poll_seconds: float | No
     def emit_status(change: Update | None) -> None:
         nonlocal last_shown
         record = status(tracker, change)
-        shown = {key: value for key, value in record.items() if key not in ("time", "new")}
-        if shown != last_shown or (change is not None and change.new):
+        # What the session shows; "new" and "reset" say what this update did, and print with it only.
+        shown = {key: value for key, value in record.items() if key not in ("time", "new", "reset")}
+        if shown != last_shown or (change is not None and (change.new or change.reset)):
             last_shown = shown
             emit(record)
 

@@ -225,6 +225,30 @@ def test_watch_prints_nothing_for_an_update_that_changes_nothing_shown(tmp_path)
         proc.kill()
 
 
+def test_watch_prints_nothing_for_half_a_line_after_the_log_was_read_again(tmp_path):
+    # After a line saying why the log was read again ("[the file was replaced; …]"), half a line appended
+    # printed the same figures again, only without that note: the note is the update's, not the state's.
+    log = tmp_path / "live.jsonl"
+    log.write_bytes(b"".join(DEMO_LINES[:30]))
+    proc = _watch(str(log))
+    try:
+        assert read_line(proc)["messages"] == 30
+        replacement = tmp_path / "new.jsonl"
+        replacement.write_bytes(b"".join(DEMO_LINES[:20]))
+        os.replace(replacement, log)
+        replaced = read_line(proc)
+        assert replaced["messages"] == 20 and "replaced" in replaced["reset"]
+        with open(log, "ab") as handle:
+            handle.write(DEMO_LINES[20][:20])
+            handle.flush()
+            time.sleep(0.4)
+            handle.write(DEMO_LINES[20][20:])
+        record = read_line(proc)
+        assert (record["messages"], record["new"], record["reset"]) == (21, 1, None)
+    finally:
+        proc.kill()
+
+
 def test_watch_on_a_folder_passes_over_a_symlink_loop_and_a_file_that_is_no_session(tmp_path):
     log = tmp_path / "a.jsonl"
     log.write_bytes(b"".join(DEMO_LINES[:30]))
