@@ -45,6 +45,12 @@ def looks_like_record(record: dict) -> bool:
     return record.get("type") in MODEL_TYPES + NOTICE_TYPES and "id" in record and "uuid" not in record and "content" in record
 
 
+def looks_like_header(record: dict) -> bool:
+    """The JSONL recorder's first line, the session's header: alone in a chat until the user's first message.
+    (A legacy chat on one line has the same keys, and its messages.)"""
+    return "projectHash" in record and "sessionId" in record and "messages" not in record and "type" not in record
+
+
 def looks_like_document(document: Any) -> bool:
     return (isinstance(document, dict) and isinstance(document.get("messages"), list) and "projectHash" in document
             and all(isinstance(m, dict) and "type" in m for m in document["messages"][:5]))

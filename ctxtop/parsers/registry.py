@@ -86,7 +86,7 @@ def detect(data: Log) -> str:
             return codex.CodexParser.name
         if _looks(claude_code.looks_like, record):
             return claude_code.ClaudeCodeParser.name
-        if _looks(gemini.looks_like_record, record) and len(head_records) > 1:
+        if _looks(gemini.looks_like_record, record) and (len(head_records) > 1 or _looks(gemini.looks_like_header, record)):
             return gemini.GeminiJsonlParser.name
     document = _whole_document(data, head_records)
     if document is not None:

@@ -14,7 +14,7 @@ from ctxtop.context.audit.run import run_audit
 from ctxtop.context.output.snapshot import build_snapshot
 from ctxtop.context.rules.selection import RuleRequest, select_rules
 from ctxtop.context.window.session import Session
-from ctxtop.parsers.registry import PARSERS
+from ctxtop.parsers.registry import PARSERS, detect
 
 from ..conftest import DATA, SHARED_FIXTURES
 
@@ -120,6 +120,19 @@ def test_gemini_last_version_wins_notices_are_skipped_and_compression_rewrites_h
     assert second.usage.prompt_tokens == 5200
     assert session.parser.diagnostics.skipped_records == 1  # the info notice never reaches the model
     assert categories(session, 7) == {"summary": 1, "assistant": 2, "user": 1}
+
+
+def test_a_gemini_chat_holding_only_its_header_line_is_a_gemini_chat(tmp_path):
+    # Gemini CLI writes its session's header line when it starts and its first message when the user sends one:
+    # `ctxtop watch` started on a new session refused it ("not a session log ctxtop knows", exit 2).
+    lines = (DATA / "gemini_chat.jsonl").read_bytes().splitlines(keepends=True)
+    log = tmp_path / "session-1.jsonl"
+    log.write_bytes(lines[0])
+    assert detect(log.read_bytes()) == "gemini-cli"
+    assert Session.open(log).message_count == 0
+    legacy = tmp_path / "session-1.json"  # a legacy chat on one line has its messages: a document, not this
+    legacy.write_text(json.dumps({**json.loads(lines[0]), "messages": []}) + "\n")
+    assert detect(legacy.read_bytes()) == "gemini-cli-json"
 
 
 def test_gemini_rewind_drops_the_messages_after_it(tmp_path):
