@@ -113,3 +113,24 @@ def test_polling_walks_no_link_to_a_folder(tmp_path):
     snapshot = DirectorySnapshot(str(log.with_suffix("")), recursive=True, stat=stat_without_folder_links)
     assert len(snapshot.paths) == 5  # the folder, subagents, wf, up and agent-x.jsonl: nothing through a link
     assert snapshot.size(str(log.with_suffix("") / "wf" / "agent-x.jsonl")) == SESSION.stat().st_size
+
+
+def test_a_sub_agent_read_before_its_task_call_gets_its_type_when_the_call_arrives(tmp_path):
+    # Followed live, a sub-agent transcript read before the main log held the Task call that started it was
+    # typed "agent" with its prompt for a task, and stayed so: the Agents pane never said "claude-code-guide".
+    from ctxtop.context.window.follow import LogFollower
+
+    lines = SESSION.read_bytes().splitlines(keepends=True)
+    log = tmp_path / SESSION.name
+    log.write_bytes(b"".join(lines[:100]))
+    (log.with_suffix("") / "subagents").mkdir(parents=True)
+    shutil.copyfile(AGENTS / "agent-a881341.jsonl", log.with_suffix("") / "subagents" / "agent-a881341.jsonl")
+    follower = LogFollower(log)
+    agent = follower.session.subagents.find("a881341")
+    assert agent is not None and agent.kind == "agent"
+    with open(log, "ab") as handle:
+        handle.writelines(lines[100:])
+    update = follower.poll([log])
+    agent = follower.session.subagents.find("a881341")
+    assert update is not None and update.subagents
+    assert (agent.kind, agent.description) == ("claude-code-guide", "Research Claude hook output")

@@ -134,6 +134,8 @@ class LogFollower:
             # marked by the parser itself, and counted again from there.
             self.session.count_new()
             self._advance()
+            if self.session.subagents is not None and self.session.subagents.type_from_new_tasks():
+                subagents = True  # (a Task call among the new entries names a sub-agent read before it)
             new_entries = entries[before:]
             return Update(len(entries), len(new_entries), compaction=any(e.compaction for e in new_entries),
                           subagents=subagents)

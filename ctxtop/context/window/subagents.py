@@ -55,6 +55,7 @@ class Subagent:
     limit: int = 0
     last_call: Usage | None = None  # the usage of its last model call, as logged
     last_call_at: str | None = None  # and that call's timestamp
+    untyped_prompt: str | None = None  # its first prompt, while no Task call that gave it is known (followed live)
 
     @property
     def window_tokens(self) -> int:
@@ -190,13 +191,27 @@ class SubagentScan:
         blocks = sum(len(e.blocks) for e in entries) + len(sidechain.blocks)
         totals = SubagentTotals(1, len(entries) + sidechain.messages, blocks, tokens)
         prompt = _first_prompt(entries) or _first_prompt_of(sidechain.blocks)
-        if kind is None and prompt is not None:
-            kind, description = self._task_for(prompt) or (None, description)
+        found = self._task_for(prompt) if kind is None and prompt is not None else None
+        if found is not None:
+            kind, description = found
         description = description or prompt
         last = next((e for e in reversed(entries) if e.usage is not None), None) if entries else None
         return Subagent(agent_id, path, kind or "agent", description, totals, session.model, session.reported_at(None),
                         session.window_at(None).estimated_tokens, session.limit()[0],
-                        last.usage if last is not None else None, last.timestamp if last is not None else None)
+                        last.usage if last is not None else None, last.timestamp if last is not None else None,
+                        untyped_prompt=prompt if kind is None and found is None else None)
+
+    def type_from_new_tasks(self) -> bool:
+        """Give the sub-agents read before the Task call that started them (a log followed live) the call's type and
+        description, once the session's entries hold it; True when one got them."""
+        typed = False
+        for _stamp, agent in self._files.values():
+            found = self._task_for(agent.untyped_prompt) if agent.untyped_prompt is not None else None
+            if found is not None:
+                kind, description = found
+                agent.kind, agent.description, agent.untyped_prompt = kind or agent.kind, description or agent.description, None
+                typed = True
+        return typed
 
     def _task_for(self, prompt: str) -> tuple[str | None, str | None] | None:
         """The agent type and description of the Task call that gave this prompt (read on demand:
