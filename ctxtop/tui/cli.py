@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import functools
 import gc
 import os
 import sys
@@ -170,7 +171,8 @@ def build_parser() -> dict[str, argparse.ArgumentParser]:
     check.add_argument("--json", action="store_true", help="print the findings as JSON")
     replay_compaction.summarizer_options(check, required=False)
     parsers["check"] = check
-    parsers["replay-compaction"] = replay_compaction.build(Parser, _session_options)
+    # (--compaction K names the window replayed: a message number there would be taken and ignored)
+    parsers["replay-compaction"] = replay_compaction.build(Parser, functools.partial(_session_options, at=False))
 
     watch = Parser(
         prog="ctxtop watch",

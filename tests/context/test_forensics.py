@@ -396,6 +396,13 @@ def test_a_compaction_out_of_range_is_a_usage_error(capsys, argv, error):
     assert code == 2 and error in err
 
 
+def test_a_message_number_is_no_option_of_replay_compaction(capsys):
+    # --at was taken and ignored (even --at 99999 of 390 messages): the compaction is chosen by --compaction alone,
+    # as check and watch, which read the whole session, refuse --at too.
+    code, out, err = run(capsys, "replay-compaction", "--demo", "--at", "5", "--compaction", "1", "--summarizer", SUMMARIZER)
+    assert (code, out) == (2, "") and "unrecognized arguments: --at" in err and err.count("\n") == 1
+
+
 def test_a_compaction_with_no_summary_has_none_to_replay(capsys, tmp_path):
     # A microcompact cleared tool results and summarized nothing: its "summary" was taken as the summarizer's rival,
     # and check --summarizer ran the summarizer on it too.
