@@ -164,6 +164,24 @@ def test_the_other_json_outputs_hold_what_the_readme_says(capsys):
     assert set(view["later_violations"][0]) == {"rule", "lost_at", "became", "broken_at", "detail"}
 
 
+def test_watch_json_records_hold_what_the_readme_says():
+    # README, "The other JSON outputs": watch --json had no list of its fields, and a script had to guess them.
+    from ctxtop.context.tracker import Tracker
+    from ctxtop.tui.demo import DEMO_WINDOW
+    from ctxtop.tui.watch import alert_record, session_record, status
+
+    tracker = Tracker.open(str(demo_path()), window=DEMO_WINDOW)
+    update = status(tracker, None)
+    assert set(update) == {"type", "time", "messages", "new", "reset", "reported_tokens", "estimated_tokens", "used_tokens",
+                           "limit", "limit_source", "percent", "counts_estimated", "categories", "inferred_system_tools",
+                           "unattributed"}
+    assert all(isinstance(tokens, int) and tokens > 0 for tokens in update["categories"].values())  # {name: tokens}
+    assert set(alert_record(tracker.alerts()[0])) == {"type", "failing", "kind", "message", "compaction", "constraint", "detail"}
+    assert set(session_record(str(demo_path()))) == {"type", "time", "path"}
+    readme = (Path(__file__).parents[2] / "README.md").read_text()
+    assert "- `ctxtop watch --json`: one JSON object a line" in readme
+
+
 def test_export_to_dev_stdout_writes_into_a_pipe():
     import subprocess
     import sys
