@@ -45,8 +45,17 @@ def positive_float(text: str) -> float:
 
 def file_name(text: str) -> str:
     """A file option's value: an empty one (a script's variable unset) names no file, and is no way to leave it out."""
+    return _given(text, "a file name")
+
+
+def command(text: str) -> str:
+    """A command option's value: empty (a script's variable unset), it would leave out what the option asks for."""
+    return _given(text, "a command")
+
+
+def _given(text: str, what: str) -> str:
     if not text.strip():
-        raise argparse.ArgumentTypeError("a file name, not an empty one")
+        raise argparse.ArgumentTypeError(f"{what}, not an empty one")
     return text
 
 

@@ -211,6 +211,9 @@ def test_export_to_unwritable_place_fails_in_one_line(capsys):
         (["check", "--demo", "--pins", ""], "argument --pins: a file name, not an empty one"),
         (["export", "--demo", "--pins", " "], "argument --pins: a file name, not an empty one"),
         (["audit", str(DATA / "claude_compact.jsonl"), "--out", "/nonexistent/out", "--pins", ""], "argument --pins: a file name"),
+        # An empty --summarizer skipped the summarizer's check, silently: check passed on the real summaries alone.
+        (["check", "--demo", "--summarizer", ""], "argument --summarizer: a command, not an empty one"),
+        (["replay-compaction", "--demo", "--compaction", "1", "--summarizer", " "], "argument --summarizer: a command, not an empty one"),
     ],
 )
 def test_bad_input_is_one_line_and_exit_2(capsys, argv, message):

@@ -22,14 +22,14 @@ from ctxtop.context.output.marks import lost_count
 from ctxtop.context.output.redact import redact
 from ctxtop.context.sanitize import clean_json, one_line
 from ctxtop.context.tracker import Tracker
-from ctxtop.tui.arguments import positive_float, positive_int, whole_number
+from ctxtop.tui.arguments import command, positive_float, positive_int, whole_number
 from ctxtop.tui.commands.summarizer import DEFAULT_MAX_BYTES, DEFAULT_TIMEOUT, run_summarizer
 from ctxtop.tui.errors import UsageError
 from ctxtop.tui.output import write_output
 
 
 def summarizer_options(parser: argparse.ArgumentParser, *, required: bool) -> None:
-    parser.add_argument("--summarizer", required=required, metavar="CMD",
+    parser.add_argument("--summarizer", type=command, required=required, metavar="CMD",
                         help="command that reads the transcript (JSON) on stdin and prints a summary; run without a shell")
     parser.add_argument("--shell", action="store_true", help="run the summarizer command through /bin/sh")
     parser.add_argument("--summarizer-timeout", type=positive_float, default=DEFAULT_TIMEOUT, metavar="SECONDS",
