@@ -58,6 +58,20 @@ def test_install_twice_adds_nothing(tmp_path, capsys):
     assert cli.main(["install-hooks", "--settings", str(path), "--command", "ctxtop"]) == 0 and path.read_text() == once
 
 
+def test_a_command_not_named_ctxtop_is_recognized_as_ctxtops_too(tmp_path, capsys):
+    # --command /opt/guard/run-ctxtop (a wrapper script): a second install added every hook again, and the status line
+    # it had set was "already set" by someone else; --uninstall found "no ctxtop hook" and left them all in.
+    path = tmp_path / "settings.json"
+    path.write_text(json.dumps(THEIRS))
+    wrapper = ["install-hooks", "--settings", str(path), "--command", "/opt/guard/run-ctxtop"]
+    assert cli.main(wrapper) == 0
+    once = path.read_text()
+    assert commands(json.loads(once), "PreToolUse") == ["~/bin/check-bash.sh", "/opt/guard/run-ctxtop hook"]
+    assert cli.main(wrapper) == 0 and path.read_text() == once
+    assert "already there" in capsys.readouterr().err
+    assert cli.main([*wrapper, "--uninstall"]) == 0 and json.loads(path.read_text()) == THEIRS
+
+
 def test_dry_run_writes_nothing(tmp_path, capsys):
     path = tmp_path / "settings.json"
     path.write_text(json.dumps(THEIRS))

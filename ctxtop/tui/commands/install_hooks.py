@@ -77,8 +77,12 @@ def ctxtop_command() -> str:
     return "ctxtop"
 
 
-def is_ours(command: object) -> bool:
-    return isinstance(command, str) and _OURS.search(command) is not None
+def is_ours(command: object, ctxtop: str | None = None) -> bool:
+    """Whether a settings command runs ctxtop's hook or status line: by ctxtop's name, or (a wrapper script not named
+    so) as ``--command`` spells it, so that a second install adds nothing and ``--uninstall`` finds it."""
+    if not isinstance(command, str):
+        return False
+    return _OURS.search(command) is not None or (ctxtop is not None and command in (f"{ctxtop} hook", f"{ctxtop} statusline"))
 
 
 def with_hooks(settings: dict[str, Any], ctxtop: str) -> tuple[dict[str, Any], list[str]]:
@@ -93,21 +97,22 @@ def with_hooks(settings: dict[str, Any], ctxtop: str) -> tuple[dict[str, Any], l
         if not isinstance(groups, list):
             raise UsageError(f"the settings' hooks.{event} is not a list: not changed")
         # (a group's hooks of another type than a list, left as they are, hold none of ctxtop's)
-        if any(is_ours(hook.get("command")) for group in groups if isinstance(group, dict) and isinstance(group.get("hooks"), list)
+        if any(is_ours(hook.get("command"), ctxtop) for group in groups if isinstance(group, dict) and isinstance(group.get("hooks"), list)
                for hook in group["hooks"] if isinstance(hook, dict)):
             continue
         groups.append({"matcher": matcher, "hooks": [{"type": "command", "command": f"{ctxtop} hook", "timeout": HOOK_TIMEOUT_SECONDS}]})
     status = result.get("statusLine")
     if status is None:
         result["statusLine"] = {"type": "command", "command": f"{ctxtop} statusline"}
-    elif not (isinstance(status, dict) and is_ours(status.get("command"))):
+    elif not (isinstance(status, dict) and is_ours(status.get("command"), ctxtop)):
         notes.append("a status line is already set; ctxtop's is not added (to use it: \"statusLine\": "
                      f"{{\"type\": \"command\", \"command\": \"{ctxtop} statusline\"}})")
     return result, notes
 
 
-def without_hooks(settings: dict[str, Any]) -> dict[str, Any]:
-    """``settings`` with every hook and status line that runs ctxtop taken out (and what that leaves empty)."""
+def without_hooks(settings: dict[str, Any], ctxtop: str | None = None) -> dict[str, Any]:
+    """``settings`` with every hook and status line that runs ctxtop (or ``ctxtop``, the command ``--command`` gave)
+    taken out (and what that leaves empty)."""
     result = copy.deepcopy(settings)
     hooks = result.get("hooks")
     if isinstance(hooks, dict):
@@ -118,7 +123,7 @@ def without_hooks(settings: dict[str, Any]) -> dict[str, Any]:
             kept = []
             for group in groups:
                 if isinstance(group, dict) and isinstance(group.get("hooks"), list):
-                    inner = [h for h in group["hooks"] if not (isinstance(h, dict) and is_ours(h.get("command")))]
+                    inner = [h for h in group["hooks"] if not (isinstance(h, dict) and is_ours(h.get("command"), ctxtop))]
                     if not inner and group["hooks"]:
                         continue  # a group that held only ctxtop's hook: ctxtop added it
                     group = {**group, "hooks": inner}
@@ -130,7 +135,7 @@ def without_hooks(settings: dict[str, Any]) -> dict[str, Any]:
         if not hooks and settings["hooks"]:  # (an empty "hooks" the user wrote is theirs, not ours to take out)
             del result["hooks"]
     status = result.get("statusLine")
-    if isinstance(status, dict) and is_ours(status.get("command")):
+    if isinstance(status, dict) and is_ours(status.get("command"), ctxtop):
         del result["statusLine"]
     return result
 
@@ -227,7 +232,7 @@ def run(args: argparse.Namespace, say: Callable[[str], None] | None = None) -> i
     settings, before = read_settings(path)
     notes: list[str] = []
     if args.uninstall:
-        changed = without_hooks(settings)
+        changed = without_hooks(settings, args.ctxtop_command)
     else:
         changed, notes = with_hooks(settings, args.ctxtop_command or ctxtop_command())
         if not args.settings:
@@ -255,6 +260,6 @@ def run(args: argparse.Namespace, say: Callable[[str], None] | None = None) -> i
     if args.uninstall:
         say(f"ctxtop: removed ctxtop from {path}")
     else:
-        ours = isinstance(changed.get("statusLine"), dict) and is_ours(changed["statusLine"].get("command"))
+        ours = isinstance(changed.get("statusLine"), dict) and is_ours(changed["statusLine"].get("command"), args.ctxtop_command)
         say(f"ctxtop: added ctxtop hooks {'and status line ' if ours else ''}to {path}")
     return 0
