@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import math
 
+from ctxtop.context.strategies.params import token_number
 from ctxtop.parsers.numbers import MAX_COUNT
 
 
@@ -24,6 +25,17 @@ def whole_number(text: str, what: str = "a whole number") -> int:
 
 def positive_int(text: str) -> int:
     value = whole_number(text)
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"must be positive: {text!r}")
+    return value
+
+
+def token_count(text: str) -> int:
+    """A positive number of tokens, written as a strategy's are: ``200000``, ``200_000``, ``200k``, ``1m``."""
+    try:
+        value = token_number(text)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
     if value <= 0:
         raise argparse.ArgumentTypeError(f"must be positive: {text!r}")
     return value

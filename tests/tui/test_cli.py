@@ -222,6 +222,16 @@ def test_bad_input_is_one_line_and_exit_2(capsys, argv, message):
     assert message in err and err.count("\n") == 1 and "Traceback" not in err
 
 
+@pytest.mark.parametrize(("written", "tokens"), [("200000", 200_000), ("200_000", 200_000), ("200k", 200_000), ("1m", 1_000_000),
+                                                 ("1.5M", 1_500_000)])
+def test_window_and_budget_take_token_counts_as_strategies_do(capsys, written, tokens):
+    # `--strategy trigger=100k` was taken, `--budget 100k` and `--window 200k` refused as "not a whole number".
+    code, out, _ = run(capsys, "export", "--demo", "--window", written)
+    assert code == 0 and json.loads(out)["window"]["limit"] == tokens
+    code, out, _ = run(capsys, "preview", "--demo", "--budget", written, "--json")
+    assert code == 0 and json.loads(out)["budget"] == tokens
+
+
 @pytest.mark.parametrize("content", [b"", b"\x00\x00\x00\n", b"\xff\xfe garbage\n", b"[" * 10000 + b"\n"])
 def test_hostile_files_fail_cleanly(tmp_path, capsys, content):
     path = tmp_path / "bad.jsonl"

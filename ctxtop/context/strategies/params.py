@@ -98,6 +98,15 @@ def _at_least(where: str, text: str, minimum: int) -> int:
 
 
 def _int(where: str, text: str) -> int:
+    try:
+        return token_number(text)
+    except ValueError as error:
+        raise StrategyError(f"{where}: {error}") from None
+
+
+def token_number(text: str) -> int:
+    """A count of tokens as people write one: ``100000``, ``100_000``, ``100,000``, ``100k``, ``1.5m``. Raises
+    ValueError (its message says why) for anything else, or a count beyond any window."""
     cleaned = text.replace("_", "").replace(",", "").strip().lower()
     scale = 1
     if cleaned.endswith("k"):
@@ -107,9 +116,9 @@ def _int(where: str, text: str) -> int:
     try:
         value = int(float(cleaned) * scale) if scale > 1 else int(cleaned)
     except (ValueError, OverflowError):  # OverflowError: "infk"
-        raise StrategyError(f"{where}: not a whole number: {text!r}") from None
+        raise ValueError(f"not a whole number: {text!r}") from None
     if abs(value) >= MAX_COUNT:  # beyond any window, and beyond what 64-bit JSON output holds
-        raise StrategyError(f"{where}: too large: {text!r}")
+        raise ValueError(f"too large: {text!r}")
     return value
 
 

@@ -24,7 +24,7 @@ from ctxtop.context.output.redact import redact_text_if
 from ctxtop.context.sanitize import one_line, shown_name
 from ctxtop.context.window.tokens import DEFAULT_ENCODING, load_encoding
 from ctxtop.parsers.registry import PARSERS
-from ctxtop.tui.arguments import file_name
+from ctxtop.tui.arguments import file_name, token_count
 from ctxtop.tui.discover import agent_session_roots
 from ctxtop.tui.errors import UsageError
 from ctxtop.tui.progress_line import ProgressLine
@@ -59,7 +59,7 @@ def build(parser_type: type[argparse.ArgumentParser], positive_int: Callable[[st
                         help="constraints to track in every session, besides the detected ones (TOML)")
     parser.add_argument("--log-format", dest="log_format", metavar="NAME", choices=sorted(PARSERS), help="log format, instead of detecting it")
     parser.add_argument("--encoding", default=DEFAULT_ENCODING, metavar="NAME", help=f"tiktoken encoding (default {DEFAULT_ENCODING})")
-    parser.add_argument("--window", type=positive_int, metavar="TOKENS", help="context window size, instead of each model's")
+    parser.add_argument("--window", type=token_count, metavar="TOKENS", help="context window size, instead of each model's")
     parser.add_argument("--no-reuse", action="store_true", help="audit every session again, even those an earlier run kept")
     parser.add_argument("--redact", action="store_true", help="mask API keys, tokens, passwords, emails and phone numbers in the output")
     parser.add_argument("--debug", action="store_true", help="show tracebacks of internal errors")
