@@ -494,3 +494,10 @@ def test_a_bad_usage_number_is_counted_in_every_format(tmp_path, source, field, 
         if entry.compaction is not None:
             assert entry.compaction.post_tokens is None or type(entry.compaction.post_tokens) is int
     build_snapshot(session)  # the window replayed, and its numbers written out
+
+
+def test_a_pins_file_that_is_a_folder_is_said_to_be_one(tmp_path, capsys):
+    # `--pins /tmp` said "not a regular file (a FIFO, socket or device cannot be read)": a folder is none of those.
+    code, _, err = run(capsys, "check", "--demo", "--pins", tmp_path)
+    assert_one_line_error(code, err)
+    assert "is a directory" in err and "FIFO" not in err

@@ -25,7 +25,7 @@ class SourceError(ValueError):
 
 
 class NotRegularFile(OSError):
-    """A FIFO, socket or device where a file was expected (``strerror`` says so in words)."""
+    """A directory, FIFO, socket or device where a file was expected (``strerror`` says so in words)."""
 
 
 def open_regular(path: str | os.PathLike) -> int:
@@ -37,7 +37,10 @@ def open_regular(path: str | os.PathLike) -> int:
     """
     fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_CLOEXEC", 0))
     try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
+        mode = os.fstat(fd).st_mode
+        if stat.S_ISDIR(mode):
+            raise NotRegularFile(errno.EISDIR, "is a directory, not a file", str(path))
+        if not stat.S_ISREG(mode):
             raise NotRegularFile(errno.EINVAL, "not a regular file (a FIFO, socket or device cannot be read)", str(path))
         os.set_blocking(fd, True)
     except BaseException:
