@@ -214,6 +214,8 @@ def test_export_to_unwritable_place_fails_in_one_line(capsys):
         # An empty --summarizer skipped the summarizer's check, silently: check passed on the real summaries alone.
         (["check", "--demo", "--summarizer", ""], "argument --summarizer: a command, not an empty one"),
         (["replay-compaction", "--demo", "--compaction", "1", "--summarizer", " "], "argument --summarizer: a command, not an empty one"),
+        # An empty --command fell back to this ctxtop's path, silently: the hooks ran another command than the one meant.
+        (["install-hooks", "--dry-run", "--command", ""], "argument --command: a command, not an empty one"),
     ],
 )
 def test_bad_input_is_one_line_and_exit_2(capsys, argv, message):

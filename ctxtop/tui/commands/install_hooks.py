@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from ctxtop.context.sanitize import clean_text, one_line
+from ctxtop.tui.arguments import command
 from ctxtop.tui.discover import claude_config_dir
 from ctxtop.tui.errors import UsageError
 from ctxtop.tui.errors import say as say_line
@@ -50,7 +51,7 @@ def build(parser_type: type[argparse.ArgumentParser]) -> argparse.ArgumentParser
                              "user: ~/.claude/settings.json, or $CLAUDE_CONFIG_DIR/settings.json (every project)")
     parser.add_argument("--dry-run", action="store_true", help="print the change without writing it")
     parser.add_argument("--uninstall", action="store_true", help="remove what install-hooks added")
-    parser.add_argument("--command", dest="ctxtop_command", metavar="CMD", help="how the agent runs ctxtop (default: this ctxtop's path)")
+    parser.add_argument("--command", dest="ctxtop_command", type=command, metavar="CMD", help="how the agent runs ctxtop (default: this ctxtop's path)")
     parser.add_argument("--settings", metavar="FILE", help=argparse.SUPPRESS)  # another settings file (tests)
     parser.add_argument("--debug", action="store_true", help="show tracebacks of internal errors")
     return parser
