@@ -70,6 +70,9 @@ def test_the_evaluation_counts_half_a_sentence_as_a_miss():
         ("Silent retries are unacceptable.", "unacceptable"),
         ("Commit subject lines stay <=50 chars", "<=50 chars"),
         ("写代码只遵循一个路径解决原则", "只遵循"),
+        # "不可以" is a prohibition: the permission "可以" inside it does not make it one.
+        ("你不可以删除数据库。", "不可以"),
+        ("不可根据用户输入拼接 SQL", "不可"),
     ],
 )
 def test_the_patterns_keyword_detection_missed(text, cue):
