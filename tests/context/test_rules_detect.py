@@ -79,6 +79,12 @@ def test_the_patterns_keyword_detection_missed(text, cue):
     assert [(r.text, r.cue) for r in detect_rules(text)] == [(text, cue)]
 
 
+def test_a_firm_word_beside_a_permission_still_makes_a_rule():
+    assert [r.cue for r in detect_rules("You don't need to ask, but never push to main.")] == ["never"]
+    assert [r.cue for r in detect_rules("You may not push to main.")] == ["may not"]
+    assert [r.cue for r in detect_rules("You can use npm, but never use yarn.")] == ["never"]
+
+
 def test_sentences_are_kept_whole():
     text = ("Never delete src/errors/legacy.py; old clients still import it.\n"
             "Always run the linter\nbefore committing. Keep the diff small.\n")
@@ -108,6 +114,9 @@ def test_a_heading_carries_its_negation_to_its_items_and_is_no_rule_itself():
         "Always.",  # a fragment
         "Could you never mind the tests for now?",
         "You can use either npm or pnpm.",  # a permission
+        "No need to run it.",  # permissions that hold a firm word: "need to", "don't", "do not" (OpenHands basic.json)
+        "You don't need to run the tests.",
+        "You do not have to ask before editing.",
         "Prefer small functions.",  # a preference
         "The user may not have enough context to judge the change.",  # a possibility, not a prohibition
         "Consult the README for a general overview of the project.",  # a pointer

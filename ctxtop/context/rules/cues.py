@@ -99,9 +99,10 @@ _STRONGEST = compiled_on_use(r"must|never|always|only|at most|at least|no more t
 _PLACEHOLDER = compiled_on_use(r"\{[A-Za-z_][\w ]*\}|<[A-Z][A-Za-z]+>|(?<![\w&])#[A-Z][a-z]+[A-Za-z]*|\[[^\]\w\[]*\]|\bXXX\b|\bTODO\b|\bTBD\b")
 _BACKTICKS = compiled_on_use(r"`[^`]*`")
 _CODE_SPAN = compiled_on_use(r"`[^`]*`|\"[^\"]*\"|“[^”]*”|「[^」]*」")
-_PERMISSION = compiled_on_use(_words(r"you\s+(?:can|may|could)(?!\s+only)", r"can\s+be\s+(?:used|done|run)", r"is\s+allowed", r"are\s+allowed",
-                                r"feel\s+free", r"optionally", r"no\s+need\s+to", r"(?:do(?:es)?\s*n[o']?t|don[’']?t)\s+(?:need|have)\s+to",
-                                r"not\s+necessary", r"if\s+you\s+(?:like|want|prefer)", r"use\s+your\s+(?:own\s+)?judge?ment")
+_PERMISSION = compiled_on_use(_words(r"you\s+(?:can|may|could)(?!\s+(?:only|not|never)\b|n[’']t)", r"can\s+be\s+(?:used|done|run)",
+                                r"is\s+allowed", r"are\s+allowed", r"feel\s+free", r"optionally", r"no\s+need\s+to",
+                                r"(?:do(?:es)?\s*n[o']?t|don[’']?t)\s+(?:need|have)\s+to", r"not\s+necessary",
+                                r"if\s+you\s+(?:like|want|prefer)", r"use\s+your\s+(?:own\s+)?judge?ment")
                          # (不可以, 不可按 forbid: the permission inside a prohibition is none.)
                          + r"|(?<!不)(?:可以|可根据|可按|可与|可自行)|(?<![不只仅])允许(?!的)|自行判断|酌情")
 _PREFERENCE_START = compiled_on_use(r"^(?:please\s+)?(?:prefer(?:ably)?|favou?r|consider|it\s+is\s+recommended|ideally)" + _E)
@@ -157,7 +158,8 @@ def rule_cue(text: str, *, is_item: bool, headings: tuple[str, ...] = (), lead_i
     section = headings[-1].lower() if headings else ""
     informational = bool(INFO_SECTION.search(section))
     # In a profile or skills section a quoted phrase is an illustration, not an order.
-    strong, negated = _strong_cue(_CODE_SPAN.sub("", stripped) if informational else bare, cjk)
+    cue_text = _CODE_SPAN.sub("", stripped) if informational else bare
+    strong, negated = _strong_cue(cue_text, cjk)
     if informational and strong and not (negated or _STRONGEST.search(strong)):
         return None  # in a profile, skills or workflow section only a firm "must"/"never"/limit is a rule
     role = _ROLE.match(body) or _ROLE.match(stripped)
@@ -174,8 +176,12 @@ def rule_cue(text: str, *, is_item: bool, headings: tuple[str, ...] = (), lead_i
     after_opener = body[opener.end():] if opener else body
     if (_PREFERENCE_START.match(body) or _PREFERENCE_START.match(after_opener) or (cjk and _PREFERENCE_ZH.search(bare) and not strong)) and not negated:
         return None
-    if _PERMISSION.search(bare) and (not strong or _PERMISSION.search(strong)):
-        return None
+    if _PERMISSION.search(bare):
+        # A permission is no rule, the firm words inside it ("no need to", "don't have to") included:
+        # only a firm word outside it makes one ("You can use npm, but never use yarn").
+        strong, negated = _strong_cue(_PERMISSION.sub(" ", cue_text), cjk)
+        if not strong:
+            return None
     if strong:
         return None if origin == USER_MESSAGE and _describes(bare, strong) else strong
     if informational:
