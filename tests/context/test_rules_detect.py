@@ -117,6 +117,7 @@ def test_a_heading_carries_its_negation_to_its_items_and_is_no_rule_itself():
         "No need to run it.",  # permissions that hold a firm word: "need to", "don't", "do not" (OpenHands basic.json)
         "You don't need to run the tests.",
         "You do not have to ask before editing.",
+        "They not only interact with you but also socialize with each other.",  # "not only … but also" (a GEMINI.md)
         "Prefer small functions.",  # a preference
         "The user may not have enough context to judge the change.",  # a possibility, not a prohibition
         "Consult the README for a general overview of the project.",  # a pointer

@@ -33,9 +33,10 @@ NEGATION_EN = compiled_on_use(_words(
     r"(?:not\s+|un)acceptable", r"not\s+allowed", r"forbidden", r"prohibited", r"banned",
     r"avoid(?:ing)?", r"no\s+longer\s+allowed", r"under\s+no\s+circumstances?", r"refrain\s+from",
 ))
+# (Not "not only": "… not only X but also Y" adds to what is said, it restricts nothing.)
 OBLIGATION_EN = compiled_on_use(_words(
     r"must", r"always", r"required", r"requirement", r"mandatory", r"shall", r"should", r"needs?\s+to", r"needs\s+(?:a|an|the)", r"has\s+to",
-    r"have\s+to", r"ensure", r"make\s+sure", r"be\s+sure", r"only", r"at\s+most", r"at\s+least", r"no\s+more\s+than",
+    r"have\s+to", r"ensure", r"make\s+sure", r"be\s+sure", r"(?<!not\s)only", r"at\s+most", r"at\s+least", r"no\s+more\s+than",
     r"no\s+less\s+than", r"exactly\s+(?:one|two|three|\d+)", r"every\s+time", r"without\s+exception",
 ))
 _NO_X = compiled_on_use(r"^(?:no|zero)\s+(?!one\b|problem|worries|need\b)[\w:.`*-]")
