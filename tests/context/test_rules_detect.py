@@ -45,6 +45,7 @@ def test_the_evaluation_counts_half_a_sentence_as_a_miss():
     "text, cue",
     [
         ("Use pnpm, not npm", "imperative: use"),
+        ("Output the diff as a unified patch.", "imperative: output"),
         ("Run the unit tests before every commit", "imperative: run"),
         ("Escalate if the customer asks for a refund", "imperative: escalate"),
         ("使用 pnpm", "imperative: 使用"),
@@ -118,6 +119,9 @@ def test_a_heading_carries_its_negation_to_its_items_and_is_no_rule_itself():
         "You don't need to run the tests.",
         "You do not have to ask before editing.",
         "They not only interact with you but also socialize with each other.",  # "not only … but also" (a GEMINI.md)
+        "Output will be in `dist-electron/`",  # a noun with a verb's spelling: "Output will", "Test-related"
+        "**`tests/`**: Test-related documentation.",
+        "Build-time checks are cached.",
         "Prefer small functions.",  # a preference
         "The user may not have enough context to judge the change.",  # a possibility, not a prohibition
         "Consult the README for a general overview of the project.",  # a pointer

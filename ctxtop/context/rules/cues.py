@@ -257,17 +257,30 @@ def _strong_cue(bare: str, cjk: bool = True) -> tuple[str | None, bool]:
     return None, False
 
 
+# After a verb's spelling, what makes it a noun: a compound ("Test-related", "Build-time") or a verb of its own
+# ("Output will be in dist/", "Update is applied on start").
+_NOUN_AFTER = compiled_on_use(r"-|\s+(?:will|would|is|are|was|were|has|have|had|can|could|does|did)\b")
+
+
+def _imperative(start: str) -> str | None:
+    """The verb ``start`` (lower-cased) opens with as an order, or None."""
+    match = _IMPERATIVE_EN.match(start)
+    if match is None or _NOUN_AFTER.match(start, match.end()):
+        return None
+    return match.group(1)
+
+
 def _weak_cue(body: str, bare: str, cjk: bool = True) -> str | None:
     """Bare imperatives, procedures, invariants and contrasts: rules in an instruction file (lower-cased text)."""
     start = body.lstrip("*_> ").replace("**", "")
-    match = _IMPERATIVE_EN.match(start)
-    if match:
-        return f"imperative: {match.group(1)}"
+    verb = _imperative(start)
+    if verb:
+        return f"imperative: {verb}"
     opener = _OPENER_EN.match(start)
     if opener:
-        match = _IMPERATIVE_EN.match(start[opener.end():])
-        if match:
-            return f"{opener.group(0).split()[0]} …, {match.group(1)}"
+        verb = _imperative(start[opener.end():])
+        if verb:
+            return f"{opener.group(0).split()[0]} …, {verb}"
     match = _IMPERATIVE_ZH.match(start) if cjk else None
     if match:
         return f"imperative: {match.group(0)}"
