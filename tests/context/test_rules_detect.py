@@ -80,6 +80,14 @@ def test_the_patterns_keyword_detection_missed(text, cue):
     assert [(r.text, r.cue) for r in detect_rules(text)] == [(text, cue)]
 
 
+def test_an_item_that_names_a_file_or_a_command_describes_it():
+    # A GEMINI.md's file list and a CLAUDE.md's command list: what follows "`name`:" says what it is or does.
+    text = ("- `group.ts`: Group Chat metadata and state.\n- **`UpdateNotifyDialog.vue`**: Update notification dialog.\n"
+            "- `make lint` - Run the linter\n- `legacy/`: never edit by hand\n- Run `make lint` before committing\n")
+    assert [(r.text, r.cue) for r in detect_rules(text)] == [
+        ("`legacy/`: never edit by hand", "never"), ("Run `make lint` before committing", "imperative: run")]
+
+
 def test_a_firm_word_beside_a_permission_still_makes_a_rule():
     assert [r.cue for r in detect_rules("You don't need to ask, but never push to main.")] == ["never"]
     assert [r.cue for r in detect_rules("You may not push to main.")] == ["may not"]

@@ -120,6 +120,9 @@ _META = compiled_on_use(r"^(?:please\s+)?(?:follow|obey|apply|read|observe)\s+(?
                    r"instructions|guidelines)\b|"
                    r"^(?:以下|下面|下列|如下)(?:是|为)?.{0,6}(?:规则|约束|要求|指令|说明|规范)|(?:遵循|遵守)以下")
 _EXCEPTION = compiled_on_use(r"^(?:except(?:\s+for)?|exception|unless)\b|^(?:例外|除外|除了)")
+# "`group.ts`: Group chat state", "`make lint` - Run the linter": an entry of a file or command list says what the
+# file is or the command does; only a firm word makes it a rule.
+_NAMED_CODE = compiled_on_use(r"^(?:\*\*|__)?`[^`]+`(?:\*\*|__)?\s*(?:[:：]|[-—–]\s)")
 _EXAMPLE = compiled_on_use(r"^(?:e\.g\.|for\s+example|example|示例|例如|比如|如：)[:：\s]")
 _SCOPE = compiled_on_use(r"适用于|applies\s+to|this\s+file\s+(?:provides|applies|is)")
 
@@ -200,7 +203,7 @@ def rule_cue(text: str, *, is_item: bool, headings: tuple[str, ...] = (), lead_i
             named = RULE_HEADING.search(lead) and len(lead.split()) <= 4
             if named or _strong_cue(lead, lead_cjk)[0] or (origin == INSTRUCTIONS and _weak_cue(lead, lead, lead_cjk)):
                 return f"under '{lead_in.strip()[:40]}'"
-    if origin == INSTRUCTIONS:
+    if origin == INSTRUCTIONS and not _NAMED_CODE.match(stripped):
         return _weak_cue(body, bare, cjk)  # bare imperatives, procedures, invariants: rules in an instruction file
     return None
 
