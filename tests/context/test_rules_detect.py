@@ -155,6 +155,20 @@ def test_descriptive_sections_and_sentence_lead_ins_give_their_items_no_force():
     assert [(r.text, r.cue) for r in detect_rules(text)] == [("Tabs for indentation", "under 'Coding rules:'")]
 
 
+@pytest.mark.parametrize(
+    "heading, makes_rules",
+    [
+        ("Coding Standards", True), ("Rules for commits", True), ("Conventions & Notes", True), ("Code Style Guidelines", True),
+        # A rule word that only qualifies the heading's noun (an agentic-base CLAUDE.md's "Standard Label Taxonomy").
+        ("Standard Label Taxonomy", False), ("Standard Setup", False), ("Rule Engine Internals", False),
+        ("Requirements Analysis", False), ("Constraint Solver", False),
+    ],
+)
+def test_a_heading_names_rules_when_a_rule_word_is_its_noun(heading, makes_rules):
+    text = f"## {heading}\n\n- Node 20 with the rustc toolchain\n- The parser module and its tests\n"
+    assert len(detect_rules(text)) == (2 if makes_rules else 0)
+
+
 def test_an_example_block_and_a_recommended_workflow_state_no_rules():
     # mini-swe-agent's prompt, as logged: a sample reply in <example_response>, a format in <format_example>, and
     # a "Recommended Workflow" of steps, beside its "Important Rules".

@@ -127,9 +127,12 @@ _EXAMPLE = compiled_on_use(r"^(?:e\.g\.|for\s+example|example|示例|例如|比�
 _SCOPE = compiled_on_use(r"适用于|applies\s+to|this\s+file\s+(?:provides|applies|is)")
 
 # Headings whose items are rules; sections whose items describe rather than rule.
-RULE_HEADING = compiled_on_use(_words(r"rules?", r"constraints?", r"requirements?", r"restrictions?", r"forbidden", r"prohibited",
-                                 r"banned", r"do\s+not", r"don[’']?ts?", r"never", r"must", r"mandatory", r"guidelines?",
-                                 r"conventions?", r"standards?", r"best\s+practices", r"principles?", r"do's", r"dos")
+# A noun names rules when it is the heading's own noun ("Coding Standards", "Rules for commits"), not when it only
+# qualifies another ("Standard Setup", "Rule Engine Internals", "Requirements Analysis").
+_RULE_NOUN = (r"(?:rules?|constraints?|requirements?|restrictions?|guidelines?|conventions?|standards?|best\s+practices|"
+              r"principles?)\b(?!\s+(?!(?:for|of|and|or|to|in|on|when|that|which)\b)[a-z])")
+RULE_HEADING = compiled_on_use(_W + _RULE_NOUN + "|" + _words(r"forbidden", r"prohibited", r"banned", r"do\s+not", r"don[’']?ts?",
+                                                              r"never", r"must", r"mandatory", r"do's", r"dos")
                           + r"|规则|约束|要求|规范|禁止|必须|原则|准则|注意事项|红线|守则|纪律|限制|不要|不得|严禁|须知")
 INFO_SECTION = compiled_on_use(r"^\W*(?:\d+[.)]\s*)?(?:(?:recommended|suggested|typical|usual|general)\s+)?"
                           r"(?:workflow|steps?|process|profile|skills?|description|background|overview|"
