@@ -246,6 +246,12 @@ def test_dont_and_only_in_a_message_are_rules_when_said_to_the_agent(text, is_ru
         ("No destructive migrations", "no-destructive-migrations"),
         ("Only use the staging database.", "staging-only"),
         ("不要写解释。", "no-explanations"),
+        # A label that only stresses the rule is no part of its name; "-only" is said once.
+        ("IMPORTANT: Never commit secrets to the repo.", "no-commit-secrets-repo"),
+        ("**Important:** Always run the linter before committing.", "run-linter-committing"),
+        ("CRITICAL: Do not push to main.", "no-push-main"),
+        ("Apple-only (intentional).", "apple-only"),
+        ("This should be a client-only app with no backend.", "client-only"),
     ],
 )
 def test_readable_ids(text, expected):

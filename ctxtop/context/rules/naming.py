@@ -53,6 +53,9 @@ _SECRET_VALUE = compiled_on_use(
 # Taken out before the values above, in a pass of its own: as one more branch of that pattern, a key id that starts
 # a name's run ("AKIA…-password=hunter2") was read as the start of the name, and kept.
 _AWS_KEY_ID = compiled_on_use(r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b")
+# A label that only stresses the rule it opens: "IMPORTANT: Never …", "**Note:** …" name the rule, not the stress.
+_STRESS_LABEL = compiled_on_use(r"^[*_\s]*(?:please\s+)?(?:note|nb|important|critical|crucial|warning|caution|reminder|attention)"
+                                r"[*_\s]*[:：!][*_\s]*", re.IGNORECASE)
 STOP = frozenset(
     "a an the and or but of to in on at by for from with without into onto over under about as is are be been was were "
     "this that these those it its your you we our they their them any all each every some such other than then when "
@@ -74,6 +77,7 @@ def readable_id(text: str) -> str:
     link's URL, are no part of it)."""
     text = unicodedata.normalize("NFKC", clean_text(text))
     text = _SECRET_VALUE.sub(lambda m: m.group(1), _AWS_KEY_ID.sub("", replace_emails(text, "email")))
+    text = _STRESS_LABEL.sub("", text, count=1)
     lowered = text.casefold()
     limit = _limit_id(text, lowered)
     if limit:
@@ -91,7 +95,7 @@ def readable_id(text: str) -> str:
     # (A sentence's full stop is not part of the name it ends with: "Use pnpm, not npm." → pnpm-not-npm.)
     contrasted = contrast.group(1).lower().rstrip(".-") if contrast else ""
     if only and (not negation or only.start() < negation.start()):
-        slug = terms[0] + "-only"
+        slug = terms[0].removesuffix("-only") + "-only"  # "Apple-only" is apple-only, not apple-only-only
     elif contrasted and terms[0] != contrasted:
         slug = f"{terms[0]}-not-{contrasted}"
     elif negation:
