@@ -361,7 +361,8 @@ def run_check(args: argparse.Namespace) -> int:
     failed = bool(findings or replayed)
     if args.json:
         report = {
-            "constraints": [{"id": c.id, "text": c.text, "source": c.source, "first_stated": c.first_stated} for c in constraints],
+            "constraints": [{"id": c.id, "text": c.text, "source": c.source, "cue": c.cue, "origin": c.origin,
+                             "first_stated": c.first_stated} for c in constraints],
             "auto_detected": tracker.auto_detects,
             "compactions": compactions,
             "findings": [a.as_dict() for a in findings],

@@ -153,6 +153,10 @@ def test_the_other_json_outputs_hold_what_the_readme_says(capsys):
     # README, "The other JSON outputs": every key listed, and no other.
     _, out, _ = run(capsys, "check", "--demo", "--json")
     assert set(json.loads(out)) == {"constraints", "auto_detected", "compactions", "findings", "notes", "forensics", "ok"}
+    # Each rule with why it was taken and where it was stated, as export's JSON, the TUI and Markdown show them.
+    first = json.loads(out)["constraints"][0]
+    assert first == {"id": "budget-8000", "text": "预算上限 8000 元，超过必须停下来问我", "source": "auto", "cue": "上限",
+                     "origin": "user message", "first_stated": 1}
     _, out, _ = run(capsys, "preview", "--demo", "--json")
     assert set(json.loads(out)) == {"at", "messages", "budget", "window_tokens", "strategies"}
     _, out, _ = run(capsys, "export", "--demo", "--compaction", "1")
