@@ -130,6 +130,9 @@ def test_a_heading_carries_its_negation_to_its_items_and_is_no_rule_itself():
         "Output will be in `dist-electron/`",  # a noun with a verb's spelling: "Output will", "Test-related"
         "**`tests/`**: Test-related documentation.",
         "Build-time checks are cached.",
+        "No exceptions.",  # emphasis of the sentence before it (a CLAUDE.md's "… MUST be in Chinese. No exceptions.")
+        "Without exception.",
+        "No excuses!",
         "Prefer small functions.",  # a preference
         "The user may not have enough context to judge the change.",  # a possibility, not a prohibition
         "Consult the README for a general overview of the project.",  # a pointer

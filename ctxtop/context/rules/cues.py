@@ -123,6 +123,8 @@ _EXCEPTION = compiled_on_use(r"^(?:except(?:\s+for)?|exception|unless)\b|^(?:例
 # "`group.ts`: Group chat state", "`make lint` - Run the linter": an entry of a file or command list says what the
 # file is or the command does; only a firm word makes it a rule.
 _NAMED_CODE = compiled_on_use(r"^(?:\*\*|__)?`[^`]+`(?:\*\*|__)?\s*(?:[:：]|[-—–]\s)")
+# "… MUST be in Chinese. No exceptions.": a sentence that only stresses the one before it; that one is the rule.
+_STRESS_ONLY = compiled_on_use(r"^(?:no\s+(?:exceptions?|excuses?)|without\s+(?:any\s+)?exceptions?)\W*$")
 _EXAMPLE = compiled_on_use(r"^(?:e\.g\.|for\s+example|example|示例|例如|比如|如：)[:：\s]")
 _SCOPE = compiled_on_use(r"适用于|applies\s+to|this\s+file\s+(?:provides|applies|is)")
 
@@ -155,7 +157,7 @@ def rule_cue(text: str, *, is_item: bool, headings: tuple[str, ...] = (), lead_i
         return None
     stripped = original.lower()
     bare = _BACKTICKS.sub("", stripped)  # code may say "never" without stating a rule
-    if _EXAMPLE.match(stripped) or _POINTER.match(stripped) or _META.match(stripped):
+    if _EXAMPLE.match(stripped) or _POINTER.match(stripped) or _META.match(stripped) or _STRESS_ONLY.match(stripped):
         return None
     if is_item and lead_in and _EXCEPTION.match(_LABEL.sub("", lead_in.strip().lower(), count=1)):
         return None  # the items of "Except for …:" are what the rule allows
