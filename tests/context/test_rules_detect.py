@@ -88,6 +88,14 @@ def test_an_item_that_names_a_file_or_a_command_describes_it():
         ("`legacy/`: never edit by hand", "never"), ("Run `make lint` before committing", "imperative: run")]
 
 
+def test_a_rule_that_says_what_else_it_applies_to_is_still_a_rule():
+    # A CLAUDE.md: the scope of the rule, said after it, is no scope statement ("This file applies to …").
+    item = "- **风格定义**：整体代码风格**始终定位**为，精简高效、毫无冗余。该要求同样适用于注释与文档。"
+    assert [r.cue for r in detect_rules(item)] == ["始终"]
+    assert [r.cue for r in detect_rules("- Never log tokens. This applies to debug builds too.")] == ["never"]
+    assert detect_rules("本规范适用于所有前端代码。") == detect_rules("This file applies to all Python code.") == []
+
+
 def test_a_firm_word_beside_a_permission_still_makes_a_rule():
     assert [r.cue for r in detect_rules("You don't need to ask, but never push to main.")] == ["never"]
     assert [r.cue for r in detect_rules("You may not push to main.")] == ["may not"]

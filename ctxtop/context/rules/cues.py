@@ -126,6 +126,8 @@ _NAMED_CODE = compiled_on_use(r"^(?:\*\*|__)?`[^`]+`(?:\*\*|__)?\s*(?:[:：]|[-�
 # "… MUST be in Chinese. No exceptions.": a sentence that only stresses the one before it; that one is the rule.
 _STRESS_ONLY = compiled_on_use(r"^(?:no\s+(?:exceptions?|excuses?)|without\s+(?:any\s+)?exceptions?)\W*$")
 _EXAMPLE = compiled_on_use(r"^(?:e\.g\.|for\s+example|example|示例|例如|比如|如：)[:：\s]")
+# A scope statement opens its text ("This file applies to …"); a rule may say what else it covers after it.
+_FIRST_SENTENCE = compiled_on_use(r".*?(?:[。！？]|[.!?](?=\s)|$)", re.DOTALL)
 _SCOPE = compiled_on_use(r"适用于|applies\s+to|this\s+file\s+(?:provides|applies|is)")
 
 # Headings whose items are rules; sections whose items describe rather than rule.
@@ -161,7 +163,8 @@ def rule_cue(text: str, *, is_item: bool, headings: tuple[str, ...] = (), lead_i
         return None
     if is_item and lead_in and _EXCEPTION.match(_LABEL.sub("", lead_in.strip().lower(), count=1)):
         return None  # the items of "Except for …:" are what the rule allows
-    if stripped.endswith(("?", "？")) or _SCOPE.search(bare) or _EXCEPTION.match(_LABEL.sub("", stripped, count=1)):
+    if stripped.endswith(("?", "？")) or _SCOPE.search(_first_sentence(bare)) \
+            or _EXCEPTION.match(_LABEL.sub("", stripped, count=1)):
         return None
     body = _LABEL.sub("", stripped, count=1) if is_item or ":" in stripped[:45] or "：" in stripped[:45] else stripped
     section = headings[-1].lower() if headings else ""
@@ -228,6 +231,11 @@ def _describes(bare: str, cue: str) -> bool:
     if not clause or _IMPERATIVE_EN.match(clause):
         return False  # "Don't …", "Use only …", "reply only in Chinese"
     return not _ADDRESSED.search(clause + " ")
+
+
+def _first_sentence(text: str) -> str:
+    match = _FIRST_SENTENCE.match(text)
+    return match.group(0) if match else text
 
 
 def _may_hold_placeholder(text: str) -> bool:
