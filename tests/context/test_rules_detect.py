@@ -373,3 +373,21 @@ def test_a_users_own_system_prompt_is_a_source_in_an_api_dump(open_data):
     system = [b.text for e in session.entries for b in e.blocks if b.category == "system"]
     rules = detect_constraints(session.entries, session.format)
     assert system and all(r.origin in ("system prompt", "user message") for r in rules)
+
+
+def test_claude_codes_own_prompt_in_a_saved_request_is_not_the_users(tmp_path):
+    # A proxy's capture of Claude Code's request: its built-in prompt (after a billing header, in blocks of its own)
+    # is the harness's, however many "must"s it holds; the user's message still states rules.
+    request = {"model": "claude-sonnet-4-5", "max_tokens": 1000, "system": [
+        {"type": "text", "text": "x-anthropic-billing-header: cc_version=2.1.0"},
+        {"type": "text", "text": "You are Claude Code, Anthropic's official CLI for Claude."},
+        {"type": "text", "text": "You are an interactive CLI tool that helps users with software engineering tasks.\n\n"
+                                 "IMPORTANT: You must NEVER generate or guess URLs.\n\n# Tone and style\n"
+                                 "Only use emojis if the user explicitly requests it."}],
+        "messages": [{"role": "user", "content": "Fix the failing test. Never touch the migrations folder."}]}
+    path = tmp_path / "request.json"
+    path.write_text(json.dumps(request), encoding="utf-8")
+    session = Session.open(path)
+    assert session.format == "anthropic-request"
+    rules = detect_constraints(session.entries, session.format)
+    assert [(r.text, r.origin) for r in rules] == [("Never touch the migrations folder.", "user message")]

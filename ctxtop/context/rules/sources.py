@@ -25,7 +25,7 @@ USER_ORIGIN, SYSTEM_PROMPT_ORIGIN, INSTRUCTIONS_ORIGIN = "user message", "system
 USER_SYSTEM_PROMPT_FORMATS = frozenset({"anthropic-request", "openai-messages", "inspect-ai", "adk"})
 # Formats whose "user" turns are the harness's templates and observations (SWE-agent's instance template).
 HARNESS_USER_FORMATS = frozenset({"swe-agent"})
-# Built-in system prompts recognised by how they start, when the format is not known.
+# Built-in system prompts recognised by how they start, whatever the format (a proxy saves them in requests too).
 _HARNESS_SYSTEM_PROMPT = compiled_on_use(
     r"^\s*(?:You are Codex|You are a coding agent running in the Codex CLI|You are Claude Code|You are an interactive CLI tool|"
     r"You are OpenHands agent|You are Gemini CLI|You are opencode|You are Cline)", re.IGNORECASE)
@@ -67,13 +67,14 @@ def source_texts(entries: Iterable[Entry], log_format: str | None = None) -> Ite
     system_is_users = log_format in USER_SYSTEM_PROMPT_FORMATS if log_format else None
     users_typed = log_format not in HARNESS_USER_FORMATS
     for entry in entries:
+        users_system = system_is_users is not False and not _harness_system_prompt(entry)
         for block in entry.blocks:
             category = block.category
             if category not in (USER, INJECTED, SYSTEM):
                 continue
             text = block.text
             if category == SYSTEM:
-                if system_is_users or (system_is_users is None and not _HARNESS_SYSTEM_PROMPT.match(text)):
+                if users_system:
                     yield SourceText(entry.index, SYSTEM_PROMPT_ORIGIN, text)
                 yield from _instruction_files(entry.index, text)
             elif category == INJECTED:
@@ -83,6 +84,12 @@ def source_texts(entries: Iterable[Entry], log_format: str | None = None) -> Ite
                 typed = _typed_text(text) if users_typed else ""
                 if typed.strip():
                     yield SourceText(entry.index, USER_ORIGIN, typed)
+
+
+def _harness_system_prompt(entry: Entry) -> bool:
+    """Whether the entry's system prompt is a harness's own, whatever the log's format: a request an API proxy
+    saved from Claude Code or Codex holds their built-in prompt, in several blocks (after a billing header)."""
+    return any(block.category == SYSTEM and _HARNESS_SYSTEM_PROMPT.match(block.text) for block in entry.blocks)
 
 
 def _typed_text(text: str) -> str:
