@@ -263,6 +263,9 @@ def test_dont_and_only_in_a_message_are_rules_when_said_to_the_agent(text, is_ru
         ("CRITICAL: Do not push to main.", "no-push-main"),
         ("Apple-only (intentional).", "apple-only"),
         ("This should be a client-only app with no backend.", "client-only"),
+        # A Chinese prohibition is named from its own clause, not from a term of the next one (a CLAUDE.md).
+        ("严禁使用一般知识进行猜测，这样会直接造成用户项目的崩坏。", "no-一般知识进行"),
+        ("禁止硬编码：所有 Prompt 文本必须维护在独立文件中，严禁在代码中硬编码 Prompt 字符串，这会影响用户。", "no-硬编码"),
     ],
 )
 def test_readable_ids(text, expected):

@@ -88,7 +88,9 @@ def readable_id(text: str) -> str:
     negation = _NEGATED.search(lowered)
     only = _ONLY.search(lowered)
     anchor = only if only and (not negation or only.start() < negation.start()) else negation
-    terms = _terms(text, anchor.start() if anchor and _CJK_RUN.search(text) else None)
+    anchor_at = anchor.start() if anchor and _CJK_RUN.search(text) else None
+    terms = _terms(*_clause(text, anchor_at)) if anchor_at is not None else []
+    terms = terms or _terms(text, anchor_at)
     if not terms:
         return "rule-" + hashlib.blake2b(normalize(text).encode("utf-8", "surrogatepass"), digest_size=3).hexdigest()
     contrast = re.search(r"[,，]\s*not\s+([A-Za-z][\w.-]*)", text)
@@ -119,6 +121,17 @@ def _limit_id(text: str, lowered: str) -> str | None:
     unit_name = {"字": "chars", "行": "lines", "次": "times", "条": "items", "个": "items", "分钟": "minutes",
                  "秒": "seconds", "小时": "hours", "天": "days", "%": "pct"}.get(unit_name or "", unit_name)
     return f"max-{value}" + (f"-{unit_name}" if unit_name else "")
+
+
+_CLAUSE_END = compiled_on_use(r"[，,。；;：:！!？?\n]")
+
+
+def _clause(text: str, at: int) -> tuple[str, int]:
+    """The clause of ``text`` around position ``at``, and ``at`` in it: what a Chinese prohibition or "only" is about
+    is said there ("严禁使用一般知识进行猜测，这样会造成用户…" forbids guessing, not users)."""
+    start = max((m.end() for m in _CLAUSE_END.finditer(text, 0, at)), default=0)
+    end = _CLAUSE_END.search(text, at)
+    return text[start : end.start() if end else len(text)], at - start
 
 
 def _terms(text: str, negation_at: int | None = None) -> list[str]:
