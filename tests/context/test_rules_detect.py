@@ -112,6 +112,14 @@ def test_sentences_are_kept_whole():
     ]
 
 
+def test_a_list_item_that_titles_its_sub_items_is_no_rule_itself():
+    # A Cursor rules summary: "1. 路由规范" heads its sub-items as a heading would, and gives them its force.
+    text = "## 关键规范摘要\n\n1. 路由规范\n   - 使用 Pages Router\n2. Git Hygiene\n   - Atomic commits\n3. 提交前运行测试\n"
+    under = "under heading '关键规范摘要'"
+    assert [(r.text, r.cue) for r in detect_rules(text)] == [
+        ("使用 Pages Router", under), ("Atomic commits", under), ("提交前运行测试", under)]
+
+
 def test_a_heading_carries_its_negation_to_its_items_and_is_no_rule_itself():
     text = "## Do Not\n\n- push to main\n- edit migrations by hand\n\nFORBIDDEN ACTIONS\n- force-push a shared branch\n"
     found = [(r.text, r.cue) for r in detect_rules(text)]

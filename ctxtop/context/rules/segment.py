@@ -49,18 +49,19 @@ def units(text: str) -> list[Unit]:
     item_indent = 0
     item_start = 0
     item_lead_in: tuple[int, str] | None = None  # (indent, text) of an item ending in ":" over deeper items
+    item_title: tuple[int, str] | None = None  # (indent, text) of an item that titles deeper items ("1. 路由规范")
 
     def heading_path() -> tuple[str, ...]:
         return tuple(h for _, h in headings)
 
     def flush_paragraph() -> None:
-        nonlocal paragraph, lead_in, item_lead_in
+        nonlocal paragraph, lead_in, item_lead_in, item_title
         if len(paragraph) == 1 and looks_like_heading(paragraph[0]):
             # "FORBIDDEN ACTIONS", "Do Not", "禁止事项": a heading written without '#'
             while headings and headings[-1][0] >= PSEUDO_HEADING_LEVEL:
                 headings.pop()  # such titles are siblings, below the last '#' heading
             headings.append((PSEUDO_HEADING_LEVEL, paragraph[0].strip().rstrip(":：").strip("*_ ")))
-            lead_in = item_lead_in = None
+            lead_in = item_lead_in = item_title = None
             paragraph = []
             return
         if paragraph:
@@ -68,7 +69,7 @@ def units(text: str) -> list[Unit]:
                 out.append(Unit(sentence, False, heading_path(), None, paragraph_start))
             last = paragraph[-1].rstrip()
             lead_in = _join(paragraph) if last.endswith((":", "：")) else None
-            item_lead_in = None
+            item_lead_in = item_title = None
             paragraph = []
 
     def flush_item() -> None:
@@ -77,7 +78,8 @@ def units(text: str) -> list[Unit]:
             joined = _join(item)
             if joined:
                 own_lead_in = item_lead_in[1] if item_lead_in and item_indent > item_lead_in[0] else lead_in
-                out.append(Unit(joined, True, heading_path(), own_lead_in, item_start))
+                titled = (item_title[1],) if item_title and item_indent > item_title[0] else ()
+                out.append(Unit(joined, True, heading_path() + titled, own_lead_in, item_start))
             item = None
 
     in_example: str | None = None  # the example block's tag, until it closes
@@ -123,8 +125,13 @@ def units(text: str) -> list[Unit]:
             indent = len(marker.group(1))
             if item is not None and indent > item_indent and item[-1].rstrip().endswith((":", "：")):
                 item_lead_in = (item_indent, _join(item))  # "- Except for well-known abbreviations:" heads its sub-items
-            elif item_lead_in is not None and indent <= item_lead_in[0]:
+            elif item is not None and indent > item_indent and len(item) == 1 and looks_like_heading(item[0]):
+                # "1. 路由规范", "- Git Hygiene": the heading of its sub-items, no unit of its own
+                item_title, item = (item_indent, item[0].strip().rstrip(":：").strip("*_ ")), None
+            if item_lead_in is not None and indent <= item_lead_in[0]:
                 item_lead_in = None
+            if item_title is not None and indent <= item_title[0]:
+                item_title = None
             flush_item()
             if paragraph:
                 flush_paragraph()
