@@ -74,6 +74,8 @@ def test_the_evaluation_counts_half_a_sentence_as_a_miss():
         # "不可以" is a prohibition: the permission "可以" inside it does not make it one.
         ("你不可以删除数据库。", "不可以"),
         ("不可根据用户输入拼接 SQL", "不可"),
+        ("禁用 App Router", "禁用"),  # "disable / ban the use of": an order where it opens a clause
+        ("**路由**：禁用 App Router", "禁用"),
     ],
 )
 def test_the_patterns_keyword_detection_missed(text, cue):
@@ -156,6 +158,7 @@ def test_a_heading_carries_its_negation_to_its_items_and_is_no_rule_itself():
         "打包脚本用于发布版本",  # 用于: "is used for"
         "本服务为 LLM 应用提供持久化记忆。",  # 应用: "application"
         "无需手动添加关键词",  # 无需: "no need to"
+        "插件支持启用/禁用，状态保存在本地。",  # 禁用 as a state, not an order
         "| `--only` | runs one test |",  # a table cell that does not open with a firm word
     ],
 )

@@ -32,7 +32,7 @@ GLOSSARY = {
 _GLOSSARY_ORDER = sorted(GLOSSARY, key=len, reverse=True)  # longest first: 企业微信 before 微信
 _ONLY = compiled_on_use(r"\bonly\b|只允许|只能|只用|只通过|只在|仅限|仅")
 _NEGATED = compiled_on_use(r"\b(?:never|not|no|don'?t|dont|avoid|forbidden|prohibited|banned)\b|"
-                           r"不要|不许|不准|不允许|不得|不能|不可|禁止|严禁|切勿|勿|避免|不使用")
+                           r"不要|不许|不准|不允许|不得|不能|不可|禁止|禁用|严禁|切勿|勿|避免|不使用")
 _KEEP = compiled_on_use(r"\b(?:keep|keeps|preserve|stay|stays|remain|remains|start with|starts with|begin with|prefixed with)\b|保持|保留|开头|前缀")
 _BUDGET = compiled_on_use(r"\b(?:budget|spend(?:ing)?|cost)\b|预算|花费|金额", re.IGNORECASE)
 _LIMIT = compiled_on_use(r"\b(?:max(?:imum)?|at most|under|below|limit|cap|no more than|up to)\b|上限|不超过|最多|至多|以内", re.IGNORECASE)
@@ -66,7 +66,7 @@ STOP = frozenset(
 )
 # Chinese words that carry the rule's force or grammar, not its subject.
 CJK_STOP = compiled_on_use(
-    r"不要|不许|不准|不允许|不得|不能|不可以|不可|禁止|严禁|切勿|必须|务必|一律|强制|需要|只允许|只能|只用|只通过|只在|仅限|始终|总是|"
+    r"不要|不许|不准|不允许|不得|不能|不可以|不可|禁止|禁用|严禁|切勿|必须|务必|一律|强制|需要|只允许|只能|只用|只通过|只在|仅限|始终|总是|"
     r"一定|确保|保证|保持|保留|避免|超过|停下来|问我|出现|任何|所有|里的|中的|的|了|在|和|与|或|是|把|被|对|用|要|请|仅|都|也|就|"
     r"以|为|时|上限|以内|不超过|开头|前缀|使用|发送|发|文本|通知|对外|名单|元|个|条|次|目录|下|这类|类|写"
 )
