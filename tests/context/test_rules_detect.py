@@ -159,6 +159,8 @@ def test_a_heading_carries_its_negation_to_its_items_and_is_no_rule_itself():
         "本服务为 LLM 应用提供持久化记忆。",  # 应用: "application"
         "无需手动添加关键词",  # 无需: "no need to"
         "插件支持启用/禁用，状态保存在本地。",  # 禁用 as a state, not an order
+        "按钮在加载时显示禁用状态。",  # 按钮 / 按键 "button", "key": no 按 "by …" opening an order
+        "按键映射见 keymap.py",
         "| `--only` | runs one test |",  # a table cell that does not open with a firm word
     ],
 )
