@@ -249,6 +249,11 @@ def test_a_bare_imperative_in_a_message_is_a_request_not_a_rule():
         ("Use only pnpm.", True),
         ("reply only in Chinese", True),
         ("You only use pnpm here.", True),
+        # Idioms that hold a firm word but release the agent from something.
+        ("Never mind, revert that.", False),
+        ("Don't worry about the lint errors for now.", False),
+        ("No rush.", False),
+        ("Never mind the docs, but never push to main.", True),
     ],
 )
 def test_dont_and_only_in_a_message_are_rules_when_said_to_the_agent(text, is_rule):
