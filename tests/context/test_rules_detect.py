@@ -101,6 +101,7 @@ def test_a_rule_that_says_what_else_it_applies_to_is_still_a_rule():
 def test_a_firm_word_beside_a_permission_still_makes_a_rule():
     assert [r.cue for r in detect_rules("You don't need to ask, but never push to main.")] == ["never"]
     assert [r.cue for r in detect_rules("You may not push to main.")] == ["may not"]
+    assert [r.cue for r in detect_rules("It is not acceptable to skip the tests.")] == ["not acceptable"]
     assert [r.cue for r in detect_rules("You can use npm, but never use yarn.")] == ["never"]
 
 
@@ -144,6 +145,9 @@ def test_a_heading_carries_its_negation_to_its_items_and_is_no_rule_itself():
         "No need to run it.",  # permissions that hold a firm word: "need to", "don't", "do not" (OpenHands basic.json)
         "You don't need to run the tests.",
         "You do not have to ask before editing.",
+        # An AGENTS.md's "It is always acceptable to …": a permission, whatever "always" says.
+        "It is always acceptable to run the e2e suite in recorder mode when the recordings need updating.",
+        "It's fine to skip the changelog for typo fixes.",
         "They not only interact with you but also socialize with each other.",  # "not only … but also" (a GEMINI.md)
         "Output will be in `dist-electron/`",  # a noun with a verb's spelling: "Output will", "Test-related"
         "**`tests/`**: Test-related documentation.",

@@ -106,7 +106,8 @@ _PERMISSION = compiled_on_use(_words(r"you\s+(?:can|may|could)(?!\s+(?:only|not|
                                 r"is\s+allowed", r"are\s+allowed", r"feel\s+free", r"optionally", r"no\s+need\s+to",
                                 r"(?:do(?:es)?\s*n[o']?t|don[’']?t)\s+(?:need|have)\s+to", r"not\s+necessary",
                                 r"if\s+you\s+(?:like|want|prefer)", r"never\s+mind", r"(?:do\s+not|don[’']?t)\s+worry",
-                                r"no\s+(?:rush|hurry)", r"use\s+your\s+(?:own\s+)?judge?ment")
+                                r"no\s+(?:rush|hurry)", r"(?:is|it[’']s|are)\s+(?:always\s+|perfectly\s+)?(?:acceptable|fine|ok(?:ay)?)\s+to",
+                                r"use\s+your\s+(?:own\s+)?judge?ment")
                          # (不可以, 不可按 forbid: the permission inside a prohibition is none.)
                          + r"|(?<!不)(?:可以|可根据|可按|可与|可自行)|(?<![不只仅])允许(?!的)|自行判断|酌情")
 _PREFERENCE_START = compiled_on_use(r"^(?:please\s+)?(?:prefer(?:ably)?|favou?r|consider|it\s+is\s+recommended|ideally)" + _E)
