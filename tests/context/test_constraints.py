@@ -23,7 +23,7 @@ from ctxtop.context.rules.constraints import (
     locate,
     make_constraint,
 )
-from ctxtop.context.rules.facts import CJK_STOP_BIGRAMS, STOPWORDS, key_terms, normalize
+from ctxtop.context.rules.facts import CJK_STOP_BIGRAMS, STOPWORDS, has_negation, key_facts, key_terms, normalize
 from ctxtop.context.rules.pins import PinsError, load_pins
 from ctxtop.context.rules.selection import RuleRequest, select_rules
 from ctxtop.context.window.replay import Window, WindowBlock
@@ -286,3 +286,15 @@ def test_a_rule_against_email_forbids_the_tools_that_send_it_by_their_names(tool
     # A Gmail MCP server's tool is mcp__gmail__send_message: with no "email" in its name it got past "不要发邮件".
     [(kind, check)] = implied_checks(make_constraint("只允许用企业微信发通知，不要发邮件", "pin"))
     assert kind == "tool_name" and bool(check.search(tool)) == forbidden
+
+
+@pytest.mark.parametrize(("rule", "negation"), [
+    ("禁用 App Router", "禁用"), ("不允许推送到 main 分支", "不允许"), ("不许删除迁移文件", "不许"), ("避免使用全局变量", "避免"),
+    ("切勿提交密钥", "切勿"), ("不准直接修改生产库", "不准"),
+])
+def test_a_chinese_prohibition_detection_knows_is_a_word_its_restatement_must_keep(rule, negation):
+    # Detection took 禁用, 不许, 不允许, 避免 as prohibitions, but the facts did not: a summary that dropped the
+    # prohibition and kept the rest read as the rule kept.
+    assert negation in key_facts(rule) and has_negation(rule)
+    summary = rule.replace(negation, "")
+    assert WindowText(window_of(summary)).status(make_constraint(rule, "pin")).status != KEPT

@@ -14,8 +14,9 @@ import unicodedata
 from ctxtop.context.rules.patterns import compiled_on_use
 from ctxtop.context.secret_shapes import SECRETS
 
+# (The prohibitions rule detection knows, so that a restatement is held to keep the one its rule says.)
 NEGATIONS = ("never", "not", "don't", "do not", "no", "must not", "cannot", "can't", "forbidden", "prohibited",
-             "不要", "禁止", "不能", "不得", "严禁", "不可", "别", "勿")
+             "不要", "禁止", "不能", "不得", "严禁", "不可", "别", "勿", "不许", "不允许", "不准", "禁用", "避免", "切勿")
 OBLIGATIONS = ("must", "always", "only", "required", "shall", "need to", "at most", "no more than",
                "必须", "只允许", "只能", "务必", "一定要", "需要", "上限", "不超过")
 _NUMBER_WITH_UNIT = compiled_on_use(

@@ -29,7 +29,8 @@ DETECTION_VERSION = 13  # 2: Claude Code's request to summarize the conversation
 # 11: ids name no part of an address with "=" in its local part (bounce addresses)
 # 12: a path in a rule is one fact, never cut at an "@" ("/home/alice@corp.example.com/src"); so is a key ("sk-proj-…")
 # 13: permissions holding a firm word, idioms, "not only", nouns spelled as verbs, file and command lists, titles of
-# sub-items, rule nouns that only qualify a heading, 不可以 / 禁用 / 按钮, harness prompts in saved requests; ids
+# sub-items, rule nouns that only qualify a heading, 不可以 / 禁用 / 按钮, harness prompts in saved requests; ids;
+# 禁用, 不许, 不允许, 不准, 避免, 切勿 among the words a rule's restatement must keep
 
 
 def detection_key(accounting: Accounting, log_format: str | None) -> bytes:
