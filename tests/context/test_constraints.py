@@ -56,6 +56,12 @@ def window_of(*texts: str, opaque: bool = False) -> Window:
         ("Keep the budget cap at 8000 USD and stop to ask before spending more",
          ["summary: keep the budget cap in mind and stop to ask before spending"], PARAPHRASED, ["8000 USD"]),
         ("Do not send email to customers", ["Remember to send email to customers weekly"], LOST, ["not", "do not"]),  # negation flipped
+        # A summary's other sentences deny other things: the negation must be where the rule's words are restated.
+        ("Do not send email to customers", ["Summary: the agent will send email to customers weekly. Tests do not pass yet."],
+         LOST, ["not", "do not"]),
+        ("Never push to main", ["Summary: the user asked to push to main once CI is green.\nNever force-push."], LOST, ["never"]),
+        ("Never push to main", ["Summary: CI is green. The user said main is never to be pushed to directly."], PARAPHRASED, []),
+        ("只允许用企业微信发通知，不要发邮件", ["通知走企业微信渠道，发邮件给采购部。不要改动订单。"], LOST, ["不要", "只允许"]),
         ("客户名单里的手机号不能出现在任何对外文本里", ["核对采购订单并通知相关人员"], LOST, ["不能"]),
         ("Error codes must start with ERR_", ["nothing relevant here"], LOST, ["ERR_", "must"]),
     ],

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from ctxtop.context import second_core
 from ctxtop.context.rules.cues import INSTRUCTIONS, USER_MESSAGE
 from ctxtop.context.rules.detect import detect_rules
-from ctxtop.context.rules.facts import has_negation, key_facts, key_terms, normalize
+from ctxtop.context.rules.facts import has_negation, key_facts, key_terms, negates_terms, normalize
 from ctxtop.context.rules.naming import readable_id
 from ctxtop.context.rules.sources import USER_ORIGIN, source_texts
 from ctxtop.context.sanitize import clean_text
@@ -86,7 +86,7 @@ class WindowText:
         """Positions in ``blocks`` holding the constraint verbatim, and else the best restatement.
 
         A restatement holds at least PARAPHRASE_TERM_SHARE of the key terms and
-        keeps the rule's negation (without it, it says the opposite); it is
+        keeps the rule's negation where it names the rule's terms (without it, it says the opposite); it is
         looked for where rules get restated (summaries, people, the agent), not in
         tool calls and their output.
         """
@@ -103,7 +103,7 @@ class WindowText:
         best = min(shared, key=lambda position: (-shared[position], position))  # the most terms; the first such block
         if shared[best] / len(constraint.terms) < PARAPHRASE_TERM_SHARE:
             return verbatim, None
-        if has_negation(constraint.text) and not has_negation(self.blocks[best][1]):
+        if has_negation(constraint.text) and not negates_terms(self.blocks[best][1], constraint.terms):
             return verbatim, None
         return verbatim, best
 

@@ -137,6 +137,19 @@ def has_negation(text: str) -> bool:
     return any(_has_word(lowered, w) for w in NEGATIONS)
 
 
+# Where a sentence or clause of a restatement ends: a summary holds many, each about something else.
+_SENTENCE_END = compiled_on_use(r"(?<=[.!?])\s+|[\n。！？；;]")
+
+
+def negates_terms(text: str, terms: set[str]) -> bool:
+    """Whether a sentence of ``text`` that names one of ``terms`` holds a negation: a summary's "Tests do not
+    pass" does not make its "send email to customers" a restatement of "Do not send email to customers".
+    (The negation words are no such terms: "Never force-push" names nothing of "Never push to main".)"""
+    named = terms.difference(NEGATIONS)
+    return any(has_negation(sentence) and not key_terms(sentence).isdisjoint(named)
+               for sentence in _SENTENCE_END.split(text))
+
+
 def key_terms(text: str) -> set[str]:
     """Content words (English, lower-cased) and CJK bigrams of ``text``."""
     text = unicodedata.normalize("NFKC", text).casefold()
