@@ -304,3 +304,22 @@ def test_a_chinese_prohibition_detection_knows_is_a_word_its_restatement_must_ke
     assert negation in key_facts(rule) and has_negation(rule)
     summary = rule.replace(negation, "")
     assert WindowText(window_of(summary)).status(make_constraint(rule, "pin")).status != KEPT
+
+
+@pytest.mark.parametrize(("rule", "checks"), [
+    ("只允许用企业微信发通知，不要发邮件", ["tool_name"]),
+    ("Do not use email; notify only via Slack", ["tool_name"]),
+    ("Do not contact customers by phone, SMS, or email", ["tool_name", "phone"]),
+    ("Never, ever send email to customers", ["tool_name"]),
+    ("邮件一律不要发，用企业微信", ["tool_name"]),
+    ("客户名单里的手机号不能出现在任何对外文本里", ["phone"]),
+    # A negation elsewhere in the rule denies something else: email (or a phone number) is what it asks for, or allows.
+    ("Always email the weekly report to the PM; never post it on Slack", []),
+    ("Only notify via email, not via WeCom", []),
+    ("Don't reply on Slack; use email for customers", []),
+    ("不要用短信通知，用邮件通知", []),
+    ("Never share a customer's phone number; email is fine", ["phone"]),
+    ("Validate phone numbers before saving; never skip validation", []),
+])
+def test_a_rule_forbids_email_or_phone_numbers_only_where_its_negation_names_them(rule, checks):
+    assert [kind for kind, _ in implied_checks(make_constraint(rule, "pin"))] == checks

@@ -12,7 +12,7 @@ from ctxtop.context.audit.call_amounts import CallAmount, amounts_in
 from ctxtop.context.audit.money_caps import MoneyCap, money_cap
 from ctxtop.context.audit.text_parts import matches_in_parts, read_in_part
 from ctxtop.context.rules.constraints import Constraint
-from ctxtop.context.rules.facts import NEGATIONS
+from ctxtop.context.rules.facts import has_negation
 from ctxtop.context.rules.forbid import SEARCH_SECONDS, ForbidError, forbid_pattern
 from ctxtop.context.sanitize import quoted
 from ctxtop.parsers.model import TOOL_CALL, Block, Entry
@@ -26,22 +26,55 @@ EMAIL_TOOL = re.compile(r"(?i)e-?mail|邮件|smtp|gmail|outlook|mailgun|sendgrid
 def implied_checks(constraint: Constraint) -> list[tuple[str, Any]]:
     """What a constraint's own words forbid, beyond its explicit ``forbid`` patterns."""
     text = constraint.text
-    lowered = text.casefold()
-    negated = any(word in lowered for word in NEGATIONS)
     checks: list[tuple[str, Any]] = []
     for pattern in constraint.forbid:
         try:
             checks.append(("pattern", forbid_pattern(pattern)))
         except ForbidError:
             continue  # a pins file's patterns are checked when it is read; one from elsewhere that fails is not used
-    if negated and re.search(r"邮件|e-?mail", lowered):
+    clauses = _clauses(text.casefold())
+    if _negates(clauses, _EMAIL_WORD):
         checks.append(("tool_name", EMAIL_TOOL))
-    if negated and re.search(r"手机号|电话|phone", lowered):
+    if _negates(clauses, _PHONE_WORD):
         checks.append(("phone", PHONE))
     cap = money_cap(text)
     if cap is not None:
         checks.append(("cap", cap))
     return checks
+
+
+_EMAIL_WORD = re.compile(r"邮件|e-?mail")
+_PHONE_WORD = re.compile(r"手机号|电话|phone")
+# A rule's clauses: its sentences, cut again at commas. A part of fewer than MIN_CLAUSE_WORDS words, or one that goes
+# on with "or" / "and" (或, 和), belongs to the clause before it ("by phone, SMS, or email"; "Never, ever send email").
+_SENTENCE_END = re.compile(r"[;；。！？!?\n]|\.(?:\s|$)")
+_COMMA = re.compile(r"[,，]")
+_GOES_ON = re.compile(r"\s*(?:or|nor|and|as well as|或者?|和|及|以及)(?![a-z])")
+_WORD_OR_CJK = re.compile(r"[a-z0-9']+|[\u4e00-\u9fff]")
+MIN_CLAUSE_WORDS = 3
+
+
+def _clauses(lowered: str) -> list[str]:
+    clauses: list[str] = []
+    for sentence in _SENTENCE_END.split(lowered):
+        parts: list[str] = []
+        for part in _COMMA.split(sentence):
+            if parts and (_is_short(part) or _GOES_ON.match(part) or _is_short(parts[-1])):
+                parts[-1] += "," + part
+            else:
+                parts.append(part)
+        clauses += parts
+    return clauses
+
+
+def _is_short(part: str) -> bool:
+    return len(_WORD_OR_CJK.findall(part)) < MIN_CLAUSE_WORDS
+
+
+def _negates(clauses: list[str], subject: re.Pattern[str]) -> bool:
+    """Whether a clause names ``subject`` and negates: "Always email the report; never post on Slack" asks for
+    email, and "Only via email, not via WeCom" allows it, where "不要发邮件" and "never email" forbid it."""
+    return any(subject.search(clause) and has_negation(clause) for clause in clauses)
 
 
 def violations(entries: Iterable[Entry], constraints: list[Constraint]) -> list[Alert]:
