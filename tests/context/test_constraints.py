@@ -323,3 +323,18 @@ def test_a_chinese_prohibition_detection_knows_is_a_word_its_restatement_must_ke
 ])
 def test_a_rule_forbids_email_or_phone_numbers_only_where_its_negation_names_them(rule, checks):
     assert [kind for kind, _ in implied_checks(make_constraint(rule, "pin"))] == checks
+
+
+@pytest.mark.parametrize(("text", "phone"), [
+    ("联系张先生 13800138000", True), ("手机13800138000", True), ("call 138-0013-8000", True),
+    ("tel +86 138 0013 8000", True), ("call me at +1 415 555 0132", True), ("call +44 20 7946 0958", True),
+    ('{"to": "+8613800138000"}', True), ("log_15912345678.txt", True),
+    # Digits inside a hash or an id, a fraction's decimals, a version's build metadata: no number anyone calls.
+    ("git checkout 3f8a13800138000e9c1d", False), ("git show a9f15012345678bcd", False),
+    ("sleep 0.13579246801", False), ("pip install foo==1.2.3+20130313144700", False),
+    ("id 9f86d08113912345678f0", False),
+])
+def test_the_audits_phone_numbers_are_not_hashes_fractions_or_versions(text, phone):
+    from ctxtop.context.audit.violations import PHONE
+
+    assert (PHONE.search(text) is not None) == phone

@@ -17,7 +17,10 @@ from ctxtop.context.rules.forbid import SEARCH_SECONDS, ForbidError, forbid_patt
 from ctxtop.context.sanitize import quoted
 from ctxtop.parsers.model import TOOL_CALL, Block, Entry
 
-PHONE = re.compile(r"(?<!\d)(?:\+?86[- ]?)?1[3-9]\d(?:[- ]?\d{4}){2}(?!\d)|\+\d{1,3}[ -]?\(?\d{2,4}\)?[ -]?\d{3,4}[ -]?\d{3,4}")
+# A phone number stands apart from letters and digits: the same digits inside a hash or an id ("3f8a13800138000e"),
+# after a decimal point ("0.13579246801") or after a version's "+" ("1.2.3+20130313144700") are no number anyone calls.
+PHONE = re.compile(r"(?<![0-9A-Za-z])(?<!\d\.)(?:\+?86[- ]?)?1[3-9]\d(?:[- ]?\d{4}){2}(?![0-9A-Za-z])"
+                   r"|(?<![0-9A-Za-z.+])\+\d{1,3}[ -]?\(?\d{2,4}\)?[ -]?\d{3,4}[ -]?\d{3,4}")
 # A tool that sends email, by its name: the word, or a mail service's or protocol's (a Gmail MCP server's tool is
 # ``mcp__gmail__send_message``, with no "email" in it).
 EMAIL_TOOL = re.compile(r"(?i)e-?mail|邮件|smtp|gmail|outlook|mailgun|sendgrid|send_?mail")
