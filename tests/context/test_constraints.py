@@ -287,11 +287,14 @@ def test_a_rules_id_and_facts_come_from_its_text_as_shown():
     ("send_email", True), ("mcp__gmail__send_message", True), ("mcp__outlook__send_mail", True), ("send_mail", True),
     ("mailgun_send", True), ("mcp__sendgrid__send", True), ("smtp_send", True),
     ("mcp__wecom__send_message", False), ("mcp__slack__post_message", False), ("Bash", False), ("Read", False),
+    # A tool that only reads a mailbox sends nothing; one that writes a draft, replies or forwards is the channel.
+    ("read_email_draft", False), ("mcp__gmail__search_threads", False), ("GmailGetMessage", False), ("list_emails", False),
+    ("mcp__gmail__create_draft", True), ("reply_to_email", True), ("forward_email", True), ("email_customer", True),
 ])
 def test_a_rule_against_email_forbids_the_tools_that_send_it_by_their_names(tool, forbidden):
     # A Gmail MCP server's tool is mcp__gmail__send_message: with no "email" in its name it got past "不要发邮件".
     [(kind, check)] = implied_checks(make_constraint("只允许用企业微信发通知，不要发邮件", "pin"))
-    assert kind == "tool_name" and bool(check.search(tool)) == forbidden
+    assert kind == "tool_name" and check(tool) == forbidden
 
 
 @pytest.mark.parametrize(("rule", "negation"), [

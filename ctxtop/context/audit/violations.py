@@ -24,6 +24,19 @@ PHONE = re.compile(r"(?<![0-9A-Za-z])(?<!\d\.)(?:\+?86[- ]?)?1[3-9]\d(?:[- ]?\d{
 # A tool that sends email, by its name: the word, or a mail service's or protocol's (a Gmail MCP server's tool is
 # ``mcp__gmail__send_message``, with no "email" in it).
 EMAIL_TOOL = re.compile(r"(?i)e-?mail|邮件|smtp|gmail|outlook|mailgun|sendgrid|send_?mail")
+# A mail tool that only reads (``read_email_draft``, ``mcp__gmail__search_threads``) sends nothing: no mail goes out
+# through it, whatever the rule against sending mail. One that also names a way to write mail is still a channel.
+_READS = re.compile(r"read|get|list|search|fetch|find|query|view|show|lookup|count|download")
+_WRITES = re.compile(r"send|reply|forward|compose|create|post|deliver|schedule|write|submit")
+_NAME_WORD = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|[0-9]+")
+
+
+def sends_email(tool_name: str) -> bool:
+    """Whether a tool's name says it sends email."""
+    if not EMAIL_TOOL.search(tool_name):
+        return False
+    words = [word.casefold() for word in _NAME_WORD.findall(tool_name)]
+    return not any(_READS.fullmatch(word) for word in words) or any(_WRITES.fullmatch(word) for word in words)
 
 
 def implied_checks(constraint: Constraint) -> list[tuple[str, Any]]:
@@ -37,7 +50,7 @@ def implied_checks(constraint: Constraint) -> list[tuple[str, Any]]:
             continue  # a pins file's patterns are checked when it is read; one from elsewhere that fails is not used
     clauses = _clauses(text.casefold())
     if _negates(clauses, _EMAIL_WORD):
-        checks.append(("tool_name", EMAIL_TOOL))
+        checks.append(("tool_name", sends_email))
     if _negates(clauses, _PHONE_WORD):
         checks.append(("phone", PHONE))
     cap = money_cap(text)
@@ -214,7 +227,7 @@ def _violation(checks: list[tuple[str, Any]], name: str, call: _Input, message: 
     for kind, check in checks:
         if kind == "pattern" and check.matches(message, name, text, *call.strings(), call=call.key):
             return f"matches forbidden pattern {quoted(check.pattern)}"
-        if kind == "tool_name" and check.search(name):
+        if kind == "tool_name" and check(name):
             return "uses a forbidden channel"
         if kind == "phone":
             match = call.search(check)
