@@ -129,7 +129,12 @@ def test_a_cap_on_money_is_read_with_its_currency(rule, currency):
     ("人民币 1 万以内的订单可以直接下，超过要问我", 10000),
     ("5000元以上的订单需要先问我", 5000),
     ("单笔不能超过 800 欧元", 800),
+    # No currency: a verb after the number says it counts nothing ("over 1000 needs"), where "3 retries" counts retries.
+    ("Any purchase over 1000 needs my approval", 1000),
+    ("Refunds above 250 require a manager", 250),
+    ("An order over 5000 must be approved by me", 5000),
     ("Ask before more than 3 retries or more", None),  # "or more" after a count, not an amount
+    ("Any retry over 3 needs a new ticket", None),
     ("Retry at most 3 times beyond the first attempt.", None),
 ])
 def test_a_cap_on_money_is_read_however_it_is_worded(rule, cap):

@@ -36,6 +36,9 @@ _MONEY = re.compile(rf"[$€£¥￥]|\b(?:{CURRENCY_WORDS}|budget|spend(?:ing)?|
 _MONEY_AMOUNT = re.compile(rf"[$€£¥￥]|\b(?:{CURRENCY_WORDS}|budget|spend(?:ing)?|costs?|price|amounts?|pay|transfer)\b|元|块钱|预算|金额|费用|花费|价格",
                            re.IGNORECASE)
 _NOT_A_UNIT = re.compile(r"\s*(?:per|each|a|an|for|without|on|in|at|to|and|or|before|unless|then|total|every)\b", re.IGNORECASE)
+# A verb after the number: it counts nothing, and what it caps is named before it ("any purchase over 1000 needs my
+# approval", "refunds above 250 require a manager"), where "3 retries" counts retries.
+_VERB_AFTER = re.compile(r"\s*(?:needs?|requires?|must|should|shall|has\s+to|have\s+to|is|are|gets?|goes)\b", re.IGNORECASE)
 # What a capped number counts when it is no money: a word after it ("3 retries", "5 refunds per day", "10 pages"),
 # a percentage, a Chinese measure word; a year ("budget 2025 planning"). Currency words and scales are money's.
 _OTHER_UNIT = re.compile(r"\s*(?:%|次|个|件|条|份|笔|项|页|行|字|人|台|张|篇|轮|遍|步|位|周|月|分钟|小时|天|秒|毫秒|年|"
@@ -65,7 +68,7 @@ def money_cap(text: str) -> MoneyCap | None:
             return MoneyCap(scaled(*number), currency)
     for cap in _CAP.finditer(text):
         start, end = max(0, cap.start() - MONEY_BEFORE_CAP), cap.end() + MONEY_AFTER_NUMBER
-        if not _OTHER_UNIT.match(text, cap.end()):
+        if not _OTHER_UNIT.match(text, cap.end()) or _VERB_AFTER.match(text, cap.end()):
             on_money = _names_money(text, start, end, _MONEY)
         elif _NOT_A_UNIT.match(text, cap.end()):
             on_money = _names_money(text, start, end, _MONEY_AMOUNT)
