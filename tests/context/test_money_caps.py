@@ -209,6 +209,26 @@ def test_httpie_fields_that_are_no_money_or_under_the_cap_break_nothing(command)
 
 
 
+@pytest.mark.parametrize("command, broken", [
+    # A command that only searches, edits or prints text pays nothing, as a Write of the same text does not: an agent
+    # at work on a shop's code greps, seds and commits its amounts all day.
+    ('grep -rn "amount=900" src/', False),
+    ('sed -i "s/amount=100/amount=900/" config.ini', False),
+    ("echo '{\"amount\": 900}' > fixture.json", False),
+    ('git commit -m "raise the default amount=900" && git log -S "amount=900" | head', False),
+    ('cat > order.json <<EOF\n{"amount": 900}\nEOF', False),
+    ('/usr/bin/grep amount=900 app.log | sort | uniq -c', False),
+    # What reaches a program that may pay still counts, piped or after a text tool.
+    ("echo '{\"amount\": 900}' | curl -d @- https://shop.example.com/pay", True),
+    ('sed -i "s/a/b/" x.ini && curl -d amount=900 https://shop.example.com/pay', True),
+    ('python - <<EOF\nshop.pay(amount=900)\nEOF', True),
+    ('FOO=1 python pay.py --amount 900', True),
+])
+def test_a_command_that_only_handles_text_names_no_amount_it_pays(command, broken):
+    assert bool(breaks("Never spend more than $500.", {"command": command}, "Bash")) is broken
+    assert bool(breaks("Never spend more than $500.", {"command": ["bash", "-lc", command]}, "shell")) is broken  # Codex
+
+
 def test_a_form_body_held_as_a_string_names_its_amounts():
     call = {"url": "https://pay.example.com/refunds", "body": "charge=ch_1&amount=450&currency=usd"}
     assert breaks("Never spend more than $300 in one go.", call, "WebFetch") == "WebFetch: amount 450 exceeds the cap 300"

@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from ctxtop.context.audit.command_amounts import amounts_in_command, is_form
+from ctxtop.context.audit.command_amounts import amounts_in_command, is_form, without_text_tools
 from ctxtop.context.audit.currencies import Currency, currency_of, is_currency_key
 from ctxtop.context.audit.money_words import CHINESE_NUMERAL, is_amount_key, key_words, written_amount
 from ctxtop.context.audit.order_lines import line_total
@@ -105,7 +105,7 @@ def _numbers_by_key(text: str, part: int | None = None) -> tuple[list[_Found], l
                 words = key_words(key)
                 named: tuple[list[_Found], list[CallAmount], bool] = ([], [], False)
                 if not words.isdisjoint(_COMMAND_WORDS) and (line := _command_line(value)):
-                    named = _found_in_command(line, scope, part)
+                    named = _found_in_command(without_text_tools(line), scope, part)
                 if isinstance(value, str) and not words.isdisjoint(_BODY_WORDS):
                     if (body := _json_in(value)) is not None:
                         stack.append((body, None, scope))
@@ -148,12 +148,19 @@ _BODY_WORDS = frozenset({"body", "data", "payload", "json", "params", "request",
 
 
 def _command_line(value: Any) -> str:
-    """A command as one line: a string, or a list of arguments (["bash", "-lc", "curl …"])."""
+    """A command as one line: a string, or a list of arguments; a shell's script (["bash", "-lc", "curl …"], as Codex
+    runs commands) is the command it runs, whose programs tell text from payments (``without_text_tools``)."""
     if isinstance(value, str):
         return value
     if isinstance(value, list):
-        return " ".join(item for item in value if isinstance(item, str))
+        words = [item for item in value if isinstance(item, str)]
+        if len(words) == 3 and words[0].rsplit("/", 1)[-1] in _SHELLS and words[1] in ("-c", "-lc", "-ic"):
+            return words[2]
+        return " ".join(words)
     return ""
+
+
+_SHELLS = frozenset({"bash", "sh", "zsh", "dash"})
 
 
 def _found_in_command(line: str, scope: Currency | None, part: int | None) -> tuple[list[_Found], list[CallAmount], bool]:

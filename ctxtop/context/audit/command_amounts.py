@@ -31,6 +31,59 @@ _CURRENCY_GATE = KeywordGate("currency")
 _FORM = re.compile(r"[\w.%\[\]-]+=[^&\s]*(?:&[\w.%\[\]-]+=[^&\s]*)*")
 
 
+# Programs that only search, edit or print text: what they name is text, as a Write's content is, not a payment
+# ("grep amount=900 src/", "sed -i s/amount=100/amount=900/", "echo '{"amount": 900}' > fixture.json", "git commit -m").
+_TEXT_TOOLS = frozenset("echo printf cat tee grep egrep fgrep rg ag ack sed awk gawk head tail less more wc sort uniq cut tr "
+                        "diff git find ls jq yq".split())
+_WRAPPERS = frozenset({"sudo", "env", "time", "nohup", "command", "exec"})
+_ASSIGNMENT = re.compile(r"[A-Za-z_]\w*=")
+_PIPELINE_END = re.compile(r"(&&|\|\||;)")
+_HEREDOC = re.compile(r"<<-?\s*['\"]?([A-Za-z_]\w*)['\"]?")
+
+
+def without_text_tools(command: str) -> str:
+    """``command`` with each pipeline made only of text tools blanked out, here-document and all; what is piped to
+    another program stays ("echo '{…}' | curl -d @- …"). Blanked to spaces: the same length, so that a command read
+    only in part (``text_parts``) is read at the same places."""
+    lines = command.split("\n")
+    kept: list[str] = []
+    at = 0
+    while at < len(lines):
+        first, end = lines[at], at + 1
+        heredoc = _HEREDOC.search(first)
+        if heredoc is None:
+            kept.append(_without_text_pipelines(first))
+        else:
+            while end < len(lines) and lines[end].strip() != heredoc.group(1):
+                end += 1
+            end = min(end + 1, len(lines))
+            text_only = all(_only_text(piece) for piece in _PIPELINE_END.split(first)[::2])
+            kept += [_blank(line) if text_only else line for line in lines[at:end]]
+        at = end
+    return "\n".join(kept)
+
+
+def _without_text_pipelines(line: str) -> str:
+    pieces = _PIPELINE_END.split(line)  # pipelines at even places, the separators between them at odd ones
+    return "".join(_blank(piece) if place % 2 == 0 and _only_text(piece) else piece for place, piece in enumerate(pieces))
+
+
+def _only_text(pipeline: str) -> bool:
+    return all(_program(simple) in _TEXT_TOOLS for simple in pipeline.split("|"))
+
+
+def _program(simple_command: str) -> str:
+    """The program a simple command runs, after its variable assignments and wrappers (``sudo``, ``env``…)."""
+    for word in simple_command.split():
+        if word not in _WRAPPERS and not _ASSIGNMENT.match(word):
+            return word.lstrip("({").rsplit("/", 1)[-1]
+    return ""
+
+
+def _blank(text: str) -> str:
+    return " " * len(text)
+
+
 @dataclass(slots=True)
 class CommandAmounts:
     keyed: list[tuple[str, float, str | None]] = field(default_factory=list)  # (key, amount, the currency it was written in)
