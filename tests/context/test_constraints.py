@@ -341,3 +341,14 @@ def test_the_audits_phone_numbers_are_not_hashes_fractions_or_versions(text, pho
     from ctxtop.context.audit.violations import PHONE
 
     assert (PHONE.search(text) is not None) == phone
+
+
+def test_a_rule_restated_under_a_label_is_the_same_rule():
+    # The user reminds the agent of a rule after a compaction: one rule, first stated where it was first stated,
+    # not a second one that doubles each violation and reads "paraphrased" where the first is kept.
+    texts = ["Never send email to customers; use Slack only.", "ok", "Reminder: never send email to customers; use Slack only.",
+             "不要发邮件。", "再次提醒：不要发邮件。", "Important: never push to main or release branches."]
+    entries = [Entry(i, "user", [Block(USER, text)], 0, i) for i, text in enumerate(texts, 1)]
+    assert [(c.text, c.first_stated) for c in detect_constraints(entries)] == [
+        ("Never send email to customers; use Slack only.", 1), ("不要发邮件。", 4),
+        ("Important: never push to main or release branches.", 6)]

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import NamedTuple
 
-from ctxtop.context.rules.constraints import Constraint, detect_constraints
+from ctxtop.context.rules.constraints import Constraint, detect_constraints, rule_key
 from ctxtop.context.store.source import SourceError, open_file, read_head, read_log
 from ctxtop.context.store.token_cache import cache_dir
 from ctxtop.context.window.replay import Window
@@ -38,7 +38,8 @@ from ctxtop.parsers.base import LineParser
 from ctxtop.parsers.model import Entries
 from ctxtop.parsers.registry import PARSERS, UnknownFormat
 
-KNOWN_VERSION = 3  # 2: rule ids and facts from the text as shown; 3: no rules from example blocks
+KNOWN_VERSION = 4  # 2: rule ids and facts from the text as shown; 3: no rules from example blocks; 4: rules
+# detected anew (permissions, idioms, headings, list entries; a rule restated under a label is the one before)
 CHECK_BYTES = 4096  # the bytes before the offset read, digested: a rewrite of the file changes them
 # Read by one call at most (about a second): a bigger transcript (a first call on a 1 GB one) is read over
 # several calls, each answering with the rules found so far.
@@ -182,10 +183,10 @@ def _catch_up(known: Known) -> Known | None:
     if appended is None:
         return None  # a document format: read whole again
     entries, offset, cut = appended
-    seen = {r.normalized for r in known.rules}
+    seen = {rule_key(r.text) for r in known.rules}
     fresh = []
     for rule in detect_constraints(entries, known.format):
-        if rule.normalized not in seen:
+        if rule_key(rule.text) not in seen:
             if rule.first_stated is not None:
                 rule.first_stated += known.messages
             fresh.append(rule)

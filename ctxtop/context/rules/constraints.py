@@ -9,6 +9,7 @@ the window holds a summary ctxtop cannot read (an encrypted compaction).
 from __future__ import annotations
 
 import copy
+import re
 from bisect import bisect_right
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -160,7 +161,7 @@ MIN_SPLIT_ENTRIES = 2000
 
 @dataclass(slots=True)
 class Detected:
-    """The rules detected in a session's first ``entries`` entries, by normalized text in the order first
+    """The rules detected in a session's first ``entries`` entries, by key (``rule_key``) in the order first
     stated: a detection over more of the same entries goes on from it (``detect_constraints``'s ``known``).
     What a text states depends on that text alone, so the rules of a longer stretch are these and, after
     them, those first stated past it."""
@@ -204,13 +205,25 @@ def detected_to(entries: Sequence[Entry], stop: int, log_format: str | None, kno
     return Detected(stop, found)
 
 
+# A label that restates or stresses a rule ("Reminder: never …", "再次提醒：不要…"): the rule under it is the one
+# stated before, not another. (Only such labels: "Frontend: …" and "Backend: …" may scope two rules alike in words.)
+_RESTATING_LABEL = re.compile(r"^\W*(?:(?:as\s+a\s+|a\s+|one\s+more\s+|another\s+)?reminder|remember|again|once\s+more|to\s+repeat|"
+                              r"repeat(?:ing)?|(?:please\s+)?note|important|重要|注意|提醒|再次提醒|再提醒一次|重申|再说一遍|记住)"
+                              r"\s*[:：,，!！]\s*", re.IGNORECASE)
+
+
+def rule_key(text: str) -> str:
+    """What tells one rule from another: its normalized text, without a label that only restates it."""
+    return normalize(_RESTATING_LABEL.sub("", text, count=1))
+
+
 def _detected(entries: Iterable[Entry], log_format: str | None) -> dict[str, Constraint]:
-    """Each rule found, in the order first stated, by its normalized text."""
+    """Each rule found, in the order first stated, by its key (``rule_key``)."""
     seen: dict[str, Constraint] = {}
     for source in source_texts(entries, log_format):
         origin = USER_MESSAGE if source.origin == USER_ORIGIN else INSTRUCTIONS
         for found in detect_rules(source.text, origin):
-            key = normalize(found.text)
+            key = rule_key(found.text)
             if key and key not in seen:
                 constraint = make_constraint(found.text, "auto")
                 constraint.first_stated, constraint.cue, constraint.origin = source.message, found.cue, source.origin

@@ -14,7 +14,7 @@ import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from ctxtop.context.rules.constraints import Constraint, detect_constraints, locate, make_constraint, unique_ids
+from ctxtop.context.rules.constraints import Constraint, detect_constraints, locate, make_constraint, rule_key, unique_ids
 from ctxtop.context.rules.pins import PinsError, load_pins
 from ctxtop.parsers.model import Entry
 
@@ -91,11 +91,11 @@ def select_rules(entries: Sequence[Entry], request: RuleRequest, saved: Sequence
 def newly_stated(entries: Sequence[Entry], start: int, rules: Sequence[Constraint],
                  hidden: frozenset[str] = frozenset(), log_format: str | None = None) -> list[Constraint]:
     """Auto-detected rules first stated in ``entries[start:]`` that are not among ``rules`` yet (a live log)."""
-    known = {r.normalized for r in rules}
+    known = {rule_key(r.text) for r in rules}
     used = {r.id for r in rules}
     fresh = []
     for rule in unique_ids(detect_constraints(entries[start:], log_format)):
-        if rule.normalized in known:
+        if rule_key(rule.text) in known:
             continue
         base, count = rule.id, 1
         while rule.id in used:
