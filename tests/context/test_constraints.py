@@ -62,6 +62,10 @@ def window_of(*texts: str, opaque: bool = False) -> Window:
         ("Never push to main", ["Summary: the user asked to push to main once CI is green.\nNever force-push."], LOST, ["never"]),
         ("Never push to main", ["Summary: CI is green. The user said main is never to be pushed to directly."], PARAPHRASED, []),
         ("只允许用企业微信发通知，不要发邮件", ["通知走企业微信渠道，发邮件给采购部。不要改动订单。"], LOST, ["不要", "只允许"]),
+        # 别 is "don't" alone, not in 特别 ("especially") or 分别 ("each"): a summary saying the mail went out keeps no ban.
+        ("不要发邮件给客户", ["特别说明：已经发邮件给客户。"], LOST, ["不要"]),
+        ("不要发邮件给客户", ["已经分别发邮件给客户。"], LOST, ["不要"]),
+        ("不要发邮件给客户", ["别发邮件给客户。"], PARAPHRASED, ["不要"]),
         ("客户名单里的手机号不能出现在任何对外文本里", ["核对采购订单并通知相关人员"], LOST, ["不能"]),
         ("Error codes must start with ERR_", ["nothing relevant here"], LOST, ["ERR_", "must"]),
     ],

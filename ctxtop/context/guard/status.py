@@ -26,7 +26,7 @@ from ctxtop.context.window.replay import Window, WindowBlock
 from ctxtop.parsers.model import Entry
 
 MAX_NAMED = 2  # rule ids named in the line; more are counted
-MEMO_VERSION = 2  # 2: a restatement keeps a rule's negation only in a sentence that names the rule's terms
+MEMO_VERSION = 3  # 2: a restatement keeps a rule's negation only in a sentence that names the rule's terms; 3: 别 alone
 _RANK = {KEPT: 0, PARAPHRASED: 1}  # lower is better; anything else (lost, unverifiable) ranks after
 
 

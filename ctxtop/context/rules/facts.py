@@ -126,9 +126,16 @@ def find_paths(text: str) -> list[str]:
     return [m.group(m.lastindex or 0) for m in _PATH.finditer(text)]
 
 
+# 别 says "don't" on its own, and is a part of many words that do not: 特别 (especially), 分别 (each), 区别, 类别, 级别,
+# 识别, 个别, 告别, 性别; 别人 (others), 别的, 别处, 别名.
+_BIE = compiled_on_use(r"(?<![特分区类级识个告性差派鉴辨离判甄道送])别(?![人的处名称墅样致具])")
+
+
 def _has_word(lowered: str, word: str) -> bool:
     if word.isascii():
         return re.search(rf"(?<![a-z']){re.escape(word)}(?![a-z])", lowered) is not None
+    if word == "别":
+        return _BIE.search(lowered) is not None
     return word in lowered
 
 
