@@ -102,7 +102,7 @@ def test_a_json_document_caught_emptied_by_its_rewrite_keeps_the_session_read_be
     """Gemini CLI rewrites its chat in place (truncated, then written): a poll between the two found an empty
     file and showed an empty session (`watch` printed "msg 0", then the next rewrite counted every message
     as new). Nothing is half a document too: the session read before stands until the document is whole."""
-    whole = (SHARED_FIXTURES / "gemini-cli" / "agtrace_gemini_session.json").read_bytes()
+    whole = (DATA / "gemini_chat_document.json").read_bytes()
     log = tmp_path / "session-1.json"
     log.write_bytes(whole)
     follower = LogFollower(log)

@@ -15,7 +15,7 @@ from ctxtop.tui.cli import main
 from ctxtop.tui.demo import DEMO_WINDOW, demo_path
 from ctxtop.tui.waiting import not_written_yet
 
-from ..conftest import SHARED_FIXTURES
+from ..conftest import DATA
 from .test_app import SIZE, plain, settle, until
 
 DEMO_LINES = demo_path().read_bytes().splitlines(keepends=True)
@@ -114,7 +114,7 @@ def test_a_pretty_printed_json_document_written_in_two_halves_is_waited_for(tmp_
     # Gemini CLI writes its chat as an indented JSON document (JSON.stringify(…, null, 2)), so its first
     # write, caught half done, holds newlines: watch and the TUI refused it ("a JSON document that ends
     # before it is complete", exit 2) where a half first line of a JSON Lines log is waited for.
-    document = json.loads((SHARED_FIXTURES / "gemini-cli" / "agtrace_gemini_session.json").read_bytes())
+    document = json.loads((DATA / "gemini_chat_document.json").read_bytes())
     text = json.dumps(document, indent=2).encode()
     chat = tmp_path / "session-1.json"
     for cut in (2, 40, len(text) // 2, len(text) - 2):
