@@ -68,7 +68,7 @@ class CursorAlerts:
     at: int
     here: list[Alert]
     later: list[Alert]
-    lost_at: dict[str, Alert]  # rule id → its first alert of a compaction that lost or weakened it, at or before ``at``
+    lost_at: dict[str, Alert]  # rule id → its latest alert of a compaction that lost or weakened it, at or before ``at``
 
 
 @dataclass(slots=True)
@@ -291,9 +291,9 @@ class Tracker:
                     (kept_again.add if now.status == KEPT else kept_again.discard)(cid)
         here = [a for a in failing if a.message <= at and not (a.kind.rule_lost and a.constraint in kept_again)]
         lost_at: dict[str, Alert] = {}
-        for alert in here:
+        for alert in here:  # (in message order: a rule weakened, then lost, was lost when it was broken)
             if alert.kind.rule_lost and alert.constraint is not None:
-                lost_at.setdefault(alert.constraint, alert)
+                lost_at[alert.constraint] = alert
         return CursorAlerts(at, here, [a for a in failing if a.message > at], lost_at)
 
     def findings(self) -> list[Alert]:

@@ -662,8 +662,10 @@ class CtxtopApp(LiveUpdates, UserActions, AppParts):
             story = f"  ·  {lost_at.kind.rule_became} at {lost_at.message}"
             parts.append(([f"{story} → broken at {latest.message}", story], "bold", False))
         if seen.later:
-            lost_later = sum(a.kind.rule_lost for a in seen.later)
-            counts = ", ".join(f"{n} {what}" for n, what in ((lost_later, "lost or weakened"), (len(seen.later) - lost_later, "broken")) if n)
+            # Rules, not alerts: one weakened and later lost is one rule lost or weakened.
+            lost_later = len({a.constraint for a in seen.later if a.kind.rule_lost})
+            broken_later = sum(not a.kind.rule_lost for a in seen.later)
+            counts = ", ".join(f"{n} {what}" for n, what in ((lost_later, "lost or weakened"), (broken_later, "broken")) if n)
             lead = ("  ·  later: ", "dim") if seen.here else (" ▸ later in the session: ", "bold")
             parts.append(([Text.assemble(lead, f"{counts} (from message {seen.later[0].message})"), Text.assemble(lead, counts)],
                           "", False))

@@ -193,6 +193,21 @@ def test_check_exit_codes(capsys, argv, code):
     assert main(argv) == code
 
 
+def test_a_rule_weakened_at_one_compaction_and_lost_at_the_next_is_alerted_at_both():
+    # The demo's budget cap is paraphrased by the first summary (missing 8000 元) and gone after the second: only a rule
+    # kept verbatim before a compaction raised an alert, so its loss at 306 went unsaid, and the breach at 386 was
+    # told as "weakened at 204".
+    session = Session.open(demo_path(), window=DEMO_WINDOW)
+    constraints = select_rules(session.entries, RuleRequest())
+    budget = next(c.id for c in constraints if c.text.startswith("预算上限"))
+    audit = run_audit(session, constraints)
+    said = [(a.kind.key, a.message, a.detail.split(": ", 1)[1]) for a in audit.alerts if a.constraint == budget and a.compaction]
+    assert said == [("constraint_paraphrased", 204, "kept → paraphrased; missing 8000 元"),
+                    ("constraint_lost", 306, "paraphrased → lost; missing 8000 元, 必须, 上限")]
+    third = audit.compactions[2].constraints[budget]
+    assert (third[0].status, third[1].status) == (LOST, LOST)  # lost already: nothing more to say
+
+
 def test_check_demo_output_names_each_finding(capsys):
     main(["check", "--demo"])
     out = capsys.readouterr().out

@@ -144,10 +144,11 @@ async def test_the_banner_speaks_of_the_cursor_and_counts_what_comes_later():
         await settle(pilot, app, 205)
         text = plain(banner)
         assert not banner.has_class("-ahead") and "at message 205: 3 rule(s) lost or weakened" in text and ", 0 broken" in text
-        assert "later: 3 broken (from message 386)" in text  # (within the row: the counts come before the details)
+        # (within the row: the counts come before the details; the budget rule, weakened here, is lost at 306)
+        assert "later: 1 lost or weakened, 3 broken (from message 306)" in text
         app._go(386)
         await settle(pilot, app, 386)
-        assert "weakened at 204 → broken at 386" in plain(banner)  # the budget rule was paraphrased at 204, not lost
+        assert "lost at 306 → broken at 386" in plain(banner)  # paraphrased at 204, then gone with the second summary
         app._go(388)
         await settle(pilot, app, 388)
         assert "lost at 204 → broken at 388" in plain(banner) and "later" not in plain(banner)

@@ -29,7 +29,7 @@ from ctxtop.context.audit.guard_marks import guard_alert, hook_blocked, hook_den
 from ctxtop.context.audit.pairs import SeenPair, audit_pairs, audited_at
 from ctxtop.context.audit.remembered import RememberedAudit
 from ctxtop.context.audit.violations import checks_of, violations_of
-from ctxtop.context.rules.constraints import KEPT, Constraint, Status
+from ctxtop.context.rules.constraints import KEPT, LOST, PARAPHRASED, Constraint, Status
 from ctxtop.context.sanitize import quoted
 from ctxtop.context.window.replay import RUN_STEP
 from ctxtop.context.window.session import CompactionEvent, Session
@@ -227,10 +227,10 @@ def run_audit(session: Session, constraints: list[Constraint], resume: AuditProg
             audit.constraints = {cid: (shared(before), shared(after)) for cid, (before, after) in statuses.items()}
             for constraint in audited:
                 before, after_status = audit.constraints[constraint.id]
-                if before.status == KEPT and after_status.status != KEPT:
+                if _worse(before.status, after_status.status):
                     missing = f"; missing {', '.join(after_status.missing_facts)}" if after_status.missing_facts else ""
                     alerts.append(Alert(AlertKind.for_status(after_status.status), event.message, event.message, constraint.id,
-                                        f"{quoted(constraint.text)}: kept → {after_status.status}{missing}"))
+                                        f"{quoted(constraint.text)}: {before.status} → {after_status.status}{missing}"))
         next_message = plans[index + 1][0].message if index + 1 < len(plans) else len(entries) + 1
         generation = generation_of(facts.get("summaries_before", []), generations)
         generations.append((event.message, generation))
@@ -271,6 +271,13 @@ def run_audit(session: Session, constraints: list[Constraint], resume: AuditProg
     if remembered is not None:
         remembered.keep(audits, alerts)
     return Audit(constraints, audits, alerts, progress)
+
+
+def _worse(before: str, after: str) -> bool:
+    """Whether a compaction made a rule's hold on the window worse: a rule kept verbatim that is no longer, or one
+    held only paraphrased that is now gone (a rule weakened at one compaction and dropped at a later one is told at
+    each)."""
+    return (before == KEPT and after != KEPT) or (before == PARAPHRASED and after == LOST)
 
 
 def _first_call(entries: Sequence[Entry], event: CompactionEvent, after: int) -> Usage | None:
