@@ -15,11 +15,10 @@ from datetime import datetime, timezone
 from typing import Any
 
 from ctxtop.parsers.base import DocumentParser
-from ctxtop.parsers.content import image_size
+from ctxtop.parsers.content import genai_image
 from ctxtop.parsers.jsonl import json_text
 from ctxtop.parsers.model import (
     ASSISTANT,
-    IMAGE,
     REASONING,
     SUMMARY,
     TOOL_CALL,
@@ -100,9 +99,8 @@ class AdkSessionParser(DocumentParser):
             elif isinstance(part.get("text"), str):
                 category = REASONING if part.get("thought") else (USER if user else ASSISTANT)
                 blocks.append(Block(category, part["text"]))
-            elif _is_image(part):
-                data = _get(part, "inline_data")
-                blocks.append(Block(IMAGE, "", image_size=image_size({"type": "base64", "data": _get(data, "data")})))
+            elif (image := genai_image(part)) is not None:
+                blocks.append(image)
         return blocks
 
     def _compaction(self, compaction: dict, uid: str, stamp: float, ranges: list, times: dict[str, float], shown: str | None) -> None:
@@ -124,13 +122,6 @@ class AdkSessionParser(DocumentParser):
         times[uid] = float(end)
         self.add_entry("assistant", [Block(SUMMARY, text)], 0, 0, timestamp=shown, uid=uid,
                        compaction=Compaction("adk_compaction", trigger=None, preserved_ids=preserved))
-
-
-def _is_image(part: dict) -> bool:
-    """An image part: ``inline_data`` (bytes, base64 in JSON) or ``file_data`` (a URI) of an ``image/`` type."""
-    data = _get(part, "inline_data") or _get(part, "file_data")
-    mime = _get(data, "mime_type")
-    return isinstance(mime, str) and mime.startswith("image/")
 
 
 def _iso(timestamp: Any) -> str | None:

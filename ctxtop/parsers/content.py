@@ -174,6 +174,23 @@ def image_size(source: Any) -> tuple[int, int] | None:
     return _header_size(head)
 
 
+def genai_image(part: Any, tool_name: str | None = None, tool_id: str | None = None) -> Block | None:
+    """The image a google.genai ``Part`` holds (Gemini CLI's messages and ADK's events are made of them): its
+    ``inline_data`` (base64 bytes) or ``file_data`` (a URI) of an ``image/`` type, in either spelling (Pydantic dumps
+    ``inlineData``); None when it holds none. An image has no text: only its pixel size, when its bytes are inline."""
+    data = _genai_field(part, "inline_data", "inlineData") or _genai_field(part, "file_data", "fileData")
+    mime = _genai_field(data, "mime_type", "mimeType")
+    if not (isinstance(mime, str) and mime.startswith("image/")):
+        return None
+    return Block(IMAGE, "", tool_name=tool_name, tool_id=tool_id,
+                 image_size=image_size({"type": "base64", "data": mapping(data).get("data")}))
+
+
+def _genai_field(value: Any, snake: str, camel: str) -> Any:
+    field = mapping(value)
+    return field[snake] if snake in field else field.get(camel)
+
+
 def data_url_image_size(url: Any) -> tuple[int, int] | None:
     """Pixel size of an image inlined as a base64 ``data:`` URL (OpenAI, Codex, opencode), when its header says."""
     if isinstance(url, str) and url.startswith("data:") and ";base64," in url:

@@ -14,11 +14,10 @@ from __future__ import annotations
 from typing import Any
 
 from ctxtop.parsers.base import DocumentParser, LineParser, Parser, stamp_source
-from ctxtop.parsers.content import image_size, listed, mapping
+from ctxtop.parsers.content import genai_image, listed
 from ctxtop.parsers.jsonl import json_text
 from ctxtop.parsers.model import (
     ASSISTANT,
-    IMAGE,
     INJECTED,
     REASONING,
     REASONING_NEVER_RESENT,
@@ -102,16 +101,10 @@ def message_blocks(record: dict) -> list[Block]:
 
 
 def _images(content: Any, tool_name: str | None = None, tool_id: str | None = None) -> list[Block]:
-    """The images among a message's or a tool result's parts: ``inlineData`` (an @-attached image; what read_file
-    answers for one, beside its functionResponse) or ``fileData``, with an ``image/`` type. They have no text."""
-    blocks = []
-    for part in content if isinstance(content, list) else [content]:
-        data = mapping(mapping(part).get("inlineData") or mapping(part).get("fileData"))
-        mime = data.get("mimeType")
-        if isinstance(mime, str) and mime.startswith("image/"):
-            size = image_size({"type": "base64", "data": data.get("data")})
-            blocks.append(Block(IMAGE, "", tool_name=tool_name, tool_id=tool_id, image_size=size))
-    return blocks
+    """The images among a message's or a tool result's parts: an @-attached image, or what read_file answers for one
+    beside its functionResponse."""
+    parts = content if isinstance(content, list) else [content]
+    return [image for part in parts if (image := genai_image(part, tool_name, tool_id)) is not None]
 
 
 def _usage(record: dict) -> Usage | None:
