@@ -102,6 +102,13 @@ def detect(data: Log) -> str:
     raise UnknownFormat("not a session log ctxtop knows (see `ctxtop formats`, or name one with --log-format)")
 
 
+def one_session(sample: int, kind: str) -> None:
+    """Raise UnknownFormat for a sample asked of what holds one session ("LOG#2" of a JSON Lines log, a folder, a
+    database): it names none, and is not its first, unsaid. ``kind`` says what was opened ("a codex log")."""
+    if sample != 1:
+        raise UnknownFormat(f"no sample {sample}: {kind} holds one session")
+
+
 def _cut_short(data: Log) -> bool:
     """Whether ``data`` opens a JSON document (``{`` or ``[``) and stops before its end: its last character is not the
     closing one a whole document ends with. Looked at only where its first line is no JSON either."""
@@ -165,8 +172,8 @@ def parse(data: Log, format: str | None = None, *, final: bool = True,
     parser = PARSERS[name]()
     if hasattr(parser, "sample"):
         parser.sample = sample
-    elif sample != 1:  # ("LOG#2" of a log that holds one session: not its first, unsaid)
-        raise UnknownFormat(f"no sample {sample}: a {name} log holds one session")
+    else:
+        one_session(sample, f"a {name} log")
     parser.resume_offset = len(data)
     if isinstance(parser, LineParser):
         parser.resume_offset = _feed_in_slices(parser, data, final, progress)

@@ -63,12 +63,6 @@ REFINE_STEP_TOKENS = 1 << 18
 REFINE_STEP_BLOCKS = 2048
 
 
-def _one_session(sample: int, kind: str) -> None:
-    """A sample asked of a log that holds one session ("LOG#2" of a JSON Lines log) names none: not its first, unsaid."""
-    if sample != 1:
-        raise parsers.UnknownFormat(f"no sample {sample}: {kind} holds one session")
-
-
 def resolved_message(at: int, count: int) -> int | None:
     """``at`` (negative: counted from the end, -1 the last) as a message number of ``count`` messages, or None when
     there is no such message (0, or past either end): the one check every front end makes of a message asked for."""
@@ -156,15 +150,15 @@ class Session:
         counter = TokenCounter(encoding, store=TokenCache.default(encoding))
         path, sample = split_sample(path)
         if Path(path).is_dir():
-            _one_session(sample, "a folder")
+            registry.one_session(sample, "a folder")
             return cls._open_folder(path, format, counter, window)
         if (kept_in := database_format(path)) is not None:
-            _one_session(sample, f"an {kept_in} database")
+            registry.one_session(sample, f"an {kept_in} database")
             parser = registry.parse_tree(read_opencode_db(path), format or kept_in)
             return cls(parser, path=str(Path(path)), counter=counter, window=window)
         line_format = cls._line_format(path, format)
         if line_format is not None:
-            _one_session(sample, f"a {line_format} log")
+            registry.one_session(sample, f"a {line_format} log")
             session = cls._open_lines(path, line_format, counter, window, live, progress, on_read)
         else:
             session = cls._open_whole(path, format, sample, counter, window, live, progress)
