@@ -23,7 +23,7 @@ import shlex
 import shutil
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -97,9 +97,7 @@ def with_hooks(settings: dict[str, Any], ctxtop: str) -> tuple[dict[str, Any], l
         groups = hooks.setdefault(event, [])
         if not isinstance(groups, list):
             raise UsageError(f"the settings' hooks.{event} is not a list: not changed")
-        # (a group's hooks of another type than a list, left as they are, hold none of ctxtop's)
-        if any(is_ours(hook.get("command"), ctxtop) for group in groups if isinstance(group, dict) and isinstance(group.get("hooks"), list)
-               for hook in group["hooks"] if isinstance(hook, dict)):
+        if any(is_ours(hook.get("command"), ctxtop) for hook in _hooks_in(groups)):
             continue
         groups.append({"matcher": matcher, "hooks": [{"type": "command", "command": f"{ctxtop} hook", "timeout": HOOK_TIMEOUT_SECONDS}]})
     status = result.get("statusLine")
@@ -141,12 +139,18 @@ def without_hooks(settings: dict[str, Any], ctxtop: str | None = None) -> dict[s
     return result
 
 
+def _hooks_in(groups: list) -> Iterator[dict]:
+    """Each hook of an event's groups (a group, or its hooks, of another shape, left as they are, hold none of ctxtop's)."""
+    for group in groups:
+        if isinstance(group, dict) and isinstance(group.get("hooks"), list):
+            yield from (hook for hook in group["hooks"] if isinstance(hook, dict))
+
+
 def our_hook_commands(settings: dict[str, Any]) -> set[str]:
     """The commands of ctxtop's hooks in ``settings`` (the status line is one of a kind: Claude Code shows one)."""
     hooks = settings.get("hooks")
-    groups = [g for event in (hooks.values() if isinstance(hooks, dict) else ()) if isinstance(event, list) for g in event]
-    return {hook["command"] for group in groups if isinstance(group, dict) and isinstance(group.get("hooks"), list)
-            for hook in group["hooks"] if isinstance(hook, dict) and is_ours(hook.get("command"))}
+    events = [groups for groups in hooks.values() if isinstance(groups, list)] if isinstance(hooks, dict) else []
+    return {hook["command"] for groups in events for hook in _hooks_in(groups) if is_ours(hook.get("command"))}
 
 
 def _also_in_other_scopes(scope: str, ours: set[str]) -> list[str]:
