@@ -67,13 +67,15 @@ def source_texts(entries: Iterable[Entry], log_format: str | None = None) -> Ite
     system_is_users = log_format in USER_SYSTEM_PROMPT_FORMATS if log_format else None
     users_typed = log_format not in HARNESS_USER_FORMATS
     for entry in entries:
-        users_system = system_is_users is not False and not _harness_system_prompt(entry)
+        users_system: bool | None = None  # (asked at the entry's first system block: most entries have none)
         for block in entry.blocks:
             category = block.category
             if category not in (USER, INJECTED, SYSTEM):
                 continue
             text = block.text
             if category == SYSTEM:
+                if users_system is None:
+                    users_system = system_is_users is not False and not _harness_system_prompt(entry)
                 if users_system:
                     yield SourceText(entry.index, SYSTEM_PROMPT_ORIGIN, text)
                 yield from _instruction_files(entry.index, text)
