@@ -20,11 +20,11 @@ def export_directory(preferred: Path, logs: list[str], followed: list[Path]) -> 
     folder, a folder session itself, Claude Code's ``<session>/`` kept beside one) or inside a folder ``followed``
     for newer sessions: ctxtop never writes beside a log. Then ``exports/`` in ctxtop's cache directory."""
     here = preferred.resolve()
-    folders = list(followed)
+    folders = [folder.resolve() for folder in followed]
     for log in logs:
         source = Path(split_sample(log)[0]).resolve()
         folders += [source.parent, source, source.with_suffix("")]
-    if any(here == folder.resolve() or folder.resolve() in here.parents for folder in folders):
+    if any(here == folder or folder in here.parents for folder in folders):
         return cache_dir() / "exports"
     return preferred
 

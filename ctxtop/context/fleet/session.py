@@ -52,7 +52,6 @@ def skip_reason(text: str) -> str:
     return one_line(text, REASON_CHARS)
 
 
-
 @dataclass(frozen=True, slots=True)
 class AuditSettings:
     """What every session of a run is audited with (part of what decides whether a result can be reused)."""

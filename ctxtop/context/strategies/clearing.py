@@ -156,8 +156,8 @@ def pinned_slot(frame: Frame, params: dict[str, Any], plan: Plan) -> Trigger:
             plan.skip(reason)
         return trigger
     # A rule the system prompt already holds is sent with every request: a slot would send it twice.
-    resident = [c for c in frame.constraints if any(frame.resident[i] for i in frame.occurrences[c.id].verbatim)]
-    pinned = [c for c in frame.constraints if c not in resident]
+    resident = {c.id for c in frame.constraints if any(frame.resident[i] for i in frame.occurrences[c.id].verbatim)}
+    pinned = [c for c in frame.constraints if c.id not in resident]
     if resident:
         plan.notes.append(f"{len(resident)} constraint(s) already in the system prompt: not pinned again")
     if not pinned:

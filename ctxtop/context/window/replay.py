@@ -79,6 +79,7 @@ class CategoryTotal:
 # that stopped reporting usage, the window is read as at that call.
 MAX_BLOCKS_SINCE_CALL = 4096
 
+
 @dataclass(slots=True)
 class Window:
     """The blocks in the window, with running per-category totals."""
