@@ -191,15 +191,16 @@ def test_demo_first_compaction_evaporates_the_rules_without_recovery_and_costs_a
     assert cost["usd"] > 0 and cost["estimated"] and cost["price_table"] == PRICE_TABLE
 
 
-@pytest.mark.parametrize(("model", "cache_figures", "said"), [
-    ("claude-sonnet-4-5-20250929", False, "not priced: the log gives no cache figures after it"),
-    ("some-local-model", True, f"not priced: {PRICE_TABLE} has no price for this model"),
-    ("claude-sonnet-4-5-20250929", True, f"({PRICE_TABLE})"),
+@pytest.mark.parametrize(("model", "write", "read", "said"), [
+    ("claude-sonnet-4-5-20250929", None, None, "not priced: the log gives no cache figures after it"),
+    # Codex reports the cached input it read, never a write: "no cache figures" was not so.
+    ("gpt-5-codex", None, 250, "not priced: the log gives cache reads but no cache writes after it"),
+    ("some-local-model", 300, 0, f"not priced: {PRICE_TABLE} has no price for this model"),
+    ("claude-sonnet-4-5-20250929", 300, 0, f"({PRICE_TABLE})"),
 ])
-def test_an_unpriced_compaction_says_why(model, cache_figures, said):
+def test_an_unpriced_compaction_says_why(model, write, read, said):
     # A Sonnet 4.5 session whose log has no cache figures read "has no price for this model", which it has.
-    first_call = Usage(prompt_tokens=300, output_tokens=5, cache_write_tokens=300 if cache_figures else None,
-                       cache_read_tokens=0 if cache_figures else None)
+    first_call = Usage(prompt_tokens=300, output_tokens=5, cache_write_tokens=write, cache_read_tokens=read)
     assert said in cost_line(compaction_cost(first_call, model, 900, 30))
 
 

@@ -172,7 +172,7 @@ def _cost(s: dict[str, Any]) -> str:
     if s["cache_rewrite_usd"] is None:
         return "— (no compaction could be priced)"
     return (f"{s['cache_rewrite_usd']:,.2f} ({s['priced_compactions']:,} of {s['compactions']:,} compactions priced; "
-            "the others: a model without a price, or no cache figures in the log)")
+            "the others: a model without a price, or no cache writes in the log)")
 
 
 # --- HTML ---------------------------------------------------------------------------------------

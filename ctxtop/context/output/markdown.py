@@ -163,13 +163,20 @@ def cost_line(cost: dict[str, Any]) -> str:
     payback = f", pays back in {cost['payback_turns']:g} turns" if cost["payback_turns"] is not None else ""
     logged = cost.get("summarization_call") is not None
     summarizing = num(cost["summarization_tokens"]) + (" estimated" if cost["estimated"] else " logged" if logged else "")
-    # The price table names its source; what keeps a compaction unpriced is said: no cache figures in the log after
-    # it (the re-write is then unknown, whatever the model), or a model the table does not hold.
+    # The price table names its source; what keeps a compaction unpriced is said: no cache writes in the log after
+    # it (the re-write is then unknown, whatever the model; Codex reports only what it read), or a model the table
+    # does not hold.
     usd = (f"${cost['usd']:.4f}{payback} ({cost['price_table']})" if cost["usd"] is not None
-           else "not priced: the log gives no cache figures after it" if cost["cache_write_tokens"] is None
+           else f"not priced: {_missing_cache_figures(cost)} after it" if cost["cache_write_tokens"] is None
            else f"not priced: {cost['price_table']} has no price for this model")
     return (f"cache write {num(cost['cache_write_tokens'])}{split}, read {num(cost['cache_read_tokens'])}, "
             f"summarization {summarizing} tokens — {usd}")
+
+
+def _missing_cache_figures(cost: dict[str, Any]) -> str:
+    if cost["cache_read_tokens"] is None:
+        return "the log gives no cache figures"
+    return "the log gives cache reads but no cache writes"
 
 
 def forensics_lines(message: int, forensics: dict[str, Any]) -> list[str]:
