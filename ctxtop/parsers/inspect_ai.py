@@ -130,6 +130,9 @@ class InspectParser(DocumentParser):
         # Each model call's usage, by the id of the reply it wrote: the message it is logged on.
         by_reply = {reply: usage for reply, usage in _model_usages(listed(sample.get("events"))) if reply is not None}
         replies = len(by_reply)
+        # Messages carry no time: a reply has its model call's, the first message the sample's start.
+        written_at = _reply_times(listed(sample.get("events")))
+        started = _sample_start(sample)
         for message in listed(sample.get("messages")):
             if not isinstance(message, dict) or not isinstance(message.get("role"), str):
                 self.malformed(0, "a message without a role")
@@ -148,7 +151,9 @@ class InspectParser(DocumentParser):
                 blocks = [Block(SUMMARY, b.text) if b.category not in (IMAGE,) else b for b in blocks]
             if blocks:
                 uid = message.get("id") if isinstance(message.get("id"), str) else None  # (an entry's uid is a string or none)
+                timestamp = written_at.get(uid) if uid is not None and message["role"] == "assistant" else None
                 self.add_entry(message["role"], blocks, 0, 0, uid=uid, compaction=compaction,
+                               timestamp=timestamp if timestamp is not None or self.entries else started,
                                model=message.get("model") if isinstance(message.get("model"), str) else None,
                                usage=by_reply.pop(uid, None) if uid is not None and message["role"] == "assistant" else None)
         if self.entries and len(by_reply) == replies:  # no call's usage was taken by its reply
@@ -203,6 +208,27 @@ def _model_usages(events: list) -> list[tuple[str | None, Usage]]:
                               Usage(prompt_tokens(usage), number(usage.get("output_tokens")) or 0,
                                     reasoning_tokens=number(usage.get("reasoning_tokens")))))
     return found
+
+
+def _reply_times(events: list) -> dict[str, str]:
+    """When each model call's reply was written (its event's ``completed``, else when the call began), by reply id."""
+    times: dict[str, str] = {}
+    for event in events:
+        if isinstance(event, dict) and event.get("event") == "model":
+            choices = listed(mapping(event.get("output")).get("choices"))
+            reply = mapping(mapping(choices[0]).get("message")).get("id") if choices else None
+            written = next((t for t in (event.get("completed"), event.get("timestamp")) if isinstance(t, str)), None)
+            if isinstance(reply, str) and written is not None:
+                times[reply] = written
+    return times
+
+
+def _sample_start(sample: dict) -> str | None:
+    """When the sample began: its ``started_at`` (Inspect 0.3.9x+ when set), else its first event's time."""
+    if isinstance(sample.get("started_at"), str):
+        return sample["started_at"]
+    first = next((e for e in listed(sample.get("events")) if isinstance(e, dict)), None)
+    return first.get("timestamp") if first is not None and isinstance(first.get("timestamp"), str) else None
 
 
 def prompt_tokens(usage: dict) -> int:

@@ -86,3 +86,29 @@ def test_an_edit_or_trim_compaction_is_not_paired_with_a_summary_it_did_not_writ
     [marker] = [e.compaction for e in parsed.entries if e.compaction is not None]
     assert (marker.pre_tokens, marker.post_tokens) == (10_000, 700)
     assert any("1 compaction(s) by edit or trim" in note for note in parsed.diagnostics.examples)
+
+
+@pytest.mark.parametrize(("started_at", "first_time"), [
+    ("2025-05-12T20:27:36.900000-04:00", "2025-05-12T20:27:36.900000-04:00"),
+    (None, "2025-05-12T20:27:37.000000-04:00"),  # (Inspect 0.3.95 leaves started_at null: the first event's time)
+])
+def test_a_sample_s_messages_have_the_times_its_events_give(started_at, first_time):
+    # Inspect's messages carry no time, so every entry had none, and a fleet audit's `started` was null for every
+    # Inspect sample. The first message has the sample's start; a reply, when its model call completed.
+    document = json.loads((DATA / "inspect_compaction.json").read_text())
+    sample = document["samples"][0]
+    sample["started_at"] = started_at
+    first_call, _compaction, last_call = sample["events"]
+    first_call["timestamp"] = "2025-05-12T20:27:37.000000-04:00"
+    last_call.update(timestamp="2025-05-12T20:27:40.000000-04:00", completed="2025-05-12T20:27:41.500000-04:00")
+    last_call["output"]["choices"] = [{"message": {"id": "d", "role": "assistant"}}]
+    parsed = parsers.parse(json.dumps(document).encode())
+    assert [(e.role, e.timestamp) for e in parsed.entries] == [
+        ("system", first_time), ("user", None), ("user", None), ("assistant", "2025-05-12T20:27:41.500000-04:00"), ("tool", None)]
+
+
+@pytest.mark.skipif(not BROWSER.exists(), reason=f"shared fixtures not found at {SHARED_FIXTURES}")
+def test_the_0_3_95_log_starts_at_its_first_event():
+    session = Session.open(BROWSER)
+    assert session.entries[0].timestamp == "2025-05-12T20:27:36.997226-04:00"
+    assert session.entries[1].timestamp == "2025-05-12T20:27:39.697159-04:00"  # the first reply, when its call completed

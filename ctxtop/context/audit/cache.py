@@ -28,7 +28,7 @@ from ctxtop.context.window.replay import Window
 from ctxtop.context.window.tokens import content_key
 
 # Bump when what an audit finds changes (statuses, lost items): older results are then not reused.
-AUDIT_VERSION = 43  # 3: with what the forensics read from the windows; 4: paths lost without devices and one-part paths;
+AUDIT_VERSION = 44  # 3: with what the forensics read from the windows; 4: paths lost without devices and one-part paths;
 # 5: alert details quote rules cleaned of control sequences; 6: Claude Code messages sent from the queue within a turn;
 # 7: only a cap on money caps a call's amounts; 8: the summary's tokens counted exactly, whatever the token cache held;
 # 9: a summary's slashed names looked for part by part, its claims without their elaboration; 10: a path held by its
@@ -60,6 +60,7 @@ AUDIT_VERSION = 43  # 3: with what the forensics read from the windows; 4: paths
 # 41: no amount in a command that only searches, edits or prints text (grep, sed, echo > file, git)
 # 42: 别 counts as a negation alone, not inside 特别, 分别, 别人…
 # 43: a rule held only paraphrased that a later compaction loses is alerted (paraphrased → lost)
+# 44: Inspect messages have times (a resumed sample is told from a compaction)
 RECENT_BYTES = 8 << 20  # results kept in memory (a result with hundreds of constraints is ~100 KB)
 
 _BLOCK = struct.Struct("<q??")  # message, cleared, opaque
