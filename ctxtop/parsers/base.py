@@ -25,6 +25,10 @@ from ctxtop.parsers.model import (
 )
 from ctxtop.parsers.numbers import count, is_invalid_count
 
+# An ISO 8601 time with nanoseconds and an offset has 35 characters: a longer "timestamp" is no time, and
+# would reach the outputs (the snapshot's, a fleet row's `started`) at any length the log gives it.
+MAX_TIMESTAMP_CHARS = 64
+
 
 class UnknownFormat(ValueError):
     """The content matches no known log format (or not the part of it that was asked for)."""
@@ -92,7 +96,7 @@ class Parser:
             blocks=blocks,
             offset=offset,
             line=line,
-            timestamp=timestamp if isinstance(timestamp, str) else None,
+            timestamp=timestamp if isinstance(timestamp, str) and len(timestamp) <= MAX_TIMESTAMP_CHARS else None,
             model=intern(model) if type(model) is str else model,  # one copy of the model's name, not one an entry
             usage=usage,
             uid=uid,

@@ -6,7 +6,9 @@ the shared fixtures when present, and a garbage file), and the results are read 
 
 from __future__ import annotations
 
+import json
 import os
+import re
 import shutil
 import socket
 import subprocess
@@ -897,3 +899,17 @@ def test_redact_masks_the_lost_facts_and_every_log_text_the_audit_writes(tmp_pat
         assert not any(secret in text for secret in secrets), text
     assert "[REDACTED:email]" in shown["redacted"][0] and "[REDACTED:phone]" in shown["redacted"][0]
     assert "REDACTED:email" in shown["redacted"][2]  # the skipped file's name
+
+
+def test_a_model_name_or_a_time_of_a_hundred_kilobytes_is_not_given_whole(tmp_path, capsys):
+    # The log names its model and times its lines: hostile ones filled the fleet's tables and the snapshot with 100 KB.
+    hostile = tmp_path / "long_model.jsonl"
+    text = (DATA / CODEX_KEEPS).read_text().replace("gpt-5.1-codex-max", "gpt-" + "x" * 100_000)
+    hostile.write_text(re.sub(r'"timestamp": *"[^"]*"', '"timestamp": "2025-' + "1" * 100_000 + '"', text))
+    row = audit_session(str(hostile)).row
+    assert row is not None and row["model"].startswith("gpt-xxx") and len(row["model"]) <= 120
+    assert row["started"] is None
+    assert main(["export", str(hostile)]) == 0
+    snapshot = json.loads(capsys.readouterr().out)
+    assert snapshot["source"]["model"].startswith("gpt-xxx") and len(snapshot["source"]["model"]) <= 120
+    assert snapshot["at"]["timestamp"] is None

@@ -15,6 +15,7 @@ from typing import Any
 from ctxtop.context.audit.alerts import AlertKind
 from ctxtop.context.audit.drift import call_of
 from ctxtop.context.fleet.columns import FAILURE_MODES
+from ctxtop.context.output.snapshot import model_shown
 from ctxtop.context.rules.constraints import KEPT, LOST, PARAPHRASED, UNVERIFIABLE, WindowText
 from ctxtop.context.rules.pins import PinsError
 from ctxtop.context.rules.selection import RuleRequest
@@ -127,7 +128,7 @@ def _audit(path: str, shown: str, settings: AuditSettings, content_digest: str |
         "path": shown_name(shown),
         "format": session.format,
         "agent": AGENTS.get(session.format),
-        "model": session.model,
+        "model": model_shown(session.model),
         "started": counts["started"],
         "messages": session.message_count,
         "compactions": len(audits),

@@ -67,7 +67,7 @@ def build_snapshot(
             "path": session.path,
             "format": session.format,
             "session_id": session.parser.meta.session_id,
-            "model": session.model,
+            "model": model_shown(session.model),
             "messages": session.message_count,
             "diagnostics": {
                 "malformed_lines": diagnostics.malformed_lines,
@@ -110,8 +110,9 @@ def build_snapshot(
     return snapshot
 
 
-def _model(name: str | None) -> str | None:
-    return one_line(name, 120) if name is not None else None  # from the log: no control characters
+def model_shown(name: str | None) -> str | None:
+    """A model's name as the outputs give it: from the log, so without control characters, and of any length there."""
+    return one_line(name, 120) if name is not None else None
 
 
 def split_unexplained(window: Window, reported: int | None) -> tuple[int, int]:
@@ -143,7 +144,7 @@ def _categories(window: Window, reported: int | None, counts_estimated: bool = F
     if summarizer:
         label = f"the conversation summarized + {label}"
     rows[INFERRED] = {"tokens": inferred, "blocks": 0, "estimated": True, "label": one_line(label, 160), "summarized_conversation": summarizer,
-                      "inferred_from": {"message": prefix.message, "model": _model(prefix.model), "reason": prefix.reason,
+                      "inferred_from": {"message": prefix.message, "model": model_shown(prefix.model), "reason": prefix.reason,
                                         "tokens": prefix.tokens} if prefix is not None else None}
     return {name: rows[name] for name in BREAKDOWN_ROWS}
 
@@ -173,7 +174,7 @@ def subagent_row(agent: Subagent) -> dict[str, Any]:
         "kind": one_line(agent.kind, 60),
         "description": one_line(agent.description, 200) if agent.description else None,
         "path": str(agent.path),
-        "model": _model(agent.model),
+        "model": model_shown(agent.model),
         "messages": agent.totals.messages,
         "tokens": agent.totals.tokens,
         "window": {"reported_tokens": agent.reported_tokens, "estimated_tokens": agent.estimated_tokens,
