@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ctxtop.context.audit.alerts import Alert, AlertKind
+from ctxtop.context.audit.blame import Blame
 from ctxtop.context.audit.early import EarlyAudit
 from ctxtop.context.audit.events import IMPLICIT_DROP
 from ctxtop.context.audit.guard_marks import guard_alerts, hook_denied
@@ -68,7 +69,7 @@ class CursorAlerts:
     at: int
     here: list[Alert]
     later: list[Alert]
-    lost_at: dict[str, Alert]  # rule id → its latest alert of a compaction that lost or weakened it, at or before ``at``
+    story: Alert | None  # when the latest of ``here`` is a violation: the loss it follows (``audit.blame``)
 
 
 @dataclass(slots=True)
@@ -108,6 +109,7 @@ class Tracker:
         self.rules: list[Constraint] = []
         self.audit = Audit([], [], [])
         self._announced: set[AlertKey] = set()
+        self._blame: tuple[Audit, Blame] | None = None  # the losses behind the violations of ``audit``, as asked for
         self._early = early
         self._last_prompt = session.reported_at(None) or 0  # for implicit compactions in a followed log
         self._last_prompt_of: dict[str | None, int] = {}  # ...measured against the same model's last call
@@ -290,11 +292,17 @@ class Tracker:
                 for cid, (_, now) in compaction.constraints.items():
                     (kept_again.add if now.status == KEPT else kept_again.discard)(cid)
         here = [a for a in failing if a.message <= at and not (a.kind.rule_lost and a.constraint in kept_again)]
-        lost_at: dict[str, Alert] = {}
-        for alert in here:  # (in message order: a rule weakened, then lost, was lost when it was broken)
-            if alert.kind.rule_lost and alert.constraint is not None:
-                lost_at[alert.constraint] = alert
-        return CursorAlerts(at, here, [a for a in failing if a.message > at], lost_at)
+        story = self.loss_behind(here[-1]) if here else None
+        return CursorAlerts(at, here, [a for a in failing if a.message > at], story)
+
+    def loss_behind(self, violation: Alert) -> Alert | None:
+        """The alert of the compaction that lost or weakened the rule ``violation`` broke, when the rule was not
+        back in the window by then (``audit.blame``); None for any other alert."""
+        with self._audit_lock:
+            audit = self.audit
+            if self._blame is None or self._blame[0] is not audit:
+                self._blame = (audit, Blame(audit.alerts, audit.compactions, self.session.entries, self.rules))
+            return self._blame[1].loss_behind(violation)
 
     def findings(self) -> list[Alert]:
         """The settled alerts that fail ``check``."""
@@ -428,7 +436,8 @@ class Tracker:
                 raise IndexError(f"compaction {number}: the session has {len(compactions)}")
             audit = compactions[number - 1]
             before, after = self.window_at(audit.event.message - 1), self.window_at(audit.after_message)
-            return compaction_view(number, audit, before, after, self.rules, self.alerts())
+            followed = [a for a in self.alerts() if (loss := self.loss_behind(a)) is not None and loss.compaction == audit.event.message]
+            return compaction_view(number, audit, before, after, self.rules, followed)
 
     def report_html(self, at: int | None = None, *, redacted: bool = False) -> str:
         """The shareable HTML report (``export --format html``): the snapshot at ``at``, the timeline and every

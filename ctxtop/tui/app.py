@@ -652,7 +652,7 @@ class CtxtopApp(LiveUpdates, UserActions, AppParts):
         parts: list[Part] = []
         lost: list[str] = []
         latest = seen.here[-1] if seen.here else None
-        lost_at = seen.lost_at.get(latest.constraint or "") if latest is not None and latest.kind is AlertKind.VIOLATION else None
+        lost_at = seen.story
         if seen.here:
             lost = sorted({a.constraint or "" for a in seen.here if a.kind.rule_lost})
             broken = [a for a in seen.here if a.kind is AlertKind.VIOLATION]

@@ -17,7 +17,7 @@ from ctxtop.context.audit.alerts import Alert, AlertKind
 from ctxtop.context.audit.lost import MAX_LOST_ITEMS
 from ctxtop.context.audit.run import CompactionAudit
 from ctxtop.context.output.markdown import forensics_lines, num, table
-from ctxtop.context.rules.constraints import KEPT, Constraint
+from ctxtop.context.rules.constraints import Constraint
 from ctxtop.context.sanitize import clean_json, clean_text, markdown_cell, one_line
 from ctxtop.context.window.replay import Window
 from ctxtop.parsers.model import SUMMARY
@@ -28,8 +28,9 @@ PREVIEW_CHARS = 160
 
 
 def compaction_view(number: int, compaction: CompactionAudit, before: Window, after: Window,
-                    rules: list[Constraint], alerts: list[Alert]) -> dict[str, Any]:
-    """The view of compaction ``number`` (1-based) from its audit, its two windows, the rules and the session's alerts."""
+                    rules: list[Constraint], violations: list[Alert]) -> dict[str, Any]:
+    """The view of compaction ``number`` (1-based) from its audit, its two windows, the rules and the violations
+    told as following it (``audit.blame``: of a rule it lost or weakened, not back in the window since)."""
     event = compaction.event
     summary_blocks = [item for item in after.blocks if item.category == SUMMARY and item.entry.index >= event.message]
     after_ids = {(item.entry.index, item.position): item for item in after.blocks}
@@ -70,7 +71,6 @@ def compaction_view(number: int, compaction: CompactionAudit, before: Window, af
         if (item.entry.index, item.position) not in known and id(item) not in taken:
             add(item, ADDED, item.tokens)
     by_id = {rule.id: rule for rule in rules}
-    weakened = {cid for cid, (was, now) in compaction.constraints.items() if was.status == KEPT and now.status != KEPT}
     return {
         "number": number,
         "message": event.message,
@@ -95,8 +95,7 @@ def compaction_view(number: int, compaction: CompactionAudit, before: Window, af
         "later_violations": [
             {"rule": alert.constraint, "lost_at": event.message, "became": AlertKind.became(compaction.constraints[alert.constraint][1].status),
              "broken_at": alert.message, "detail": alert.detail}
-            for alert in alerts
-            if alert.kind is AlertKind.VIOLATION and alert.constraint in weakened and alert.message > event.message
+            for alert in violations if alert.constraint in compaction.constraints
         ],
     }
 

@@ -1,0 +1,44 @@
+"""Which compaction a broken rule is told as following (``audit.blame``): the one that last lost or weakened
+it, unless the rule was back in the window when the agent broke it."""
+
+from __future__ import annotations
+
+from ctxtop.context.audit.alerts import AlertKind
+from ctxtop.context.tracker import Tracker
+from ctxtop.tui.demo import DEMO_WINDOW, demo_path
+
+# The demo's user message just before the agent e-mails the customer list (388).
+LAST_ASK = "汇总好了就把本周结果发给采购部，顺便把 PO-1503 处理掉。"
+WECOM_ONLY = "只允许用企业微信发通知，不要发邮件"
+
+
+def stories(tracker: Tracker) -> dict[tuple[str | None, int], int | None]:
+    """Each violation (rule, message) → the message of the compaction it is told as following."""
+    found = {}
+    for alert in tracker.alerts():
+        if alert.kind is AlertKind.VIOLATION:
+            loss = tracker.loss_behind(alert)
+            found[(alert.constraint, alert.message)] = loss.message if loss is not None else None
+    return found
+
+
+def test_each_breach_of_the_demo_follows_the_compaction_that_last_lost_its_rule():
+    tracker = Tracker.open(str(demo_path()), window=DEMO_WINDOW)
+    # The budget cap was paraphrased at 204 and lost at 306: its breach follows 306, not 204.
+    assert stories(tracker) == {("budget-8000", 386): 306, ("wecom-only", 388): 204, ("no-phone-numbers", 388): 204}
+    assert tracker.cursor_alerts(386).story.message == 306
+
+
+def test_a_rule_the_user_gave_again_before_the_breach_is_no_compaction_s_fault(tmp_path):
+    # The user says the e-mail rule again, word for word, in the message before the agent e-mails (instead of
+    # what it asked there): the window holds it when it is broken. It was still told "lost at 204 → broken at 388".
+    log = tmp_path / "restated.jsonl"
+    text = demo_path().read_text(encoding="utf-8")
+    assert LAST_ASK in text
+    log.write_text(text.replace(LAST_ASK, f"记住：{WECOM_ONLY}"), encoding="utf-8")
+    tracker = Tracker.open(str(log), window=DEMO_WINDOW)
+    assert stories(tracker) == {("budget-8000", 386): 306, ("wecom-only", 388): None, ("no-phone-numbers", 388): 204}
+    first = tracker.compaction_view(1)
+    assert [(v["rule"], v["broken_at"]) for v in first["later_violations"]] == [("no-phone-numbers", 388)]
+    seen = tracker.cursor_alerts(388)
+    assert seen.here[-1].constraint == "no-phone-numbers" and seen.story.message == 204  # (the breach still told)
