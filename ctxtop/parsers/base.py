@@ -109,6 +109,8 @@ class Parser:
     def tokens(self, value: Any) -> int | None:
         """``value`` as a token count, or None; a number that is no count (negative, boolean, beyond
         2^53, fractional) is counted in ``diagnostics.invalid_numbers`` and ignored."""
+        if value is None:
+            return None  # (a field the log left out: most of them, on every usage read)
         checked = count(value)
         if checked is None and is_invalid_count(value):
             self.diagnostics.invalid_numbers += 1
@@ -124,11 +126,16 @@ class Parser:
         prompt = self.tokens(usage.prompt_tokens)
         if prompt is None:
             return None
+        tokens = self.tokens
         usage.prompt_tokens = prompt
-        usage.output_tokens = self.tokens(usage.output_tokens) or 0
-        for name in ("reasoning_tokens", "context_window", "cache_write_tokens", "cache_write_5m_tokens",
-                     "cache_write_1h_tokens", "cache_read_tokens"):
-            setattr(usage, name, self.tokens(getattr(usage, name)))
+        usage.output_tokens = tokens(usage.output_tokens) or 0
+        # Field by field rather than by name (getattr, setattr): this runs for every model call a log reports.
+        usage.reasoning_tokens = tokens(usage.reasoning_tokens)
+        usage.context_window = tokens(usage.context_window)
+        usage.cache_write_tokens = tokens(usage.cache_write_tokens)
+        usage.cache_write_5m_tokens = tokens(usage.cache_write_5m_tokens)
+        usage.cache_write_1h_tokens = tokens(usage.cache_write_1h_tokens)
+        usage.cache_read_tokens = tokens(usage.cache_read_tokens)
         if usage.context_window == 0:
             usage.context_window = None
         return usage

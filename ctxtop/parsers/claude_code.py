@@ -360,7 +360,8 @@ def _merge_blocks(existing: list[Block], new: list[Block]) -> None:
 def _usage(raw: Any) -> Usage | None:
     if not isinstance(raw, dict):
         return None
-    prompt = summed(*(raw.get(k) for k in ("input_tokens", "cache_read_input_tokens", "cache_creation_input_tokens")))
+    cache_read, cache_write = raw.get("cache_read_input_tokens"), raw.get("cache_creation_input_tokens")
+    prompt = summed(raw.get("input_tokens"), cache_read, cache_write)
     output = _int(raw.get("output_tokens")) or 0
     details = raw.get("output_tokens_details")
     thinking = _int(details.get("thinking_tokens")) if isinstance(details, dict) else None
@@ -368,10 +369,10 @@ def _usage(raw: Any) -> Usage | None:
         return None  # synthetic or error responses report zeros; they are not a model call
     split = mapping(raw.get("cache_creation"))
     return Usage(prompt_tokens=prompt, output_tokens=output, reasoning_tokens=thinking,
-                 cache_write_tokens=_int(raw.get("cache_creation_input_tokens")),
+                 cache_write_tokens=_int(cache_write),
                  cache_write_5m_tokens=_int(split.get("ephemeral_5m_input_tokens")),
                  cache_write_1h_tokens=_int(split.get("ephemeral_1h_input_tokens")),
-                 cache_read_tokens=_int(raw.get("cache_read_input_tokens")))
+                 cache_read_tokens=_int(cache_read))
 
 
 def _digest(blocks: list[Block]) -> str:
@@ -382,9 +383,9 @@ def _digest(blocks: list[Block]) -> str:
     return digest.hexdigest()
 
 
-def _int(value: Any) -> Any:
-    # Any number, good or bad: Parser.checked_usage and add_entry keep the counts and count the rest.
-    return number(value)
+# Any number, good or bad: Parser.checked_usage and add_entry keep the counts and count the rest.
+# (The function itself, not a call to it: five fields of every usage a log reports are read with it.)
+_int = number
 
 
 def _str(value: Any) -> str | None:

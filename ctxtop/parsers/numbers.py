@@ -60,7 +60,10 @@ def summed(*values: Any) -> Any:
     """The sum of the numbers among ``values`` (a missing one counts 0) — or, when one of them is no
     count, that value itself, so that ``Parser.checked_usage`` counts it and ignores the usage: a
     negative cache figure must not quietly shrink a prompt size."""
-    for value in values:
-        if is_invalid_count(value):
+    total = 0
+    for value in values:  # one pass: the counts are summed, the first number that is no count is returned
+        if count(value) is not None:
+            total += value
+        elif is_invalid_count(value):
             return value
-    return sum(value for value in values if count(value) is not None)
+    return total
