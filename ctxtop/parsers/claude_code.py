@@ -140,17 +140,11 @@ class ClaudeCodeParser(LineParser):
                     self.meta.title = title
             self.diagnostics.skipped_records += 1
             return
-        handler = {
-            "user": self._user,
-            "assistant": self._assistant,
-            "system": self._system,
-            "attachment": self._attachment,
-            "queue-operation": self._queue_operation,
-        }.get(kind)
+        handler = _HANDLERS.get(kind)
         if handler is None:
             self.unknown(line, f"record type {kind!r}", kind=f"record:{kind}")
             return
-        handler(record, offset, line)
+        handler(self, record, offset, line)
 
     def _aside(self, record: dict) -> bool:
         """Whether a record belongs to a side chain kept out of this file's window."""
@@ -345,6 +339,16 @@ class ClaudeCodeParser(LineParser):
     def _count_unknown_blocks(self, count: int, line: int) -> None:
         if count:
             self.unknown(line, f"content block type ({count})")
+
+
+# The method that reads each kind of record: looked up once, not made into bound methods again at every line.
+_HANDLERS = {
+    "user": ClaudeCodeParser._user,
+    "assistant": ClaudeCodeParser._assistant,
+    "system": ClaudeCodeParser._system,
+    "attachment": ClaudeCodeParser._attachment,
+    "queue-operation": ClaudeCodeParser._queue_operation,
+}
 
 
 def _merge_blocks(existing: list[Block], new: list[Block]) -> None:
