@@ -68,29 +68,34 @@ _SPACE = compiled_on_use(r"\s")
 # space: no-break, en, em, ideographic…). Rare; a text holding one is split into words instead.
 _KEPT_WIDE_SPACES = ("\x85", "\u1680", "\u2028", "\u2029")
 _ASCII_SPACES = b" \t\n\r\x0b\x0c\x1c\x1d\x1e\x1f"
+_ASCII_LOWER = bytes.maketrans(b"ABCDEFGHIJKLMNOPQRSTUVWXYZ", b"abcdefghijklmnopqrstuvwxyz")
 
 
 def normalize(text: str, piece: int = NORMALIZE_PIECE) -> str:
     """Width- and case-folded text with all whitespace removed, for verbatim matching."""
     if len(text) <= piece:
-        return _without_spaces(unicodedata.normalize("NFKC", text).casefold())
+        return _folded_without_spaces(unicodedata.normalize("NFKC", text))
     pieces, start = [], 0
     while start < len(text):
         cut = _SPACE.search(text, start + piece)
         end = cut.start() if cut else len(text)
-        pieces.append(_without_spaces(unicodedata.normalize("NFKC", text[start:end]).casefold()))
+        pieces.append(_folded_without_spaces(unicodedata.normalize("NFKC", text[start:end])))
         start = end
     return "".join(pieces)
 
 
-def _without_spaces(folded: str) -> str:
-    """``"".join(folded.split())`` for a text NFKC has normalized: its UTF-8 bytes with the ASCII spaces
-    deleted, in one pass that makes no string per word (splitting makes one per word: half the time)."""
+def _folded_without_spaces(text: str) -> str:
+    """``"".join(text.casefold().split())`` for a text NFKC has normalized: its UTF-8 bytes with the ASCII
+    spaces deleted and the ASCII letters lowered (all casefold does to ASCII) in one pass that makes no string
+    per word (splitting makes one per word: half the time); then casefold, only if a character beyond ASCII
+    is left, and on the text without its spaces (casefold takes a third of the time, and a pure ASCII text
+    needs none of it). Exact: casefold maps each character on its own, no character to or from whitespace."""
     wide = _KEPT_WIDE_SPACES
-    if wide[0] in folded or wide[1] in folded or wide[2] in folded or wide[3] in folded:
-        return "".join(folded.split())
+    if wide[0] in text or wide[1] in text or wide[2] in text or wide[3] in text:
+        return "".join(text.casefold().split())
     # (surrogatepass: a lone surrogate a log escaped comes back as it was)
-    return folded.encode("utf-8", "surrogatepass").translate(None, _ASCII_SPACES).decode("utf-8", "surrogatepass")
+    folded = text.encode("utf-8", "surrogatepass").translate(_ASCII_LOWER, _ASCII_SPACES).decode("utf-8", "surrogatepass")
+    return folded if folded.isascii() else folded.casefold()
 
 
 def key_facts(text: str) -> list[str]:
