@@ -23,7 +23,18 @@ from ctxtop.context.rules.constraints import (
     locate,
     make_constraint,
 )
-from ctxtop.context.rules.facts import CJK_STOP_BIGRAMS, STOPWORDS, has_negation, key_facts, key_terms, normalize
+from ctxtop.context.rules.facts import (
+    CJK_STOP_BIGRAMS,
+    NEGATIONS,
+    STOPWORDS,
+    _has_word,
+    has_negation,
+    key_facts,
+    key_terms,
+    negated_terms,
+    negates,
+    normalize,
+)
 from ctxtop.context.rules.pins import PinsError, load_pins
 from ctxtop.context.rules.selection import RuleRequest, select_rules
 from ctxtop.context.window.replay import Window, WindowBlock
@@ -275,6 +286,22 @@ def _key_terms_word_by_word(text: str) -> set[str]:
                 max_size=40).map("".join))
 def test_key_terms_are_those_of_each_word_and_run_found(text):
     assert key_terms(text) == _key_terms_word_by_word(text)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(["Never", "not", "NO", "don't", "do not", "cannot", "n", "o", "t", "'", " ", "-", "x", "ſ",
+                                 "İ", "send", "email", "不要", "别", "特别", "别人", "禁止", "。", ".", "\n", "；", "ﬁ"]),
+                max_size=40).map("".join))
+def test_negations_are_found_as_each_word_and_sentence_alone_finds_them(text):
+    # The definitions, one negation word and one sentence at a time.
+    def holds_negation(part: str) -> bool:
+        return any(_has_word(unicodedata.normalize("NFKC", part).casefold(), word) for word in NEGATIONS)
+
+    assert has_negation(text) == holds_negation(text)
+    terms = {"send", "email", "never"}
+    sentences = re.split(r"(?<=[.!?])\s+|[\n。！？；;]", text)
+    assert negates(negated_terms(text), terms) == any(
+        holds_negation(s) and not key_terms(s).isdisjoint(terms - set(NEGATIONS)) for s in sentences)
 
 
 def test_a_pin_is_located_where_people_state_it_else_wherever_it_occurs():

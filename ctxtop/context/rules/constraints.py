@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from ctxtop.context import second_core
 from ctxtop.context.rules.cues import INSTRUCTIONS, USER_MESSAGE
 from ctxtop.context.rules.detect import detect_rules
-from ctxtop.context.rules.facts import has_negation, key_facts, key_terms, negates_terms, normalize
+from ctxtop.context.rules.facts import has_negation, key_facts, key_terms, negated_terms, negates, normalize
 from ctxtop.context.rules.naming import readable_id
 from ctxtop.context.rules.sources import USER_ORIGIN, source_texts
 from ctxtop.context.sanitize import clean_text
@@ -74,6 +74,7 @@ class WindowText:
         self._by_term: dict[str, list[int]] | None = None
         self._joined: str | None = None  # the normalized blocks, joined (``_verbatim``)
         self._starts: list[int] = []  # where each block starts in ``_joined``
+        self._negated: dict[int, set[str]] = {}  # ``negated_terms`` of the blocks that were a best restatement
         # Read once, together: a released text comes back from the log.
         for index, (item, text) in enumerate(zip(window.blocks, window.texts(), strict=True)):
             if item.category == SUMMARY and item.block.opaque:
@@ -104,7 +105,7 @@ class WindowText:
         best = min(shared, key=lambda position: (-shared[position], position))  # the most terms; the first such block
         if shared[best] / len(constraint.terms) < PARAPHRASE_TERM_SHARE:
             return verbatim, None
-        if has_negation(constraint.text) and not negates_terms(self.blocks[best][1], constraint.terms):
+        if has_negation(constraint.text) and not negates(self._negated_terms(best), constraint.terms):
             return verbatim, None
         return verbatim, best
 
@@ -139,6 +140,14 @@ class WindowText:
                     for term in key_terms(self.blocks[position][1]):
                         self._by_term.setdefault(term, []).append(position)
         return self._by_term
+
+    def _negated_terms(self, position: int) -> set[str]:
+        """What the sentences of a block that hold a negation name: read once per block, not once per rule it
+        is the best restatement of (one summary is that for most of a window's rules)."""
+        negated = self._negated.get(position)
+        if negated is None:
+            negated = self._negated[position] = negated_terms(self.blocks[position][1])
+        return negated
 
     def status(self, constraint: Constraint) -> Status:
         """Where and how well ``constraint`` survives in this window."""

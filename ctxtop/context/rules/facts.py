@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 import unicodedata
 
-from ctxtop.context.rules.patterns import compiled_on_use
+from ctxtop.context.rules.patterns import any_of, compiled_on_use
 from ctxtop.context.secret_shapes import SECRETS
 
 # (The prohibitions rule detection knows, so that a restatement is held to keep the one its rule says.)
@@ -144,27 +144,57 @@ def _has_word(lowered: str, word: str) -> bool:
     return word in lowered
 
 
+# The negation words written in ASCII as one pattern, each with ``_has_word``'s bounds: a text holds one of them
+# exactly when it matches (the engine tries every word at every place before it gives up), in one search
+# instead of one per word. Negations are looked for in every sentence of a restating block.
+_ASCII_NEGATION = compiled_on_use(rf"(?<![a-z']){any_of(w for w in NEGATIONS if w.isascii())}(?![a-z])")
+_WIDE_NEGATIONS = tuple(w for w in NEGATIONS if not w.isascii())
+
+
 def has_negation(text: str) -> bool:
-    lowered = unicodedata.normalize("NFKC", text).casefold()
-    return any(_has_word(lowered, w) for w in NEGATIONS)
+    return _holds_negation(_folded(text))
+
+
+def _folded(text: str) -> str:
+    return unicodedata.normalize("NFKC", text).casefold()
+
+
+def _holds_negation(folded: str) -> bool:
+    """``has_negation`` of a text already folded. (An ASCII text holds none of the other words.)"""
+    if _ASCII_NEGATION.search(folded) is not None:
+        return True
+    return not folded.isascii() and any(_has_word(folded, w) for w in _WIDE_NEGATIONS)
 
 
 # Where a sentence or clause of a restatement ends: a summary holds many, each about something else.
 _SENTENCE_END = compiled_on_use(r"(?<=[.!?])\s+|[\n。！？；;]")
 
 
-def negates_terms(text: str, terms: set[str]) -> bool:
-    """Whether a sentence of ``text`` that names one of ``terms`` holds a negation: a summary's "Tests do not
-    pass" does not make its "send email to customers" a restatement of "Do not send email to customers".
+def negated_terms(text: str) -> set[str]:
+    """The key terms of the sentences of ``text`` that hold a negation (``negates``)."""
+    terms: set[str] = set()
+    for sentence in _SENTENCE_END.split(text):
+        folded = _folded(sentence)
+        if _holds_negation(folded):
+            terms |= _terms_of_folded(folded)
+    return terms
+
+
+def negates(negated: set[str], terms: set[str]) -> bool:
+    """Whether a sentence of a text that holds a negation names one of ``terms``, told by the text's
+    ``negated_terms`` (their union meets ``terms`` exactly when one sentence's terms do): a summary's "Tests do
+    not pass" does not make its "send email to customers" a restatement of "Do not send email to customers".
     (The negation words are no such terms: "Never force-push" names nothing of "Never push to main".)"""
-    named = terms.difference(NEGATIONS)
-    return any(has_negation(sentence) and not key_terms(sentence).isdisjoint(named)
-               for sentence in _SENTENCE_END.split(text))
+    return not negated.isdisjoint(terms.difference(NEGATIONS))
 
 
 def key_terms(text: str) -> set[str]:
     """Content words (English, lower-cased) and CJK bigrams of ``text``."""
-    text = unicodedata.normalize("NFKC", text).casefold()
+    return _terms_of_folded(_folded(text))
+
+
+def _terms_of_folded(text: str) -> set[str]:
+    """``key_terms`` of a text already folded."""
     # Each word and run once (a set first), then trimmed: a text repeats most of its words.
     terms = {w.strip("'-") for w in set(_WORD.findall(text))} - STOPWORDS
     for run in set(_CJK_RUN.findall(text)):
