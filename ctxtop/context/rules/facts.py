@@ -197,7 +197,9 @@ def _terms_of_folded(text: str) -> set[str]:
     """``key_terms`` of a text already folded."""
     # Each word and run once (a set first), then trimmed: a text repeats most of its words.
     terms = {w.strip("'-") for w in set(_WORD.findall(text))} - STOPWORDS
-    for run in set(_CJK_RUN.findall(text)):
+    # (An ASCII text holds no run: ``isascii`` is known without a look at the text, which the search reads
+    # all of: a fifth of the time of an English text's terms.)
+    for run in set(_CJK_RUN.findall(text)) if not text.isascii() else ():
         terms.update(run[i : i + 2] for i in range(len(run) - 1))
         if len(run) == 1:
             terms.add(run)
