@@ -26,6 +26,8 @@ IMAGE_MAX_EDGE = 1568
 # An image whose size the log does not tell: the cost of a full-size image.
 IMAGE_UNKNOWN_TOKENS = 1600
 OUTPUT_CATEGORIES = (ASSISTANT, TOOL_CALL, REASONING)
+# The categories whose tokens are not their text's count alone (see ``_block_tokens``).
+NOT_TEXT_ONLY = (IMAGE, TOOL_CALL)
 
 
 def image_tokens(size: tuple[int, int] | None) -> int:
@@ -38,6 +40,11 @@ def image_tokens(size: tuple[int, int] | None) -> int:
 
 def text_tokens(counter: TokenCounter, block: Block) -> int:
     return _block_tokens(counter, block, counter.count(block.text) if block.category != IMAGE else 0)
+
+
+def _utf8_length(text: str) -> int:
+    """The length of ``text`` in UTF-8, without encoding it when it is ASCII (one byte a character)."""
+    return len(text) if text.isascii() else len(text.encode("utf-8", "surrogatepass"))
 
 
 def _block_tokens(counter: TokenCounter, block: Block, text_count: int) -> int:
@@ -181,18 +188,24 @@ class Accounting:
         call_start = self._calls_done if self._calls_done <= start else self._call_start(entries, start)
         span = entries[call_start:stop]  # read once (a store of packed entries takes a lock for each read)
         counted = span[start - call_start :]
+        blocks = [block for entry in counted for block in entry.blocks]
         keys: list[bytes] = []
-        texts = [b.text if b.category != IMAGE else "" for entry in counted for b in entry.blocks]
+        texts = [b.text if b.category != IMAGE else "" for b in blocks]
         if self.estimate_history:
-            counts = iter(self._count_or_estimate(counted, texts, keys))
+            counts = self._count_or_estimate(counted, texts, keys)
         else:
-            counts = iter(self.counter.count_all(texts, keys))
+            counts = self.counter.count_all(texts, keys)
             self._rough.extend(bytes(len(texts)))
-        self._digests += b"".join(key or NO_DIGEST for key in keys)
+        self._digests += b"".join([key or NO_DIGEST for key in keys])
         self._from_usage += bytes(len(texts))
+        # Only an image or a tool call costs other than its text's count: the rest are taken as they are,
+        # without a call a block.
+        counter = self.counter
+        self._flat.extend([_block_tokens(counter, b, n) if b.category in NOT_TEXT_ONLY else n for b, n in zip(blocks, counts)])
+        end = self._starts[-1]
         for entry in counted:
-            self._flat.extend(_block_tokens(self.counter, b, next(counts)) for b in entry.blocks)
-            self._starts.append(len(self._flat))
+            end += len(entry.blocks)
+            self._starts.append(end)
         self._calls_done = self._estimate_opaque_reasoning(span, call_start)
         self.counter.persist()
         return call_start
@@ -202,32 +215,36 @@ class Accounting:
         known = self.counter.known(texts, keys)
         calibration, counter = self.calibration, self.counter
         counts: list[int] = []
+        rough = bytearray()  # this span's flags, added to ``_rough`` once, at the end
+        seen_call = self._seen_call
         n = 0
         for entry in counted:
             for block in entry.blocks:
-                text, count, key = texts[n], known[n], keys[n]
-                n += 1
-                rough = 0
+                text, count = texts[n], known[n]
+                estimated = 0
                 if count is None:
-                    category = block.category
-                    kind = calibrated_kind(category, len(text))
-                    if len(text) >= SAMPLED_TEXT_CHARS and category not in OUTPUT_CATEGORIES and self._seen_call:
+                    category, length = block.category, len(text)
+                    kind = calibrated_kind(category, length)
+                    if length >= SAMPLED_TEXT_CHARS and category not in OUTPUT_CATEGORIES and seen_call:
                         pieces = sample_pieces(text)
                         piece_chars, piece_tokens = sum(map(len, pieces)), sum(map(counter.tokens_uncached, pieces))
                         calibration.learn(kind, piece_chars, piece_tokens)
-                        count, rough = sampled_estimate(len(text), piece_chars, piece_tokens), 1
-                    elif not self._seen_call or not calibration.ready(kind):
-                        count = counter.count_keyed(text, key)
-                        calibration.learn(kind, len(text), count)
+                        count, estimated = sampled_estimate(length, piece_chars, piece_tokens), 1
+                    elif not seen_call or not calibration.ready(kind):
+                        count = counter.count_keyed(text, keys[n])
+                        calibration.learn(kind, length, count)
                     else:
-                        count, rough = calibration.estimate(kind, len(text)), 1
+                        count, estimated = calibration.estimate(kind, length), 1
                 elif text:
                     calibration.learn(calibrated_kind(block.category, len(text)), len(text), count)
+                n += 1
                 counts.append(count)
-                self._rough.append(rough)
-                self.rough_blocks += rough
+                rough.append(estimated)
             if entry.usage is not None:
-                self._seen_call = True
+                seen_call = True
+        self._seen_call = seen_call
+        self._rough += rough
+        self.rough_blocks += rough.count(1)
         return counts
 
     def saved(self) -> dict:
@@ -267,31 +284,31 @@ class Accounting:
         ``span`` holds the entries from position ``start`` on. Returns where the
         last call that ended in it ends.
         """
-        call: list[int] = []
+        call: list[tuple[int, Entry]] = []
         calls_done = start
         for position, entry in enumerate(span, start):
-            call.append(position)
+            call.append((position, entry))
             usage = entry.usage
             if usage is None:
                 continue
             calls_done = position + 1
-            opaque = [(i, j) for i in call for j, b in enumerate(span[i - start].blocks) if b.category == REASONING and b.opaque]
+            opaque = [(i, j, b) for i, e in call for j, b in enumerate(e.blocks) if b.category == REASONING and b.opaque]
             if opaque:
                 if usage.reasoning_tokens is not None:
                     share = usage.reasoning_tokens
                 else:
                     # The share is what the call wrote less what it shows: that must be counted, not estimated.
-                    shown = [(i, j, b) for i in call for j, b in enumerate(span[i - start].blocks)
+                    shown = [(i, j, b) for i, e in call for j, b in enumerate(e.blocks)
                              if b.category in OUTPUT_CATEGORIES and not (b.category == REASONING and b.opaque)]
                     self._count_exactly(shown)
                     share = max(0, usage.output_tokens - sum(self._flat[self._starts[i] + j] for i, j, _ in shown))
-                for n, (i, j) in enumerate(opaque):
-                    at, block = self._starts[i] + j, span[i - start].blocks[j]
+                for n, (i, j, block) in enumerate(opaque):
+                    at = self._starts[i] + j
                     part = share // len(opaque) + (1 if n < share % len(opaque) else 0)
                     # Visible summary text (Codex) is part of the reasoning: keep the larger figure. Each token
                     # holds a byte at least, so a text of no more bytes than the share is not tokenized to know
                     # that. (Counted again rather than taken from _flat, which may hold an estimate.)
-                    fits = len(block.text.encode("utf-8", "surrogatepass")) <= part
+                    fits = _utf8_length(block.text) <= part
                     self._flat[at] = part if fits else max(text_tokens(self.counter, block), part)
                     self._from_usage[at] = 1
                     self._settle(at)  # (nothing for make_exact to redo)

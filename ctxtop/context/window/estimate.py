@@ -12,6 +12,8 @@ shown; a test bounds their error on the fixtures.
 
 from __future__ import annotations
 
+from ctxtop.parsers.model import CATEGORIES
+
 # A category is counted exactly until this many of its characters were: then its ratio is known.
 CALIBRATION_CHARS = 64_000
 # Texts shorter than this are calibrated apart from the longer ones of their category: a few words,
@@ -27,9 +29,15 @@ SAMPLED_TEXT_CHARS = 128_000
 SAMPLE_CHARS = 8_192
 
 
+# What a short text of each known category is calibrated as (made once: asked for every text a whole log's read counts).
+_SHORT_KINDS = {category: f"{category} (short)" for category in CATEGORIES}
+
+
 def calibrated_kind(category: str, chars: int) -> str:
     """What a text of ``chars`` characters in ``category`` is calibrated with: its category's texts of its length."""
-    return category if chars >= SHORT_CHARS else f"{category} (short)"
+    if chars >= SHORT_CHARS:
+        return category
+    return _SHORT_KINDS.get(category) or f"{category} (short)"
 
 
 class Calibration:
