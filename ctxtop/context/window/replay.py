@@ -113,16 +113,17 @@ class Window:
 
         None at the call itself, when no call reported since the last compaction, or past MAX_BLOCKS_SINCE_CALL such
         blocks (a log that stopped reporting: as if at the call)."""
-        if self.reported_at is None:
+        reported_at = self.reported_at
+        if reported_at is None:
             return None
-        call_from = self.reported_at if self.reported_from is None else self.reported_from
+        call_from = reported_at if self.reported_from is None else self.reported_from
         added = walked = 0
-        for item in reversed(self.blocks):
+        for item in reversed(self.blocks):  # (at every message of the log: no property read in the loop)
             index = item.entry.index
-            if index <= self.reported_at:
+            if index <= reported_at:
                 if not walked or index < call_from:
                     break
-                if item.category not in OUTPUT_CATEGORIES:
+                if item.block.category not in OUTPUT_CATEGORIES:
                     continue  # written before the call was sent (a system note between the answer's parts): in its prompt
             walked += 1
             if walked > MAX_BLOCKS_SINCE_CALL:
@@ -132,7 +133,7 @@ class Window:
 
     def append(self, item: WindowBlock) -> None:
         self.blocks.append(item)
-        total = self.totals[item.category]
+        total = self.totals[item.block.category]  # (not the property: this runs for every block of the log)
         total.tokens += item.tokens
         total.blocks += 1
 
@@ -174,7 +175,7 @@ class Window:
 
     @property
     def estimated_tokens(self) -> int:
-        return sum(t.tokens for t in self.totals.values())
+        return sum([t.tokens for t in self.totals.values()])  # (a list: quicker to sum than a generator)
 
 
 class Replay:
@@ -341,14 +342,14 @@ class Replay:
         tokens = accounting.of(position)
         output, answers = 0, False
         for j, block in enumerate(entry.blocks):
-            item = WindowBlock(entry, j, block, tokens[j], accounting.estimated(position, j))
-            window.append(item)
-            if block.category in OUTPUT_CATEGORIES:
+            window.append(WindowBlock(entry, j, block, tokens[j], accounting.estimated(position, j)))
+            category = block.category
+            if category in OUTPUT_CATEGORIES:
                 output += tokens[j]
                 answers = True
-            elif block.category == TOOLS and not re_attached:
+            elif category == TOOLS and not re_attached:
                 self._harness.tools_listed()
-            elif block.category in CLEARED_WITH_RESULT and block.tool_id in cleared:
+            elif category in CLEARED_WITH_RESULT and block.tool_id in cleared:
                 window.clear(len(window.blocks) - 1, self._cleared_tokens(block))
         if not re_attached:
             self._harness.call_output += output

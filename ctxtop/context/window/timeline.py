@@ -19,7 +19,8 @@ from ctxtop.parsers.model import CATEGORIES, UNATTRIBUTED, Entry
 
 # A point's rows: the counted categories, then what the log reports beyond them (the inferred system
 # prompt and tools, and the rest), so that a column is as tall as the window the header shows.
-ROWS: tuple[str, ...] = (*CATEGORIES[:-1], INFERRED, UNATTRIBUTED)
+COUNTED_ROWS = CATEGORIES[:-1]
+ROWS: tuple[str, ...] = (*COUNTED_ROWS, INFERRED, UNATTRIBUTED)
 WIDTH = len(ROWS)
 
 
@@ -40,7 +41,7 @@ def point_of(window: Window, entry: Entry) -> TimelinePoint:
 
 def _rows(window: Window) -> list[int]:
     totals = window.totals
-    rows = [totals[name].tokens for name in CATEGORIES[:-1]]
+    rows = [totals[name].tokens for name in COUNTED_ROWS]
     rows += split_unexplained(sum(rows), window.harness, window.reported, window.added_since_call())
     return rows
 
