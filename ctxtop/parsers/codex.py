@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from ctxtop.parsers.base import LineParser
-from ctxtop.parsers.content import as_text, data_url_image_size, listed, user_text_category
+from ctxtop.parsers.content import as_text, data_url_image_size, user_text_category
 from ctxtop.parsers.jsonl import json_text
 from ctxtop.parsers.model import (
     ASSISTANT,
@@ -34,6 +34,8 @@ from ctxtop.parsers.numbers import number
 SUMMARY_PREFIX = "Another language model started to solve this problem"
 # response_item types that never reach the model (snapshots kept for undo).
 IGNORED_ITEMS = frozenset({"ghost_snapshot"})
+# response_item types that hold a tool's output.
+TOOL_OUTPUTS = ("function_call_output", "custom_tool_call_output", "local_shell_call_output")
 
 
 def looks_like(record: dict) -> bool:
@@ -81,18 +83,19 @@ class CodexParser(LineParser):
             self.malformed(line, "record without a payload object")
             return
         timestamp = record.get("timestamp")
-        if kind == "session_meta":
-            self._session_meta(payload, offset, line, timestamp)
-        elif kind == "turn_context":
-            if isinstance(payload.get("model"), str):
-                self.meta.model = payload["model"]
-            self.diagnostics.skipped_records += 1
-        elif kind == "response_item":
+        # Nearly every line is one of the first two.
+        if kind == "response_item":
             blocks = self._item_blocks(payload, line)
             if blocks:
                 self.add_entry(_role_of(payload), blocks, offset, line, timestamp=timestamp, model=self.meta.model)
         elif kind == "event_msg":
             self._event(payload, offset, line, timestamp)
+        elif kind == "session_meta":
+            self._session_meta(payload, offset, line, timestamp)
+        elif kind == "turn_context":
+            if isinstance(payload.get("model"), str):
+                self.meta.model = payload["model"]
+            self.diagnostics.skipped_records += 1
         elif kind == "compacted":
             self._compacted(payload, offset, line, timestamp)
         else:
@@ -178,9 +181,10 @@ class CodexParser(LineParser):
         ))
         if usage is None:
             return
-        if self.entries:
-            self.touch(len(self.entries) - 1)  # counted already, perhaps: its call's estimates change
-            self.entries[-1].usage = usage
+        last = len(self.entries) - 1  # (once: the entries may be a store, whose length is a call)
+        if last >= 0:
+            self.touch(last)  # counted already, perhaps: its call's estimates change
+            self.entries[last].usage = usage
 
     def _compacted(self, payload: dict, offset: int, line: int, timestamp: Any) -> None:
         history = payload.get("replacement_history")
@@ -206,29 +210,30 @@ class CodexParser(LineParser):
         if kind == "message":
             return _message_blocks(item)
         if kind == "reasoning":
-            summary = "\n".join(
-                s.get("text", "") for s in item.get("summary") or [] if isinstance(s, dict) and isinstance(s.get("text"), str)
-            )
-            content = as_text(item.get("content")) if item.get("content") else ""
-            text = "\n".join(t for t in (summary, content) if t)
+            summary = "\n".join([s["text"] for s in item.get("summary") or [] if isinstance(s, dict) and isinstance(s.get("text"), str)])
+            content = item.get("content")
+            content = as_text(content) if content else ""
+            text = f"{summary}\n{content}" if summary and content else summary or content
             # The model also re-reads the encrypted reasoning, whose size only usage can tell.
             return [Block(REASONING, text, opaque=bool(item.get("encrypted_content")) or not text)]
         if kind == "function_call":
             return [Block(TOOL_CALL, as_text(item.get("arguments")), tool_name=_str(item.get("name")), tool_id=_str(item.get("call_id")))]
+        if kind in TOOL_OUTPUTS:
+            output = item.get("output")
+            if isinstance(output, dict) and "content" in output:
+                output = output.get("content")
+            call_id = _str(item.get("call_id"))
+            result = Block(TOOL_RESULT, as_text(output), tool_id=call_id)
+            if not isinstance(output, list):
+                return [result]
+            # Newer outputs are content items: an image one (view_image, an MCP screenshot) is no text, but the model sees it.
+            return [result, *[_image_block(part, call_id) for part in output if _is_image(part)]]
         if kind == "custom_tool_call":
             return [Block(TOOL_CALL, as_text(item.get("input")), tool_name=_str(item.get("name")), tool_id=_str(item.get("call_id")))]
         if kind == "local_shell_call":
             return [Block(TOOL_CALL, json_text(item.get("action")), tool_name="local_shell", tool_id=_str(item.get("call_id")))]
         if kind == "web_search_call":
             return [Block(TOOL_CALL, json_text(item.get("action")), tool_name="web_search", tool_id=_str(item.get("id")))]
-        if kind in ("function_call_output", "custom_tool_call_output", "local_shell_call_output"):
-            output = item.get("output")
-            if isinstance(output, dict) and "content" in output:
-                output = output.get("content")
-            call_id = _str(item.get("call_id"))
-            # Newer outputs are content items: an image one (view_image, an MCP screenshot) is no text, but the model sees it.
-            images = [_image_block(part, call_id) for part in listed(output) if _is_image(part)]
-            return [Block(TOOL_RESULT, as_text(output), tool_id=call_id), *images]
         if kind == "compaction":
             return [Block(SUMMARY, "", opaque=True)]
         if kind in IGNORED_ITEMS:
