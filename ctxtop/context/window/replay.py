@@ -148,7 +148,7 @@ class Window:
         """Take the reasoning out of the window. Only the blocks after the last drop are looked at:
         one done at every user turn would otherwise walk the whole window each time."""
         start = self.reasoning_from
-        self.blocks[start:] = [item for item in self.blocks[start:] if item.category != REASONING]
+        self.blocks[start:] = [item for item in self.blocks[start:] if item.block.category != REASONING]
         self.totals[REASONING] = CategoryTotal()
         self.exact_to = min(self.exact_to, start)
         self.reasoning_from = len(self.blocks)
