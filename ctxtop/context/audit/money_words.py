@@ -6,12 +6,15 @@ from __future__ import annotations
 import functools
 import re
 
+from ctxtop.context.rules.patterns import KeywordGate, any_of
+
 # A key names an amount by one of its words ("amount", "refund_amount", "totalPrice", "subtotal"; Chinese keys have
 # no words to split): not by a part of one ("checksum", "summary_id"), nor when another word says what it counts
 # ("total_tokens", "budget_tokens", "total_lines", "cost_ms"): such a number is no money.
 _AMOUNT_WORDS = frozenset({"amount", "amounts", "total", "totals", "subtotal", "grandtotal", "price", "prices", "cost", "costs",
                            "budget", "sum"})
-_CJK_AMOUNT_KEYS = re.compile(r"金额|总价|总额|费用|价格|单价")
+_CJK_AMOUNT_KEY_WORDS = ("金额", "总价", "总额", "费用", "价格", "单价")
+_CJK_AMOUNT_KEYS = re.compile(any_of(_CJK_AMOUNT_KEY_WORDS))
 _NOT_MONEY_WORDS = frozenset({"token", "tokens", "line", "lines", "count", "counts", "page", "pages", "id", "ids",
                               "ms", "sec", "secs", "seconds", "minutes", "hours", "days", "bytes", "kb", "mb", "gb", "percent",
                               "pct", "ratio", "rate", "qty", "quantity", "words", "chars", "characters", "steps", "retries"})
@@ -31,6 +34,13 @@ def is_amount_key(key: str) -> bool:
         return True
     words = key_words(key)
     return not words.isdisjoint(_AMOUNT_WORDS) and words.isdisjoint(_NOT_MONEY_WORDS)
+
+
+# Every amount key (``is_amount_key``) holds one of these words as a run of its ASCII letters, in some case, or a
+# Chinese amount key as it is; and a call's JSON text holds the letters of its keys as they are (JSON escapes only
+# "\u0061" into a letter), also those of a JSON body or a command held in one of its strings. A text with none of them
+# and no "\u" has no amount key, so names no amount (an order line's price is under one too), whatever digits it holds.
+AMOUNT_KEY_WORDS = KeywordGate(*sorted(_AMOUNT_WORDS), *_CJK_AMOUNT_KEY_WORDS, "\\u")
 
 
 NUMBER = r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?"  # 8000, 8,000, 12.5 (not "8000," as in "cap 8000, stop")
