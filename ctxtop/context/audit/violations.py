@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from collections.abc import Iterable
@@ -10,7 +11,7 @@ from typing import Any
 from ctxtop.context.audit.alerts import Alert, AlertKind
 from ctxtop.context.audit.call_amounts import CallAmount, amounts_in
 from ctxtop.context.audit.money_caps import MoneyCap, money_cap
-from ctxtop.context.audit.text_parts import matches_in_parts, read_in_part
+from ctxtop.context.audit.text_parts import matches_in_parts, read_in_part, text_parts
 from ctxtop.context.rules.constraints import Constraint
 from ctxtop.context.rules.facts import has_negation
 from ctxtop.context.rules.forbid import SEARCH_SECONDS, ForbidError, forbid_pattern
@@ -21,6 +22,9 @@ from ctxtop.parsers.model import TOOL_CALL, Block, Entry
 # after a decimal point ("0.13579246801") or after a version's "+" ("1.2.3+20130313144700") are no number anyone calls.
 PHONE = re.compile(r"(?<![0-9A-Za-z])(?<!\d\.)(?:\+?86[- ]?)?1[3-9]\d(?:[- ]?\d{4}){2}(?![0-9A-Za-z])"
                    r"|(?<![0-9A-Za-z.+])\+\d{1,3}[ -]?\(?\d{2,4}\)?[ -]?\d{3,4}[ -]?\d{3,4}")
+# What every match of PHONE holds: its mobile number's first three digits, or a "+" and a digit. An input with neither
+# (most) is spared PHONE's search, which tries its lookbehinds at every character (a sixth of the time of it).
+_MAY_HOLD_PHONE = re.compile(r"1[3-9]\d|\+\d")
 # A tool that sends email, by its name: the word, or a mail service's or protocol's (a Gmail MCP server's tool is
 # ``mcp__gmail__send_message``, with no "email" in it).
 EMAIL_TOOL = re.compile(r"(?i)e-?mail|邮件|smtp|gmail|outlook|mailgun|sendgrid|send_?mail")
@@ -31,6 +35,7 @@ _WRITES = re.compile(r"send|reply|forward|compose|create|post|deliver|schedule|w
 _NAME_WORD = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|[0-9]+")
 
 
+@functools.lru_cache(maxsize=256)  # (asked at every call, for every rule against email; a log's tools are a few dozen)
 def sends_email(tool_name: str) -> bool:
     """Whether a tool's name says it sends email."""
     if not EMAIL_TOOL.search(tool_name):
@@ -169,7 +174,7 @@ class _Input:
     """A tool call's input, with its amounts found only if a cap asks, and then once; ``part``: see ``violations_of``.
     ``partly_read``: what the checks of one constraint read only in part."""
 
-    __slots__ = ("text", "key", "tool_name", "part", "partly_read", "_amounts", "_cut_command", "_strings")
+    __slots__ = ("text", "key", "tool_name", "part", "partly_read", "_amounts", "_cut_command", "_strings", "_phone", "_phone_searched")
 
     def __init__(self, text: str, key: str, tool_name: str | None, part: int | None = None) -> None:
         self.text, self.key, self.tool_name, self.part = text, key, tool_name, part
@@ -177,6 +182,8 @@ class _Input:
         self._amounts: list[CallAmount] | None = None
         self._cut_command = False
         self._strings: list[str] | None = None
+        self._phone: re.Match[str] | None = None
+        self._phone_searched = False
 
     def strings(self) -> list[str]:
         """Each string value of the input as the tool gets it: the JSON text escapes quotes and backslashes and puts a
@@ -193,11 +200,16 @@ class _Input:
             self.partly_read.add("command")
         return self._amounts
 
-    def search(self, pattern: re.Pattern[str]) -> re.Match[str] | None:
-        """The first match of ``pattern`` in the parts of the input read, none that a part's end cuts short."""
+    def phone_number(self) -> re.Match[str] | None:
+        """The first phone number (``PHONE``) in the parts of the input read, none that a part's end cuts short.
+        (Searched once for all the rules against phone numbers.)"""
         if read_in_part(len(self.text), self.part):
             self.partly_read.add("input")
-        return next(matches_in_parts(pattern, self.text, self.part), None)
+        if not self._phone_searched:
+            self._phone_searched = True
+            if any(_MAY_HOLD_PHONE.search(self.text, start, end) for start, end in text_parts(len(self.text), self.part)):
+                self._phone = next(matches_in_parts(PHONE, self.text, self.part), None)
+        return self._phone
 
 
 # Two amounts are compared only when they may be in the same currency: a cap's amount and a call's in another (cap $500,
@@ -229,8 +241,8 @@ def _violation(checks: list[tuple[str, Any]], name: str, call: _Input, message: 
             return f"matches forbidden pattern {quoted(check.pattern)}"
         if kind == "tool_name" and check(name):
             return "uses a forbidden channel"
-        if kind == "phone":
-            match = call.search(check)
+        if kind == "phone":  # (``check`` is PHONE)
+            match = call.phone_number()
             if match:
                 return f"input contains a phone number ({match.group(0)[:3]}…)"
         if kind == "cap":
