@@ -22,6 +22,15 @@ _KEYED_IN_COMMAND = re.compile(
     r"""|(?<![\w-])--?(?P<option>[A-Za-z][\w-]{0,60})(?:=|\s)"""  # --amount 3100, --amount=1800
     r"""|(?<![\w.-])(?P<assigned>[A-Za-z_][\w.]{0,60}):?=)"""  # amount=450, amount:=450 (not httpie's page==2, a query's)
     rf"""\s*["']{{0,2}}(?P<value>[$€£¥￥]?(?:{NUMBER})(?:[kKmM]\b|万|千)?)""")
+
+
+def _may_key(line: str) -> bool:
+    """Whether ``line`` may hold a match of _KEYED_IN_COMMAND: every match holds a key's ":", an assignment's "=" or
+    an option's "-". A command with none of them (every one of the generated sessions') is not searched with its
+    four branches at every character (8 µs for a 40-character command; the three looks, a tenth of a microsecond)."""
+    return ":" in line or "=" in line or "-" in line
+
+
 # The currency a command names its amounts in: currency=usd, --currency USD, "currency": "EUR", currency: 'jpy'.
 _CURRENCY_IN_COMMAND = re.compile(r"""(?i)(?<![\w-])-{0,2}["']?[a-z_]{0,30}currency(?:[_-]?code)?["']?\s?(?::=|[:=\s])\s?["']?"""
                                   r"""(?P<code>[a-z]{3})(?![\w-])""")
@@ -96,7 +105,7 @@ def amounts_in_command(line: str, part: int | None = None) -> CommandAmounts:
     """``part``: read only the first and last ``part`` characters of a longer command (``text_parts``)."""
     found = CommandAmounts()
     fields: dict[str, str] = {}
-    for match in matches_in_parts(_KEYED_IN_COMMAND, line, part):
+    for match in matches_in_parts(_KEYED_IN_COMMAND, line, part) if _may_key(line) else ():
         key = match.group("quoted") or match.group("bare") or match.group("option") or match.group("assigned")
         if (written := written_amount(match.group("value"))) is not None:
             found.keyed.append((key, *written))
