@@ -121,8 +121,11 @@ def _numbers_by_key(text: str, part: int | None = None) -> tuple[list[_Found], l
                 cut = cut or named[2]
                 if isinstance(value, (dict, list)):
                     stack.append((value, key if is_amount_key(key) else None, scope))
-                elif (written := written_amount(value)) is not None:
-                    found.append(_Found(under if under is not None and key.lower() == "value" else key, *written, scope))
+                    continue
+                # (A number under any other key than an amount's is no amount: ``amounts_in`` drops it, so it is not read.)
+                amount_key = under if under is not None and key.lower() == "value" else key
+                if is_amount_key(amount_key) and (written := written_amount(value)) is not None:
+                    found.append(_Found(amount_key, *written, scope))
             if (priced := line_total(node)) is not None:
                 line_totals.append(_priced(priced, scope))
         elif isinstance(node, list):
