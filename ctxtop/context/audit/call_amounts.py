@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from ctxtop.context.audit.command_amounts import amounts_in_command, is_form, without_text_tools
+from ctxtop.context.audit.command_amounts import amounts_in_command, is_form, may_hold_keyed_amount, without_text_tools
 from ctxtop.context.audit.currencies import Currency, currency_of, is_currency_key
 from ctxtop.context.audit.money_words import AMOUNT_KEY_WORDS, CHINESE_NUMERAL, is_amount_key, key_words, written_amount
 from ctxtop.context.audit.order_lines import line_total
@@ -110,7 +110,7 @@ def _numbers_by_key(text: str, part: int | None = None) -> tuple[list[_Found], l
                 words = key_words(key)
                 named: tuple[list[_Found], list[CallAmount], bool] = ([], [], False)
                 if not words.isdisjoint(_COMMAND_WORDS) and (line := _command_line(value)):
-                    named = _found_in_command(without_text_tools(line), scope, part)
+                    named = _found_in_shell_command(line, scope, part)
                 if isinstance(value, str) and not words.isdisjoint(_BODY_WORDS):
                     if (body := _json_in(value)) is not None:
                         stack.append((body, None, scope))
@@ -179,6 +179,14 @@ def _found_in_command(line: str, scope: Currency | None, part: int | None) -> tu
         scope = Currency("/".join(dict.fromkeys(c.label for c in currencies)), frozenset().union(*(c.codes for c in currencies)))
     found = [_Found(key, value, written_in, scope) for key, value, written_in in named.keyed]
     return found, [_priced(named.line_total, scope)] if named.line_total is not None else [], named.cut
+
+
+def _found_in_shell_command(line: str, scope: Currency | None, part: int | None) -> tuple[list[_Found], list[CallAmount], bool]:
+    """``_found_in_command`` of a shell command, its pipelines of text tools blanked out (``without_text_tools``).
+    (One that names no amount, as most do, is not blanked first: the same nothing, read in part or not.)"""
+    if not may_hold_keyed_amount(line):
+        return [], [], read_in_part(len(line), part)
+    return _found_in_command(without_text_tools(line), scope, part)
 
 
 def _json_in(text: str) -> Any:

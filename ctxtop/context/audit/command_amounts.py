@@ -24,10 +24,11 @@ _KEYED_IN_COMMAND = re.compile(
     rf"""\s*["']{{0,2}}(?P<value>[$€£¥￥]?(?:{NUMBER})(?:[kKmM]\b|万|千)?)""")
 
 
-def _may_key(line: str) -> bool:
+def may_hold_keyed_amount(line: str) -> bool:
     """Whether ``line`` may hold a match of _KEYED_IN_COMMAND: every match holds a key's ":", an assignment's "=" or
     an option's "-". A command with none of them (every one of the generated sessions') is not searched with its
-    four branches at every character (8 µs for a 40-character command; the three looks, a tenth of a microsecond)."""
+    four branches at every character (8 µs for a 40-character command; the three looks, a tenth of a microsecond),
+    and names no amount (``without_text_tools`` only blanks: it has none of them either)."""
     return ":" in line or "=" in line or "-" in line
 
 
@@ -105,7 +106,7 @@ def amounts_in_command(line: str, part: int | None = None) -> CommandAmounts:
     """``part``: read only the first and last ``part`` characters of a longer command (``text_parts``)."""
     found = CommandAmounts()
     fields: dict[str, str] = {}
-    for match in matches_in_parts(_KEYED_IN_COMMAND, line, part) if _may_key(line) else ():
+    for match in matches_in_parts(_KEYED_IN_COMMAND, line, part) if may_hold_keyed_amount(line) else ():
         key = match.group("quoted") or match.group("bare") or match.group("option") or match.group("assigned")
         if (written := written_amount(match.group("value"))) is not None:
             found.keyed.append((key, *written))
