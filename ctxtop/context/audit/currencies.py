@@ -4,6 +4,7 @@ is neither over nor under a cap of $500: such a call is put to the user, not jud
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 
@@ -53,5 +54,6 @@ def currency_of(text: str | None) -> Currency | None:
 _CURRENCY_KEY = re.compile(r"(?i)^(?:[a-z_]*currency(?:[_-]?code)?|ccy|curr|币种|货币)$")
 
 
+@functools.lru_cache(maxsize=1024)  # (asked of every field holding a string of every object of a call's input)
 def is_currency_key(key: str) -> bool:
     return bool(_CURRENCY_KEY.match(key))
