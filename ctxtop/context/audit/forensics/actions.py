@@ -103,13 +103,16 @@ def _command_action(message: int, tool: str, command: str, key: int) -> Action |
     steps = [s.strip() for s in _STEP.split(line)] if _STEP.search(line) else [line]
     steps = [s for s in steps if s and not s.startswith(("cd ", "export ", "source "))] or [line]
     first = steps[0]
-    # Most commands are told apart by their first word; the regexes run only where it is one of theirs.
-    if any(_first_word(step) in _CHANGE_WORDS and _CHANGE_COMMAND.search(step) or (">" in step and _REDIRECT.search(step))
-           for step in steps):
+    # Most commands are told apart by their first word; the regexes run only where it is one of theirs. (The words
+    # are split once, and a command none of whose steps starts with one of theirs is not walked step by step.)
+    words = [_first_word(step) for step in steps]
+    if (">" in line or not _CHANGE_WORDS.isdisjoint(words)) and any(
+            word in _CHANGE_WORDS and _CHANGE_COMMAND.search(step) or (">" in step and _REDIRECT.search(step))
+            for step, word in zip(steps, words)):
         return Action(message, CHANGE, tool, _cut(line), key)
-    if any(_first_word(step) in _TEST_WORDS and _TEST_COMMAND.search(step) for step in steps):
+    if not _TEST_WORDS.isdisjoint(words) and any(word in _TEST_WORDS and _TEST_COMMAND.search(step) for step, word in zip(steps, words)):
         return Action(message, VERIFY, tool, _cut(line), key)
-    word = _first_word(first)
+    word = words[0]
     if word == "git" and _STATE_COMMAND.search(first):
         return Action(message, STATE, tool, _cut(line), key)
     if word in _READ_WORDS and _READ_COMMAND.search(first):
