@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 
 from ctxtop.context.audit import lost
 from ctxtop.context.audit.lost import fact_candidates, lost_items, missing_facts
+from ctxtop.context.audit.sentences import sentences
 from ctxtop.context.rules.constraints import WindowText, make_constraint
 from ctxtop.context.rules.selection import RuleRequest, select_rules
 from ctxtop.context.window.replay import Window, WindowBlock
@@ -169,3 +170,15 @@ def test_the_frame_claude_code_puts_before_a_hooks_context_is_no_fact_a_compacti
     assert lost_items(before, after)["identifiers"] == ["ERR_LEGACY_CODE"]
     said = window(Block(USER, "the SessionStart:compact hook additional context: is empty"))  # not a frame: the user's words
     assert "SessionStart" in fact_candidates(said)["identifiers"]
+
+
+# The split the audit's sentences were first read with, each stripped, the empty ones dropped.
+PLAIN_SENTENCE_SPLIT = re.compile(r"(?<=[。！？!?；;])|\n+|(?<=\.)\s+")
+SENTENCE_ALPHABET = ["a", "b c", ".", "..", "。", "！", "？", "!", "?", "；", ";", "\n", "\n\n", " ", "\t", "\r", "\u3000", "\u2028",
+                     "\x85", "\x1c", ",", "1.5"]
+
+
+@settings(max_examples=1000, deadline=None)
+@given(text=st.lists(st.sampled_from(SENTENCE_ALPHABET), max_size=20).map("".join))
+def test_sentences_are_those_of_the_plain_split(text):
+    assert sentences(text) == [s.strip() for s in PLAIN_SENTENCE_SPLIT.split(text) if s.strip()]

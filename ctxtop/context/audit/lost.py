@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from ctxtop.context.audit.sentences import sentences
 from ctxtop.context.rules.constraints import WindowText
 from ctxtop.context.rules.facts import normalize
 from ctxtop.context.rules.patterns import KeywordGate, any_of
@@ -50,7 +51,6 @@ _NUMBER_UNIT = re.compile(r"\d(?<![\w.]\d)[\d,]*+(?:\.\d++)?+\s?+(?:%|元|美元
 _CAMEL = re.compile(r"[a-z][A-Z]")
 # What follows a key of a JSON object ("file_path": in a tool call's input).
 _KEY_END = re.compile(r'"\s*:')
-_SENTENCES = re.compile(r"(?<=[。！？!?；;])|\n+|(?<=\.)\s+")
 
 
 def lost_items(before: WindowText, after: WindowText) -> dict[str, list[str]]:
@@ -98,8 +98,7 @@ def lost_items(before: WindowText, after: WindowText) -> dict[str, list[str]]:
             continue
         negatives: list[str] = []
         decisions: list[str] = []
-        for sentence in _SENTENCES.split(text):
-            sentence = sentence.strip()
+        for sentence in sentences(text):
             if 6 <= len(sentence) <= 240:
                 if _NEGATIVE.search(sentence):
                     negatives.append(sentence)
@@ -174,8 +173,7 @@ def fact_candidates(before: WindowText) -> dict[str, list[str]]:
             found["numbers"] += [m.group(0) for m in _NUMBER_UNIT.finditer(head)]
         if category not in RULE_WRITERS or not _may_state_rules(text):
             continue  # one scan of the block rules out the sentence-by-sentence one
-        for sentence in _SENTENCES.split(text):
-            sentence = sentence.strip()
+        for sentence in sentences(text):
             if 6 <= len(sentence) <= 240:
                 if _NEGATIVE.search(sentence):
                     found["negative_rules"].append(sentence)

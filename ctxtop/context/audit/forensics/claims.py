@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import re
 
+from ctxtop.context.audit.sentences import sentences
 from ctxtop.context.rules.facts import _IDENTIFIER, find_paths, key_facts, key_terms, normalize
 from ctxtop.context.sanitize import cut
 from ctxtop.parsers.model import SUMMARY, USER
@@ -21,7 +22,6 @@ from ctxtop.parsers.model import SUMMARY, USER
 MAX_CLAIMS = 20
 CLAIM_TERM_SHARE = 1 / 3
 
-_SENTENCES = re.compile(r"(?<=[。！？!?；;])|\n+|(?<=\.)\s+")
 _USER_CLAIM = re.compile(
     r"\b(?:the\s+)?user(?:'s)?\s+(?:has\s+|had\s+)?(?:also\s+|explicitly\s+|already\s+)?"
     r"(?P<en>asked|requested|approved|confirmed|agreed|decided|said|told|wants|wanted|instructed"
@@ -59,9 +59,7 @@ def unsupported_claims(sources: list[tuple[str, str, str]], summaries: list[str]
             found.append({"text": text, "why": why})
 
     for summary in summaries:
-        for sentence in (s.strip() for s in _SENTENCES.split(summary)):
-            if not sentence:
-                continue
+        for sentence in sentences(summary):
             claim = _USER_CLAIM.search(sentence)
             if claim:
                 elaboration = _ELABORATION.search(sentence, claim.end())

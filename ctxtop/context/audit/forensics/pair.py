@@ -13,6 +13,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ctxtop.context.audit.forensics.claims import unsupported_claims
+from ctxtop.context.audit.sentences import sentences
 from ctxtop.context.rules.constraints import WindowText
 from ctxtop.context.rules.patterns import KeywordGate, any_of
 from ctxtop.context.sanitize import cut
@@ -22,7 +23,6 @@ from ctxtop.parsers.model import ASSISTANT, INJECTED, REASONING, SUMMARY, SYSTEM
 MAX_ITEMS = 30
 SCAN_CHARS = 4000  # of each block: a multi-MB output is not where decisions are written
 _WRITERS = frozenset({SYSTEM, INJECTED, USER, ASSISTANT, REASONING, SUMMARY})
-_SENTENCES = re.compile(r"(?<=[。！？!?；;])|\n+|(?<=\.)\s+")
 _END = r"(?P<option>[^.;,:!?\n。；，！？]{3,60})"
 _DECIDED = ("decided", "decide", "chose", "choose", "agreed")  # … not to / against
 _DROPPED = ("rejected", "ruled out", "gave up on", "abandoned", "dropped the idea of", "vetoed")
@@ -68,8 +68,8 @@ def pair_facts(before: WindowText, after: WindowText, after_window: Window, comp
                       in zip(after.blocks, after.categories, _tokens(after, after_window)) if category == SUMMARY and message >= compaction]
     pending: list[list[Any]] = []
     for message, text, _ in summary_blocks:
-        for sentence in (s.strip() for s in _SENTENCES.split(text)):
-            if sentence and PENDING.search(sentence) and len(pending) < MAX_ITEMS:
+        for sentence in sentences(text):
+            if len(pending) < MAX_ITEMS and PENDING.search(sentence):
                 pending.append([message, cut(sentence, 300)])
     summaries = [text for _, text, _ in summary_blocks]
     return {
