@@ -15,6 +15,7 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from ctxtop.context.audit import lost
+from ctxtop.context.audit.forensics import claims
 from ctxtop.context.audit.lost import fact_candidates, lost_items, missing_facts
 from ctxtop.context.audit.sentences import sentences
 from ctxtop.context.rules.constraints import WindowText, make_constraint
@@ -182,3 +183,20 @@ SENTENCE_ALPHABET = ["a", "b c", ".", "..", "。", "！", "？", "!", "?", "；"
 @given(text=st.lists(st.sampled_from(SENTENCE_ALPHABET), max_size=20).map("".join))
 def test_sentences_are_those_of_the_plain_split(text):
     assert sentences(text) == [s.strip() for s in PLAIN_SENTENCE_SPLIT.split(text) if s.strip()]
+
+
+# The claims' coordinate patterns as first written: what the quicker ones must find.
+PLAIN_CLAIM_PATTERNS = {
+    "pascal_case": (claims._PASCAL_CASE, re.compile(r"\b[A-Z][a-z]+[A-Z][A-Za-z0-9]+\b")),
+    "numbers": (claims._NUMBER_UNIT, re.compile(r"(?<![\w.])\d[\d,]*(?:\.\d+)?\s?(?:%|元|美元|USD|KB|MB|GB|ms|秒|分钟|小时|天|days?|hours?|tokens?)",
+                                                re.IGNORECASE)),
+}
+CLAIM_ALPHABET = ["a", "Ab", "Z", "Cd9", "_", "é", "É", "٣", "1", "2,5", ".", ".5", "-", " ", "\n", "%", "元", "KB", "ms", "days", "Tokens"]
+
+
+@pytest.mark.parametrize("kind", list(PLAIN_CLAIM_PATTERNS))
+@settings(max_examples=1000, deadline=None)
+@given(text=st.lists(st.sampled_from(CLAIM_ALPHABET), max_size=20).map("".join))
+def test_the_quicker_claim_patterns_find_what_the_plain_ones_find(kind, text):
+    quick, plain = PLAIN_CLAIM_PATTERNS[kind]
+    assert quick.findall(text) == plain.findall(text)

@@ -32,12 +32,16 @@ _USER_CLAIM = re.compile(
 _APPROVAL_VERB = re.compile(r"approved|confirmed|agreed|authori[sz]ed|allowed|permitted|signed off|okayed|同意|批准|确认|授权|允许", re.IGNORECASE)
 _APPROVAL_WORD = re.compile(r"\b(?:approve[sd]?|approval|yes|ok(?:ay)?|go ahead|confirm(?:ed)?|agree[sd]?|lgtm|sure|fine|do it|proceed)\b"
                             r"|同意|批准|可以|确认|没问题|行|好的|放行|授权", re.IGNORECASE)
-_NUMBER_UNIT = re.compile(r"(?<![\w.])\d[\d,]*(?:\.\d+)?\s?(?:%|元|美元|USD|KB|MB|GB|ms|秒|分钟|小时|天|days?|hours?|tokens?)", re.IGNORECASE)
+# (The digit first, then what precedes it: the matches of "(?<![\w.])\d…", whose look back first is tried at every
+# position of a summary, where the search now skips to the next digit.)
+_NUMBER_UNIT = re.compile(r"\d(?<![\w.]\d)[\d,]*(?:\.\d+)?\s?(?:%|元|美元|USD|KB|MB|GB|ms|秒|分钟|小时|天|days?|hours?|tokens?)", re.IGNORECASE)
 # What Claude Code appends to every summary it writes: where the transcript is, not a claim of the summary's.
 _HARNESS_TAIL = re.compile(r"read the full transcript at:\s*\S+", re.IGNORECASE)
 # Where a claim's own words end and the summarizer's elaboration of it begins ("The user requested X — the epic Y").
 _ELABORATION = re.compile(r"\s[—–-]\s|:\s|;\s|\s\(")
-_PASCAL_CASE = re.compile(r"\b[A-Z][a-z]+[A-Z][A-Za-z0-9]+\b")
+# (The capital first, then the word boundary before it, as a look back: "\b[A-Z]…" is tried at every position, this
+# only at capitals.)
+_PASCAL_CASE = re.compile(r"[A-Z](?<!\w[A-Z])[a-z]+[A-Z][A-Za-z0-9]+\b")
 _CODE_LIKE = re.compile(r"[\d_]|\w-\w|[a-z][A-Z]")
 _CLAIM_WORDS = frozenset({"user", "users", "asked", "requested", "approved", "confirmed", "agreed", "decided", "said", "told",
                           "wants", "wanted", "instructed", "authorized", "authorised", "allowed", "permitted", "signed",
@@ -49,7 +53,9 @@ def unsupported_claims(sources: list[tuple[str, str, str]], summaries: list[str]
     ``summaries``: the texts of the compaction's summary. At most MAX_CLAIMS findings."""
     said = [(text, normalized) for category, text, normalized in sources if category in (USER, SUMMARY)]
     said_normalized = "\n".join(normalized for _, normalized in said)
-    everything = [normalized for _, _, normalized in sources]
+    # Every block before the boundary, normalized, joined by a newline, which no normalized text holds: a token
+    # found in it is found in a block (one search per token, not one per block).
+    everything = "\n".join(normalized for _, _, normalized in sources)
     found: list[dict[str, str]] = []
     seen: set[str] = set()
 
@@ -72,7 +78,7 @@ def unsupported_claims(sources: list[tuple[str, str, str]], summaries: list[str]
     return found
 
 
-def _appears(token: str, everything: list[str]) -> bool:
+def _appears(token: str, everything: str) -> bool:
     """Whether ``token`` (a path, identifier or number) is in some block before the boundary. A slashed token that
     is no file path (no dot, not rooted) is words or names the summary joined: "mouseup/keyup", "compile/credo",
     Elixir's "create_message_refs/2" (a function and its arity), each part of which is looked for on its own."""
@@ -82,7 +88,7 @@ def _appears(token: str, everything: list[str]) -> bool:
         if len(parts) == 2 and parts[1].isdigit():
             parts = parts[:1]  # name/arity
         needles = [normalize(part) for part in parts]
-    return all(any(needle in text for text in everything) for needle in needles if needle)
+    return all(needle in everything for needle in needles if needle)
 
 
 def _unsupported_user_claim(sentence: str, claim: re.Match, said: list[tuple[str, str]], said_normalized: str) -> str | None:
