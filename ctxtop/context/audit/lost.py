@@ -82,17 +82,25 @@ def lost_items(before: WindowText, after: WindowText) -> dict[str, list[str]]:
                     open_kinds.discard(kind)
                     return
 
+    def found(kind: str, items: list[str]) -> None:
+        """Candidates of a kind read from a block's head, considered; the kind is read no more once
+        MAX_CANDIDATES were found (fact_candidates' cap)."""
+        scanned[kind] += len(items)
+        if scanned[kind] >= MAX_CANDIDATES:
+            open_kinds.discard(kind)
+        consider(kind, items)
+
     for text, category in _fact_texts(before):
         if not open_kinds:
             break
         head = text[:FACT_SCAN_CHARS]
-        for kind, pattern in (("paths", _PATH), ("identifiers", _IDENT), ("numbers", _NUMBER_UNIT)):
-            if kind in open_kinds and scanned[kind] < MAX_CANDIDATES and (
-                    "/" in head if kind == "paths" else kind != "identifiers" or _may_hold_identifier(head)):
-                # (no groups: the whole matches, as finditer's group 0)
-                items = _identifiers(head, category) if kind == "identifiers" else pattern.findall(head)
-                scanned[kind] += len(items)
-                consider(kind, items)
+        # (Cheap checks first: most tool output holds no path. A block with none of a kind changes nothing.)
+        if "paths" in open_kinds and "/" in head and (items := _PATH.findall(head)):  # (no groups: whole matches)
+            found("paths", items)
+        if "identifiers" in open_kinds and _may_hold_identifier(head) and (items := _identifiers(head, category)):
+            found("identifiers", items)
+        if "numbers" in open_kinds and (items := _NUMBER_UNIT.findall(head)):
+            found("numbers", items)
         if ("negative_rules" not in open_kinds and "decisions" not in open_kinds) or category not in RULE_WRITERS \
                 or not _may_state_rules(text):
             continue
