@@ -11,6 +11,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from ctxtop.context.audit.forensics.claims import _USER_CLAIM as USER_CLAIM
+from ctxtop.context.audit.forensics.claims import USER_CLAIM_WORDS
 from ctxtop.context.audit.forensics.pair import REJECTION, REJECTION_WORDS
 from ctxtop.context.audit.lost import _RULE_WORDS as RULE_WORDS
 from ctxtop.context.audit.lost import RULE_WORDS_GATE
@@ -59,8 +61,8 @@ def test_importing_the_rules_compiles_none_of_their_patterns():
 
 # --- keyword gates: a cheap "cannot match" before a pattern's search ---------------------------------
 
-GATED = [(REJECTION, REJECTION_WORDS), (RULE_WORDS, RULE_WORDS_GATE)]
-GATE_NAMES = ["rejection", "rule words"]
+GATED = [(REJECTION, REJECTION_WORDS), (RULE_WORDS, RULE_WORDS_GATE), (USER_CLAIM, USER_CLAIM_WORDS)]
+GATE_NAMES = ["rejection", "rule words", "user claim"]
 
 
 @pytest.mark.parametrize("pattern, gate", GATED, ids=GATE_NAMES)

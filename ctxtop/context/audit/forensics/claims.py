@@ -16,6 +16,7 @@ import re
 
 from ctxtop.context.audit.sentences import sentences
 from ctxtop.context.rules.facts import _IDENTIFIER, find_paths, key_facts, key_terms, normalize
+from ctxtop.context.rules.patterns import KeywordGate
 from ctxtop.context.sanitize import cut
 from ctxtop.parsers.model import SUMMARY, USER
 
@@ -29,6 +30,9 @@ _USER_CLAIM = re.compile(
     r"|用户(?:已经|已|明确|也)?(?P<zh>要求|同意|批准|确认|决定|说|表示|希望|授权|允许|指示|让|指定)",
     re.IGNORECASE,
 )
+# Every match of _USER_CLAIM holds one of these as it is: a sentence without either is not searched (most are not
+# about the user, and the pattern, starting with a word boundary, is tried at each of their positions).
+USER_CLAIM_WORDS = KeywordGate("user", "用户")
 _APPROVAL_VERB = re.compile(r"approved|confirmed|agreed|authori[sz]ed|allowed|permitted|signed off|okayed|同意|批准|确认|授权|允许", re.IGNORECASE)
 _APPROVAL_WORD = re.compile(r"\b(?:approve[sd]?|approval|yes|ok(?:ay)?|go ahead|confirm(?:ed)?|agree[sd]?|lgtm|sure|fine|do it|proceed)\b"
                             r"|同意|批准|可以|确认|没问题|行|好的|放行|授权", re.IGNORECASE)
@@ -66,7 +70,7 @@ def unsupported_claims(sources: list[tuple[str, str, str]], summaries: list[str]
 
     for summary in summaries:
         for sentence in sentences(summary):
-            claim = _USER_CLAIM.search(sentence)
+            claim = _USER_CLAIM.search(sentence) if USER_CLAIM_WORDS.may_match(sentence) else None
             if claim:
                 elaboration = _ELABORATION.search(sentence, claim.end())
                 why = _unsupported_user_claim(sentence[: elaboration.start()] if elaboration else sentence, claim, said, said_normalized)

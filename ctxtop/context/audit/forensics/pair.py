@@ -55,15 +55,13 @@ def pair_facts(before: WindowText, after: WindowText, after_window: Window, comp
     text, for the summary's tokens (else the window's counts, which a read of the whole log may have estimated: the
     figure would then depend on what the token cache held)."""
     rejections: list[list[Any]] = []
-    summaries_before: list[int] = []
-    sources = []
-    for (message, text, normalized), category in zip(before.blocks, before.categories):
-        sources.append((category, text, normalized))
-        if category == SUMMARY:
-            summaries_before.append(message)
-        if category in _WRITERS and len(rejections) < MAX_ITEMS and REJECTION_WORDS.may_match(head := text[:SCAN_CHARS]):
+    # (Only the blocks people and the agent write, and only while there is room: most of a window is tool output.)
+    for (message, text, _), category in zip(before.blocks, before.categories):
+        if category in _WRITERS and REJECTION_WORDS.may_match(head := text[:SCAN_CHARS]):
             for match in REJECTION.finditer(head):
                 rejections.append([message, _sentence_around(text, match), option_of(match)])
+            if len(rejections) >= MAX_ITEMS:
+                break
     summary_blocks = [(message, text, item_tokens) for (message, text, _), category, item_tokens
                       in zip(after.blocks, after.categories, _tokens(after, after_window)) if category == SUMMARY and message >= compaction]
     pending: list[list[Any]] = []
@@ -75,11 +73,16 @@ def pair_facts(before: WindowText, after: WindowText, after_window: Window, comp
     return {
         "rejections": rejections[:MAX_ITEMS],
         "pending": pending,
-        "claims": unsupported_claims(sources, summaries) if summaries else [],
-        "summaries_before": sorted(set(summaries_before)),
+        "claims": unsupported_claims(_sources(before), summaries) if summaries else [],
+        "summaries_before": sorted({message for (message, _, _), category in zip(before.blocks, before.categories) if category == SUMMARY}),
         "summary_tokens": (sum(count(text) if count is not None else tokens for _, text, tokens in summary_blocks)
                            if summary_blocks else None),
     }
+
+
+def _sources(text: WindowText) -> list[tuple[str, str, str]]:
+    """Each block as ``unsupported_claims`` reads it: (category, text, normalized text)."""
+    return [(category, block, normalized) for (_, block, normalized), category in zip(text.blocks, text.categories)]
 
 
 def _tokens(text: WindowText, window: Window) -> list[int]:
