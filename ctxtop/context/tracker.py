@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ctxtop.context.audit.alerts import Alert, AlertKind
-from ctxtop.context.audit.blame import Blame
+from ctxtop.context.audit.blame import Blame, GivenAgain
 from ctxtop.context.audit.early import EarlyAudit
 from ctxtop.context.audit.events import IMPLICIT_DROP
 from ctxtop.context.audit.guard_marks import guard_alerts, hook_denied
@@ -109,7 +109,8 @@ class Tracker:
         self.rules: list[Constraint] = []
         self.audit = Audit([], [], [])
         self._announced: set[AlertKey] = set()
-        self._blame: tuple[Audit, Blame] | None = None  # the losses behind the violations of ``audit``, as asked for
+        self._blame: Blame | None = None  # the losses behind the violations of ``audit``
+        self._given: tuple[Session, GivenAgain] | None = None  # where the rules were given again, as far as read
         self._early = early
         self._last_prompt = session.reported_at(None) or 0  # for implicit compactions in a followed log
         self._last_prompt_of: dict[str | None, int] = {}  # ...measured against the same model's last call
@@ -250,6 +251,8 @@ class Tracker:
             progress = self.audit.progress if resume else None
             self.audit = run_audit(self.session, self.rules, resume=progress, processes=self.processes,
                                    before_pairs=self._take_early_audit, while_reading=self._keep_early_audit_going)
+            # The loss behind each violation, worked out here (a worker, in the TUI), not when the banner asks.
+            self._blame = Blame(self.audit.alerts, self.audit.compactions, self._given_again)
             return self.audit
 
     def _keep_early_audit_going(self) -> None:
@@ -299,10 +302,18 @@ class Tracker:
         """The alert of the compaction that lost or weakened the rule ``violation`` broke, when the rule was not
         back in the window by then (``audit.blame``); None for any other alert."""
         with self._audit_lock:
-            audit = self.audit
-            if self._blame is None or self._blame[0] is not audit:
-                self._blame = (audit, Blame(audit.alerts, audit.compactions, self.session.entries, self.rules))
-            return self._blame[1].loss_behind(violation)
+            return self._blame.loss_behind(violation) if self._blame is not None else None
+
+    def _given_again(self) -> dict[str, list[int]]:
+        """Where each rule in force was given again word for word (``audit.blame``): read once, then as the log grows.
+        (Asked by ``run_audit``, which holds the lock.)"""
+        with self.lock:
+            session = self.session
+            if self._given is None or self._given[0] is not session or self._given[1].rules is not self.rules:
+                self._given = (session, GivenAgain(self.rules))
+            scan = self._given[1]
+            scan.extend(session.entries, session.final_before())
+            return scan.given
 
     def findings(self) -> list[Alert]:
         """The settled alerts that fail ``check``."""

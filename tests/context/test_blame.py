@@ -4,7 +4,10 @@ it, unless the rule was back in the window when the agent broke it."""
 from __future__ import annotations
 
 from ctxtop.context.audit.alerts import AlertKind
+from ctxtop.context.audit.blame import GivenAgain
+from ctxtop.context.rules.constraints import make_constraint
 from ctxtop.context.tracker import Tracker
+from ctxtop.parsers.model import INJECTED, SYSTEM, TOOL_RESULT, USER, Block, Entry
 from ctxtop.tui.demo import DEMO_WINDOW, demo_path
 
 # The demo's user message just before the agent e-mails the customer list (388).
@@ -42,3 +45,20 @@ def test_a_rule_the_user_gave_again_before_the_breach_is_no_compaction_s_fault(t
     assert [(v["rule"], v["broken_at"]) for v in first["later_violations"]] == [("no-phone-numbers", 388)]
     seen = tracker.cursor_alerts(388)
     assert seen.here[-1].constraint == "no-phone-numbers" and seen.story.message == 204  # (the breach still told)
+
+
+def test_where_a_rule_is_given_again_is_read_once_then_only_where_the_log_may_have_changed():
+    rule = make_constraint("Never send email to customers", "pin", id="no-email")
+    entries = [Entry(1, "user", [Block(USER, "never SEND email   to customers.")], 0, 1),  # (case and spaces aside)
+               Entry(2, "tool", [Block(TOOL_RESULT, "Never send email to customers")], 0, 2),  # a quote, not a giving
+               Entry(3, "user", [Block(USER, "ok")], 0, 3)]
+    given = GivenAgain([rule])
+    given.extend(entries, final=2)
+    assert given.given == {"no-email": [1]}
+    # The last entry was not final: a followed log merged more into it, and appended another.
+    entries[2].blocks.append(Block(INJECTED, "Reminder: never send email to customers"))
+    entries.append(Entry(4, "system", [Block(SYSTEM, "Never send email to customers")], 0, 4))
+    given.extend(entries, final=4)
+    assert given.given == {"no-email": [1, 3, 4]}
+    given.extend(entries, final=4)  # nothing new: nothing read again, nothing counted twice
+    assert given.given == {"no-email": [1, 3, 4]}

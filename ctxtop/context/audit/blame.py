@@ -9,7 +9,8 @@ violations that followed it tell the same story from here.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from bisect import bisect_right
+from collections.abc import Callable, Sequence
 
 from ctxtop.context.audit.alerts import Alert, AlertKind
 from ctxtop.context.audit.run import CompactionAudit
@@ -24,27 +25,29 @@ GIVING = frozenset({SYSTEM, INJECTED, USER})
 
 
 class Blame:
-    """The loss behind each violation of one audit's alerts, worked out when first asked for."""
+    """The loss behind each violation of one audit's alerts. ``given``: where each rule was given again
+    (``GivenAgain.given``), asked only when a violation follows a loss no later summary took back."""
 
-    def __init__(self, alerts: Sequence[Alert], compactions: Sequence[CompactionAudit], entries: Sequence[Entry],
-                 rules: Sequence[Constraint]) -> None:
-        self._compactions, self._entries = compactions, entries
-        self._rules = {rule.id: rule for rule in rules}
+    def __init__(self, alerts: Sequence[Alert], compactions: Sequence[CompactionAudit],
+                 given: Callable[[], dict[str, list[int]]]) -> None:
+        self._compactions, self._given_again = compactions, given
         self._losses: dict[str, list[Alert]] = {}  # rule id → the alerts of compactions that lost or weakened it, in order
         for alert in alerts:
             if alert.kind.rule_lost and alert.constraint is not None:
                 self._losses.setdefault(alert.constraint, []).append(alert)
-        self._found: dict[tuple[int, str], Alert | None] = {}
+        # Worked out at once, for all: a front end's question (the banner's, at every move of the cursor) is a look-up.
+        self._behind: dict[tuple[int, str], Alert] = {}
+        for alert in alerts:
+            if alert.kind is AlertKind.VIOLATION and alert.constraint is not None:
+                if (loss := self._work_out(alert.message, alert.constraint)) is not None:
+                    self._behind[(alert.message, alert.constraint)] = loss
 
     def loss_behind(self, violation: Alert) -> Alert | None:
         """The alert of the compaction that last lost or weakened the rule ``violation`` broke, when the rule
-        was not back in the window at the violation; else None (as for a rule never lost)."""
+        was not back in the window at the violation; else None (as for a rule never lost, or another alert)."""
         if violation.kind is not AlertKind.VIOLATION or violation.constraint is None:
             return None
-        key = (violation.message, violation.constraint)
-        if key not in self._found:
-            self._found[key] = self._work_out(violation.message, violation.constraint)
-        return self._found[key]
+        return self._behind.get((violation.message, violation.constraint))
 
     def _work_out(self, broken_at: int, rule_id: str) -> Alert | None:
         earlier = [loss for loss in self._losses.get(rule_id, ()) if loss.message < broken_at]
@@ -54,22 +57,39 @@ class Blame:
         if any(loss.message < c.event.message < broken_at and rule_id in c.constraints and c.constraints[rule_id][1].status == KEPT
                for c in self._compactions):
             return None  # a later summary kept it again
-        rule = self._rules.get(rule_id)
-        if rule is not None and given_between(self._entries, rule, loss.message, broken_at) is not None:
-            return None
+        given = self._given_again().get(rule_id, [])
+        if bisect_right(given, loss.message) < bisect_right(given, broken_at - 1):
+            return None  # given again between the loss and the breach
         return loss
 
 
-def given_between(entries: Sequence[Entry], rule: Constraint, start: int, stop: int) -> int | None:
-    """The first message after ``start`` and before ``stop`` in which a person, an instruction file or a hook
-    states ``rule`` word for word (case, width and whitespace aside, as a window is said to keep it)."""
-    needle = rule.normalized
-    if not needle:
-        return None
-    # Messages start + 1 … stop - 1 sit at positions start … stop - 2; a slice at a time (a packed store
-    # unpacks what is sliced).
-    for first in range(start, stop - 1, RUN_STEP):
-        for entry in entries[first : min(stop - 1, first + RUN_STEP)]:
-            if any(block.category in GIVING and needle in normalize(block.text) for block in entry.blocks):
-                return entry.index
-    return None
+class GivenAgain:
+    """The messages in which a person, an instruction file or a hook states each rule word for word (case, width
+    and whitespace aside, as a window is said to keep it), by rule id, in order. Read once over the entries, each
+    text normalized once for all the rules, then only over what a followed log appends (and its last entries,
+    which may still change)."""
+
+    def __init__(self, rules: Sequence[Constraint]) -> None:
+        self.rules = rules
+        self._needles = [(rule.id, rule.normalized) for rule in rules if rule.normalized]
+        self.given: dict[str, list[int]] = {}
+        self._final = 0  # entries before this position were read and will not change
+
+    def extend(self, entries: Sequence[Entry], final: int) -> None:
+        """Read the entries from the first not final when last read; ``final``: the session's ``final_before()``."""
+        for rule_id, messages in self.given.items():  # (what was read of entries that may have changed since)
+            while messages and messages[-1] > self._final:
+                messages.pop()
+        for first in range(self._final, len(entries), RUN_STEP):  # (a slice at a time: a packed store unpacks what is sliced)
+            for entry in entries[first : first + RUN_STEP]:
+                for block in entry.blocks:
+                    if block.category in GIVING and block.text:
+                        self._read(entry.index, normalize(block.text))
+        self._final = min(final, len(entries))
+
+    def _read(self, message: int, text: str) -> None:
+        for rule_id, needle in self._needles:
+            if needle in text:
+                messages = self.given.setdefault(rule_id, [])
+                if not messages or messages[-1] != message:
+                    messages.append(message)
