@@ -15,7 +15,7 @@ from ctxtop.parsers.base import LineParser, stamp_source
 from ctxtop.parsers.claude_attachments import read_attachment
 from ctxtop.parsers.claude_queue import PromptQueue
 from ctxtop.parsers.content import blocks_from_anthropic, mapping
-from ctxtop.parsers.model import SYSTEM_SNAPSHOT, USER, Block, Compaction, Usage
+from ctxtop.parsers.model import IMAGE, SYSTEM_SNAPSHOT, USER, Block, Compaction, Usage
 from ctxtop.parsers.numbers import number, summed
 
 # Records that are never sent to the model: titles, UI state, snapshots, progress.
@@ -101,6 +101,9 @@ class ClaudeCodeParser(LineParser):
         # harness writing both): that many removes add nothing. And the last one a remove added.
         self._delivered_early = 0
         self._last_from_queue: str | None = None
+        # The entry of the prompt the user wrote under each record (by its uuid): a second prompt under the same
+        # record is a rewind (``_prompt_under``).
+        self._prompt_at: dict[str, int] = {}
 
     def settled_before(self) -> int:
         # A later line of a response merges into the entry its first line made, a few entries back at most
@@ -110,7 +113,8 @@ class ClaudeCodeParser(LineParser):
     def carry_state(self) -> Any:
         return {"responses": [[mid, index] for mid, index in self._by_message_id.items()], "sidechain_ids": sorted(self._sidechain_ids),
                 "own_chain": self._own_chain, "snapshot_key": self._snapshot_key, "last_hook": self._last_hook,
-                "queued": self._queued.saved(), "delivered_early": self._delivered_early, "last_from_queue": self._last_from_queue}
+                "queued": self._queued.saved(), "delivered_early": self._delivered_early, "last_from_queue": self._last_from_queue,
+                "prompt_at": self._prompt_at}
 
     def restore_state(self, state: Any) -> None:
         self._by_message_id = {mid: index for mid, index in state["responses"]}
@@ -120,6 +124,7 @@ class ClaudeCodeParser(LineParser):
         self._queued = PromptQueue.restored(state.get("queued"))
         self._delivered_early = state.get("delivered_early", 0)
         self._last_from_queue = state.get("last_from_queue")
+        self._prompt_at = dict(state.get("prompt_at", {}))
         last_hook = state.get("last_hook")
         self._last_hook = (last_hook[0], tuple(last_hook[1]), last_hook[2]) if last_hook else None
 
@@ -205,7 +210,26 @@ class ClaudeCodeParser(LineParser):
         if blocks:
             if self._queued and isinstance(message.get("content"), str):
                 self._queued.discard(message["content"])  # a queued message, delivered as the next turn
+            parent = record.get("parentUuid")
+            if isinstance(parent, str) and all(block.category in (USER, IMAGE) for block in blocks):
+                self._prompt_under(parent)
             self.add_entry("user", blocks, offset, line, timestamp=record.get("timestamp"), uid=_str(record.get("uuid")))
+
+    def _prompt_under(self, parent: str) -> None:
+        """A prompt the user wrote under record ``parent``, to be added next. Under a record that has one already,
+        it is a rewind (Esc Esc, or an edited prompt): the user took the conversation back to before that prompt,
+        and what followed it is never sent again. It stays in the file, a branch the chain no longer follows;
+        kept in the window, it made the next call's smaller prompt look like a compaction. Not across a
+        compaction: the history before it is its summary."""
+        earlier = self._prompt_at.get(parent)
+        if earlier is not None and earlier < len(self.entries) and not self._compacted_from(earlier):
+            self.rewind(earlier)
+            self._by_message_id = {mid: index for mid, index in self._by_message_id.items() if index <= earlier}
+            self._prompt_at = {uuid: position for uuid, position in self._prompt_at.items() if position < earlier}
+        self._prompt_at[parent] = len(self.entries)
+
+    def _compacted_from(self, position: int) -> bool:
+        return any(entry.compaction is not None for entry in self.entries[position:])
 
     def _assistant(self, record: dict, offset: int, line: int) -> None:
         message = record.get("message")

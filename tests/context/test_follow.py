@@ -479,3 +479,17 @@ def test_reading_the_log_is_not_reported_as_a_change(tmp_path):
         assert sentinel in seen and log not in seen[: seen.index(sentinel)]
     finally:
         observer.stop()
+
+
+def test_a_rewind_written_while_following_leaves_the_window_as_a_fresh_read_gives_it(tmp_path):
+    lines = (DATA / "claude_rewind.jsonl").read_bytes().splitlines(keepends=True)
+    log = tmp_path / "rewound.jsonl"
+    log.write_bytes(b"".join(lines[:6]))  # the first branch, whole
+    follower = LogFollower(log)
+    assert len(follower.session.entries) == 6
+    with open(log, "ab") as handle:
+        handle.write(b"".join(lines[6:]))  # the user rewinds and asks again
+    follower.poll()
+    fresh = Session.open(log)
+    assert [e.uid for e in follower.session.entries] == [e.uid for e in fresh.entries] == ["u1", "a1", "b2u", "b2a"]
+    assert follower.session.window_at(None).estimated_tokens == fresh.window_at(None).estimated_tokens

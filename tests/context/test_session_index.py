@@ -14,7 +14,7 @@ from ctxtop.context.window.follow import LogFollower
 from ctxtop.context.window.session import Session
 from ctxtop.tui.demo import demo_path
 
-from ..conftest import exact_tokens
+from ..conftest import DATA, exact_tokens
 from .test_lazy_text import eager, generate, jsonl_logs
 
 
@@ -238,3 +238,17 @@ def test_what_the_session_derived_is_derived_afresh_when_its_saved_form_does_not
     assert warm.from_index
     assert warm.tools.totals(warm.accounting, n) == cold.tools.totals(cold.accounting, n) and len(warm.tools) > 20
     same_replays(warm, cold)
+
+
+def test_a_rewind_appended_after_the_index_was_saved_is_read_from_it(tmp_path):
+    # The parser's memory of each prompt's record is part of what the index carries: without it, a rewind
+    # written after the index was saved was not seen.
+    lines = (DATA / "claude_rewind.jsonl").read_bytes().splitlines(keepends=True)
+    log = tmp_path / "rewound.jsonl"
+    log.write_bytes(b"".join(lines[:6]))
+    Session.open(log)  # leaves the index
+    with open(log, "ab") as handle:
+        handle.write(b"".join(lines[6:]))
+    again = Session.open(log)
+    assert again.from_index
+    assert [e.uid for e in again.entries] == ["u1", "a1", "b2u", "b2a"]

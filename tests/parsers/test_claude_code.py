@@ -139,3 +139,31 @@ def test_the_prompt_queue_keeps_typed_messages_and_notifications_apart_in_order(
     for n in range(MAX_QUEUED + 5):  # a hostile log cannot grow it without bound: the oldest go
         queue.put(f"<task-notification>{n}</task-notification>")
     assert len(queue) == MAX_QUEUED and "<task-notification>0</task-notification>" not in queue
+
+
+def test_a_rewind_takes_the_abandoned_branch_out_of_the_window():
+    # Esc Esc: the user took the conversation back to before "Read every order…" and asked again under the same
+    # record. The first branch stays in the file; it was kept in the window (its 900-order tool output too), and
+    # the next call's smaller prompt read as an implicit compaction.
+    parser = parse((DATA / "claude_rewind.jsonl").read_bytes())
+    assert [e.uid for e in parser.entries] == ["u1", "a1", "b2u", "b2a"]
+    assert [e.usage.prompt_tokens for e in parser.entries if e.usage] == [18_000, 18_400]
+
+
+def test_a_rewind_is_not_taken_across_a_compaction_nor_for_a_tool_result():
+    lines = (DATA / "claude_rewind.jsonl").read_bytes().splitlines(keepends=True)
+    boundary = _record("system", uuid="cb", parentUuid=None, logicalParentUuid="b1a2", subtype="compact_boundary",
+                       content="Conversation compacted", compactMetadata={"trigger": "auto", "preTokens": 42_000})
+    summary = _record("user", uuid="cs", parentUuid="cb", isCompactSummary=True,
+                      message={"role": "user", "content": "This session is being continued from a previous conversation."})
+    parser = parse(b"".join(lines[:6]) + boundary + summary + lines[6])  # "Only count…" under a1, after the compaction
+    assert [e.uid for e in parser.entries][-4:] == ["b1a2", "cb", "cs", "b2u"]
+    # Two tool results under one record (parallel calls: each under its own tool_use line) are no rewind.
+    calls = [_record("user", uuid="p", parentUuid=None, message={"role": "user", "content": "check both"}),
+             _record("assistant", uuid="c1", parentUuid="p", message={"id": "m", "role": "assistant", "content": [
+                 {"type": "tool_use", "id": "t1", "name": "Read", "input": {"file_path": "a"}}]}),
+             _record("user", uuid="r1", parentUuid="c1", message={"role": "user", "content": [
+                 {"type": "tool_result", "tool_use_id": "t1", "content": "A"}]}),
+             _record("user", uuid="r2", parentUuid="c1", message={"role": "user", "content": [
+                 {"type": "tool_result", "tool_use_id": "t1", "content": "A again"}]})]
+    assert [e.uid for e in parse(b"".join(calls)).entries] == ["p", "c1", "r1", "r2"]

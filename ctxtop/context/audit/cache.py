@@ -60,7 +60,7 @@ AUDIT_VERSION = 44  # 3: with what the forensics read from the windows; 4: paths
 # 41: no amount in a command that only searches, edits or prints text (grep, sed, echo > file, git)
 # 42: 别 counts as a negation alone, not inside 特别, 分别, 别人…
 # 43: a rule held only paraphrased that a later compaction loses is alerted (paraphrased → lost)
-# 44: Inspect messages have times (a resumed sample is told from a compaction)
+# 44: Inspect messages have times (a resumed sample is told from a compaction); a Claude Code rewind is no implicit compaction
 RECENT_BYTES = 8 << 20  # results kept in memory (a result with hundreds of constraints is ~100 KB)
 
 _BLOCK = struct.Struct("<q??")  # message, cleared, opaque

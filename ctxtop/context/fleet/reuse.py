@@ -67,7 +67,7 @@ FLEET_VERSION = 45  # 2: Codex cache reads after a compaction; cost_estimated of
 # 42: a rule restated under a label ("Reminder: …") is the rule stated before
 # 43: 别 counts as a negation alone, not inside 特别, 分别, 别人…
 # 44: a rule held only paraphrased that a later compaction loses is alerted (paraphrased → lost)
-# 45: an Inspect sample's `started`
+# 45: an Inspect sample's `started`; a Claude Code rewind is no implicit compaction
 READ_BYTES = 8 << 20
 
 
