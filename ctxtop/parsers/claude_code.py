@@ -93,6 +93,7 @@ class ClaudeCodeParser(LineParser):
         # (``agent-*.jsonl``, every record ``isSidechain: true``), which is then the conversation.
         self._own_chain: str | None = None
         self._snapshot_key: str | None = None  # digest of the last prompt_snapshot's content
+        self._snapshot_at: int | None = None  # the position of its entry
         # The last hook context read: (attachment kind, (call or event, text), line).
         self._last_hook: tuple[str, tuple[str, str], int] | None = None
         # What was typed (or notified) while the agent worked, queued and not delivered yet, oldest first.
@@ -112,7 +113,7 @@ class ClaudeCodeParser(LineParser):
 
     def carry_state(self) -> Any:
         return {"responses": [[mid, index] for mid, index in self._by_message_id.items()], "sidechain_ids": sorted(self._sidechain_ids),
-                "own_chain": self._own_chain, "snapshot_key": self._snapshot_key, "last_hook": self._last_hook,
+                "own_chain": self._own_chain, "snapshot_key": self._snapshot_key, "snapshot_at": self._snapshot_at, "last_hook": self._last_hook,
                 "queued": self._queued.saved(), "delivered_early": self._delivered_early, "last_from_queue": self._last_from_queue,
                 "prompt_at": self._prompt_at}
 
@@ -121,6 +122,7 @@ class ClaudeCodeParser(LineParser):
         self._sidechain_ids = set(state["sidechain_ids"])
         self._own_chain = state.get("own_chain")
         self._snapshot_key = state.get("snapshot_key")
+        self._snapshot_at = state.get("snapshot_at")
         self._queued = PromptQueue.restored(state.get("queued"))
         self._delivered_early = state.get("delivered_early", 0)
         self._last_from_queue = state.get("last_from_queue")
@@ -223,10 +225,18 @@ class ClaudeCodeParser(LineParser):
         compaction: the history before it is its summary."""
         earlier = self._prompt_at.get(parent)
         if earlier is not None and earlier < len(self.entries) and not self._compacted_from(earlier):
-            self.rewind(earlier)
-            self._by_message_id = {mid: index for mid, index in self._by_message_id.items() if index <= earlier}
-            self._prompt_at = {uuid: position for uuid, position in self._prompt_at.items() if position < earlier}
+            self._abandon_from(earlier)
         self._prompt_at[parent] = len(self.entries)
+
+    def _abandon_from(self, position: int) -> None:
+        """The entries from ``position`` on are a branch the chain no longer follows: out of the window, and
+        out of what later records are read against."""
+        self.rewind(position)
+        self._by_message_id = {mid: index for mid, index in self._by_message_id.items() if index <= position}
+        self._prompt_at = {uuid: at for uuid, at in self._prompt_at.items() if at < position}
+        if self._snapshot_at is not None and self._snapshot_at >= position:
+            # The system prompt last read was the branch's (a tool added there): the next one is news, even the same.
+            self._snapshot_key = self._snapshot_at = None
 
     def _compacted_from(self, position: int) -> bool:
         return any(entry.compaction is not None for entry in self.entries[position:])
@@ -340,7 +350,7 @@ class ClaudeCodeParser(LineParser):
             if key == self._snapshot_key:
                 self.diagnostics.skipped_records += 1  # the same prompt and tools again: nothing changed
                 return
-            self._snapshot_key, role = key, SYSTEM_SNAPSHOT
+            self._snapshot_key, self._snapshot_at, role = key, len(self.entries), SYSTEM_SNAPSHOT
         self.add_entry(role, reading.blocks, offset, line, timestamp=record.get("timestamp"), uid=_str(record.get("uuid")))
 
     def _delivered_from_queue(self, blocks: list[Block]) -> bool:

@@ -5,7 +5,7 @@ import json
 import pytest
 
 from ctxtop.parsers import parse
-from ctxtop.parsers.model import INJECTED, REASONING, SUMMARY, TOOL_CALL, TOOL_RESULT, USER
+from ctxtop.parsers.model import INJECTED, REASONING, SUMMARY, SYSTEM_SNAPSHOT, TOOL_CALL, TOOL_RESULT, USER
 
 from ..conftest import DATA
 
@@ -167,3 +167,17 @@ def test_a_rewind_is_not_taken_across_a_compaction_nor_for_a_tool_result():
              _record("user", uuid="r2", parentUuid="c1", message={"role": "user", "content": [
                  {"type": "tool_result", "tool_use_id": "t1", "content": "A again"}]})]
     assert [e.uid for e in parse(b"".join(calls)).entries] == ["p", "c1", "r1", "r2"]
+
+
+def test_after_a_rewind_the_system_prompt_is_the_one_the_branch_kept():
+    # A tool was added (a new prompt_snapshot) on the branch the user then rewound: the window is back to the
+    # earlier snapshot, so the added tool's snapshot, written again before the next call, is news again. It was
+    # taken for a repeat of the last one read (on the abandoned branch) and skipped: the window kept the old tools.
+    lines = (DATA / "claude_prompt_snapshot.jsonl").read_bytes().splitlines(keepends=True)
+    first, added = json.loads(lines[0]), json.loads(lines[6])
+    again = _record("user", uuid="again", parentUuid=first["uuid"], message={"role": "user", "content": "List the files again."})
+    added_again = json.dumps({**added, "uuid": "added-again", "parentUuid": "again"}).encode() + b"\n"
+    parser = parse(b"".join(lines[:7]) + again + added_again)
+    snapshots = [e for e in parser.entries if e.role == SYSTEM_SNAPSHOT]
+    assert [e.uid for e in parser.entries] == [first["uuid"], "again", "added-again"]
+    assert [s.uid for s in snapshots] == [first["uuid"], "added-again"]

@@ -51,7 +51,8 @@ INDEX_VERSION = 22  # 5: usage carries the prompt-cache figures; 6: diagnostics 
 # 20: the first message of that call's answer, added too; an image in a microcompacted tool result cleared with it;
 # 21: images in Codex tool outputs, Codex rollbacks and unknown compaction triggers, a partial compaction's preserved messages
 # written after it, Gemini's thoughts
-# 22: an Inspect sample's first message has its start time, a reply its model call's; a Claude Code rewind's abandoned branch leaves the window
+# 22: an Inspect sample's first message has its start time, a reply its model call's; a Claude Code rewind's abandoned branch
+# leaves the window (its system prompt too)
 MAGIC = b"ctxtop-index v5\n"  # earlier versions (other checksums, or none) start otherwise: ignored, not "damaged"
 CHECKSUM_BYTES = 16  # the index ends with new_digest() of all it holds after MAGIC: XXH3-128
 INDEX_MIN_BYTES = 8 << 20  # smaller logs read fast enough; their index would only fill the disk
