@@ -69,7 +69,7 @@ class CursorAlerts:
     at: int
     here: list[Alert]
     later: list[Alert]
-    story: Alert | None  # when the latest of ``here`` is a violation: the loss it follows (``audit.blame``)
+    story: Alert | None  # when the last of ``here`` is a violation: the loss it follows (``audit.blame``), put last if one does
 
 
 @dataclass(slots=True)
@@ -295,8 +295,23 @@ class Tracker:
                 for cid, (_, now) in compaction.constraints.items():
                     (kept_again.add if now.status == KEPT else kept_again.discard)(cid)
         here = [a for a in failing if a.message <= at and not (a.kind.rule_lost and a.constraint in kept_again)]
-        story = self.loss_behind(here[-1]) if here else None
+        story = self._told_last(here)
         return CursorAlerts(at, here, [a for a in failing if a.message > at], story)
+
+    def _told_last(self, here: list[Alert]) -> Alert | None:
+        """The loss the banner tells: the one behind the last alert of the latest message in ``here`` that follows
+        a loss, which is moved last (the banner shows its detail). One message's alerts come in no telling order:
+        one call may break a rule a compaction lost and another given since, and either may have come last."""
+        if not here:
+            return None
+        latest = here[-1].message
+        for position in range(len(here) - 1, -1, -1):
+            if here[position].message != latest:
+                break
+            if (loss := self.loss_behind(here[position])) is not None:
+                here.append(here.pop(position))
+                return loss
+        return None
 
     def loss_behind(self, violation: Alert) -> Alert | None:
         """The alert of the compaction that lost or weakened the rule ``violation`` broke, when the rule was not

@@ -62,3 +62,18 @@ def test_where_a_rule_is_given_again_is_read_once_then_only_where_the_log_may_ha
     assert given.given == {"no-email": [1, 3, 4]}
     given.extend(entries, final=4)  # nothing new: nothing read again, nothing counted twice
     assert given.given == {"no-email": [1, 3, 4]}
+
+
+def test_the_banner_tells_the_story_of_a_breach_at_the_cursor_that_has_one(tmp_path):
+    # The user asks again in other words: a rule of its own (wecom-only-2), broken with the others at 388 and
+    # never lost. It came last among the three breaches of that message, and the banner, reading only the last
+    # one, told no story at 388, while the first compaction's view tells two breaches of 388 as its doing.
+    log = tmp_path / "asked-again.jsonl"
+    log.write_text(demo_path().read_text(encoding="utf-8").replace(LAST_ASK, "记住：只能用企业微信通知，别发邮件。"), encoding="utf-8")
+    tracker = Tracker.open(str(log), window=DEMO_WINDOW)
+    assert stories(tracker) == {("budget-8000", 386): 306, ("wecom-only", 388): 204, ("no-phone-numbers", 388): 204,
+                                ("wecom-only-2", 388): None}
+    seen = tracker.cursor_alerts(388)
+    assert seen.story is not None and seen.story.message == 204
+    assert seen.here[-1].constraint in ("wecom-only", "no-phone-numbers")  # (the breach the banner's detail shows)
+    assert {a.constraint for a in seen.here if a.message == 388} == {"wecom-only", "no-phone-numbers", "wecom-only-2"}
