@@ -20,6 +20,7 @@ from collections import OrderedDict
 from typing import Any
 
 import orjson
+import xxhash
 
 from ctxtop.context.rules.constraints import Constraint, Status
 from ctxtop.context.store.token_cache import TokenCache
@@ -28,7 +29,7 @@ from ctxtop.context.window.replay import Window
 from ctxtop.context.window.tokens import content_key
 
 # Bump when what an audit finds changes (statuses, lost items): older results are then not reused.
-AUDIT_VERSION = 44  # 3: with what the forensics read from the windows; 4: paths lost without devices and one-part paths;
+AUDIT_VERSION = 45  # 3: with what the forensics read from the windows; 4: paths lost without devices and one-part paths;
 # 5: alert details quote rules cleaned of control sequences; 6: Claude Code messages sent from the queue within a turn;
 # 7: only a cap on money caps a call's amounts; 8: the summary's tokens counted exactly, whatever the token cache held;
 # 9: a summary's slashed names looked for part by part, its claims without their elaboration; 10: a path held by its
@@ -61,14 +62,16 @@ AUDIT_VERSION = 44  # 3: with what the forensics read from the windows; 4: paths
 # 42: 别 counts as a negation alone, not inside 特别, 分别, 别人…
 # 43: a rule held only paraphrased that a later compaction loses is alerted (paraphrased → lost)
 # 44: Inspect messages have times (a resumed sample is told from a compaction); a Claude Code rewind is no implicit compaction
+# 45: windows keyed by XXH3-128 digests of their blocks (``window_key``, ``tokens.content_key``)
 RECENT_BYTES = 8 << 20  # results kept in memory (a result with hundreds of constraints is ~100 KB)
 
 _BLOCK = struct.Struct("<q??")  # message, cleared, opaque
 
 
 def window_key(window: Window, accounting: Accounting) -> bytes:
-    """A digest of what ``window`` holds, made from the accounting's content digests."""
-    digest = hashlib.blake2b(digest_size=16)
+    """A digest of what ``window`` holds, made from the accounting's content digests. XXH3-128, as those
+    are (``tokens.content_key``): it only tells windows apart, and each audit digests every block of two."""
+    digest = xxhash.xxh3_128()
     for item in window.blocks:
         digest.update(_BLOCK.pack(item.entry.index, item.cleared, item.block.opaque))
         digest.update(item.category.encode())

@@ -39,7 +39,7 @@ from ctxtop.context.store.token_cache import cache_dir
 from ctxtop.parsers.base import LineParser
 from ctxtop.parsers.model import Diagnostics, SessionMeta, SidechainTotals
 
-INDEX_VERSION = 22  # 5: usage carries the prompt-cache figures; 6: diagnostics count invalid numbers;
+INDEX_VERSION = 23  # 5: usage carries the prompt-cache figures; 6: diagnostics count invalid numbers;
 # 7: which counts are estimates from characters, and the calibration behind them; 8: texts over 128K
 # characters estimated from pieces of themselves; 9: what people and the model wrote is held, not released;
 # 10: the indexed bytes digested with XXH3-128; 11: the replays, timeline and tool column saved, entries decoded when read;
@@ -53,6 +53,7 @@ INDEX_VERSION = 22  # 5: usage carries the prompt-cache figures; 6: diagnostics 
 # written after it, Gemini's thoughts
 # 22: an Inspect sample's first message has its start time, a reply its model call's; a Claude Code rewind's abandoned branch
 # leaves the window (its system prompt too)
+# 23: the blocks' content digests (saved with the counts) are XXH3-128 (``tokens.content_key``)
 MAGIC = b"ctxtop-index v5\n"  # earlier versions (other checksums, or none) start otherwise: ignored, not "damaged"
 CHECKSUM_BYTES = 16  # the index ends with new_digest() of all it holds after MAGIC: XXH3-128
 INDEX_MIN_BYTES = 8 << 20  # smaller logs read fast enough; their index would only fill the disk

@@ -7,12 +7,13 @@ encrypted or empty (estimated from the output usage of the call that made it).
 
 from __future__ import annotations
 
-import hashlib
 import math
 import threading
 from array import array
 from bisect import bisect_right
 from collections.abc import Iterable, Sequence
+
+import xxhash
 
 from ctxtop.context.window.estimate import SAMPLED_TEXT_CHARS, Calibration, calibrated_kind, sample_pieces, sampled_estimate
 from ctxtop.context.window.tokens import DIGEST_BYTES, TokenCounter
@@ -54,6 +55,15 @@ def _block_tokens(counter: TokenCounter, block: Block, text_count: int) -> int:
     if block.category == TOOL_CALL and block.tool_name:
         return text_count + counter.count(block.tool_name)
     return text_count
+
+
+def _digest_of(*parts: array | bytearray) -> bytes:
+    """XXH3-128 of the parts one after the other, read in place (no joined copy): like the blocks' own
+    digests (``tokens.content_key``), it only tells changed counts from unchanged ones."""
+    digest = xxhash.xxh3_128()
+    for part in parts:
+        digest.update(part)
+    return digest.digest()
 
 
 class Accounting:
@@ -118,11 +128,11 @@ class Accounting:
 
     def content_digest(self) -> bytes:
         """A digest of how the counted entries are cut into blocks and of every block's content digest."""
-        return hashlib.blake2b(self._starts.tobytes() + bytes(self._digests), digest_size=20).digest()
+        return _digest_of(self._starts, self._digests)
 
     def counts_digest(self) -> bytes:
         """A digest of every block's count and of which are estimates."""
-        return hashlib.blake2b(self._flat.tobytes() + bytes(self._rough), digest_size=20).digest()
+        return _digest_of(self._flat, self._rough)
 
     def rough_through(self, position: int) -> bool:
         """Whether any count of the entries before ``position`` is an estimate from characters."""
