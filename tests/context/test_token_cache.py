@@ -91,3 +91,16 @@ def test_a_cache_locked_by_another_process_is_waited_for_not_moved_aside(tmp_pat
     assert store.warning is None
     assert sorted(p.name for p in tmp_path.iterdir() if "corrupt" in p.name) == []
     assert TokenCache("cl100k_base", path).get_many([b"k".ljust(16, b".")]) == {b"k".ljust(16, b"."): 7}
+
+
+def test_counts_keyed_by_another_scheme_are_dropped_once(tmp_path):
+    # The keys changed from BLAKE2b to XXH3-128 digests: the old counts could never be found again, and stayed,
+    # up to the cache's bound, before any new one was kept.
+    path = tmp_path / "tokens.sqlite"
+    TokenCache("cl100k_base", path).put_many({b"o" * 16: 7})
+    with sqlite3.connect(path) as old:
+        old.execute("pragma user_version = 1")
+    store = TokenCache("cl100k_base", path)
+    assert store.get_many([b"o" * 16]) == {}
+    store.put_many({b"n" * 16: 9})
+    assert TokenCache("cl100k_base", path).get_many([b"n" * 16]) == {b"n" * 16: 9}  # (dropped once, not at each open)

@@ -21,6 +21,9 @@ MAX_AUDITS = 50_000  # compaction audits (a few KB each)
 PRUNE_CHECK_BYTES = 256 << 20
 OPEN_WAIT_SECONDS = 3  # for another process's lock on the cache, at open; then go on without the cache
 BATCH = 500  # keys per query (SQLite's variable limit is higher; this keeps statements small)
+# How the counts' keys are made (``tokens.content_key``), kept as the file's user_version: 1, BLAKE2b; 2, XXH3-128.
+# Counts keyed otherwise can never be found again: they are dropped at open, not left to fill the cache.
+KEY_SCHEME = 2
 
 
 def cache_dir() -> Path:
@@ -83,6 +86,9 @@ class TokenCache:
             connection.execute("pragma synchronous=normal")
             connection.execute("create table if not exists counts (encoding text, key blob, tokens integer, primary key (encoding, key)) without rowid")
             connection.execute("create table if not exists audits (key blob primary key, result blob) without rowid")
+            if connection.execute("pragma user_version").fetchone()[0] != KEY_SCHEME:
+                connection.execute("delete from counts")
+                connection.execute(f"pragma user_version = {KEY_SCHEME}")
             connection.execute("select count(*) from (select 1 from counts limit 1)").fetchone()
         except BaseException:
             connection.close()
