@@ -17,7 +17,7 @@ class WindowTextRead(AssertionError):
     pass
 
 
-def no_window_text(window):
+def no_window_text(window, earlier=None):
     raise WindowTextRead("the audit read a window's text: it was not taken from the cache")
 
 

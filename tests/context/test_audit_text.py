@@ -200,3 +200,28 @@ CLAIM_ALPHABET = ["a", "Ab", "Z", "Cd9", "_", "é", "É", "٣", "1", "2,5", ".",
 def test_the_quicker_claim_patterns_find_what_the_plain_ones_find(kind, text):
     quick, plain = PLAIN_CLAIM_PATTERNS[kind]
     assert quick.findall(text) == plain.findall(text)
+
+
+
+@pytest.mark.parametrize("path", LOGS, ids=lambda p: p.name[:24])
+def test_a_window_read_after_an_earlier_one_takes_what_it_read_of_the_same_blocks_and_finds_the_same(path):
+    if not path.exists():
+        pytest.skip(f"{path.name} not in the shared fixtures")
+    session = Session.open(path)
+    constraints = select_rules(session.entries, RuleRequest())
+    # Rules no window holds verbatim (their terms are looked for), one with a negation (its negated terms too).
+    constraints += [make_constraint(text, "pin") for text in ("the session summary names the files", "Never push the tests")]
+    # The window after each compaction, then the one before the next (which holds its summary), and a few others.
+    at = sorted({m for c in session.compactions() for m in (c.message - 1, c.message + 1)} | {1, len(session.entries)})
+    taken = 0
+    for earlier_at, window_at in itertools.permutations(at[:8], 2):
+        earlier = WindowText(session.window_at(earlier_at, exact=False))
+        for constraint in constraints:
+            earlier.status(constraint)  # what the earlier window reads of its blocks
+        text = WindowText(session.window_at(window_at, exact=False), earlier)
+        fresh = WindowText(session.window_at(window_at, exact=False))
+        assert text.blocks == fresh.blocks
+        assert [text.status(c) for c in constraints] == [fresh.status(c) for c in constraints]
+        assert text._postings() == fresh._postings()
+        taken += sum(any(terms is kept for kept in earlier._kept_terms.values()) for terms in text._kept_terms.values())
+    assert taken or not session.compactions()  # a summary's terms were taken, not only compared

@@ -89,31 +89,35 @@ def _audited(session: Session, jobs: list[PairJob], cache: AuditCache, from_chec
     needed = {message - 1 for message, _, _ in jobs} | {after for _, after, _ in jobs}
     windows = _windows_at(session, needed) if from_checkpoints else _windows(session, needed)
     held: dict[int, tuple[bytes, Window]] = {}
+    last_after: WindowText | None = None  # the last window after read: the next window before holds its summary
     for index, (message, after, constraints) in enumerate(jobs):
         while after not in held and (found := next(windows, None)) is not None:
             held[found[0]] = found[1:]
         before_window, after_window = held.get(message - 1), held.get(after)
         if before_window is not None and after_window is not None:
-            yield ((message, after), (before_window[0], after_window[0]),
-                   _audit_pair(before_window, after_window, constraints, cache, message, session.counter.count))
+            result, last_after = _audit_pair(before_window, after_window, constraints, cache, message, session.counter.count, last_after)
+            yield (message, after), (before_window[0], after_window[0]), result
         following = jobs[index + 1][0] if index + 1 < len(jobs) else None
         held = {at: window for at, window in held.items() if following is not None and at >= following - 1}
 
 
 def _audit_pair(before: tuple[bytes, Window], after: tuple[bytes, Window], constraints: list[Constraint], cache: AuditCache,
-                compaction: int, count: Callable[[str], int]) -> PairResult:
+                compaction: int, count: Callable[[str], int], earlier: WindowText | None = None
+                ) -> tuple[PairResult, WindowText | None]:
     """Each constraint's status before → after, the facts lost and what the forensics read from the
-    two windows: remembered, or read from the windows' text."""
+    two windows: remembered, or read from the windows' text; and the window after's text, if read.
+    ``earlier``: the text of the window after the compaction before (its summary, which the window before
+    holds, is not read again: ``WindowText``)."""
     key = pair_key(before[0], after[0], constraints, compaction)
     found = cache.get(key)
     if found is not None:
-        return found
-    before_text, after_text = WindowText(before[1]), WindowText(after[1])
+        return found, None
+    before_text, after_text = WindowText(before[1], earlier), WindowText(after[1])
     statuses = {c.id: (before_text.status(c), after_text.status(c)) for c in constraints}
     lost = lost_items(before_text, after_text)
     facts = pair_facts(before_text, after_text, after[1], compaction, count)
     cache.put(key, statuses, lost, facts)
-    return statuses, lost, facts
+    return (statuses, lost, facts), after_text
 
 
 def _windows(session: Session, messages: set[int]) -> Iterator[tuple[int, bytes, Window]]:

@@ -66,7 +66,10 @@ def make_constraint(text: str, source: str, *, id: str | None = None, facts: lis
 class WindowText:
     """The window's readable blocks, normalized and split into terms once for all constraints."""
 
-    def __init__(self, window: Window) -> None:
+    def __init__(self, window: Window, earlier: WindowText | None = None) -> None:
+        """``earlier``: a window read before this one that may hold some of the same blocks (the window after a
+        compaction: its summary is in the window before the next one). What was read of those there (normalized
+        text, key terms, negated terms) is taken rather than read again: each is made from the text alone."""
         self.opaque = False
         self.blocks: list[tuple[int, str, str]] = []  # (message, text, normalized text)
         self.window_index: list[int] = []  # where each of ``blocks`` sits in ``window.blocks``
@@ -75,14 +78,32 @@ class WindowText:
         self._joined: str | None = None  # the normalized blocks, joined (``_verbatim``)
         self._starts: list[int] = []  # where each block starts in ``_joined``
         self._negated: dict[int, set[str]] = {}  # ``negated_terms`` of the blocks that were a best restatement
+        self._kept_terms: dict[int, set[str]] = {}  # ``key_terms`` of the summaries, kept for a later window (``_terms``)
+        earlier_at = _positions_by_message(earlier.blocks) if earlier is not None else {}
         # Read once, together: a released text comes back from the log.
         for index, (item, text) in enumerate(zip(window.blocks, window.texts(), strict=True)):
             if item.category == SUMMARY and item.block.opaque:
                 self.opaque = True
             elif text:
-                self.blocks.append((item.entry.index, text, normalize(text)))
+                message = item.entry.index
+                self.blocks.append((message, text, self._normalized(message, text, earlier, earlier_at.get(message, []))))
                 self.window_index.append(index)
                 self.categories.append(item.category)
+
+    def _normalized(self, message: int, text: str, earlier: WindowText | None, candidates: list[int]) -> str:
+        """The normalized text of the block about to be added: that of the same block in ``earlier`` (among
+        ``candidates``, its blocks of the same message), whose other readings are taken too; else made here.
+        (Matched by message, then text: hashing every text of a window to look it up would cost more than it saves.)"""
+        if earlier is not None:
+            for same in candidates:
+                if earlier.blocks[same][1] == text:
+                    position = len(self.blocks)
+                    if (negated := earlier._negated.get(same)) is not None:
+                        self._negated[position] = negated
+                    if (terms := earlier._kept_terms.get(same)) is not None:
+                        self._kept_terms[position] = terms
+                    return earlier.blocks[same][2]
+        return normalize(text)
 
     def occurrences(self, constraint: Constraint) -> tuple[list[int], int | None]:
         """Positions in ``blocks`` holding the constraint verbatim, and else the best restatement.
@@ -137,9 +158,20 @@ class WindowText:
             self._by_term = {}
             for position, category in enumerate(self.categories):
                 if category not in NOT_RESTATING:
-                    for term in key_terms(self.blocks[position][1]):
+                    for term in self._terms(position):
                         self._by_term.setdefault(term, []).append(position)
         return self._by_term
+
+    def _terms(self, position: int) -> set[str]:
+        """A block's key terms, taken from an earlier window that read the same block, or read here. A summary's
+        are kept (tens of KB): the window after a compaction is mostly its summary, which the window before the
+        next compaction holds too (about a fifth of the text whose terms that window reads)."""
+        terms = self._kept_terms.get(position)
+        if terms is None:
+            terms = key_terms(self.blocks[position][1])
+            if self.categories[position] == SUMMARY:
+                self._kept_terms[position] = terms
+        return terms
 
     def _negated_terms(self, position: int) -> set[str]:
         """What the sentences of a block that hold a negation name: read once per block, not once per rule it
@@ -159,6 +191,14 @@ class WindowText:
             missing = [f for f in constraint.facts if normalize(f) not in normalized]
             return Status(PARAPHRASED, [message], missing)
         return Status(UNVERIFIABLE if self.opaque else LOST, [], list(constraint.facts))
+
+
+def _positions_by_message(blocks: list[tuple[int, str, str]]) -> dict[int, list[int]]:
+    """The positions in ``blocks`` (``WindowText.blocks``) of each message's blocks."""
+    positions: dict[int, list[int]] = {}
+    for position, (message, _, _) in enumerate(blocks):
+        positions.setdefault(message, []).append(position)
+    return positions
 
 
 # --- auto-detection --------------------------------------------------------------------
