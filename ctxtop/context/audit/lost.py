@@ -60,7 +60,7 @@ def lost_items(before: WindowText, after: WindowText) -> dict[str, list[str]]:
     FACT_SCAN_CHARS of each block (a multi-MB tool output is not read whole).
     Rules and decisions are looked for only where people and the agent write.
     """
-    after_text = _joined(after)
+    after_text = after.joined()
     kinds = ("paths", "identifiers", "numbers", "negative_rules", "decisions")
     # What missing_facts(fact_candidates(before), after) finds, read only as far as needed: the window
     # after a compaction holds little of the one before, so each kind's first MAX_LOST_ITEMS lost come
@@ -161,11 +161,6 @@ def _may_hold_identifier(text: str) -> bool:
     return "_" in text or (not text.islower() and _CAMEL.search(text) is not None)
 
 
-def _joined(window: WindowText) -> str:
-    # Blocks joined by a newline, which no normalized text holds: a match never spans two blocks.
-    return "\n".join(normalized for _, _, normalized in window.blocks)
-
-
 def fact_candidates(before: WindowText) -> dict[str, list[str]]:
     """The facts a window holds that a compaction could lose, by kind, each once (the hooks record them
     before a compaction, to compare with the window after it)."""
@@ -205,7 +200,7 @@ def _without_hook_frame(text: str) -> str:
 
 def missing_facts(candidates: dict[str, list[str]], after: WindowText) -> dict[str, list[str]]:
     """Of ``candidates`` (``fact_candidates`` of the window before), those ``after`` does not hold."""
-    after_text = _joined(after)
+    after_text = after.joined()
     result: dict[str, list[str]] = {}
     for kind, items in candidates.items():
         lost: list[str] = []

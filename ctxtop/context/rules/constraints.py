@@ -75,7 +75,7 @@ class WindowText:
         self.window_index: list[int] = []  # where each of ``blocks`` sits in ``window.blocks``
         self.categories: list[str] = []  # the category of each of ``blocks``
         self._by_term: dict[str, list[int]] | None = None
-        self._joined: str | None = None  # the normalized blocks, joined (``_verbatim``)
+        self._joined: str | None = None  # the normalized blocks, joined (``joined``)
         self._starts: list[int] = []  # where each block starts in ``_joined``
         self._negated: dict[int, set[str]] = {}  # ``negated_terms`` of the blocks that were a best restatement
         self._kept_terms: dict[int, set[str]] = {}  # ``key_terms`` of the summaries, kept for a later window (``_terms``)
@@ -135,13 +135,7 @@ class WindowText:
         by a newline (which no normalized text holds, so no match spans two), instead of one per block."""
         if not needle:
             return []
-        if self._joined is None:
-            starts, offset = [], 0
-            for _, _, normalized in self.blocks:
-                starts.append(offset)
-                offset += len(normalized) + 1
-            self._starts, self._joined = starts, "\n".join(normalized for _, _, normalized in self.blocks)
-        joined, starts, found = self._joined, self._starts, []
+        joined, starts, found = self.joined(), self._starts, []
         at = joined.find(needle)
         while at >= 0:
             position = bisect_right(starts, at) - 1
@@ -150,6 +144,17 @@ class WindowText:
                 break
             at = joined.find(needle, starts[position + 1])  # the next block that holds it
         return found
+
+    def joined(self) -> str:
+        """The normalized blocks joined by a newline, which no normalized text holds: a match never spans two
+        blocks. Made once for all that search a whole window: ``_verbatim``, the facts lost, the claims."""
+        if self._joined is None:
+            starts, offset = [], 0
+            for _, _, normalized in self.blocks:
+                starts.append(offset)
+                offset += len(normalized) + 1
+            self._starts, self._joined = starts, "\n".join(normalized for _, _, normalized in self.blocks)
+        return self._joined
 
     def _postings(self) -> dict[str, list[int]]:
         """Which restating blocks hold each key term: built once per window, then each constraint

@@ -52,14 +52,15 @@ _CLAIM_WORDS = frozenset({"user", "users", "asked", "requested", "approved", "co
                           "okayed", "chose", "prefers", "用户", "同意", "批准", "确认", "要求", "决定", "表示", "希望"})
 
 
-def unsupported_claims(sources: list[tuple[str, str, str]], summaries: list[str]) -> list[dict[str, str]]:
+def unsupported_claims(sources: list[tuple[str, str, str]], summaries: list[str], joined: str | None = None) -> list[dict[str, str]]:
     """``sources``: the window before the boundary as (category, text, normalized text) per block;
-    ``summaries``: the texts of the compaction's summary. At most MAX_CLAIMS findings."""
+    ``summaries``: the texts of the compaction's summary. At most MAX_CLAIMS findings. ``joined``: the sources'
+    normalized texts joined by a newline, if made already (``WindowText.joined``)."""
     said = [(text, normalized) for category, text, normalized in sources if category in (USER, SUMMARY)]
     said_normalized = "\n".join(normalized for _, normalized in said)
     # Every block before the boundary, normalized, joined by a newline, which no normalized text holds: a token
     # found in it is found in a block (one search per token, not one per block).
-    everything = "\n".join(normalized for _, _, normalized in sources)
+    everything = joined if joined is not None else "\n".join(normalized for _, _, normalized in sources)
     found: list[dict[str, str]] = []
     seen: set[str] = set()
 

@@ -73,7 +73,7 @@ def pair_facts(before: WindowText, after: WindowText, after_window: Window, comp
     return {
         "rejections": rejections[:MAX_ITEMS],
         "pending": pending,
-        "claims": unsupported_claims(_sources(before), summaries) if summaries else [],
+        "claims": unsupported_claims(_sources(before), summaries, before.joined()) if summaries else [],
         "summaries_before": sorted({message for (message, _, _), category in zip(before.blocks, before.categories) if category == SUMMARY}),
         "summary_tokens": (sum(count(text) if count is not None else tokens for _, text, tokens in summary_blocks)
                            if summary_blocks else None),
