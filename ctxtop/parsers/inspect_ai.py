@@ -13,6 +13,7 @@ from __future__ import annotations
 import io
 import zipfile
 import zlib
+from collections.abc import Iterator
 from typing import Any
 
 from ctxtop.parsers.base import DocumentParser, UnknownFormat
@@ -194,32 +195,34 @@ def _blocks(message: dict) -> list[Block]:
     return blocks
 
 
+def _model_calls(events: list) -> Iterator[tuple[dict, str | None]]:
+    """Each model event, in order, with the id of the reply it wrote (None when it has none)."""
+    for event in events:
+        if isinstance(event, dict) and event.get("event") == "model":
+            choices = listed(mapping(event.get("output")).get("choices"))
+            reply = mapping(mapping(choices[0]).get("message")).get("id") if choices else None
+            yield event, reply if isinstance(reply, str) else None
+
+
 def _model_usages(events: list) -> list[tuple[str | None, Usage]]:
     """Each model event's usage, in order, with the id of the reply it wrote (None when it has none)."""
     found: list[tuple[str | None, Usage]] = []
-    for event in events:
-        if isinstance(event, dict) and event.get("event") == "model":
-            output = mapping(event.get("output"))
-            usage = output.get("usage") if isinstance(output.get("usage"), dict) else None
-            if usage and number(usage.get("input_tokens")) is not None:  # checked by checked_usage, as every usage
-                choices = listed(output.get("choices"))
-                reply = mapping(mapping(choices[0]).get("message")).get("id") if choices else None
-                found.append((reply if isinstance(reply, str) else None,
-                              Usage(prompt_tokens(usage), number(usage.get("output_tokens")) or 0,
-                                    reasoning_tokens=number(usage.get("reasoning_tokens")))))
+    for event, reply in _model_calls(events):
+        output = mapping(event.get("output"))
+        usage = output.get("usage") if isinstance(output.get("usage"), dict) else None
+        if usage and number(usage.get("input_tokens")) is not None:  # checked by checked_usage, as every usage
+            found.append((reply, Usage(prompt_tokens(usage), number(usage.get("output_tokens")) or 0,
+                                       reasoning_tokens=number(usage.get("reasoning_tokens")))))
     return found
 
 
 def _reply_times(events: list) -> dict[str, str]:
     """When each model call's reply was written (its event's ``completed``, else when the call began), by reply id."""
     times: dict[str, str] = {}
-    for event in events:
-        if isinstance(event, dict) and event.get("event") == "model":
-            choices = listed(mapping(event.get("output")).get("choices"))
-            reply = mapping(mapping(choices[0]).get("message")).get("id") if choices else None
-            written = next((t for t in (event.get("completed"), event.get("timestamp")) if isinstance(t, str)), None)
-            if isinstance(reply, str) and written is not None:
-                times[reply] = written
+    for event, reply in _model_calls(events):
+        written = next((t for t in (event.get("completed"), event.get("timestamp")) if isinstance(t, str)), None)
+        if reply is not None and written is not None:
+            times[reply] = written
     return times
 
 
