@@ -91,6 +91,17 @@ def forks(monkeypatch):
     return made
 
 
+def reaped(pid: int) -> bool:
+    """Whether the child ``pid`` has exited and been waited for (no longer a child of this process)."""
+    import os
+
+    try:
+        os.waitpid(pid, os.WNOHANG)
+    except ChildProcessError:
+        return True
+    return False
+
+
 def exact_tokens(session) -> list[list[int]]:
     """Every entry's block tokens, with the history's estimates (``window.estimate``) first made exact:
     what comparing two readings of a log compares."""

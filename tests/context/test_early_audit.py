@@ -4,7 +4,6 @@ result is the one a single process finds, whatever the forks did or failed to do
 
 from __future__ import annotations
 
-import os
 import sys
 import time
 from pathlib import Path
@@ -19,7 +18,7 @@ from ctxtop.context.rules.selection import RuleRequest
 from ctxtop.context.tracker import Tracker
 from ctxtop.context.window import session as session_module
 
-from ..conftest import ResetsOnly
+from ..conftest import ResetsOnly, reaped
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
 
@@ -53,16 +52,13 @@ def taken(monkeypatch):
     return joined
 
 
-def audited(path, request=RuleRequest(), processes=2):
+def audited(path, forks, request=RuleRequest(), processes=2):
+    """The snapshot of ``path`` opened anew; every fork made so far (``forks``) was reaped. (Only those: an
+    earlier test may leave children of its own, a fleet audit's fork server.)"""
     AuditCache.forget()  # each open as a new process: nothing remembered from the last
     tracker = Tracker.open(str(path), request, processes=processes)
-    assert_no_fork_left()
+    assert all(reaped(pid) for pid in forks)
     return tracker.snapshot()
-
-
-def assert_no_fork_left():
-    with pytest.raises(ChildProcessError):
-        os.waitpid(-1, os.WNOHANG)  # every fork was reaped
 
 
 def explicit_compactions(snapshot) -> set[int]:
@@ -100,7 +96,7 @@ def the_read_ends_before_the_first_fork(monkeypatch):
 
 
 def test_given_time_the_forks_audit_every_compaction_and_the_result_is_a_single_process_one(log, forks, taken, made, monkeypatch):
-    alone = audited(log, processes=1)
+    alone = audited(log, forks, processes=1)
     assert not taken and not forks
     the_read_ends_before_the_first_fork(monkeypatch)
     real_join = early.EarlyAudit.join
@@ -111,7 +107,7 @@ def test_given_time_the_forks_audit_every_compaction_and_the_result_is_a_single_
         return real_join(self, session, store)
 
     monkeypatch.setattr(early.EarlyAudit, "join", join_when_the_forks_are_done)
-    assert audited(log) == alone
+    assert audited(log, forks) == alone
     [compactions] = taken
     assert compactions == explicit_compactions(alone)
     first, last = made  # the pairs final early in the read; the rest, given once the read is over, the latest first
@@ -119,10 +115,10 @@ def test_given_time_the_forks_audit_every_compaction_and_the_result_is_a_single_
 
 
 def test_the_audit_here_stops_the_forks_and_audits_what_they_did_not(log, forks, taken, made, monkeypatch):
-    alone = audited(log, processes=1)
+    alone = audited(log, forks, processes=1)
     real_audit_pair = pairs_module._audit_pair
     monkeypatch.setattr(pairs_module, "_audit_pair", lambda *args: time.sleep(0.3) or real_audit_pair(*args))
-    assert audited(log) == alone
+    assert audited(log, forks) == alone
     [compactions] = taken
     assert compactions < explicit_compactions(alone)  # stopped: the forks would have taken seconds more
     assert len(made) == 1  # still at work when the read ended: no other was made
@@ -136,19 +132,19 @@ def test_a_rule_stated_after_the_fork_changes_keys_not_results(log, forks, taken
         handle.write(generate.dumps({"type": "user", "sessionId": "s", "uuid": "late-pin", "parentUuid": None,
                                      "timestamp": "2026-12-04T00:00:00.000Z", "message": {"role": "user", "content": pin}}) + "\n")
     request = RuleRequest(pins=(pin,), auto=True)
-    alone = audited(log, request, processes=1)
-    assert audited(log, request) == alone
+    alone = audited(log, forks, request, processes=1)
+    assert audited(log, forks, request) == alone
     assert taken and taken[0]
 
 
 def test_a_fork_that_dies_costs_time_not_results(log, forks, taken, made, monkeypatch):
-    alone = audited(log, processes=1)
+    alone = audited(log, forks, processes=1)
 
     def dies(*args):
         raise RuntimeError("the fork fails")
 
     monkeypatch.setattr(early, "_audit_in_fork", dies)
-    assert audited(log) == alone
+    assert audited(log, forks) == alone
     assert taken == [frozenset()]
     assert len(made) == 1  # what kills one would kill the next: none is made after it
 
@@ -158,7 +154,7 @@ def test_no_fork_for_a_log_read_in_one_part(tmp_path, forks, taken, monkeypatch)
     monkeypatch.setattr(generate, "CLAUDE_COMPACT_AT", 60_000)
     small = tmp_path / "small.jsonl"
     generate.generate(small, "claude-code", 3)  # one part of 4 MB: read whole before the fork would start
-    snapshot = audited(small)
+    snapshot = audited(small, forks)
     assert len(snapshot["compactions"]) >= 4 and taken == [frozenset()]
 
 
@@ -177,7 +173,7 @@ def test_no_fork_before_a_compaction_is_final(tmp_path, forks, taken, monkeypatc
         return pairs
 
     monkeypatch.setattr(early.EarlyAudit, "_pairs_to_give", recorded)
-    snapshot = audited(log)
+    snapshot = audited(log, forks)
     first = min(explicit_compactions(snapshot))
     assert first > snapshot["source"]["messages"] // 3  # (parts of the log read before it: no fork then)
     assert given and len(forks) == len(given)
@@ -196,7 +192,7 @@ def test_the_rules_are_not_detected_in_two_processes_while_a_fork_audits(log, fo
                         lambda *args, processes, known: asked.append(processes) or real_detected(*args, processes=processes, known=known))
     real_audit_pair = pairs_module._audit_pair
     monkeypatch.setattr(pairs_module, "_audit_pair", lambda *args: time.sleep(0.6) or real_audit_pair(*args))
-    audited(log, RuleRequest(auto=True))
+    audited(log, forks, RuleRequest(auto=True))
     assert len(made) == 1 and asked == [1]  # still at work when the read ended: the rules found here alone
 
 
@@ -205,7 +201,7 @@ def test_the_rules_here_are_detected_from_where_the_last_fork_read_them(log, for
     from ctxtop.context.rules.constraints import detected_to
 
     request = RuleRequest(auto=True)
-    alone = audited(log, request, processes=1)
+    alone = audited(log, forks, request, processes=1)
     given = []
     real_detected = tracker_module.detected_constraints
 
@@ -214,7 +210,7 @@ def test_the_rules_here_are_detected_from_where_the_last_fork_read_them(log, for
         return real_detected(entries, log_format, *args, processes=processes, known=known)
 
     monkeypatch.setattr(tracker_module, "detected_constraints", detected)
-    assert audited(log, request) == alone
+    assert audited(log, forks, request) == alone
     [(entries, log_format, known)] = given
     assert made and 0 < known.entries < len(entries)  # posted by a fork: only what was read since is read here
     assert list(known.found.values()) == list(detected_to(entries, known.entries, log_format).found.values())
@@ -232,7 +228,7 @@ def test_what_a_fork_posted_is_not_gone_on_from_once_a_replay_went_back_before_i
 
 
 def test_a_fork_done_after_the_read_is_followed_while_the_audit_reads_the_entries(log, forks, taken, made, monkeypatch):
-    alone = audited(log, processes=1)
+    alone = audited(log, forks, processes=1)
     the_read_ends_before_the_first_fork(monkeypatch)
     real_after_read, real_at_work = early.EarlyAudit.after_read, early.EarlyAudit.at_work
     calls: list[int] = []  # for each call of after_read, the forks made by it
@@ -248,7 +244,7 @@ def test_a_fork_done_after_the_read_is_followed_while_the_audit_reads_the_entrie
         calls.append(len(made) - before)
 
     monkeypatch.setattr(early.EarlyAudit, "after_read", after_read)
-    assert audited(log) == alone
+    assert audited(log, forks) == alone
     assert len(calls) >= 2 and calls[0] == 0 and sum(calls[1:]) == 1 and len(made) == 2
     first, last = made
     assert max(first.pairs) < min(last.pairs) and last.pairs == sorted(last.pairs, reverse=True)

@@ -11,15 +11,9 @@ import pytest
 from ctxtop.context import second_core
 from ctxtop.context.second_core import both_halves
 
+from ..conftest import reaped
+
 pytestmark = pytest.mark.skipif(not hasattr(os, "fork"), reason="no fork on this platform: both halves run here")
-
-
-def reaped(pid: int) -> bool:
-    try:
-        os.waitpid(pid, os.WNOHANG)
-    except ChildProcessError:
-        return True
-    return False
 
 
 def test_the_second_half_runs_in_a_fork_and_its_result_comes_back(forks):
