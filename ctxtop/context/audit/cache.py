@@ -20,9 +20,9 @@ from collections import OrderedDict
 from typing import Any
 
 import orjson
-import xxhash
 
 from ctxtop.context.rules.constraints import Constraint, Status
+from ctxtop.context.store.digest import new_digest
 from ctxtop.context.store.token_cache import TokenCache
 from ctxtop.context.window.accounting import Accounting
 from ctxtop.context.window.replay import Window
@@ -69,9 +69,9 @@ _BLOCK = struct.Struct("<q??")  # message, cleared, opaque
 
 
 def window_key(window: Window, accounting: Accounting) -> bytes:
-    """A digest of what ``window`` holds, made from the accounting's content digests. XXH3-128, as those
-    are (``tokens.content_key``): it only tells windows apart, and each audit digests every block of two."""
-    digest = xxhash.xxh3_128()
+    """A digest (``store.digest``) of what ``window`` holds, made from the accounting's content digests
+    (``tokens.content_key``): each audit digests every block of two windows."""
+    digest = new_digest()
     for item in window.blocks:
         digest.update(_BLOCK.pack(item.entry.index, item.cleared, item.block.opaque))
         digest.update(item.category.encode())

@@ -19,7 +19,7 @@ from typing import Any
 import orjson
 
 from ctxtop.context.fleet.session import AuditSettings, SessionAudit
-from ctxtop.context.store.session_index import new_digest
+from ctxtop.context.store.digest import new_digest
 from ctxtop.context.store.source import open_file
 from ctxtop.context.store.token_cache import TokenCache
 from ctxtop.context.window.subagent_files import nested_transcripts
@@ -76,10 +76,7 @@ def content_digest(path: str | os.PathLike, siblings: Siblings | None = None) ->
     session's own file may stay as it was while they change); for a session folder (Cline, OpenHands events,
     opencode storage), of every file's relative name and bytes. Raises OSError when it cannot be read.
 
-    XXH3-128, as the session index digests what it indexed (``session_index.new_digest``): a second
-    run hashes every log it reuses, and XXH3 does that at the speed of the disk where BLAKE2b took
-    a quarter of a second per 200 MB. It tells a changed log from an unchanged one; no one gains by
-    forging a log that digests like another (it would only be reported as the other was).
+    The project's digest (``store.digest``): a second run hashes every log it reuses, at the speed of the disk.
 
     ``siblings``: what a run knows of the transcripts beside its logs (a folder listed, and each first line read, once)."""
     root = Path(path)

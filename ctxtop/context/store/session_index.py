@@ -28,9 +28,8 @@ import tempfile
 from pathlib import Path
 from typing import Any, BinaryIO
 
-import xxhash
-
 from ctxtop.context.store import entry_store
+from ctxtop.context.store.digest import new_digest
 from ctxtop.context.store.entry_codec import decode_block, encode_block
 from ctxtop.context.store.entry_store import EntryStore
 from ctxtop.context.store.lazy_text import LogTexts
@@ -55,7 +54,7 @@ INDEX_VERSION = 23  # 5: usage carries the prompt-cache figures; 6: diagnostics 
 # leaves the window (its system prompt too)
 # 23: the blocks' content digests (saved with the counts) are XXH3-128 (``tokens.content_key``)
 MAGIC = b"ctxtop-index v5\n"  # earlier versions (other checksums, or none) start otherwise: ignored, not "damaged"
-CHECKSUM_BYTES = 16  # the index ends with new_digest() of all it holds after MAGIC: XXH3-128
+CHECKSUM_BYTES = 16  # the index ends with the digest (``store.digest``) of all it holds after MAGIC
 INDEX_MIN_BYTES = 8 << 20  # smaller logs read fast enough; their index would only fill the disk
 MAX_INDEXES = 20
 
@@ -63,16 +62,6 @@ MAX_INDEXES = 20
 def index_path(log: str | os.PathLike, format: str, encoding: str) -> Path:
     name = hashlib.blake2b(f"{os.path.realpath(log)}\0{format}\0{encoding}".encode("utf-8", "surrogatepass"), digest_size=16)
     return cache_dir() / "index" / f"{name.hexdigest()}.idx"
-
-
-def new_digest() -> Any:
-    """What the indexed bytes are digested with (``update`` it with them in order). Every open of an
-    indexed log digests all it indexed, to know the log still begins so: XXH3 does a 200 MB log in
-    0.013 s where BLAKE2b took 0.23 s. It tells changed bytes from unchanged ones; no one gains by
-    forging a log that digests like another (the index only saves reading it). The index's own
-    checksum is one too: damage from a disk is not made on purpose either, and so is the fleet audit's
-    digest of each log it may reuse results for (``fleet.reuse.content_digest``)."""
-    return xxhash.xxh3_128()
 
 
 def prefix_digest(log: str | os.PathLike, size: int) -> Any:

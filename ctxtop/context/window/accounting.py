@@ -13,8 +13,7 @@ from array import array
 from bisect import bisect_right
 from collections.abc import Iterable, Sequence
 
-import xxhash
-
+from ctxtop.context.store.digest import new_digest
 from ctxtop.context.window.estimate import SAMPLED_TEXT_CHARS, Calibration, calibrated_kind, sample_pieces, sampled_estimate
 from ctxtop.context.window.tokens import DIGEST_BYTES, TokenCounter
 from ctxtop.parsers.model import ASSISTANT, IMAGE, REASONING, TOOL_CALL, Block, Entry
@@ -58,9 +57,8 @@ def _block_tokens(counter: TokenCounter, block: Block, text_count: int) -> int:
 
 
 def _digest_of(*parts: array | bytearray) -> bytes:
-    """XXH3-128 of the parts one after the other, read in place (no joined copy): like the blocks' own
-    digests (``tokens.content_key``), it only tells changed counts from unchanged ones."""
-    digest = xxhash.xxh3_128()
+    """The digest (``store.digest``) of the parts one after the other, read in place (no joined copy)."""
+    digest = new_digest()
     for part in parts:
         digest.update(part)
     return digest.digest()

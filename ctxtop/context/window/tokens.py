@@ -14,7 +14,7 @@ from contextlib import contextmanager
 from functools import cache
 from typing import TYPE_CHECKING
 
-import xxhash
+from ctxtop.context.store.digest import digest_of, new_digest
 
 # tiktoken, regex and the thread pool are imported where they are first used: the hooks and the status line
 # count no token (see guard.transcript.TextOnlyCounter) and are one process per event, where the three
@@ -99,14 +99,11 @@ def load_encoding(name: str) -> tiktoken.Encoding:
 def content_key(text: str) -> bytes:
     """A text's cache key: its digest, so the cache holds no second copy of every tool output.
 
-    XXH3-128, not a cryptographic digest: every block of a log is digested as it is counted, where
-    BLAKE2b took 9% of a cold open of a 50 MB Codex rollout; XXH3 takes about 40% less, and what is
-    left is mostly the UTF-8 encoding. The key only tells one text from another; no one gains by forging a text
-    whose key is another's (it would only be given that text's count), as with the session index's
-    digest (``store.session_index.new_digest``). Counts kept under BLAKE2b keys are never found again."""
+    The project's digest (``store.digest``): every block of a log is digested as it is counted (what is left
+    of the cost is mostly the UTF-8 encoding). Counts kept under the BLAKE2b keys of before are never found again."""
     if len(text) <= DIGEST_PIECE_CHARS:
-        return xxhash.xxh3_128_digest(text.encode("utf-8", "surrogatepass"))
-    digest = xxhash.xxh3_128()
+        return digest_of(text.encode("utf-8", "surrogatepass"))
+    digest = new_digest()
     for start in range(0, len(text), DIGEST_PIECE_CHARS):  # UTF-8 is made code point by code point: same bytes
         digest.update(text[start : start + DIGEST_PIECE_CHARS].encode("utf-8", "surrogatepass"))
     return digest.digest()

@@ -16,7 +16,7 @@ from typing import Any
 
 import orjson
 
-from ctxtop.context.store.session_index import new_digest
+from ctxtop.context.store.digest import new_digest
 from ctxtop.tui.commands.fleet.extra import need
 from ctxtop.tui.discover import SUBAGENT_FOLDER
 from ctxtop.tui.errors import UsageError
