@@ -913,3 +913,18 @@ def test_a_model_name_or_a_time_of_a_hundred_kilobytes_is_not_given_whole(tmp_pa
     snapshot = json.loads(capsys.readouterr().out)
     assert snapshot["source"]["model"].startswith("gpt-xxx") and len(snapshot["source"]["model"]) <= 120
     assert snapshot["at"]["timestamp"] is None
+
+
+@pytest.mark.parametrize(("written", "started"), [
+    ("2025-05-12T20:27:37.000000-04:00", "2025-05-13T00:27:37.000Z"),  # (Inspect: the local time and its offset)
+    ("2026-01-01T00:00:00Z", "2026-01-01T00:00:00.000Z"),
+    ("2026-01-01T00:00:00.123+00:00", "2026-01-01T00:00:00.123Z"),
+    ("2026-01-01T09:00:00", "2026-01-01T09:00:00"),  # no offset: its zone is unknown, kept as written
+    ("yesterday", "yesterday"),
+])
+def test_started_is_given_in_utc_whatever_offset_the_log_wrote(tmp_path, written, started):
+    # One table sorts sessions by when they started: a local time with its offset sorted among UTC ones by its digits.
+    log = tmp_path / "session.jsonl"
+    log.write_text((DATA / "claude_compact.jsonl").read_text().replace("2026-01-01T00:00:00Z", written, 1))
+    row = audit_session(str(log)).row
+    assert row is not None and row["started"] == started

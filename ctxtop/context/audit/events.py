@@ -124,13 +124,14 @@ class EventScan:
 
 
 def _seconds_between(earlier: str | None, later: str | None) -> float | None:
-    start, end = _instant(earlier), _instant(later)
+    start, end = instant(earlier), instant(later)
     if start is None or end is None or (start.tzinfo is None) != (end.tzinfo is None):
         return None
     return (end - start).total_seconds()
 
 
-def _instant(timestamp: str | None) -> datetime | None:
+def instant(timestamp: str | None) -> datetime | None:
+    """The moment an ISO 8601 ``timestamp`` names (naive when it gives no offset); None when it names none."""
     if not timestamp:
         return None
     try:

@@ -10,10 +10,12 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field
+from datetime import timezone
 from typing import Any
 
 from ctxtop.context.audit.alerts import AlertKind
 from ctxtop.context.audit.drift import call_of
+from ctxtop.context.audit.events import instant
 from ctxtop.context.fleet.columns import FAILURE_MODES
 from ctxtop.context.output.snapshot import model_shown
 from ctxtop.context.rules.constraints import KEPT, LOST, PARAPHRASED, UNVERIFIABLE, WindowText
@@ -171,7 +173,7 @@ def _scan(tracker: Tracker) -> dict[str, Any]:
     for start in range(0, len(entries), RUN_STEP):  # a slice at a time: a packed store unpacks what is sliced
         for entry in entries[start : start + RUN_STEP]:
             if started is None and entry.timestamp:
-                started = entry.timestamp
+                started = _in_utc(entry.timestamp)
             if entry.usage is not None and (peak is None or entry.usage.prompt_tokens > peak):
                 peak = entry.usage.prompt_tokens
             for block in entry.blocks:
@@ -181,6 +183,16 @@ def _scan(tracker: Tracker) -> dict[str, Any]:
                     errors += 1
     return {"tool_calls": sum(calls.values()), "tool_errors": errors, "retries": sum(n - 1 for n in calls.values()),
             "peak_reported": peak, "started": started}
+
+
+def _in_utc(timestamp: str) -> str:
+    """``timestamp`` in UTC, to the millisecond ("2025-05-13T00:27:37.000Z"), as most agents write theirs: one
+    table then sorts and compares sessions by when they started (Inspect writes the local time and its offset).
+    As written when it gives no offset (its zone is unknown) or is no ISO 8601 time."""
+    moment = instant(timestamp)
+    if moment is None or moment.tzinfo is None:
+        return timestamp
+    return moment.astimezone(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
 def _compaction_row(path: str, number: int, audit: Any, rules: list) -> dict[str, Any]:
