@@ -56,7 +56,7 @@ def _block_tokens(counter: TokenCounter, block: Block, text_count: int) -> int:
     return text_count
 
 
-def _digest_of(*parts: array | bytearray) -> bytes:
+def _digest_of_parts(*parts: array | bytearray) -> bytes:
     """The digest (``store.digest``) of the parts one after the other, read in place (no joined copy)."""
     digest = new_digest()
     for part in parts:
@@ -126,11 +126,11 @@ class Accounting:
 
     def content_digest(self) -> bytes:
         """A digest of how the counted entries are cut into blocks and of every block's content digest."""
-        return _digest_of(self._starts, self._digests)
+        return _digest_of_parts(self._starts, self._digests)
 
     def counts_digest(self) -> bytes:
         """A digest of every block's count and of which are estimates."""
-        return _digest_of(self._flat, self._rough)
+        return _digest_of_parts(self._flat, self._rough)
 
     def rough_through(self, position: int) -> bool:
         """Whether any count of the entries before ``position`` is an estimate from characters."""
