@@ -24,6 +24,7 @@ from ctxtop.context.rules.constraints import (
     make_constraint,
 )
 from ctxtop.context.rules.facts import (
+    _CASEFOLD_KEEPS,
     CJK_STOP_BIGRAMS,
     NEGATIONS,
     STOPWORDS,
@@ -255,6 +256,20 @@ WHITESPACE = [chr(code) for code in range(0x110000) if chr(code).isspace()]
 @given(st.text() | st.lists(st.sampled_from([*WHITESPACE, "a", "É", "ﬁ", "订", "\U0001f600", "\ud800"]), max_size=40).map("".join))
 def test_normalizing_removes_every_whitespace_split_knows(text):
     # (a lone surrogate, as a log's escape may leave one, is kept as it is)
+    assert normalize(text) == "".join(unicodedata.normalize("NFKC", text).casefold().split())
+
+
+def test_casefold_keeps_every_character_whose_first_utf8_byte_says_so():
+    # Of these, a text beyond ASCII is not casefolded (``_CASEFOLD_KEEPS``): checked on every character.
+    kept = [chr(code) for code in range(0x80, 0x110000) if chr(code).encode("utf-8", "surrogatepass")[0] in _CASEFOLD_KEEPS]
+    assert len(kept) > 40000 and "订" in kept and "\ud800" in kept and "é" not in kept and "\u2126" not in kept
+    assert [c for c in kept if c.casefold() != c] == []
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(["A", "b", " ", "订单", "あ", "한", "\ue000", "\u0905", "ß", "Ω", "\u2132", "\ua640",
+                                 "\uab70", "ﬁ", "\U00010400", "—", "\ud800"]), max_size=30).map("".join))
+def test_normalizing_a_text_beyond_ascii_casefolds_what_it_must(text):
     assert normalize(text) == "".join(unicodedata.normalize("NFKC", text).casefold().split())
 
 
