@@ -250,15 +250,14 @@ def test_a_small_session_unpacks_each_batch_once_and_a_big_one_keeps_only_the_re
     entries = [make_entry(i) for i in range(1, 25)]  # six batches: all stay unpacked
     store = EntryStore(entries)
     store.freeze(24)
-    store._unpacked.clear()  # as after a restart: every batch packed
-    assert list(store) == entries and list(store) == entries and store[:] == entries
-    assert decoded[0] == 24  # each entry unpacked once, not once per walk
-    # A saved index's whole batches are adopted packed, and decoded only when first read.
-    reloaded, decoded[0] = EntryStore(), 0
+    assert list(store) == entries and decoded[0] == 0  # frozen, and held as they were: never packed so far
+    # A saved index's whole batches are adopted packed, and decoded only when first read, each batch once.
+    reloaded = EntryStore()
     for blob in store.packed_batches():
         reloaded.adopt(blob, 4)
     assert decoded[0] == 0 and reloaded.frozen == 24
-    assert list(reloaded) == entries and decoded[0] == 24
+    assert list(reloaded) == entries and list(reloaded) == entries and reloaded[:] == entries
+    assert decoded[0] == 24  # each entry unpacked once, not once per walk
     # Past UNPACKED_ALL_BATCHES, memory wins: only the last CACHED_BATCHES stay unpacked.
     big = EntryStore([make_entry(i) for i in range(1, 41)])
     big.freeze(40)
