@@ -215,3 +215,19 @@ def test_hooks_already_in_another_scope_by_another_command_are_said_to_run_twice
     err = capsys.readouterr().err
     assert ".claude/settings.json (project scope) runs ctxtop's hooks too" in err
     assert "ctxtop install-hooks --scope project --uninstall" in err and "(user scope)" in err
+
+
+@pytest.mark.parametrize(("indent", "end"), [(4, "\n"), ("\t", "\n"), (3, "")], ids=["four spaces", "tabs", "no final newline"])
+def test_the_settings_are_written_back_in_their_own_layout(tmp_path, capsys, indent, end):
+    # Every install and uninstall rewrote a project's shared .claude/settings.json with two spaces a level and a final
+    # newline, whatever the file used: a diff of every line for the team to review, and an uninstall that did not give
+    # the file back.
+    path = tmp_path / "settings.json"
+    original = json.dumps(THEIRS, indent=indent) + end
+    path.write_text(original)
+    assert install(path) == 0
+    added = path.read_text()
+    unit = indent if isinstance(indent, str) else " " * indent
+    assert f'\n{unit}"hooks": {{\n{unit * 2}"PreToolUse": [\n{unit * 3}{{\n' in added and added.endswith("}" + end)
+    assert install(path, "--uninstall") == 0
+    assert path.read_text() == original

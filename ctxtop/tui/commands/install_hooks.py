@@ -210,13 +210,28 @@ def _finite(text: str) -> float:
     return value
 
 
-def render(settings: dict[str, Any]) -> str:
-    """The settings as JSON, written so that every value comes back as it was: what the output would strip (C1
-    controls, bidi and zero-width characters — a right-to-left mark, an emoji's joiner) or could not encode (a lone
-    surrogate) is written as a JSON escape instead of itself."""
-    text = json.dumps(settings, indent=2, ensure_ascii=False) + "\n"
-    return "".join(character if character.isprintable() or character == "\n" or _kept(character) else _json_escape(character)
+def render(settings: dict[str, Any], before: str | None = None) -> str:
+    """The settings as JSON, laid out as the file ``before`` was (see ``_layout``), written so that every value comes
+    back as it was: what the output would strip (C1 controls, bidi and zero-width characters — a right-to-left mark, an
+    emoji's joiner) or could not encode (a lone surrogate) is written as a JSON escape instead of itself."""
+    indent, end = _layout(before)
+    text = json.dumps(settings, indent=indent, ensure_ascii=False) + end
+    return "".join(character if character.isprintable() or character in "\n\t" or _kept(character) else _json_escape(character)
                    for character in text)
+
+
+_FIRST_INDENTED_LINE = re.compile(r"\n([ \t]+)\S")
+
+
+def _layout(text: str | None) -> tuple[str, str]:
+    """The indentation of a level and the file's end that ``text`` uses, to write it back alike: a shared settings
+    file rewritten in another layout is a diff of every line for its team, and an uninstall would not give it back as
+    it was. Two spaces and a newline (as Claude Code writes its settings) for a new or empty file; two spaces for one
+    on a single line."""
+    if text is None or not text.strip():
+        return "  ", "\n"
+    indented = _FIRST_INDENTED_LINE.search(text)  # (the first line below the top object's brace: one level in)
+    return (indented.group(1) if indented else "  "), ("\n" if text.endswith("\n") else "")
 
 
 def _kept(character: str) -> bool:
@@ -247,7 +262,7 @@ def run(args: argparse.Namespace, say: Callable[[str], None] | None = None) -> i
     if changed == settings:
         say(f"ctxtop: {path}: nothing to change ({'no ctxtop hook in it' if args.uninstall else 'the hooks are already there'})")
         return 0
-    after = render(changed)
+    after = render(changed, before)
     if args.dry_run:
         old = (before or "").splitlines(keepends=True)
         write_output("".join(difflib.unified_diff(old, after.splitlines(keepends=True), str(path), f"{path} (after)")), None)
