@@ -107,6 +107,30 @@ def test_session_start_on_a_real_compacted_transcript(monkeypatch, capsys):
     assert paths.endswith(f"(at least {50 - paths.count(', ') - 1} more)"), paths
 
 
+
+def utf16_length(text: str) -> int:
+    return len(text.encode("utf-16-le")) // 2  # how Claude Code (JavaScript) counts a string's characters
+
+
+def test_many_lost_rules_stay_under_claude_codes_limit_for_added_context(tmp_path, monkeypatch, capsys):
+    # Claude Code keeps a hook's additionalContext in the window up to 10,000 characters; past that the model gets a
+    # 2 KB preview and a file path (anthropics/claude-code#91614, #94358). A project of 150 rules, all lost: the answer
+    # was 17,000 characters, so the model was given back about 20 of them, and nothing said which were not.
+    path = demo_until(tmp_path, 205)
+    lines = path.read_bytes().splitlines(keepends=True)
+    first = json.loads(lines[0])
+    rules = [f"Never change the settings of service number {i} in the cluster without asking its team first." for i in range(150)]
+    first["message"]["content"] = "Project rules:\n" + "\n".join(f"- {rule}" for rule in rules)
+    path.write_bytes(json.dumps(first, ensure_ascii=False).encode() + b"\n" + b"".join(lines[1:]))
+    code, out, err = run("hook", event("SessionStart", path, source="compact"), monkeypatch, capsys)
+    context = json.loads(out)["hookSpecificOutput"]["additionalContext"]
+    assert code == 0 and utf16_length(context) <= 10_000
+    shown = [rule for rule in rules if f"- {rule}\n" in context + "\n"]
+    assert shown == rules[:len(shown)] and len(shown) > 80  # word for word, in order, as many as fit
+    left_out = len(rules) - len(shown) + 2  # (and the demo's two other rules, stated later)
+    assert f"({left_out} more rule(s) the compaction lost are not repeated here" in context and "too long" in err
+
+
 # --- PreToolUse ---------------------------------------------------------------------------------------
 def deny_reason(out: str) -> str:
     answer = json.loads(out)["hookSpecificOutput"]

@@ -125,6 +125,10 @@ def _session_start(payload: Payload, options: GuardOptions) -> Answer:
     compaction = _last_compaction(payload, options, notes)
     if compaction is None or compaction.lost.empty:
         return Answer(None, notes)
+    left_out = len(compaction.lost.rules) - compaction.lost.rules_shown()
+    if left_out:
+        notes.append(f"{left_out} of the {len(compaction.lost.rules)} rules lost are named, not put back word for word: all of "
+                     f"them would be too long for the agent's added context")
     return Answer({"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": compaction.lost.text()}}, notes)
 
 

@@ -18,6 +18,14 @@ FACT_KINDS = ("paths", "identifiers", "numbers")
 MAX_FACTS_PER_KIND = 6
 MAX_FACT_CHARS = 120
 MAX_FACT_LINE_CHARS = 400  # each kind's line: the text stays short beside the rules
+# Claude Code keeps a hook's added context in the window up to 10,000 characters (as JavaScript counts them: UTF-16
+# units); past that the model is given a 2 KB preview and a file path instead (anthropics/claude-code#91614, #94358),
+# and the rules past the preview are not put back at all. The answer stays under it, with a margin.
+MAX_CONTEXT_CHARS = 9_500
+MAX_LEFT_OUT_LINE_CHARS = 400  # the line naming the rules that did not fit
+HEADER = f"[{REINJECTED_MARK} after the compaction] The compaction summary lost or weakened what follows."
+RULES_INTRO = "Rules in force for this session, word for word (they still apply):"
+FACTS_INTRO = "Facts from before the compaction that the summary dropped (for reference):"
 
 
 @dataclass(slots=True)
@@ -31,15 +39,50 @@ class Reinjection:
         return not self.rules and not any(self.facts.values())
 
     def text(self) -> str:
-        lines = [f"[{REINJECTED_MARK} after the compaction] The compaction summary lost or weakened what follows."]
+        """The text put back: the rules word for word (as many as the agent keeps; the rest named by id), then the
+        facts that still fit (they are for reference)."""
+        lines = [HEADER]
+        shown = self.rules_shown()
         if self.rules:
-            lines.append("Rules in force for this session, word for word (they still apply):")
-            lines += [f"- {clean_text(rule.text)}" for rule, _status in self.rules]
-        facts = [_fact_line(kind, found, self.lost_counts.get(kind, len(found))) for kind, found in self.facts.items() if found]
+            lines.append(RULES_INTRO)
+            lines += [_rule_line(rule) for rule, _status in self.rules[:shown]]
+        if shown < len(self.rules):
+            lines.append(_left_out_line([rule for rule, _status in self.rules[shown:]]))
+        facts = [f"- {_fact_line(kind, found, self.lost_counts.get(kind, len(found)))}" for kind, found in self.facts.items() if found]
+        while facts and _length([*lines, FACTS_INTRO, *facts]) > MAX_CONTEXT_CHARS:
+            facts.pop()
         if facts:
-            lines.append("Facts from before the compaction that the summary dropped (for reference):")
-            lines += [f"- {line}" for line in facts]
+            lines += [FACTS_INTRO, *facts]
         return "\n".join(lines)
+
+    def rules_shown(self) -> int:
+        """How many of the rules the text holds word for word: all of them when they fit in MAX_CONTEXT_CHARS, else as
+        many as leave room for the line naming the rest."""
+        lines = [_rule_line(rule) for rule, _status in self.rules]
+        if _length([HEADER, RULES_INTRO, *lines]) <= MAX_CONTEXT_CHARS:
+            return len(lines)
+        room = MAX_CONTEXT_CHARS - MAX_LEFT_OUT_LINE_CHARS - _length([HEADER, RULES_INTRO])
+        for count, line in enumerate(lines):
+            room -= _length([line]) + 1
+            if room < 0:
+                return count
+        return len(lines)
+
+
+def _rule_line(rule: Constraint) -> str:
+    return f"- {clean_text(rule.text)}"
+
+
+def _left_out_line(rules: list[Constraint]) -> str:
+    """Not a "- " line: ``audit.guard_marks`` counts those as the rules put back."""
+    ids = ", ".join(one_line(rule.id, 60) for rule in rules)
+    return one_line(f"({len(rules)} more rule(s) the compaction lost are not repeated here, to keep this under the "
+                    f"agent's limit for added context; their ids: {ids})", MAX_LEFT_OUT_LINE_CHARS)
+
+
+def _length(lines: list[str]) -> int:
+    """The length of the lines joined, as the agent counts it (UTF-16 units: a character past U+FFFF counts two)."""
+    return len("\n".join(lines).encode("utf-16-le")) // 2
 
 
 def _fact_line(kind: str, found: list[str], lost: int) -> str:
