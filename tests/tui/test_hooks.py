@@ -382,6 +382,30 @@ def test_an_agent_that_stopped_reading_gets_no_traceback(command, payload):
     assert err.decode().count("\n") <= 1
 
 
+
+@pytest.mark.parametrize("stderr", ["closed", "a broken pipe"])
+def test_notes_never_reach_stdout_nor_fail_the_hook_whatever_stderr_is(tmp_path, stderr):
+    # With no stderr (closed: Python's sys.stderr is None), print() wrote the notes to stdout: a SessionStart's notes
+    # became context for the model, and a denial after a note was no longer JSON, so the agent let the call through.
+    # With a stderr nobody reads, a note was a BrokenPipeError: exit 1 and no answer.
+    pins = tmp_path / "pins.toml"
+    pins.write_text('[[pin]]\nid = "no-push-main"\ntext = "Never push to main"\nforbid = ["git push\\\\b.*\\\\bmain"]\n')
+    payload = json.dumps(tool_call(tmp_path / "missing.jsonl", "Bash", {"command": "git push origin main"})).encode()
+    read, write = os.pipe()
+    os.close(read)  # (a pipe nobody reads: writing to it is a broken pipe)
+
+    def no_stderr() -> None:
+        os.close(2)
+
+    with subprocess.Popen([sys.executable, "-m", "ctxtop", "hook", "--pins", str(pins)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                          stderr=write if stderr == "a broken pipe" else None,
+                          preexec_fn=no_stderr if stderr == "closed" else None) as process:
+        os.close(write)
+        out, _ = process.communicate(payload, timeout=60)
+    assert process.returncode == 0
+    assert json.loads(out)["hookSpecificOutput"]["permissionDecision"] == "deny"
+
+
 def test_the_fast_commands_do_not_load_the_terminal_ui():
     code = ("import sys, io; from ctxtop.tui import entry; sys.stdin = io.TextIOWrapper(io.BytesIO(b'{}')); entry.main(['hook']); "
             "print(','.join(m for m in ('textual', 'rich', 'ctxtop.tui.cli', 'ctxtop.context.tracker', 'ctxtop.context.strategies') if m in sys.modules))")

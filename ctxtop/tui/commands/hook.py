@@ -13,6 +13,7 @@ import os
 import sys
 import traceback
 from collections.abc import Sequence
+from typing import TextIO
 
 
 class _BadOption(Exception):
@@ -63,7 +64,7 @@ def _fail(note: str, consequence: str = "the agent goes on unguarded") -> int:
     """The guard must not break the session: a note, and exit 0 with nothing (more) on stdout."""
     from ctxtop.context.sanitize import one_line  # (light: the rest of the CLI is not loaded)
 
-    print(one_line(f"ctxtop: {note}; {consequence}"), file=sys.stderr, flush=True)
+    _say(one_line(f"ctxtop: {note}; {consequence}"))
     return 0
 
 
@@ -89,17 +90,29 @@ def _emit(text: str) -> bool:
             sys.stdout.write(text)
             sys.stdout.flush()
     except BrokenPipeError:
-        _stdout_to_nowhere()
+        _to_nowhere(sys.stdout)
         return False
     return True
 
 
-def _stdout_to_nowhere() -> None:
-    """Point stdout at /dev/null, so that the flush at exit does not fail again on the broken pipe."""
+def _say(line: str) -> None:
+    """One line on stderr, and never anywhere else: with no stderr (closed: ``sys.stderr`` is None) ``print`` writes to
+    stdout, where the agent reads the answer (a SessionStart's notes became the model's context, a denial after a
+    note was no JSON); and a stderr nobody reads is no reason to fail (exit 1) or to withhold the answer."""
+    if sys.stderr is None:
+        return
+    try:
+        print(line, file=sys.stderr, flush=True)
+    except (OSError, ValueError):
+        _to_nowhere(sys.stderr)
+
+
+def _to_nowhere(stream: TextIO) -> None:
+    """Point ``stream`` at /dev/null, so that the flush at exit does not fail again on the broken pipe."""
     devnull = os.open(os.devnull, os.O_WRONLY)
     try:
-        os.dup2(devnull, sys.stdout.fileno())
-    except (OSError, ValueError):  # (a stdout with no file descriptor: nothing is flushed to one at exit)
+        os.dup2(devnull, stream.fileno())
+    except (OSError, ValueError):  # (a stream with no file descriptor: nothing is flushed to one at exit)
         pass
     finally:
         os.close(devnull)
@@ -128,7 +141,7 @@ def run_hook(argv: Sequence[str]) -> int:
         except (PayloadError, PinsError) as exc:
             return _fail(one_line(str(exc), 300))
         for note in result.notes:
-            print(f"ctxtop: note: {one_line(note, 300)}", file=sys.stderr)
+            _say(f"ctxtop: note: {one_line(note, 300)}")
         if result.output is not None and not _emit(json.dumps(result.output, ensure_ascii=False) + "\n"):
             return _fail("the agent stopped reading before the answer was written", "it was not given")
         return 0
