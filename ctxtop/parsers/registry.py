@@ -73,10 +73,7 @@ def detect(data: Log) -> str:
         raise UnknownFormat("UTF-16 text: ctxtop reads UTF-8 (iconv -f UTF-16 -t UTF-8 FILE > FILE.utf8.jsonl converts it)")
     head_records: list[Any] = []
     for _offset, _number, raw, _complete in iter_lines(data):
-        try:
-            head_records.append(loads(raw))
-        except DecodeError:
-            head_records.append(None)
+        head_records.append(_head_record(raw))
         if len(head_records) >= SNIFF_LINES:
             break
     for record in head_records:
@@ -102,6 +99,22 @@ def detect(data: Log) -> str:
     raise UnknownFormat("not a session log ctxtop knows (see `ctxtop formats`, or name one with --log-format)")
 
 
+# The bytes a JSON value can start with: a line starting with another is none, whatever follows.
+_JSON_VALUE_START = frozenset(b'{["-0123456789tfn')
+
+
+def _head_record(raw: Log | memoryview) -> Any:
+    """One of the first lines, decoded; None when it is no JSON. Told by its first byte where it can be: a file of
+    2 GB of zeros (no newline: one line) was decoded whole only to be refused."""
+    start = bytes(raw[:64]).removeprefix(b"\xef\xbb\xbf").lstrip()[:1]
+    if start and start[0] not in _JSON_VALUE_START:
+        return None
+    try:
+        return loads(raw)
+    except DecodeError:
+        return None
+
+
 def one_session(sample: int, kind: str) -> None:
     """Raise UnknownFormat for a sample asked of what holds one session ("LOG#2" of a JSON Lines log, a folder, a
     database): it names none, and is not its first, unsaid. ``kind`` says what was opened ("a codex log")."""
@@ -112,9 +125,13 @@ def one_session(sample: int, kind: str) -> None:
 def _cut_short(data: Log) -> bool:
     """Whether ``data`` opens a JSON document (``{`` or ``[``) and stops before its end: its last character is not the
     closing one a whole document ends with. Looked at only where its first line is no JSON either."""
-    head = bytes(data[:64]).removeprefix(b"\xef\xbb\xbf").lstrip()
     tail = bytes(data[-64:]).rstrip()
-    return head[:1] in (b"{", b"[") and bool(tail) and tail[-1:] not in (b"}", b"]")
+    return _opens_a_document(data) and bool(tail) and tail[-1:] not in (b"}", b"]")
+
+
+def _opens_a_document(data: Log) -> bool:
+    """Whether ``data`` starts as a JSON object or array does (after a byte order mark and blanks)."""
+    return bytes(data[:64]).removeprefix(b"\xef\xbb\xbf").lstrip()[:1] in (b"{", b"[")
 
 
 GZIP_MAGIC = b"\x1f\x8b"
@@ -147,6 +164,8 @@ def _looks(looks_like: Callable[[Any], bool], value: Any) -> bool:
 def _whole_document(data: Log, head_records: list[Any]) -> Any:
     if len(head_records) == 1 and head_records[0] is not None:
         return head_records[0]
+    if not _opens_a_document(data):
+        return None  # (every document format opens so: 2 GB of zeros decoded whole took 6 GB to refuse)
     try:
         return loads(data)
     except DecodeError:

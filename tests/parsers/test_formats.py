@@ -411,3 +411,20 @@ def test_a_sample_of_a_log_that_holds_one_session_is_refused(tmp_path, capsys, n
     assert main(["export", f"{DATA / name}#2"]) == 2
     err = capsys.readouterr().err
     assert "no sample 2" in err and len(err.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize("head", [b"\x00" * 64, b"just some text\n" * 4, b"\x89PNG\r\n\x1a\n" + bytes(range(256))],
+                         ids=["zeros (a file a crash left)", "lines of text", "binary"])
+def test_a_big_file_that_opens_no_json_document_is_refused_without_decoding_it_whole(monkeypatch, head):
+    # Every format read as one document opens with "{" or "[". Detection decoded any file whose head named no format as
+    # one JSON document: 2 GB of zeros took 20 s and 6 GB of memory to refuse, at each hook call on such a transcript.
+    from ctxtop.parsers import registry
+    from ctxtop.parsers.registry import UnknownFormat
+
+    data = head + b"\x00" * (8 << 20)
+    decoded = []
+    real_loads = registry.loads
+    monkeypatch.setattr(registry, "loads", lambda raw: decoded.append(len(raw)) or real_loads(raw))
+    with pytest.raises(UnknownFormat, match="not a session log"):
+        detect(data)
+    assert len(data) not in decoded  # (a line of it may be decoded, as any log's first lines are)
