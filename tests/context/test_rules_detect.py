@@ -416,3 +416,23 @@ def test_claude_codes_own_prompt_in_a_saved_request_is_not_the_users(tmp_path):
     assert session.format == "anthropic-request"
     rules = detect_constraints(session.entries, session.format)
     assert [(r.text, r.origin) for r in rules] == [("Never touch the migrations folder.", "user message")]
+
+
+@pytest.mark.parametrize("text", [
+    "Please look at docs/must-read.md and fix it.",
+    "Open the file never-again.txt",
+    "See src/only-once.ts for the parser.",
+    "The notes are in ~/notes/always-on/",
+])
+def test_a_path_or_file_name_states_no_rule_whatever_words_it_is_made_of(text):
+    # "must" in "must-read.md" was a cue: the sentence became a rule, put back word for word after each compaction.
+    assert detect_rules(text, USER_MESSAGE) == []
+
+
+@pytest.mark.parametrize("text, cue", [
+    ("Never touch src/legacy/api.py.", "never"),
+    ("Never email/SMS the client.", "never"),  # a pair of words with one slash is prose, not a path
+    ("Use only/exclusively WeCom.", "only"),
+])
+def test_a_rule_that_names_a_file_keeps_its_cue(text, cue):
+    assert [(r.text, r.cue) for r in detect_rules(text, USER_MESSAGE)] == [(text, cue)]

@@ -38,8 +38,9 @@ from ctxtop.parsers.base import LineParser
 from ctxtop.parsers.model import Entries
 from ctxtop.parsers.registry import PARSERS, UnknownFormat
 
-KNOWN_VERSION = 4  # 2: rule ids and facts from the text as shown; 3: no rules from example blocks; 4: rules
-# detected anew (permissions, idioms, headings, list entries; a rule restated under a label is the one before)
+KNOWN_VERSION = 5  # 2: rule ids and facts from the text as shown; 3: no rules from example blocks; 4: rules
+# detected anew (permissions, idioms, headings, list entries; a rule restated under a label is the one before);
+# 5: no cue inside a path or file name
 CHECK_BYTES = 4096  # the bytes before the offset read, digested: a rewrite of the file changes them
 # Read by one call at most (about a second): a bigger transcript (a first call on a 1 GB one) is read over
 # several calls, each answering with the rules found so far.

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 
+from ctxtop.context.rules.facts import without_file_names
 from ctxtop.context.rules.patterns import compiled_on_use
 
 # Where the unit was written: an instruction file or a system prompt states standing
@@ -162,7 +163,7 @@ def rule_cue(text: str, *, is_item: bool, headings: tuple[str, ...] = (), lead_i
     if _may_hold_placeholder(original) and _PLACEHOLDER.search(_CODE_SPAN.sub("", original)):
         return None
     stripped = original.lower()
-    bare = _BACKTICKS.sub("", stripped)  # code may say "never" without stating a rule
+    bare = without_file_names(_BACKTICKS.sub("", stripped))  # code and file names may say "never" without stating a rule
     if _EXAMPLE.match(stripped) or _POINTER.match(stripped) or _META.match(stripped) or _STRESS_ONLY.match(stripped):
         return None
     if is_item and lead_in and _EXCEPTION.match(_LABEL.sub("", lead_in.strip().lower(), count=1)):
@@ -174,7 +175,7 @@ def rule_cue(text: str, *, is_item: bool, headings: tuple[str, ...] = (), lead_i
     section = headings[-1].lower() if headings else ""
     informational = bool(INFO_SECTION.search(section))
     # In a profile or skills section a quoted phrase is an illustration, not an order.
-    cue_text = _CODE_SPAN.sub("", stripped) if informational else bare
+    cue_text = without_file_names(_CODE_SPAN.sub("", stripped)) if informational else bare
     strong, negated = _strong_cue(cue_text, cjk)
     if informational and strong and not (negated or _STRONGEST.search(strong)):
         return None  # in a profile, skills or workflow section only a firm "must"/"never"/limit is a rule

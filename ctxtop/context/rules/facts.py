@@ -136,6 +136,25 @@ def key_facts(text: str) -> list[str]:
     return unique + [w for w in rule_words if w not in kept]
 
 
+# A file's extension at the end of a path: what tells a path with one slash ("docs/must-read.md") from a pair of
+# words ("email/sms", "and/or"), which is prose.
+_ENDS_WITH_EXTENSION = compiled_on_use(rf"\.(?:{'|'.join(_EXTENSIONS)})$")
+
+
+def without_file_names(text: str) -> str:
+    """``text`` with each path and file name made a space: the words it is made of say nothing
+    ("docs/must-read.md" states no "must", "never-again.txt" no "never"). A path is one that has a file
+    extension, two slashes or more, or starts at the root or home; a pair of words with one slash is kept."""
+    if "/" not in text and "." not in text:
+        return text
+    return _PATH.sub(lambda found: " " if _names_a_file(found.group(0)) else found.group(0), text)
+
+
+def _names_a_file(path: str) -> bool:
+    return ("/" not in path or path.count("/") >= 2 or path.startswith(("/", "~", "."))
+            or _ENDS_WITH_EXTENSION.search(path) is not None)
+
+
 def find_paths(text: str) -> list[str]:
     """The paths and file names in ``text``, in order."""
     return [m.group(m.lastindex or 0) for m in _PATH.finditer(text)]

@@ -21,7 +21,7 @@ from ctxtop.context.window.accounting import Accounting
 from ctxtop.parsers.model import Entry
 
 # Bump when what detection finds changes (cues, units, sources): older results are then not reused.
-DETECTION_VERSION = 15  # 2: Claude Code's request to summarize the conversation is the harness's text; 3: tables, descriptive sections;
+DETECTION_VERSION = 16  # 2: Claude Code's request to summarize the conversation is the harness's text; 3: tables, descriptive sections;
 # 4: "don't" and "only" in a message describing, not telling the agent; 5: ids and facts from the text as shown;
 # 6: example blocks (<example_response>) and recommended workflows state no rules; 7: ids name no address, password nor key;
 # 8: a rule's first 64 facts (and its rule words); 9: ids name no address whose local part is over 64 characters;
@@ -33,6 +33,7 @@ DETECTION_VERSION = 15  # 2: Claude Code's request to summarize the conversation
 # 禁用, 不许, 不允许, 不准, 避免, 切勿 among the words a rule's restatement must keep
 # 14: a rule restated under a label ("Reminder: …", "再次提醒：…") is the rule stated before
 # 15: 别 counts as a negation alone, not inside 特别, 分别, 别人…
+# 16: no cue inside a path or file name ("docs/must-read.md")
 
 
 def detection_key(accounting: Accounting, log_format: str | None) -> bytes:
