@@ -10,7 +10,7 @@ from __future__ import annotations
 from sys import intern
 from typing import Any
 
-from ctxtop.parsers.jsonl import DecodeError, Log, iter_lines, loads
+from ctxtop.parsers.jsonl import Buffer, DecodeError, Log, iter_lines, loads
 from ctxtop.parsers.model import (
     REASONING_RESENT,
     Block,
@@ -28,6 +28,8 @@ from ctxtop.parsers.numbers import count, is_invalid_count
 # An ISO 8601 time with nanoseconds and an offset has 35 characters: a longer "timestamp" is no time, and
 # would reach the outputs (the snapshot's, a fleet row's `started`) at any length the log gives it.
 MAX_TIMESTAMP_CHARS = 64
+# What a record of unexpected field types raises while it is handled: the record is counted malformed, the rest kept.
+PARSE_ERRORS = (TypeError, AttributeError, KeyError, ValueError)
 
 
 class UnknownFormat(ValueError):
@@ -201,6 +203,34 @@ class LineParser(Parser):
         stored packed). By default only the last entry may still change (a late usage record)."""
         return len(self.entries) - 1
 
+    @classmethod
+    def blocks_alone(cls, record: dict) -> list[Block] | None:
+        """The blocks a new parser fed only this record's line would give, for records whose blocks the record
+        alone says (no state of the parser, no other line, no diagnostics); None for the others (the default).
+        What a released text is read back from (``context.store.lazy_text``): the line decoded, then only its
+        blocks made, not a parser, its dispatch and its entry for the one text wanted. It must give exactly
+        the blocks such a parse gives, and may raise what ``_dispatch`` catches where a parse would too."""
+        return None
+
+    @classmethod
+    def blocks_of_line(cls, raw: Buffer, offset: int) -> list[Block]:
+        """The blocks a new parser fed only this line (found at file offset ``offset``) makes: from its record alone
+        where the format can tell (``blocks_alone``), else through a parser handed the record decoded once."""
+        try:
+            record = loads(raw)
+        except DecodeError:
+            return []  # ``feed`` keeps nothing of a line that does not decode (nor of a blank one)
+        if isinstance(record, dict):
+            try:
+                alone = cls.blocks_alone(record)
+            except PARSE_ERRORS:
+                alone = None  # the parse below counts it malformed, and keeps what it made before failing
+            if alone is not None:
+                return alone
+        parser = cls()
+        parser._dispatch(record, offset, 1)
+        return [block for entry in parser.entries for block in entry.blocks]
+
     def carry_state(self) -> Any:
         """What this parser remembers between lines beyond its entries, as plain data (JSON-like),
         so that a saved index can be fed the lines appended since. Entries are named by index."""
@@ -250,7 +280,7 @@ class LineParser(Parser):
             return
         try:
             self.handle(record, offset, line)
-        except (TypeError, AttributeError, KeyError, ValueError) as exc:
+        except PARSE_ERRORS as exc:
             # A record whose fields have the wrong types: count it, keep the rest.
             self.malformed(line, f"unexpected field types ({type(exc).__name__})")
 

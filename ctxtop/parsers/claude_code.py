@@ -130,6 +130,15 @@ class ClaudeCodeParser(LineParser):
         last_hook = state.get("last_hook")
         self._last_hook = (last_hook[0], tuple(last_hook[1]), last_hook[2]) if last_hook else None
 
+    @classmethod
+    def blocks_alone(cls, record: dict) -> list[Block] | None:
+        # A user record (tool results: the texts released) is its message's content, which ``_user`` adds as an
+        # entry unless it is empty or put aside; a new parser puts aside only a side chain's record (``_aside``).
+        message = record.get("message")
+        if record.get("type") != "user" or not isinstance(message, dict) or record.get("isSidechain") is True:
+            return None
+        return _user_blocks(record, message)[0]
+
     def handle(self, record: dict, offset: int, line: int) -> None:
         kind = record.get("type")
         if not isinstance(kind, str):
@@ -199,12 +208,7 @@ class ClaudeCodeParser(LineParser):
         if not isinstance(message, dict):
             self.malformed(line, "user record without a message object")
             return
-        blocks, unknown = blocks_from_anthropic(
-            message.get("content"),
-            "user",
-            meta=record.get("isMeta") is True,
-            summary=record.get("isCompactSummary") is True,
-        )
+        blocks, unknown = _user_blocks(record, message)
         self._count_unknown_blocks(unknown, line)
         if self._aside(record):
             self._sidechain(blocks)
@@ -383,6 +387,12 @@ _HANDLERS = {
     "attachment": ClaudeCodeParser._attachment,
     "queue-operation": ClaudeCodeParser._queue_operation,
 }
+
+
+def _user_blocks(record: dict, message: dict) -> tuple[list[Block], int]:
+    """A user record's blocks, and how many of its content's were not recognised."""
+    return blocks_from_anthropic(message.get("content"), "user", meta=record.get("isMeta") is True,
+                                 summary=record.get("isCompactSummary") is True)
 
 
 def _merge_blocks(existing: list[Block], new: list[Block]) -> None:

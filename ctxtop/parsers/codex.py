@@ -76,6 +76,14 @@ class CodexParser(LineParser):
         self._last_total = state["last_total"]
         self._pending_usage = None if state["pending_usage"] is None else Usage(*state["pending_usage"])
 
+    @classmethod
+    def blocks_alone(cls, record: dict) -> list[Block] | None:
+        # A tool's output (the texts released): ``handle`` makes its entry of ``_output_blocks`` and nothing else.
+        payload = record.get("payload")
+        if record.get("type") == "response_item" and isinstance(payload, dict) and payload.get("type") in TOOL_OUTPUTS:
+            return _output_blocks(payload)
+        return None
+
     def handle(self, record: dict, offset: int, line: int) -> None:
         kind = record.get("type")
         payload = record.get("payload")
@@ -219,15 +227,7 @@ class CodexParser(LineParser):
         if kind == "function_call":
             return [Block(TOOL_CALL, as_text(item.get("arguments")), tool_name=_str(item.get("name")), tool_id=_str(item.get("call_id")))]
         if kind in TOOL_OUTPUTS:
-            output = item.get("output")
-            if isinstance(output, dict) and "content" in output:
-                output = output.get("content")
-            call_id = _str(item.get("call_id"))
-            result = Block(TOOL_RESULT, as_text(output), tool_id=call_id)
-            if not isinstance(output, list):
-                return [result]
-            # Newer outputs are content items: an image one (view_image, an MCP screenshot) is no text, but the model sees it.
-            return [result, *[_image_block(part, call_id) for part in output if _is_image(part)]]
+            return _output_blocks(item)
         if kind == "custom_tool_call":
             return [Block(TOOL_CALL, as_text(item.get("input")), tool_name=_str(item.get("name")), tool_id=_str(item.get("call_id")))]
         if kind == "local_shell_call":
@@ -254,6 +254,19 @@ _ROLE_OF_ITEM = {
     "local_shell_call_output": "tool",
     "compaction": "system",
 }
+
+
+def _output_blocks(item: dict) -> list[Block]:
+    """A tool output item's blocks: its text, then its images."""
+    output = item.get("output")
+    if isinstance(output, dict) and "content" in output:
+        output = output.get("content")
+    call_id = _str(item.get("call_id"))
+    result = Block(TOOL_RESULT, as_text(output), tool_id=call_id)
+    if not isinstance(output, list):
+        return [result]
+    # Newer outputs are content items: an image one (view_image, an MCP screenshot) is no text, but the model sees it.
+    return [result, *[_image_block(part, call_id) for part in output if _is_image(part)]]
 
 
 def _role_of(item: dict) -> str:

@@ -16,6 +16,7 @@ from ctxtop.context.rules.facts import normalize
 from ctxtop.context.store import lazy_text
 from ctxtop.context.window import session as session_module
 from ctxtop.context.window.session import Session
+from ctxtop.parsers.jsonl import DecodeError, loads
 from ctxtop.parsers.model import ASSISTANT, REASONING, USER
 from ctxtop.tui.demo import demo_path
 
@@ -178,3 +179,60 @@ def test_a_followed_log_releases_and_reads_back_what_is_appended(tmp_path, relea
     assert sum(b.released for e in lazy.entries for b in e.blocks) > 100
     assert [[b.text for b in e.blocks] for e in lazy.entries] == [[b.text for b in e.blocks] for e in whole.entries]
     assert exact_tokens(lazy) == exact_tokens(whole)
+
+
+def _described(blocks: list) -> list[tuple]:
+    return [(b.category, b.tool_id, b.tool_name, b.is_error, b.opaque, b.image_size, b.text) for b in blocks]
+
+
+def _fresh_parse(parser_type, line: bytes) -> list:
+    """The blocks a new parser fed only ``line`` gives: what a released text was read back from before."""
+    parser = parser_type()
+    parser.feed(line)
+    return [b for entry in parser.entries for b in entry.blocks]
+
+
+EDGE_RECORDS = {
+    "claude-code": [
+        {"type": "user", "uuid": "a", "isSidechain": True, "message": {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t", "content": "x"}]}},
+        {"type": "user", "uuid": "b", "isSidechain": True, "agentId": "a1", "message": {"role": "user", "content": "side"}},
+        {"type": "user", "uuid": "c", "isSidechain": "yes", "message": {"role": "user", "content": "typed"}},
+        {"type": "user", "uuid": "d", "isMeta": True, "message": {"role": "user", "content": [{"type": "text", "text": "meta"}]}},
+        {"type": "user", "uuid": "e", "isCompactSummary": True, "message": {"role": "user", "content": "summary"}},
+        {"type": "user", "uuid": "f", "message": {"role": "user", "content": []}},
+        {"type": "user", "uuid": "g", "message": {"role": "user", "content": [
+            {"type": "tool_result", "tool_use_id": "t", "content": [{"type": "text", "text": "one"}, {"type": "image", "source": {}},
+                                                                    {"type": "text", "text": "two"}]},
+            {"type": "tool_result", "tool_use_id": "t", "is_error": True, "content": {"odd": 1}}, "bare"]}},
+        {"type": "user", "uuid": "h", "message": {"role": "user", "content": [{"type": "tool_result", "tool_use_id": 7, "content": None}]}},
+        {"type": "user", "uuid": "i", "message": "not an object"},
+    ],
+    "codex": [
+        {"type": "response_item", "payload": {"type": "function_call_output", "call_id": "c", "output": "plain"}},
+        {"type": "response_item", "payload": {"type": "function_call_output", "call_id": "c", "output": {"content": "inner", "success": True}}},
+        {"type": "response_item", "payload": {"type": "custom_tool_call_output", "call_id": 3, "output": [
+            {"type": "input_text", "text": "seen"}, {"type": "input_image", "image_url": "data:image/png;base64,AAAA"}]}},
+        {"type": "response_item", "payload": {"type": "local_shell_call_output", "output": None}},
+        {"type": "event_msg", "payload": {"type": "function_call_output", "output": "not an item"}},
+    ],
+}
+
+
+@pytest.mark.parametrize("path", jsonl_logs(), ids=lambda p: f"{p.parent.name}/{p.name[:40]}")
+def test_blocks_made_from_a_record_alone_are_those_a_parse_of_its_line_makes(path):
+    parser_type = Session.open(path).texts
+    if parser_type is None:
+        pytest.skip("not JSON Lines")
+    parser_type = parser_type.parser_type
+    lines = [line for line in path.read_bytes().splitlines() if line.strip()]
+    lines += [json.dumps(record).encode() for record in EDGE_RECORDS.get(parser_type.name, [])]
+    made = 0
+    for line in lines:
+        assert _described(parser_type.blocks_of_line(line, 0)) == _described(_fresh_parse(parser_type, line)), line[:200]
+        try:
+            record = loads(line)
+        except DecodeError:
+            continue
+        made += isinstance(record, dict) and parser_type.blocks_alone(record) is not None
+    if parser_type.name in EDGE_RECORDS and any(b'"tool_result"' in line or b"_output" in line for line in lines):
+        assert made, "no record's blocks were made alone: the test would prove nothing"
