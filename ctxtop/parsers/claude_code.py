@@ -132,12 +132,17 @@ class ClaudeCodeParser(LineParser):
 
     @classmethod
     def blocks_alone(cls, record: dict) -> list[Block] | None:
-        # A user record (tool results: the texts released) is its message's content, which ``_user`` adds as an
-        # entry unless it is empty or put aside; a new parser puts aside only a side chain's record (``_aside``).
-        message = record.get("message")
-        if record.get("type") != "user" or not isinstance(message, dict) or record.get("isSidechain") is True:
+        # A user or assistant record (tool results and calls: the texts released) is its message's content, which
+        # ``_user`` and ``_assistant`` make into one entry unless it is put aside (or, a user's, empty); a new parser
+        # puts aside only a side chain's record (``_aside``), and has no earlier line of a response to merge into.
+        kind, message = record.get("type"), record.get("message")
+        if not isinstance(message, dict) or record.get("isSidechain") is True:
             return None
-        return _user_blocks(record, message)[0]
+        if kind == "user":
+            return _user_blocks(record, message)[0]
+        if kind == "assistant":
+            return _response(message)[0]
+        return None
 
     def handle(self, record: dict, offset: int, line: int) -> None:
         kind = record.get("type")
@@ -250,10 +255,8 @@ class ClaudeCodeParser(LineParser):
         if not isinstance(message, dict):
             self.malformed(line, "assistant record without a message object")
             return
-        blocks, unknown = blocks_from_anthropic(message.get("content"), "assistant")
+        blocks, unknown, model, usage = _response(message)
         self._count_unknown_blocks(unknown, line)
-        model = _str(message.get("model"))
-        usage = None if model == SYNTHETIC_MODEL else _usage(message.get("usage"))
         message_id = _str(message.get("id"))
         if self._aside(record):
             first_line_of_response = message_id is None or message_id not in self._sidechain_ids
@@ -393,6 +396,13 @@ def _user_blocks(record: dict, message: dict) -> tuple[list[Block], int]:
     """A user record's blocks, and how many of its content's were not recognised."""
     return blocks_from_anthropic(message.get("content"), "user", meta=record.get("isMeta") is True,
                                  summary=record.get("isCompactSummary") is True)
+
+
+def _response(message: dict) -> tuple[list[Block], int, str | None, Usage | None]:
+    """An assistant record's blocks, how many of its content's were not recognised, its model and its usage."""
+    blocks, unknown = blocks_from_anthropic(message.get("content"), "assistant")
+    model = _str(message.get("model"))
+    return blocks, unknown, model, None if model == SYNTHETIC_MODEL else _usage(message.get("usage"))
 
 
 def _merge_blocks(existing: list[Block], new: list[Block]) -> None:

@@ -206,6 +206,13 @@ EDGE_RECORDS = {
             {"type": "tool_result", "tool_use_id": "t", "is_error": True, "content": {"odd": 1}}, "bare"]}},
         {"type": "user", "uuid": "h", "message": {"role": "user", "content": [{"type": "tool_result", "tool_use_id": 7, "content": None}]}},
         {"type": "user", "uuid": "i", "message": "not an object"},
+        {"type": "assistant", "uuid": "j", "message": {"id": "m", "model": "claude", "usage": {"input_tokens": 5, "output_tokens": -1},
+                                                       "content": [{"type": "thinking", "thinking": ""}, {"type": "text", "text": "hi"},
+                                                                   {"type": "tool_use", "id": "t", "name": "Edit", "input": {"a": [1]}}]}},
+        {"type": "assistant", "uuid": "k", "message": {"model": "<synthetic>", "usage": "odd", "content": "said"}},
+        {"type": "assistant", "uuid": "l", "message": {"model": 4, "usage": {"cache_creation": 7, "output_tokens_details": []}, "content": []}},
+        {"type": "assistant", "uuid": "m", "isSidechain": True, "message": {"content": [{"type": "tool_use", "id": "t", "input": "x"}]}},
+        {"type": "attachment", "uuid": "n", "message": {"content": "not a message record"}},
     ],
     "codex": [
         {"type": "response_item", "payload": {"type": "function_call_output", "call_id": "c", "output": "plain"}},
