@@ -55,7 +55,7 @@ from ctxtop.tui.messages import (
 )
 from ctxtop.tui.parts import AppParts
 from ctxtop.tui.state import SessionState
-from ctxtop.tui.tail import watch_log, watch_new_sessions
+from ctxtop.tui.tail import IDLE_CHECK_SECONDS, LogWatch, watch_new_sessions
 from ctxtop.tui.waiting import not_written_yet, wait_for_session
 from ctxtop.tui.widgets.breakdown import Breakdown
 from ctxtop.tui.widgets.compaction import CompactionView
@@ -216,6 +216,7 @@ class CtxtopApp(LiveUpdates, UserActions, AppParts):
         if self.notice:
             self.notify(one_line(self.notice, 200), title="ctxtop")
         self.load_session()
+        self.set_interval(IDLE_CHECK_SECONDS, self.idle_check)
 
     def _draw_undrawn(self) -> None:
         """Draw the changes that came before the screen was up (else nothing may change again for a while: a log
@@ -306,8 +307,8 @@ class CtxtopApp(LiveUpdates, UserActions, AppParts):
             self.state = replace(loaded, available=total, cursor=session.clamp(cursor), follow=follow)
             self._announce_alerts()
         if tracker.follower is not None:
-            self._observer = watch_log(tracker.follower.file, lambda path: self.post_message(LogChanged(path)),
-                                       poll_seconds=self.poll_seconds)
+            self._observer = LogWatch(tracker.follower.file, lambda path: self.post_message(LogChanged(path)),
+                                      poll_seconds=self.poll_seconds)
             self._change(watching=True)
         if self.session_dirs and self._dir_observer is None:
             self._dir_observer = watch_new_sessions(self.session_dirs, lambda path: self.post_message(NewSessionFile(path)),

@@ -76,6 +76,15 @@ class LiveUpdates(AppParts):
         self._switch_to(back.path, None if back.follow else back.cursor, back.follow)
 
     # --- live tailing ---------------------------------------------------------------------------
+    def idle_check(self) -> None:
+        """Look at the log without an event now and then, as ``ctxtop watch`` does: its folder may have been made
+        again (the watch is renewed: the old one reports nothing written in the new folder), or the filesystem
+        may drop events. Costs a stat of the log and of its folder when nothing changed."""
+        if self._observer is None:
+            return  # not following: loading, stopped, or a log read whole
+        self._observer.renew_if_replaced()
+        self.post_message(LogChanged())
+
     def on_log_changed(self, message: LogChanged) -> None:
         if message.path is not None:
             self._changed_paths.add(message.path)

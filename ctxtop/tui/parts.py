@@ -27,6 +27,7 @@ from ctxtop.context.window.replay import Window
 from ctxtop.context.window.session import Session
 from ctxtop.tui.messages import SearchDone, ViewReady
 from ctxtop.tui.state import SessionState
+from ctxtop.tui.tail import LogWatch
 
 T = TypeVar("T")
 
@@ -83,7 +84,7 @@ class AppParts(App[int]):
     stay: bool  # ... unless --stay
 
     # Machinery, not shown: watchers, timers, the coalescing of live reads, the prompt, the last export.
-    _observer: BaseObserver | None
+    _observer: LogWatch | None
     _dir_observer: BaseObserver | None
     _replay_timer: Timer | None
     _polling: bool

@@ -33,6 +33,10 @@ from ctxtop.tui.discover import is_subagent_transcript
 logging.getLogger("watchdog").addHandler(logging.NullHandler())
 logging.getLogger("watchdog").propagate = False
 
+# The front ends also look without an event now and then: a deleted file, a folder made again, or a filesystem
+# that drops events.
+IDLE_CHECK_SECONDS = 1.0
+
 # Events that change nothing: reading a file sends them (inotify), ctxtop reading the log included.
 _READS = frozenset({EVENT_TYPE_OPENED, EVENT_TYPE_CLOSED_NO_WRITE})
 
@@ -99,6 +103,41 @@ def watch_log(path: str | Path, notify: Callable[[Path], object], *, poll_second
     observer.daemon = True
     observer.start()
     return observer
+
+
+class LogWatch:
+    """``watch_log``'s watch, renewed when the log's folder is no longer the folder watched: moved aside or removed,
+    and made again (an agent's session folder made anew). inotify watches a folder, not its name: the old watch
+    would report nothing the agent writes in the new one. The front ends call ``renew_if_replaced`` at their idle
+    check (a stat of the folder)."""
+
+    def __init__(self, path: str | Path, notify: Callable[[Path], object], *, poll_seconds: float | None = None) -> None:
+        self.path = Path(path).resolve()
+        self._notify = notify
+        self._poll_seconds = poll_seconds
+        self._folder = _identity(self.path.parent)  # (taken first: a folder replaced meanwhile is renewed at the next check)
+        self.observer = watch_log(self.path, notify, poll_seconds=poll_seconds)
+
+    def renew_if_replaced(self) -> bool:
+        """Watch the log's folder again if it is another folder now; whether it was."""
+        folder = _identity(self.path.parent)
+        if folder is None or folder == self._folder:
+            return False  # (gone: the follower waits for it, and the next check finds the new one)
+        self.observer.stop()
+        self._folder = folder
+        self.observer = watch_log(self.path, self._notify, poll_seconds=self._poll_seconds)
+        return True
+
+    def stop(self) -> None:
+        self.observer.stop()
+
+
+def _identity(folder: Path) -> tuple[int, int] | None:
+    try:
+        info = os.stat(folder)
+    except OSError:
+        return None
+    return info.st_dev, info.st_ino
 
 
 class _NewSessions(FileSystemEventHandler):

@@ -23,11 +23,9 @@ from ctxtop.context.window.session import Session
 from ctxtop.context.window.tail_first import tail_session
 from ctxtop.tui.discover import SESSION_SUFFIXES, may_be_session
 from ctxtop.tui.errors import USER_ERRORS, say
-from ctxtop.tui.tail import watch_log, watch_new_sessions
+from ctxtop.tui.tail import IDLE_CHECK_SECONDS, LogWatch, watch_new_sessions
 from ctxtop.tui.waiting import not_written_yet
 
-# Also look without an event now and then: a deleted file, or a filesystem that drops events.
-IDLE_CHECK_SECONDS = 1.0
 # From this size on, watch's first line comes from the window after the last compaction, before the
 # history is read: lower than the TUI's first paint (which shows a screen meanwhile), since watch
 # prints nothing at all until its tracker is open, rules and audit included (5 s for a 30 MB rollout).
@@ -164,7 +162,7 @@ def follow_headless(tracker: Tracker, *, as_json: bool, poll_seconds: float | No
         changed.set()
 
     assert tracker.follower is not None, "watch follows a tracker opened live"
-    observer = watch_log(tracker.follower.file, notify, poll_seconds=poll_seconds)
+    observer = LogWatch(tracker.follower.file, notify, poll_seconds=poll_seconds)
     sessions = watch_new_sessions([folder.directory], new_session, SESSION_SUFFIXES, poll_seconds=poll_seconds) if folder else None
     try:
         emit_status(None)
@@ -173,6 +171,7 @@ def follow_headless(tracker: Tracker, *, as_json: bool, poll_seconds: float | No
         while True:
             changed.wait(IDLE_CHECK_SECONDS)
             changed.clear()
+            observer.renew_if_replaced()
             with paths_lock:
                 seen, newer = set(paths), list(appeared)
                 paths.clear()
@@ -185,7 +184,7 @@ def follow_headless(tracker: Tracker, *, as_json: bool, poll_seconds: float | No
                     observer.stop()
                     tracker = switched
                     assert tracker.follower is not None
-                    observer = watch_log(tracker.follower.file, notify, poll_seconds=poll_seconds)
+                    observer = LogWatch(tracker.follower.file, notify, poll_seconds=poll_seconds)
                     if as_json:
                         emit(session_record(tracker.session.path))
                     last_shown = None

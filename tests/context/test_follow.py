@@ -457,6 +457,33 @@ def test_the_watcher_watches_the_log_folder_alone_and_the_session_folder_once_it
         observer.stop()
 
 
+def test_the_watch_is_renewed_when_the_log_folder_is_made_again(tmp_path):
+    # inotify watches a folder, not its name: after the folder was moved aside and made again, what the agent
+    # wrote to the new one was never reported (`ctxtop watch` saw it only at its idle check, once a second).
+    from ctxtop.tui.tail import LogWatch
+
+    folder = tmp_path / "project"
+    folder.mkdir()
+    log = (folder / "live.jsonl").resolve()
+    write(log, DEMO_LINES[:5])
+    seen, arrived = [], threading.Event()
+    watch = LogWatch(log, lambda path: (seen.append(path), arrived.set()))
+    try:
+        assert not watch.renew_if_replaced()  # the same folder: the watch stays
+        folder.rename(tmp_path / "project.old")
+        folder.mkdir()
+        assert watch.renew_if_replaced()
+        write(log, DEMO_LINES[:6])
+        for _ in range(1500):
+            if log in seen:
+                break
+            arrived.wait(0.02)
+            arrived.clear()
+        assert log in seen
+    finally:
+        watch.stop()
+
+
 def test_reading_the_log_is_not_reported_as_a_change(tmp_path):
     # ctxtop's own reads (texts read back, the fingerprint of what was read) open and close the log:
     # inotify reports that, and each report would cost a poll.

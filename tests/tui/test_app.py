@@ -791,6 +791,29 @@ async def test_the_new_messages_counted_while_paused_go_with_the_log_read_again(
         assert app.unseen == 0 and "new (f: follow)" not in plain(app.query_one("#header", Static))
 
 
+async def test_a_log_whose_folder_is_moved_away_and_made_again_is_still_followed(tmp_path):
+    """An agent's session folder made anew (moved aside, a fresh one written): the watch was on the old folder, no
+    event came about the new log, and the screen said ● LIVE over the old session for good."""
+    lines = demo_path().read_bytes().splitlines(keepends=True)
+    folder = tmp_path / "project"
+    folder.mkdir()
+    log = folder / "live.jsonl"
+    log.write_bytes(b"".join(lines[:60]))
+    app = CtxtopApp(str(log), window=DEMO_WINDOW)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, app, 60)
+        folder.rename(tmp_path / "project.old")
+        folder.mkdir()
+        log.write_bytes(b"".join(lines[:15]))
+        expected = Session.open(log, window=DEMO_WINDOW).message_count
+        assert await until(pilot, lambda: app.session.message_count == expected and app.shown_message == expected)
+        with open(log, "ab") as handle:  # the agent goes on writing in the new folder
+            handle.writelines(lines[15:40])
+        expected = Session.open(log, window=DEMO_WINDOW).message_count
+        assert await until(pilot, lambda: app.session.message_count == expected and app.shown_message == expected)
+        assert "LIVE" in plain(app.query_one("#header", Static))
+
+
 async def test_rename_rotation_is_followed_into_the_new_file_and_a_log_gone_for_good_stops_being_live(tmp_path):
     lines = demo_path().read_bytes().splitlines(keepends=True)
     log = tmp_path / "live.jsonl"
