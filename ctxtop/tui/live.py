@@ -86,6 +86,10 @@ class LiveUpdates(AppParts):
         self.post_message(LogChanged())
 
     def on_log_changed(self, message: LogChanged) -> None:
+        if self._observer is None:
+            # Not following (it stopped, or another log is loading): a change still on its way (the look again
+            # while the log was waited for, a watcher's event) is of no log followed; read, it said the error again.
+            return
         if message.path is not None:
             self._changed_paths.add(message.path)
         # Bursts coalesce: one read at a time, and one more after it if the log changed meanwhile.

@@ -814,6 +814,27 @@ async def test_a_log_whose_folder_is_moved_away_and_made_again_is_still_followed
         assert "LIVE" in plain(app.query_one("#header", Static))
 
 
+async def test_a_log_replaced_by_a_folder_says_it_stopped_following_once(tmp_path):
+    """The log deleted and a folder made in its name: the change already on its way (the look again while the
+    log was waited for) read it again after following had stopped, and the same error came up twice."""
+    lines = demo_path().read_bytes().splitlines(keepends=True)
+    log = tmp_path / "live.jsonl"
+    log.write_bytes(b"".join(lines[:60]))
+    app = CtxtopApp(str(log), window=DEMO_WINDOW)
+    notes = []
+    original = app.notify
+    app.notify = lambda message, **kw: (notes.append(message), original(message, **kw))[1]
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, app, 60)
+        log.unlink()
+        assert await until(pilot, lambda: app.tracker.follower.waiting_for_file)
+        log.mkdir()
+        assert await until(pilot, lambda: any("stopped following" in n for n in notes))
+        await pilot.pause(2.5)  # longer than the look again, and the idle check
+        assert [n for n in notes if "stopped following" in n] == [notes[-1]] and "a folder" in notes[-1]
+        assert "STOPPED" in plain(app.query_one("#header", Static))
+
+
 async def test_rename_rotation_is_followed_into_the_new_file_and_a_log_gone_for_good_stops_being_live(tmp_path):
     lines = demo_path().read_bytes().splitlines(keepends=True)
     log = tmp_path / "live.jsonl"
