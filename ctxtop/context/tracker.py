@@ -114,6 +114,7 @@ class Tracker:
         self._early = early
         self._last_prompt = session.reported_at(None) or 0  # for implicit compactions in a followed log
         self._last_prompt_of: dict[str | None, int] = {}  # ...measured against the same model's last call
+        self._summaries_audited: list[tuple] = []  # the summarizing calls the audit priced its compactions by
         self._select_rules()
         if audit:
             self.run_audit()
@@ -251,6 +252,7 @@ class Tracker:
             progress = self.audit.progress if resume else None
             self.audit = run_audit(self.session, self.rules, resume=progress, processes=self.processes,
                                    before_pairs=self._take_early_audit, while_reading=self._keep_early_audit_going)
+            self._summaries_audited = self._summarizing_calls_made()
             # The loss behind each violation, worked out here (a worker, in the TUI), not when the banner asks.
             self._blame = Blame(self.audit.alerts, self.audit.compactions, self._given_again)
             return self.audit
@@ -391,6 +393,8 @@ class Tracker:
             if fresh_rules:
                 self.rules = self.rules + fresh_rules
                 self.run_audit()
+            elif update.subagents and self._summarizing_calls_made() != self._summaries_audited:
+                self.run_audit()  # from the start: a resumed audit keeps the cost of a compaction it audited
             elif self._compacts(before) or self._after_window_open(before):
                 # A compaction (marked, or a drop in reported usage), or one whose "after" window was
                 # still arriving: audit it now, going on from the last audit.
@@ -408,6 +412,19 @@ class Tracker:
                     with self._audit_lock:
                         self.audit.alerts.extend(violations(appended, self.rules) + marks)
             return Change(update, self.new_alerts(), rules_changed=bool(fresh_rules))
+
+    def _summarizing_calls_made(self) -> list[tuple]:
+        """The compaction sub-agents' calls (their summarizing calls) made up to the last compaction in the audit.
+
+        One that comes later than its compaction (the sub-agent's transcript copied or synced after the log) changes
+        that compaction's cost. The usual one, written just before its compaction's record, belongs to no audited
+        compaction yet and is left out: it costs no audit of its own."""
+        subagents, compactions = self.session.subagents, self.audit.compactions
+        if subagents is None or not compactions:
+            return []
+        position = compactions[-1].event.message - 1
+        recorded = self.session.entries[position].timestamp if position < len(self.session.entries) else None
+        return [call for call in subagents.summarizing_calls() if recorded and call[0] <= recorded]
 
     def _after_window_open(self, before: int) -> bool:
         """Whether the last audit took a compaction's "after" window at the end of the log (no model

@@ -248,6 +248,24 @@ MAROT = SHARED_FIXTURES / "claude-code" / "marot_258c7280-ae70-4798-800f-63464d0
 
 
 @pytest.mark.skipif(not MAROT.is_file(), reason="the shared fixtures are absent (../shared/fixtures)")
+def test_a_summarizing_call_that_arrives_after_its_compaction_prices_it_as_a_fresh_read_does(tmp_path):
+    """A session copied or synced while followed (the log first, then its folder): the compaction sub-agent's
+    transcript came after the compaction was audited, and the TUI's compaction view kept its estimate ($1.06,
+    payback 15.6 turns) where `export` priced the logged call ($0.33, 4.7 turns)."""
+    log = tmp_path / MAROT.name
+    log.write_bytes(MAROT.read_bytes())
+    tracker = Tracker.open(str(log), RuleRequest(), live=True)
+    assert tracker.snapshot()["compactions"][0]["forensics"]["cost"]["estimated"]
+    (log.with_suffix("") / "subagents").mkdir(parents=True)
+    for copied in (MAROT.with_suffix("") / "subagents").iterdir():
+        (log.with_suffix("") / "subagents" / copied.name).write_bytes(copied.read_bytes())
+    tracker.poll()
+    fresh = Tracker.open(str(log), RuleRequest())
+    cost = tracker.snapshot()["compactions"][0]["forensics"]["cost"]
+    assert cost == fresh.snapshot()["compactions"][0]["forensics"]["cost"] and not cost["estimated"]
+
+
+@pytest.mark.skipif(not MAROT.is_file(), reason="the shared fixtures are absent (../shared/fixtures)")
 def test_a_logged_summarizing_call_is_priced_as_logged():
     """Claude Code 2.1 runs the summarization as a sub-agent (agent-acompact-*): its call is in the
     log, so the cost is no longer an estimate. Expected figures come from the transcript's raw JSON."""
