@@ -134,3 +134,27 @@ def test_a_sub_agent_read_before_its_task_call_gets_its_type_when_the_call_arriv
     agent = follower.session.subagents.find("a881341")
     assert update is not None and update.subagents
     assert (agent.kind, agent.description) == ("claude-code-guide", "Research Claude hook output")
+
+
+@pytest.mark.parametrize("told", ["the meta file", "nothing"])
+def test_a_sub_agents_meta_file_written_after_its_transcript_gives_it_its_type(tmp_path, told):
+    # Followed live, `agent-<id>.meta.json` written after the transcript was never read: the Agents pane kept
+    # "agent" and the first prompt where a fresh read says the meta file's type and description.
+    from ctxtop.context.window.follow import LogFollower
+
+    lines = SESSION.read_bytes().splitlines(keepends=True)
+    log = tmp_path / SESSION.name
+    log.write_bytes(b"".join(lines[:300]))  # (before the Task call that would type it)
+    folder = log.with_suffix("") / "subagents"
+    folder.mkdir(parents=True)
+    shutil.copyfile(AGENTS / "agent-a881341.jsonl", folder / "agent-a881341.jsonl")
+    follower = LogFollower(log)
+    assert follower.session.subagents.find("a881341").kind == "agent"
+    meta = folder / "agent-a881341.meta.json"
+    meta.write_text(json.dumps({"agentType": "Explore", "description": "Look around"}))
+    update = follower.poll([meta] if told == "the meta file" else None)
+    agent = follower.session.subagents.find("a881341")
+    assert update is not None and update.subagents
+    assert (agent.kind, agent.description) == ("Explore", "Look around")
+    fresh = Session.open(log).subagents.find("a881341")
+    assert (fresh.kind, fresh.description) == (agent.kind, agent.description)

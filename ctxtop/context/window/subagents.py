@@ -112,7 +112,7 @@ class SubagentScan:
         self.entries = entries if entries is not None else []
         self._tasks: dict[str, tuple[str | None, str | None]] = {}  # a Task call's prompt → (agent type, description)
         self._tasks_read = 0  # entries looked at for Task calls so far
-        self._files: dict[Path, tuple[tuple[int, int], Subagent]] = {}
+        self._files: dict[Path, tuple[tuple[int, int, tuple[int, int] | None], Subagent]] = {}
         self._owners: dict[Path, tuple[int, bool]] = {}  # beside the log: (inode, whether it is this session's)
         self.refresh()
 
@@ -127,7 +127,7 @@ class SubagentScan:
                 del self._files[gone]
                 changed_any = True
             return any([self._update(path) for path in present]) or changed_any
-        paths = [Path(path) for path in changed]
+        paths = [_transcript_of(Path(path)) for path in changed]  # (a meta file changes what its transcript shows)
         if any(self._may_hold_transcripts(path) for path in paths):
             return self.refresh(None)  # a folder appeared or moved: what it holds was not reported file by file
         return any([self._update(path) for path in paths if self._is_candidate(path)])
@@ -154,7 +154,8 @@ class SubagentScan:
             return self._files.pop(path, None) is not None
         if not stat.S_ISREG(info.st_mode) or not self._belongs(path, info.st_ino):
             return self._files.pop(path, None) is not None
-        stamp = (info.st_size, info.st_mtime_ns)
+        # (with its meta file's: written after the transcript, it types the agent the transcript did not)
+        stamp = (info.st_size, info.st_mtime_ns, _meta_stamp(path))
         if path in self._files and self._files[path][0] == stamp:
             return False
         self._files[path] = (stamp, self._read(path))
@@ -265,6 +266,21 @@ class SubagentScan:
 
 
 META_BYTES = 1 << 20  # an agent's type and its task's description: a .meta.json bigger is cut, so no JSON
+META_SUFFIX = ".meta.json"  # agent-<id>.meta.json, beside agent-<id>.jsonl
+
+
+def _transcript_of(path: Path) -> Path:
+    """The transcript a sub-agent's meta file is of; any other path as it is."""
+    return path.with_name(path.name.removesuffix(META_SUFFIX) + ".jsonl") if path.name.endswith(META_SUFFIX) else path
+
+
+def _meta_stamp(path: Path) -> tuple[int, int] | None:
+    """The size and time of the meta file of transcript ``path``, or None without one."""
+    try:
+        info = os.stat(path.with_suffix(META_SUFFIX))
+    except OSError:
+        return None
+    return info.st_size, info.st_mtime_ns
 
 
 def _meta(path: Path) -> tuple[str | None, str | None]:
@@ -272,7 +288,7 @@ def _meta(path: Path) -> tuple[str | None, str | None]:
     try:
         # A regular file only, and a few kilobytes of it: a FIFO named agent-x.meta.json blocked the audit for ever,
         # and a link to /dev/zero read without end.
-        with open_file(path.with_suffix(".meta.json")) as handle:
+        with open_file(path.with_suffix(META_SUFFIX)) as handle:
             meta = orjson.loads(handle.read(META_BYTES))
     except (OSError, orjson.JSONDecodeError):
         return None, None
