@@ -15,6 +15,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from ctxtop.context.audit.drift import input_data
 from ctxtop.context.audit.forensics.actions import CHANGE, READ, SEARCH, STATE, VERIFY, action_of
 from ctxtop.context.audit.forensics.candidate import transcript
 from ctxtop.context.audit.forensics.cost import compaction_cost
@@ -132,7 +133,8 @@ def test_a_state_file_is_named_by_a_whole_word(path, state):
     ("query_order", {"id": "PO-1"}, None, None),
 ])
 def test_tool_calls_are_classified(tool, arguments, kind, subject):
-    action = action_of(1, tool, json.dumps(arguments), 0)
+    text = json.dumps(arguments)
+    action = action_of(1, tool, text, 0, input_data(text))
     assert (action.kind, action.subject) == (kind, subject) if kind else action is None
 
 

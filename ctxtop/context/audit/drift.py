@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import re
 from bisect import bisect_right
@@ -77,32 +78,48 @@ class DriftScan:
         return {"repeated_calls": repeated, "rereads": rereads, "repeated_edits": repeated_edits, "_repeats": repeats}
 
 
-def call_of(message: int, name: str | None, text: str) -> Call:
-    # ``text`` read once: a released input comes back from the log.
-    return Call(message, name or "?", _call_key(name, text), _read_target(name, text), bool(name and _EDIT_TOOL.search(name)))
+def call_of(message: int, name: str | None, text: str, data: Any) -> Call:
+    """``data``: ``input_data(text)``, decoded once by the caller for this and the forensics' ``action_of``."""
+    reads, edits = _reads_and_edits(name)
+    return Call(message, name or "?", _call_key(name, text, data), _read_target(data) if reads else None, edits)
+
+
+NOT_JSON = object()  # ``input_data`` of an input that is no JSON
+
+
+def input_data(text: str) -> Any:
+    """The JSON value a tool call's input holds, or NOT_JSON."""
+    try:
+        return orjson.loads(text)
+    except orjson.JSONDecodeError:
+        return NOT_JSON
 
 
 _READ_TOOL = re.compile(r"read|view|cat|open", re.IGNORECASE)
 _EDIT_TOOL = re.compile(r"edit|write|patch|replace", re.IGNORECASE)
 
 
-def _call_key(name: str | None, text: str) -> int:
-    try:
-        canonical = orjson.dumps(orjson.loads(text), option=orjson.OPT_SORT_KEYS)
-    except (orjson.JSONDecodeError, TypeError):  # not JSON, or JSON orjson cannot hold (huge integers)
+@functools.lru_cache(maxsize=256)  # (asked at every call; a log's tools are a few dozen)
+def _reads_and_edits(name: str | None) -> tuple[bool, bool]:
+    """Whether a tool's name says it reads, and whether it says it edits."""
+    return bool(name and _READ_TOOL.search(name)), bool(name and _EDIT_TOOL.search(name))
+
+
+def _call_key(name: str | None, text: str, data: Any) -> int:
+    canonical = None
+    if data is not NOT_JSON:
+        try:
+            canonical = orjson.dumps(data, option=orjson.OPT_SORT_KEYS)
+        except TypeError:  # JSON orjson reads but cannot write back (nested deeper than it writes)
+            pass
+    if canonical is None:
         canonical = " ".join(text.split()).encode("utf-8", "surrogatepass")
     # A digest, not the input itself: a session holds tens of thousands of calls.
     digest = hashlib.blake2b(canonical, digest_size=8, key=(name or "?").encode("utf-8", "surrogatepass")[:64])
     return int.from_bytes(digest.digest(), "little")
 
 
-def _read_target(name: str | None, text: str) -> str | None:
-    if not name or not _READ_TOOL.search(name):
-        return None
-    try:
-        data = orjson.loads(text)
-    except orjson.JSONDecodeError:
-        return None
+def _read_target(data: Any) -> str | None:
     if isinstance(data, dict):
         for key in ("file_path", "path", "filename", "file"):
             if isinstance(data.get(key), str):

@@ -20,7 +20,7 @@ from typing import Any
 
 from ctxtop.context.audit.alerts import Alert, AlertKind
 from ctxtop.context.audit.cache import AuditCache
-from ctxtop.context.audit.drift import Call, DriftScan, call_of
+from ctxtop.context.audit.drift import Call, DriftScan, call_of, input_data
 from ctxtop.context.audit.events import EventScan, after_message
 from ctxtop.context.audit.forensics import AFTERMATH_MESSAGES, build_forensics, generation_of
 from ctxtop.context.audit.forensics.actions import Action, action_of
@@ -101,9 +101,10 @@ class _Reading:
                     category = block.category
                     if category == TOOL_CALL:
                         text = block.text  # read once: a released input comes back from the log
-                        call = call_of(entry.index, block.tool_name, text)
+                        data = input_data(text)  # (decoded once, for the drift scan and the forensics)
+                        call = call_of(entry.index, block.tool_name, text, data)
                         self.calls.append(call)
-                        action = action_of(entry.index, block.tool_name, text, call.key)
+                        action = action_of(entry.index, block.tool_name, text, call.key, data)
                         if action is not None:
                             self.actions.append(action)
                             if block.tool_id:

@@ -14,7 +14,7 @@ from datetime import timezone
 from typing import Any
 
 from ctxtop.context.audit.alerts import AlertKind
-from ctxtop.context.audit.drift import call_of
+from ctxtop.context.audit.drift import call_of, input_data
 from ctxtop.context.audit.events import instant
 from ctxtop.context.fleet.columns import FAILURE_MODES
 from ctxtop.context.output.snapshot import model_shown
@@ -178,7 +178,8 @@ def _scan(tracker: Tracker) -> dict[str, Any]:
                 peak = entry.usage.prompt_tokens
             for block in entry.blocks:
                 if block.category == TOOL_CALL:
-                    calls[call_of(entry.index, block.tool_name, block.text).key] += 1
+                    text = block.text  # (read once: a released input comes back from the log)
+                    calls[call_of(entry.index, block.tool_name, text, input_data(text)).key] += 1
                 elif block.category == TOOL_RESULT and block.is_error:
                     errors += 1
     return {"tool_calls": sum(calls.values()), "tool_errors": errors, "retries": sum(n - 1 for n in calls.values()),

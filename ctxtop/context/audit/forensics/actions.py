@@ -7,12 +7,13 @@ the pattern searched, the command run (cut to SUBJECT_CHARS).
 
 from __future__ import annotations
 
+import functools
 import re
 import shlex
 from dataclasses import dataclass
+from typing import Any, NamedTuple
 
-import orjson
-
+from ctxtop.context.audit.drift import NOT_JSON
 from ctxtop.context.sanitize import cut
 
 READ, SEARCH, CHANGE, STATE, VERIFY = "read", "search", "change", "state", "verify"
@@ -64,14 +65,14 @@ class Action:
         return self.tool if self.subject == self.tool else f"{self.tool} {self.subject}"
 
 
-def action_of(message: int, tool: str | None, text: str, key: int) -> Action | None:
-    """The action a tool call took, or None for calls the forensics do not follow."""
+def action_of(message: int, tool: str | None, text: str, key: int, data: Any) -> Action | None:
+    """The action a tool call took, or None for calls the forensics do not follow. ``data``: ``input_data(text)``,
+    decoded once by the caller for this and the drift scan's ``call_of``."""
     name = tool or "?"
-    try:
-        data = orjson.loads(text)
-    except orjson.JSONDecodeError:
+    if data is NOT_JSON:
         data = text
-    if _SHELL_TOOL.search(name):
+    tool_kind = _tool_kind(name)
+    if tool_kind.shell:
         command = _field(data, _COMMAND_KEYS) if isinstance(data, dict) else (data if isinstance(data, str) else None)
         if command is None and isinstance(data, list):
             command = " ".join(str(part) for part in data)
@@ -81,20 +82,38 @@ def action_of(message: int, tool: str | None, text: str, key: int) -> Action | N
         kind = READ if data["command"] == "view" else CHANGE
         return Action(message, kind, name, _cut(_field(data, _ARG_KEYS) or name), key)
     path = _field(data, _ARG_KEYS) if isinstance(data, dict) else None
-    if "patch" in name.lower() and isinstance(data, (str, dict)):
+    if tool_kind.patch and isinstance(data, (str, dict)):
         patch = data if isinstance(data, str) else (_field(data, ("input", "patch")) or "")
         files = _PATCH_FILE.findall(patch)
         return Action(message, CHANGE, name, _cut(files[0] if files else path or name), key)
-    if _CHANGE_TOOL.search(name):
+    if tool_kind.change:
         return Action(message, CHANGE, name, _cut(path or name), key)
-    if _READ_TOOL.search(name) and path:
+    if tool_kind.read and path:
         return Action(message, READ, name, _cut(path), key)
-    if _SEARCH_TOOL.search(name):
+    if tool_kind.search:
         pattern = _field(data, _PATTERN_KEYS) if isinstance(data, dict) else None
         return Action(message, SEARCH, name, _cut(pattern or path or name), key)
-    if _OUTBOUND_TOOL.search(name):
+    if tool_kind.outbound:
         return Action(message, CHANGE, name, _cut(name), key)
     return None
+
+
+class _ToolKind(NamedTuple):
+    """What a tool's name says it does (``_tool_kind``)."""
+
+    shell: bool
+    patch: bool
+    change: bool
+    read: bool
+    search: bool
+    outbound: bool
+
+
+@functools.lru_cache(maxsize=256)  # (asked at every call; a log's tools are a few dozen)
+def _tool_kind(name: str) -> _ToolKind:
+    return _ToolKind(shell=bool(_SHELL_TOOL.search(name)), patch="patch" in name.lower(), change=bool(_CHANGE_TOOL.search(name)),
+                     read=bool(_READ_TOOL.search(name)), search=bool(_SEARCH_TOOL.search(name)),
+                     outbound=bool(_OUTBOUND_TOOL.search(name)))
 
 
 def _command_action(message: int, tool: str, command: str, key: int) -> Action | None:
