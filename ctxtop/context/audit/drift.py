@@ -7,16 +7,14 @@ import hashlib
 import re
 from bisect import bisect_right
 from collections import Counter
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 import orjson
 
 DRIFT_REPEAT_ALERT = 3  # a call repeated more often than this after a compaction is drift
 
 
-@dataclass(slots=True, frozen=True)
-class Call:
+class Call(NamedTuple):  # (not a frozen dataclass: one is made per tool call, and that costs three times as much)
     message: int
     name: str
     key: int  # digest of the name and canonical input: the same call made twice has the same key
