@@ -6,7 +6,7 @@ import functools
 import json
 import re
 from collections.abc import Iterable
-from typing import Any
+from typing import Any, NamedTuple
 
 from ctxtop.context.audit.alerts import Alert, AlertKind
 from ctxtop.context.audit.call_amounts import CallAmount, amounts_in
@@ -14,7 +14,7 @@ from ctxtop.context.audit.money_caps import MoneyCap, money_cap
 from ctxtop.context.audit.text_parts import matches_in_parts, read_in_part, text_parts
 from ctxtop.context.rules.constraints import Constraint
 from ctxtop.context.rules.facts import has_negation
-from ctxtop.context.rules.forbid import SEARCH_SECONDS, ForbidError, forbid_pattern
+from ctxtop.context.rules.forbid import SEARCH_SECONDS, ForbidError, ForbidPattern, forbid_pattern
 from ctxtop.context.sanitize import quoted
 from ctxtop.parsers.model import TOOL_CALL, Block, Entry
 
@@ -110,13 +110,24 @@ def violations(entries: Iterable[Entry], constraints: list[Constraint]) -> list[
     return alerts
 
 
-def checks_of(constraints: list[Constraint]) -> list[tuple[Constraint, list[tuple[str, Any]]]]:
+class RuleChecks(NamedTuple):
+    """A constraint a tool call can break, with what to check of it (``implied_checks``); its caps and its forbid
+    patterns apart too, for what only they are asked after the checks (an amount in another currency, a pattern
+    that ran out of time): most rules have neither, and are then not walked again at every call."""
+
+    constraint: Constraint
+    checks: list[tuple[str, Any]]
+    caps: list[MoneyCap]
+    patterns: list[ForbidPattern]
+
+
+def checks_of(constraints: list[Constraint]) -> list[RuleChecks]:
     """The constraints a tool call can break, with what to check of it."""
-    return [(c, checks) for c in constraints if (checks := implied_checks(c))]
+    return [RuleChecks(c, checks, [check for kind, check in checks if kind == "cap"], [check for kind, check in checks if kind == "pattern"])
+            for c in constraints if (checks := implied_checks(c))]
 
 
-def violations_of(message: int, block: Block, text: str, checks: list[tuple[Constraint, list[tuple[str, Any]]]],
-                  part: int | None = None) -> list[Alert]:
+def violations_of(message: int, block: Block, text: str, checks: list[RuleChecks], part: int | None = None) -> list[Alert]:
     """``part``: search a long input for phone numbers and a command's amounts in its first and last ``part``
     characters only (``text_parts``); a rule whose check read it so, and found nothing, is then
     named in a FORBID_SKIPPED alert: not judged in full."""
@@ -124,23 +135,24 @@ def violations_of(message: int, block: Block, text: str, checks: list[tuple[Cons
     # (Parsed once for every constraint, not once each; the key tells this call from the others of
     # the same message, so that a pattern that ran out of time is noted at the one call where it did.)
     call = _Input(text, f"{message}:{block.tool_id or block.tool_name}:{len(text)}", block.tool_name, part)
-    for constraint, implied in checks:
+    for constraint, implied, caps, patterns in checks:
         if constraint.first_stated is not None and message <= constraint.first_stated:
             continue
-        call.partly_read = set()
+        if call.partly_read:  # (what the checks of the constraint before read in part: a new set only then)
+            call.partly_read = set()
         detail = _violation(implied, block.tool_name or "", call, message)
         if detail:
             alerts.append(Alert(AlertKind.VIOLATION, message, None, constraint.id, f"{block.tool_name or 'tool call'}: {detail}"))
-        elif other := _not_compared(implied, call):
+        elif caps and (other := _not_compared(caps, call)):
             alerts.append(Alert(AlertKind.AMOUNT_NOT_COMPARED, message, None, constraint.id, f"{block.tool_name or 'tool call'}: {other}"))
         elif call.partly_read and part is not None:
             read = "; ".join(_LOOKED_FOR[kind].format(kb=f"{part // 1024:,}") for kind in sorted(call.partly_read))
             alerts.append(Alert(AlertKind.FORBID_SKIPPED, message, None, constraint.id,
                                 f"{block.tool_name or 'tool call'}: an input of {len(text):,} characters: {read}"))
-        for kind, check in implied:
-            if kind == "pattern" and check.timed_out_on == call.key:
+        for pattern in patterns:
+            if pattern.timed_out_on == call.key:
                 alerts.append(Alert(AlertKind.FORBID_SKIPPED, message, None, constraint.id,
-                                    f"forbid pattern {quoted(check.pattern)} took longer than {SEARCH_SECONDS:g} s on this "
+                                    f"forbid pattern {quoted(pattern.pattern)} took longer than {SEARCH_SECONDS:g} s on this "
                                     f"{block.tool_name or 'tool'} call: not checked here or after"))
     return alerts
 
@@ -221,11 +233,9 @@ def _comparable(amount: CallAmount, cap: MoneyCap) -> bool:
     return amount.currency is None or cap.currency is None or cap.currency.may_be(amount.currency)
 
 
-def _not_compared(checks: list[tuple[str, Any]], call: _Input) -> str | None:
+def _not_compared(caps: list[MoneyCap], call: _Input) -> str | None:
     """Why the call could not be weighed against a cap: an amount in another currency than the cap's."""
-    for kind, cap in checks:
-        if kind != "cap":
-            continue
+    for cap in caps:
         for amount in call.amounts():
             if not _comparable(amount, cap):
                 assert amount.currency is not None and cap.currency is not None
