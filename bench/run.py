@@ -26,6 +26,7 @@ sys.path.insert(0, str(ROOT / "bench"))
 
 import orjson  # noqa: E402
 from generate import generate  # noqa: E402
+from installed import compile_ctxtop  # noqa: E402
 from peak_memory import PEAK_RSS_KB, process_tree_peak_mb  # noqa: E402
 
 
@@ -217,6 +218,7 @@ def main() -> None:
     options.add_argument("--tail-mb", type=float, default=40.0,
                          help="first paint of the session with this much tool output after its last compaction (claude-code)")
     args = options.parse_args()
+    compile_ctxtop()  # (timed as installed: see installed.py)
     work = Path(tempfile.mkdtemp(prefix="ctxtop-bench-"))
     try:
         rows, mb, entries = measure(work, args)

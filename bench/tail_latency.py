@@ -21,6 +21,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from installed import compile_ctxtop
+
 TARGET_MS = 250.0
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -55,6 +57,7 @@ def main() -> None:
     options.add_argument("--mb", type=float, default=100.0, help="size of the session to load first (MB)")
     options.add_argument("--appends", type=int, default=30)
     args = options.parse_args()
+    compile_ctxtop()  # (timed as installed: see installed.py)
     directory = Path(tempfile.mkdtemp(prefix="ctxtop-bench-"))
     log = directory / "session.jsonl"
     source = lines(0)
