@@ -8,14 +8,15 @@ import os
 import pytest
 from textual.widgets import Static
 
+from ctxtop.context.audit.lost import MAX_LOST_ITEMS
 from ctxtop.context.tracker import Tracker
 from ctxtop.tui.app import CtxtopApp
 from ctxtop.tui.cli import main
 from ctxtop.tui.demo import DEMO_WINDOW, demo_path
-from ctxtop.tui.widgets.compaction import CompactionView
+from ctxtop.tui.widgets.compaction import CompactionView, rules_text
 from ctxtop.tui.widgets.window_list import WindowList
 
-from ..conftest import DATA
+from ..conftest import DATA, SHARED_FIXTURES
 from .test_app import SIZE, demo_app, rendered_text, settle, until
 
 
@@ -87,6 +88,24 @@ def test_export_a_compaction_as_markdown_and_json(capsys):
     assert json.loads(capsys.readouterr().out)["message"] == 306
     assert main(["export", "--demo", "--compaction", "4"]) == 2
     assert "the session has 3" in capsys.readouterr().err
+
+
+MAROT = SHARED_FIXTURES / "claude-code" / "marot_258c7280-ae70-4798-800f-63464d01a85d.jsonl"
+
+
+@pytest.mark.skipif(not MAROT.is_file(), reason=f"shared fixtures not found at {SHARED_FIXTURES}")
+def test_the_view_does_not_count_a_sample_of_lost_facts_as_all_of_them():
+    # The real Claude Code 2.1.39 compaction lost more paths than the audit's 50: the view showed two paths and a
+    # third cut mid-name, then "(+38)": 12 counted as shown, and an exact-looking total where Markdown and HTML say
+    # the list is a sample.
+    view = Tracker.open(str(MAROT)).compaction_view(1)
+    paths = view["facts_lost"]["paths"]
+    assert len(paths) == MAX_LOST_ITEMS
+    line = next(line for line in rules_text(view).plain.splitlines() if line.startswith("paths: "))
+    listed, _, more = line.removeprefix("paths: ").partition(" (+")
+    shown = listed.split(", ")
+    assert shown == paths[:len(shown)]  # whole paths: none cut in the middle
+    assert more == f"{MAX_LOST_ITEMS - len(shown)} more, and maybe others)"
 
 
 @pytest.mark.parametrize("more", [["--at", "100"], ["--strategies"], ["--strategy", "clear_tool_results"], ["--budget", "500"]])

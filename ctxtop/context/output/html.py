@@ -14,7 +14,7 @@ from typing import Any
 
 from ctxtop.context.audit.lost import MAX_LOST_ITEMS
 from ctxtop.context.output.compaction import FATES
-from ctxtop.context.output.marks import limit_mark, use_mark
+from ctxtop.context.output.marks import limit_mark, more_facts, use_mark
 from ctxtop.context.output.palette import CATEGORY_COLORS, COMPACTION_COLOR
 from ctxtop.context.sanitize import clean_text, one_line
 from ctxtop.context.window.timeline import ROWS, TimelinePoint
@@ -150,7 +150,7 @@ def _compaction(view: dict[str, Any]) -> str:
         # The first HTML_FACTS of each kind, and how many more (the JSON and Markdown list them all).
         parts.append("<p>Facts lost: " + "; ".join(
             f"<i>{_e(kind.replace('_', ' '))}</i>: " + _e(", ".join(one_line(i, 60) for i in items[:HTML_FACTS]))
-            + (f" (+{len(items) - HTML_FACTS} more{', and maybe others' if len(items) >= MAX_LOST_ITEMS else ''})" if len(items) > HTML_FACTS else "")
+            + more_facts(items, HTML_FACTS)
             for kind, items in lost.items()) + "</p>")
         if any(len(items) >= MAX_LOST_ITEMS for items in lost.values()):
             parts.append(f'<p class="muted">A sample: the audit lists at most {MAX_LOST_ITEMS} lost facts of each kind.</p>')

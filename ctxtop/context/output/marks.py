@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ctxtop.context.audit.lost import MAX_LOST_ITEMS
@@ -27,3 +27,11 @@ def lost_count(lost_items: Mapping[str, list[str]]) -> str:
     (the audit lists a sample, not every fact), else the exact number."""
     count = sum(len(items) for items in lost_items.values())
     return f"≥{count}" if any(len(items) >= MAX_LOST_ITEMS for items in lost_items.values()) else str(count)
+
+
+def more_facts(items: Sequence[str], shown: int) -> str:
+    """What follows the first ``shown`` of a kind's lost facts: " (+N more)", and "and maybe others" when the list
+    stopped at MAX_LOST_ITEMS (a sample: N is then only what the audit listed); "" when all are shown."""
+    if len(items) <= shown:
+        return ""
+    return f" (+{len(items) - shown} more{', and maybe others' if len(items) >= MAX_LOST_ITEMS else ''})"

@@ -17,9 +17,12 @@ from textual.widgets import Static
 from ctxtop.context.output.compaction import ADDED, FATES, KEPT_BLOCK, drift_text, no_summary_note
 from ctxtop.context.output.forensics_text import forensics_headline
 from ctxtop.context.output.markdown import cost_line
+from ctxtop.context.output.marks import more_facts
 from ctxtop.context.sanitize import clean_text, one_line
 from ctxtop.tui.theme import CATEGORY_COLORS, STATUS_STYLES
 
+VIEW_FACTS = 12  # lost facts shown per kind at most; export --compaction K lists all the audit found
+FACTS_LINE_CHARS = 160  # a kind's line of them, the "(+N more)" after it aside
 SUMMARY_CHARS = 4000  # the view shows the start of a long summary; export --compaction K has all of it
 
 
@@ -77,6 +80,18 @@ def _status(status: str) -> Text:
     return Text(f"{icon} {status}".strip(), style=style)
 
 
+def _facts_that_fit(items: list[str], room: int) -> list[str]:
+    """The first lost facts (at most VIEW_FACTS) that fit whole in ``room`` characters, the first always (cut to it):
+    a path cut in the middle names no file, and "+N more" counts what is not shown."""
+    shown: list[str] = []
+    for item in items[:VIEW_FACTS]:
+        fact = one_line(item, room)
+        if shown and sum(len(s) + 2 for s in shown) + len(fact) > room:
+            break
+        shown.append(fact)
+    return shown
+
+
 def rules_text(view: dict[str, Any]) -> Text:
     text = Text("Rules before → after\n", style="bold")
     if not view["rules"]:
@@ -97,7 +112,8 @@ def rules_text(view: dict[str, Any]) -> Text:
         text.append("\nFacts lost\n", style="bold")
         for kind, items in lost.items():
             text.append(f"{kind.replace('_', ' ')}: ", style="dim")
-            text.append(one_line(", ".join(items[:12]), 160) + (f" (+{len(items) - 12})" if len(items) > 12 else "") + "\n")
+            shown = _facts_that_fit(items, FACTS_LINE_CHARS - len(kind))
+            text.append(", ".join(shown) + more_facts(items, len(shown)) + "\n")
     if view["drift"]:
         text.append("\nDrift after it: ", style="bold")
         text.append(drift_text(view["drift"], " "))
