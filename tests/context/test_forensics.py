@@ -206,6 +206,15 @@ def test_an_unpriced_compaction_says_why(model, write, read, said):
     assert said in cost_line(compaction_cost(first_call, model, 900, 30))
 
 
+def test_a_logged_summarizing_call_does_not_call_the_summary_s_own_count_logged():
+    # Claude Code 2.1 logs the summarizing call's prompt (169,248 in the real session), not the summary's length:
+    # "summarization 172,697 logged tokens" passed ctxtop's count of the summary (3,449) for a logged figure.
+    cost = compaction_cost(Usage(33_960, cache_write_tokens=12_497, cache_read_tokens=21_460), "claude-opus-4-6", 167_094,
+                           3_449, ("agent-acompact-fffbd0", Usage(169_248, cache_read_tokens=166_758, cache_write_tokens=2_487)))
+    assert cost["summarization_tokens"] == 172_697
+    assert "summarization 169,248 logged + 3,449 estimated tokens" in cost_line(cost)
+
+
 def test_markdown_and_check_show_the_forensics(capsys):
     code, out, _ = run(capsys, "export", "--demo", "--format", "md")
     assert code == 0

@@ -161,8 +161,7 @@ def cost_line(cost: dict[str, Any]) -> str:
     if cost["cache_write_5m_tokens"] is not None or cost["cache_write_1h_tokens"] is not None:
         split = f" (5m {num(cost['cache_write_5m_tokens'])}, 1h {num(cost['cache_write_1h_tokens'])})"
     payback = f", pays back in {cost['payback_turns']:g} turns" if cost["payback_turns"] is not None else ""
-    logged = cost.get("summarization_call") is not None
-    summarizing = num(cost["summarization_tokens"]) + (" estimated" if cost["estimated"] else " logged" if logged else "")
+    summarizing = _summarization_tokens(cost)
     # The price table names its source; what keeps a compaction unpriced is said: no cache writes in the log after
     # it (the re-write is then unknown, whatever the model; Codex reports only what it read), or a model the table
     # does not hold.
@@ -171,6 +170,16 @@ def cost_line(cost: dict[str, Any]) -> str:
            else f"not priced: {cost['price_table']} has no price for this model")
     return (f"cache write {num(cost['cache_write_tokens'])}{split}, read {num(cost['cache_read_tokens'])}, "
             f"summarization {summarizing} tokens — {usd}")
+
+
+def _summarization_tokens(cost: dict[str, Any]) -> str:
+    """The summarizing call's tokens, saying which are logged: a logged call's prompt is, the summary it wrote is
+    ctxtop's count of its text (the log's ``output_tokens`` is a count taken mid-stream)."""
+    call = cost.get("summarization_call")
+    if call is not None and cost["summarization_tokens"] is not None:
+        output = cost["summarization_tokens"] - call["prompt_tokens"]
+        return f"{num(call['prompt_tokens'])} logged" + (f" + {num(output)} estimated" if output else "")
+    return num(cost["summarization_tokens"]) + (" estimated" if cost["estimated"] else "")
 
 
 def _missing_cache_figures(cost: dict[str, Any]) -> str:
