@@ -52,3 +52,15 @@ def test_the_report_says_how_many_lost_facts_it_leaves_out(capsys):
     assert main(["export", "--demo", "--format", "md"]) == 0
     rows = [line for line in capsys.readouterr().out.splitlines() if line.startswith("| 204 |")]
     assert rows and rows[0].rstrip(" |").split("| ")[-1].startswith("≥")
+
+
+def test_each_compaction_in_the_report_tells_its_drift_and_forensics_as_the_other_views_do(capsys):
+    # The report's compaction sections left out the drift and the forensics that the TUI's compaction view and
+    # export --compaction K show: the page said nothing of the demo's first compaction being a
+    # constraint_evaporation with no recovery, nor of what it cost.
+    assert main(["export", "--demo", "--format", "html"]) == 0
+    page = capsys.readouterr().out
+    assert "calls made again from before it: 0, files read again: 0, edits applied again: 0" in page
+    assert "generation 1; constraint_evaporation; recovery none" in page
+    assert "summarization 6,575 estimated tokens — $0.0298, pays back in 19.3 turns" in page
+    assert "generation 3; no failure mode found; recovery none" in page

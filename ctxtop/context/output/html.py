@@ -13,7 +13,9 @@ from html import escape
 from typing import Any
 
 from ctxtop.context.audit.lost import MAX_LOST_ITEMS
-from ctxtop.context.output.compaction import FATES
+from ctxtop.context.output.compaction import FATES, drift_text
+from ctxtop.context.output.forensics_text import forensics_headline
+from ctxtop.context.output.markdown import cost_line
 from ctxtop.context.output.marks import limit_mark, more_facts, use_mark
 from ctxtop.context.output.palette import CATEGORY_COLORS, COMPACTION_COLOR
 from ctxtop.context.sanitize import clean_text, one_line
@@ -154,11 +156,23 @@ def _compaction(view: dict[str, Any]) -> str:
             for kind, items in lost.items()) + "</p>")
         if any(len(items) >= MAX_LOST_ITEMS for items in lost.values()):
             parts.append(f'<p class="muted">A sample: the audit lists at most {MAX_LOST_ITEMS} lost facts of each kind.</p>')
+    parts += _drift_and_forensics(view)
     if view["opaque"]:
         parts.append('<p class="muted">The summary is encrypted: ctxtop cannot read it.</p>')
     elif view["summary"]:
         parts.append(f'<details><summary>Summary</summary><div class="summary">{_e(view["summary"])}</div></details>')
     return "\n".join(parts)
+
+
+def _drift_and_forensics(view: dict[str, Any]) -> list[str]:
+    """What followed the compaction, in the words of the TUI's compaction view (``export --compaction K`` has the
+    forensics' evidence and claims in full)."""
+    parts = [f"<p>Drift after it: {_e(drift_text(view['drift']))}</p>"] if view["drift"] else []
+    forensics = view.get("forensics")
+    if forensics:
+        parts.append(f"<p>Forensics: {_e(forensics_headline(forensics))}<br>"
+                     f'<span class="muted">Cost: {_e(cost_line(forensics["cost"]))}</span></p>')
+    return parts
 
 
 def _history_note(snapshot: dict[str, Any]) -> str:
