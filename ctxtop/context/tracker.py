@@ -476,7 +476,8 @@ class Tracker:
         with self.lock:
             compactions = self.audit.compactions
             if not 1 <= number <= len(compactions):
-                raise IndexError(f"compaction {number}: the session has {len(compactions)}")
+                has = f"{len(compactions)} compaction(s), 1 to {len(compactions)}" if compactions else "no compaction"
+                raise IndexError(f"compaction {number}: the session has {has}")
             audit = compactions[number - 1]
             before, after = self.window_at(audit.event.message - 1), self.window_at(audit.after_message)
             followed = [a for a in self.alerts() if (loss := self.loss_behind(a)) is not None and loss.compaction == audit.event.message]

@@ -108,6 +108,16 @@ def test_the_view_does_not_count_a_sample_of_lost_facts_as_all_of_them():
     assert more == f"{MAX_LOST_ITEMS - len(shown)} more, and maybe others)"
 
 
+@pytest.mark.parametrize(("log", "asked", "said"), [
+    ("claude_compact.jsonl", "2", "compaction 2: the session has 1 compaction(s), 1 to 1"),
+    # "the session has 0" read as a count of something unnamed
+    ("claude_rewind.jsonl", "1", "compaction 1: the session has no compaction"),
+])
+def test_a_compaction_the_session_does_not_have_is_named_in_one_line(capsys, log, asked, said):
+    assert main(["export", str(DATA / log), "--compaction", asked]) == 2
+    assert capsys.readouterr().err == f"ctxtop: error: {said}\n"
+
+
 @pytest.mark.parametrize("more", [["--at", "100"], ["--strategies"], ["--strategy", "clear_tool_results"], ["--budget", "500"]])
 def test_export_of_a_compaction_refuses_what_only_a_snapshot_uses(capsys, more):
     # The compaction view is of the compaction, not of a message: an --at or a preview asked for was left out unsaid.
