@@ -43,6 +43,18 @@ def open_data(counter):
     return opener
 
 
+@pytest.fixture(scope="session", autouse=True)
+def private_state_for_shared_fixtures(tmp_path_factory):
+    """The same for the fixtures made once per module or session, which are made before any test's
+    ``private_state_dir``: the demo snapshot of the forensics tests was audited in the user's cache, and a later
+    run of other code took that audit back (a test passed without the fix it tests)."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("CTXTOP_STATE_DIR", str(tmp_path_factory.mktemp("shared-state")))
+        patch.setenv("CTXTOP_CACHE_DIR", str(tmp_path_factory.mktemp("shared-cache")))
+        patch.delenv("CTXTOP_NO_CACHE", raising=False)
+        yield
+
+
 @pytest.fixture(autouse=True)
 def private_state_dir(tmp_path_factory, monkeypatch):
     """Pins and token counts made in tests go to temporary directories (never the user's, nor a test's tmp_path),
