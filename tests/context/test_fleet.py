@@ -81,7 +81,7 @@ def test_a_folder_of_sessions_gives_a_row_each_and_names_the_garbage(fleet, tmp_
     assert (demo["rules"], demo["rules_kept_at_end"], demo["retention"], demo["violations"]) == (3, 0, 0.0, 3)
     assert (demo["format"], demo["agent"], demo["model"], demo["messages"], demo["compactions"]) == (
         "claude-code", "claude-code", "claude-sonnet-4-5-20250929", 390, 3)
-    assert demo["constraint_evaporation"] == 1 and demo["recovery_none"] == 3 and demo["first_finding_at"] == 204
+    assert demo["constraint_evaporation"] == 2 and demo["recovery_none"] == 3 and demo["first_finding_at"] == 204
     assert demo["cache_rewrite_tokens"] == 1351 + 1316 + 1323 and demo["cost_estimated"] is True
     assert demo["content_digest"] and demo["ctxtop_version"]
 

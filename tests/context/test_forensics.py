@@ -193,6 +193,16 @@ def test_demo_first_compaction_evaporates_the_rules_without_recovery_and_costs_a
     assert cost["usd"] > 0 and cost["estimated"] and cost["price_table"] == PRICE_TABLE
 
 
+def test_a_weakened_rule_that_the_next_summary_drops_evaporates_there(demo_snapshot):
+    # The demo's budget rule: paraphrased after compaction 1, lost after compaction 2, where `check` fails on it.
+    # The forensics of compaction 2 said "no failure mode found" beside that loss.
+    second = demo_snapshot["compactions"][1]
+    assert (second["constraints"]["budget-8000"]["before"], second["constraints"]["budget-8000"]["after"]) == ("paraphrased", "lost")
+    assert second["forensics"]["failure_modes"] == [{"mode": "constraint_evaporation", "evidence": [
+        {"message": 205, "text": "paraphrased before: 预算上限 8000 元，超过必须停下来问我"},
+        {"message": 306, "text": "lost after, dropped by the generation-2 summary; missing 8000 元, 必须, 上限"}]}]
+
+
 @pytest.mark.parametrize(("model", "write", "read", "said"), [
     ("claude-sonnet-4-5-20250929", None, None, "not priced: the log gives no cache figures after it"),
     # Codex reports the cached input it read, never a write: "no cache figures" was not so.

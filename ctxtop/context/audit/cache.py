@@ -29,7 +29,7 @@ from ctxtop.context.window.replay import Window
 from ctxtop.context.window.tokens import content_key
 
 # Bump when what an audit finds changes (statuses, lost items): older results are then not reused.
-AUDIT_VERSION = 45  # 3: with what the forensics read from the windows; 4: paths lost without devices and one-part paths;
+AUDIT_VERSION = 46  # 3: with what the forensics read from the windows; 4: paths lost without devices and one-part paths;
 # 5: alert details quote rules cleaned of control sequences; 6: Claude Code messages sent from the queue within a turn;
 # 7: only a cap on money caps a call's amounts; 8: the summary's tokens counted exactly, whatever the token cache held;
 # 9: a summary's slashed names looked for part by part, its claims without their elaboration; 10: a path held by its
@@ -63,6 +63,7 @@ AUDIT_VERSION = 45  # 3: with what the forensics read from the windows; 4: paths
 # 43: a rule held only paraphrased that a later compaction loses is alerted (paraphrased → lost)
 # 44: Inspect messages have times (a resumed sample is told from a compaction); a Claude Code rewind is no implicit compaction
 # 45: windows keyed by XXH3-128 digests of their blocks (``window_key``, ``tokens.content_key``)
+# 46: a rule paraphrased before a compaction and lost after it evaporated there (a failure mode)
 RECENT_BYTES = 8 << 20  # results kept in memory (a result with hundreds of constraints is ~100 KB)
 
 _BLOCK = struct.Struct("<q??")  # message, cleared, opaque

@@ -28,7 +28,7 @@ from ctxtop.parsers.jsonl import DecodeError, loads
 from ctxtop.version import version
 
 # Bump when what a row holds changes: older results are then audited again.
-FLEET_VERSION = 47  # 2: Codex cache reads after a compaction; cost_estimated of an unpriced summarizing call. 3: XXH3 digests;
+FLEET_VERSION = 48  # 2: Codex cache reads after a compaction; cost_estimated of an unpriced summarizing call. 3: XXH3 digests;
 # 4: rule detection leaves Claude Code's summarizing request out, alert details quote cleaned rules; 5: rules in tables and
 # fewer in descriptive sections, Claude Code messages sent from the queue within a turn, every Inspect call's usage;
 # 6: only a cap on money caps a call's amounts, the summary's tokens counted exactly whatever the token cache held;
@@ -70,6 +70,7 @@ FLEET_VERSION = 47  # 2: Codex cache reads after a compaction; cost_estimated of
 # 45: an Inspect sample's `started`; a Claude Code rewind is no implicit compaction
 # 46: `started` in UTC to the millisecond, whatever offset the log wrote
 # 47: no rule cue inside a path or file name ("docs/must-read.md")
+# 48: a rule paraphrased before a compaction and lost after it is constraint evaporation
 READ_BYTES = 8 << 20
 
 

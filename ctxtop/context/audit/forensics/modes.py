@@ -1,6 +1,7 @@
 """The four failure modes of a compaction (seed 001's 430-session study), each with its evidence.
 
-- constraint_evaporation: a rule kept before is paraphrased or lost after;
+- constraint_evaporation: a rule kept before is paraphrased or lost after, or one paraphrased before is lost after
+  (a weakened rule that a later summary drops: the alert and ``check`` tell that loss too);
 - coordinate_loss: a file or pattern located before is gone from the window after, and the
   agent reads or searches it again;
 - decision_backtracking: an option rejected before ("decided not to…", "rejected…", "不用…",
@@ -20,7 +21,7 @@ from ctxtop.context.audit.forensics.actions import CHANGE, READ, SEARCH, Action
 from ctxtop.context.audit.forensics.history import History, subject_key
 from ctxtop.context.audit.forensics.pair import REJECTION
 from ctxtop.context.audit.forensics.recovery import is_state_file
-from ctxtop.context.rules.constraints import KEPT, Constraint, Status
+from ctxtop.context.rules.constraints import KEPT, LOST, PARAPHRASED, Constraint, Status
 from ctxtop.context.rules.facts import key_terms
 from ctxtop.context.sanitize import cut
 
@@ -48,15 +49,20 @@ def _evaporation(constraints: list[Constraint], statuses: dict[str, tuple[Status
     evidence: list[Evidence] = []
     for constraint in constraints:
         pair = statuses.get(constraint.id)
-        if pair is None or pair[0].status != KEPT or pair[1].status == KEPT:
+        if pair is None or not _evaporated(*pair):
             continue
         before, after = pair
         stated = before.found_in[0] if before.found_in else constraint.first_stated or compaction
         missing = f"; missing {', '.join(after.missing_facts)}" if after.missing_facts else ""
-        evidence.append({"message": stated, "text": f"kept before: {constraint.text}"})
+        evidence.append({"message": stated, "text": f"{before.status} before: {constraint.text}"})
         evidence.append({"message": after.found_in[0] if after.found_in else compaction,
                          "text": f"{after.status} after, dropped by the generation-{generation} summary{missing}"})
     return evidence
+
+
+def _evaporated(before: Status, after: Status) -> bool:
+    """Whether the summary dropped the rule: kept and then no longer, or weakened and then lost."""
+    return (before.status == KEPT and after.status != KEPT) or (before.status == PARAPHRASED and after.status == LOST)
 
 
 def _coordinate_loss(lost_items: dict[str, list[str]], after: list[Action], history: History) -> list[Evidence]:
