@@ -104,3 +104,23 @@ def test_counts_keyed_by_another_scheme_are_dropped_once(tmp_path):
     assert store.get_many([b"o" * 16]) == {}
     store.put_many({b"n" * 16: 9})
     assert TokenCache("cl100k_base", path).get_many([b"n" * 16]) == {b"n" * 16: 9}  # (dropped once, not at each open)
+
+
+def test_a_relative_xdg_base_is_ignored_as_the_xdg_spec_says(tmp_path, monkeypatch):
+    """XDG_CACHE_HOME=cache (or XDG_STATE_HOME=state) would put ctxtop's caches and pins in the current folder, which
+    is often the log's: the spec calls a relative value invalid, to be ignored, so the defaults under $HOME apply."""
+    from ctxtop.context.rules.pin_store import state_dir
+    from ctxtop.context.store.token_cache import cache_dir
+
+    monkeypatch.delenv("CTXTOP_CACHE_DIR")
+    monkeypatch.delenv("CTXTOP_STATE_DIR")
+    monkeypatch.setenv("HOME", str(tmp_path))
+    for relative in ("cache", "./cache", ""):
+        monkeypatch.setenv("XDG_CACHE_HOME", relative)
+        monkeypatch.setenv("XDG_STATE_HOME", relative)
+        assert cache_dir() == tmp_path / ".cache" / "ctxtop"
+        assert state_dir() == tmp_path / ".local" / "state" / "ctxtop" / "pins"
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg-cache"))
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "xdg-state"))
+    assert cache_dir() == tmp_path / "xdg-cache" / "ctxtop"
+    assert state_dir() == tmp_path / "xdg-state" / "ctxtop" / "pins"

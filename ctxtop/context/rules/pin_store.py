@@ -17,13 +17,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ctxtop.context.rules.pins import PinsError, load_pins, tomllib
+from ctxtop.context.store.base_dirs import xdg_base
 
 
 def state_dir() -> Path:
     if os.environ.get("CTXTOP_STATE_DIR"):
         return Path(os.environ["CTXTOP_STATE_DIR"])
-    base = os.environ.get("XDG_STATE_HOME") or Path.home() / ".local" / "state"
-    return Path(base) / "ctxtop" / "pins"
+    return xdg_base("XDG_STATE_HOME", ".local", "state") / "ctxtop" / "pins"
 
 
 def pins_path(log_path: str | os.PathLike) -> Path:

@@ -16,6 +16,8 @@ import sqlite3
 import time
 from pathlib import Path
 
+from ctxtop.context.store.base_dirs import xdg_base
+
 MAX_ROWS = 5_000_000  # about 200 MB of cache at the most
 MAX_AUDITS = 50_000  # compaction audits (a few KB each)
 PRUNE_CHECK_BYTES = 256 << 20
@@ -29,8 +31,7 @@ KEY_SCHEME = 2
 def cache_dir() -> Path:
     if os.environ.get("CTXTOP_CACHE_DIR"):
         return Path(os.environ["CTXTOP_CACHE_DIR"])
-    base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
-    return Path(base) / "ctxtop"
+    return xdg_base("XDG_CACHE_HOME", ".cache") / "ctxtop"
 
 
 class TokenCache:
