@@ -144,7 +144,7 @@ def build_parser() -> dict[str, argparse.ArgumentParser]:
         metavar="json|md|html|LOG_FORMAT",
         help="output format json (default), md, or html (a self-contained report); a log format name here is taken as --log-format",
     )
-    export.add_argument("-o", "--output", metavar="FILE", help="write to FILE atomically (default: stdout)")
+    export.add_argument("-o", "--output", type=file_name, metavar="FILE", help="write to FILE atomically (default: stdout)")
     export.add_argument("--strategies", action="store_true", help="include strategy previews (all, or those given with --strategy)")
     export.add_argument("--compaction", type=positive_int, metavar="K",
                         help="export what the K-th compaction did instead: before and after, rules, facts lost, later violations")
