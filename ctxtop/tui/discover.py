@@ -11,7 +11,8 @@ from ctxtop.context.store.source import read_head, tree_names
 from ctxtop.parsers.registry import detect, detect_tree
 from ctxtop.tui.errors import UsageError
 
-SESSION_SUFFIXES = (".jsonl", ".json")
+# The names a session file has: JSON Lines and JSON logs, Inspect AI's .eval and SWE-agent's .traj (`ctxtop formats`).
+SESSION_SUFFIXES = (".jsonl", ".json", ".eval", ".traj")
 
 
 def is_session_folder(path: Path) -> bool:
@@ -130,7 +131,7 @@ def resolve_session(path: str | None, *, waiting: bool = False) -> tuple[Path, s
             if found is None and waiting:
                 return given, None
             if found is None:
-                raise UsageError(f"{path}: no session logs (*.jsonl, *.json) in this directory")
+                raise UsageError(f"{path}: no session logs ({', '.join('*' + s for s in SESSION_SUFFIXES)}) in this directory")
             return found, f"newest session in {path}: {found.name}"
         return given, None
     roots = [root for root in agent_session_roots() if root.is_dir()]

@@ -336,7 +336,7 @@ def test_a_directory_stands_for_its_newest_session_in_every_command(tmp_path, ca
     empty = tmp_path / "empty"
     empty.mkdir()
     code, out, err = run(capsys, "export", str(empty))
-    assert (code, out) == (2, "") and err == f"ctxtop: error: {empty}: no session logs (*.jsonl, *.json) in this directory\n"
+    assert (code, out) == (2, "") and err == f"ctxtop: error: {empty}: no session logs (*.jsonl, *.json, *.eval, *.traj) in this directory\n"
 
 
 @pytest.mark.parametrize("command, collected", [("export", False), ("check", False), ("preview", False), ("watch", True)])

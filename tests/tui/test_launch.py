@@ -10,7 +10,7 @@ from ctxtop.tui import cli
 from ctxtop.tui.discover import newest_session, resolve_session
 from ctxtop.tui.errors import UsageError
 
-from ..conftest import DATA
+from ..conftest import DATA, SHARED_FIXTURES
 
 
 def _touch(path, mtime):
@@ -27,6 +27,16 @@ def test_a_directory_opens_its_newest_session(tmp_path):
     assert newest_session(tmp_path) == newest
     path, notice = resolve_session(str(tmp_path))
     assert path == newest and "new.jsonl" in notice
+
+
+@pytest.mark.parametrize("log", ["inspect-ai/log_read_sample.eval", "swe-agent/function_calling_simple.traj"])
+def test_a_directory_of_logs_not_named_json_opens_its_newest(tmp_path, log):
+    # `ctxtop formats` sends an Inspect AI user to ./logs/*.eval, and SWE-agent keeps <instance>.traj: `ctxtop check
+    # logs/` said "no session logs (*.jsonl, *.json) in this directory" of a folder of them.
+    copy = tmp_path / "logs" / os.path.basename(log)
+    copy.parent.mkdir()
+    copy.write_bytes((SHARED_FIXTURES / log).read_bytes())
+    assert resolve_session(str(copy.parent)) == (copy, f"newest session in {copy.parent}: {copy.name}")
 
 
 def test_an_empty_directory_is_a_clear_error(tmp_path):

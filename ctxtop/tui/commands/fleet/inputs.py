@@ -18,8 +18,8 @@ from typing import Any
 
 from ctxtop.context.fleet.session import skip_reason
 from ctxtop.tui.commands.fleet.storage import Listing, filesystem, fingerprint, is_url, local_path
+from ctxtop.tui.discover import SESSION_SUFFIXES
 
-LOG_SUFFIXES = (".jsonl", ".json", ".traj", ".eval")
 DATABASES = ("opencode.db",)
 OPENHANDS_EVENTS = "events"
 
@@ -37,7 +37,7 @@ def is_candidate(name: str) -> bool:
     base = name.rsplit("/", 1)[-1]
     if base.startswith("agent-") or base.endswith(".meta.json"):
         return False  # a sub-agent's transcript, or its description: part of the session beside it
-    return base.endswith(LOG_SUFFIXES) or base in DATABASES
+    return base.endswith(SESSION_SUFFIXES) or base in DATABASES
 
 
 def find_sessions(paths: list[str], options: Mapping[str, Any]) -> Iterator[Found]:
