@@ -804,6 +804,16 @@ def test_an_empty_out_is_one_line_not_the_current_folder(tmp_path, capsys, monke
     assert list(tmp_path.iterdir()) == []
 
 
+def test_an_out_that_is_a_file_is_refused_in_one_line_that_says_so(tmp_path, capsys):
+    # `--out` naming a file (the log itself, a report of last week) audited every session first, then said
+    # "cannot write …: File exists", as if the folder were there.
+    log = tmp_path / "s.jsonl"
+    log.write_bytes((DATA / CODEX_KEEPS).read_bytes())
+    code, stdout, err = audit(capsys, log, "--out", str(log))
+    assert code == 2 and stdout == "" and err == f"ctxtop: error: --out {log}: not a folder\n"
+    assert log.read_bytes() == (DATA / CODEX_KEEPS).read_bytes()
+
+
 @pytest.mark.parametrize("address", ["", "  "])
 def test_an_empty_scheduler_address_is_one_line_not_a_local_cluster(tmp_path, capsys, monkeypatch, address):
     distributed = pytest.importorskip("distributed")

@@ -73,7 +73,7 @@ def run(args: argparse.Namespace) -> int:
     from ctxtop.tui.commands.fleet.engines import dask_engine, lost_by_engine, run_local
     from ctxtop.tui.commands.fleet.extra import need
     from ctxtop.tui.commands.fleet.inputs import Found, find_sessions
-    from ctxtop.tui.commands.fleet.storage import parse_options
+    from ctxtop.tui.commands.fleet.storage import is_url, local_path, parse_options
     from ctxtop.tui.commands.fleet.worker import FETCH_FAILED, Task
 
     started = time.monotonic()
@@ -86,6 +86,9 @@ def run(args: argparse.Namespace) -> int:
     if not args.out.strip():
         # (Read as a path, an empty --out — a script's variable unset — was the current folder, wherever that was.)
         raise UsageError("--out needs a folder (or a URL) for the outputs")
+    if not is_url(args.out) and os.path.exists(local_path(args.out)) and not os.path.isdir(local_path(args.out)):
+        # (Said now, not after every session was audited: mkdir's "File exists" then read as if the folder were there.)
+        raise UsageError(f"--out {args.out}: not a folder")
     options = parse_options(args.storage_option)
     if args.pins:
         load_pins(args.pins)  # a bad pins file is one error now, not one skipped row per session
