@@ -215,6 +215,9 @@ def test_export_to_unwritable_place_fails_in_one_line(capsys):
         (["check", "--demo", "--pins", ""], "argument --pins: a file name, not an empty one"),
         (["export", "--demo", "--pins", " "], "argument --pins: a file name, not an empty one"),
         (["audit", str(DATA / "claude_compact.jsonl"), "--out", "/nonexistent/out", "--pins", ""], "argument --pins: a file name"),
+        # An empty --pin (a CI script's unset variable) was dropped unsaid: the rule meant went unchecked, and check passed.
+        (["check", "--demo", "--pin", ""], "argument --pin: a rule's text, not an empty one"),
+        (["export", "--demo", "--pin", "never email", "--pin", "  "], "argument --pin: a rule's text, not an empty one"),
         # An empty -o was taken as the current folder: "cannot write : Is a directory", after reading the whole log.
         (["export", "--demo", "-o", ""], "argument -o/--output: a file name, not an empty one"),
         # An empty --summarizer skipped the summarizer's check, silently: check passed on the real summaries alone.
