@@ -252,15 +252,16 @@ def _open_tracker(args: argparse.Namespace) -> Tracker:
     return tracker
 
 
-def _open_subagent_tracker(args: argparse.Namespace) -> Tracker:
-    """The sub-agent ``--subagent`` names, of the session the options name, with the rules asked for."""
+def _open_subagent_tracker(args: argparse.Namespace) -> tuple[Tracker, str]:
+    """The sub-agent ``--subagent`` names, of the session the options name, with the rules asked for; and that
+    session's log (a folder given stands for it)."""
     path, window, log_format = _read_source(args)
     with ProgressLine() as line:
         parent = Session.open(path, format=log_format, encoding=args.encoding, window=window, progress=_reading(line, path))
     agent = find_subagent(parent, args.subagent)
     tracker = _read_whole(str(agent.path), args, "claude-code", window)
     _tell(tracker)
-    return tracker
+    return tracker, path
 
 
 def _read_whole(path: str, args: argparse.Namespace, log_format: str | None, window: int | None) -> Tracker:
@@ -310,11 +311,13 @@ def run_export(args: argparse.Namespace) -> int:
             args.log_format = args.log_format or args.format
         else:
             raise UsageError(f"--format must be json, md, html or a log format ({', '.join(sorted(PARSERS))}), not {args.format!r}")
-    tracker = _open_subagent_tracker(args) if args.subagent is not None else _open_tracker(args)
-    read = [tracker.session.path] if tracker.session.path else []
-    if args.path and os.path.isfile(args.path):  # (a sub-agent's session: its parent's log too)
-        read.append(args.path)
-    refuse_writing_over(args.output, read)
+    if args.subagent is not None:  # (its parent's log is read too, and never written over nor beside)
+        tracker, parent = _open_subagent_tracker(args)
+        read = [tracker.session.path, parent]
+    else:
+        tracker = _open_tracker(args)
+        read = [tracker.session.path]
+    refuse_writing_over(args.output, [log for log in read if log])
     _check_at(args.at, tracker.session)
     if output_format == "html":
         if args.compaction is not None:

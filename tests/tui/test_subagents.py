@@ -81,6 +81,17 @@ def test_export_subagent_gives_that_transcript_and_a_wrong_id_is_one_line(capsys
     assert out == "" and error.count("\n") == 1 and "no sub-agent '' (sub-agents: a881341, acompact-fffbd0)" in error
 
 
+def test_export_subagent_of_a_folder_never_writes_into_the_sessions_own_folder(tmp_path, capsys):
+    # Given the log, `-o <session>/notes.json` was refused; given its folder, the same file was written beside it.
+    shutil.copy(SESSION, tmp_path / SESSION.name)
+    shutil.copytree(SESSION.with_suffix(""), tmp_path / SESSION.stem)
+    kept_beside = tmp_path / SESSION.stem / "notes.json"
+    for given in (tmp_path / SESSION.name, tmp_path):
+        assert main(["export", str(given), "--subagent", "a881341", "-o", str(kept_beside)]) == 2
+        assert "would write into the log being read or the folder beside it" in capsys.readouterr().err
+        assert not kept_beside.exists()
+
+
 def test_a_summarization_call_says_its_unlogged_part_holds_the_conversation_it_summarized(capsys):
     # agent-acompact-*: 169,248 tokens reported, 5,776 counted; the rest is mostly the conversation
     # sent to be summarized, which the transcript does not hold. "system + tools" alone would be wrong.
