@@ -322,13 +322,13 @@ def run_export(args: argparse.Namespace) -> int:
     if output_format == "html":
         if args.compaction is not None:
             raise UsageError("--format html is the whole report, every compaction included: leave out --compaction")
+        if unused := _previews_asked(args):  # (it holds none: they would be left out unsaid)
+            raise UsageError(f"--format html is the report, which holds no strategy previews: leave out {', '.join(unused)}")
         write_output(tracker.report_html(args.at, redacted=args.redact), args.output)
         return 0
     if args.compaction is not None:
         # (The view is of the compaction, not of a message: what only a snapshot uses would be left out unsaid.)
-        unused = [name for name, given in (("--at", args.at is not None), ("--strategies", args.strategies),
-                                           ("--strategy", bool(args.strategy)), ("--budget", args.budget is not None)) if given]
-        if unused:
+        if unused := (["--at"] if args.at is not None else []) + _previews_asked(args):
             raise UsageError(f"--compaction {args.compaction} shows that compaction, not a snapshot: leave out {', '.join(unused)}")
         try:
             document = tracker.compaction_view(args.compaction)
@@ -346,6 +346,12 @@ def run_export(args: argparse.Namespace) -> int:
         text = json_document(document)
     write_output(text, args.output)
     return 0
+
+
+def _previews_asked(args: argparse.Namespace) -> list[str]:
+    """The options of ``export`` given that ask for strategy previews, which only a snapshot holds."""
+    return [name for name, given in (("--strategies", args.strategies), ("--strategy", bool(args.strategy)),
+                                     ("--budget", args.budget is not None)) if given]
 
 
 def _check_at(at: int | None, session: Session) -> None:

@@ -64,3 +64,12 @@ def test_each_compaction_in_the_report_tells_its_drift_and_forensics_as_the_othe
     assert "generation 1; constraint_evaporation; recovery none" in page
     assert "summarization 6,575 estimated tokens — $0.0298, pays back in 19.3 turns" in page
     assert "generation 3; no failure mode found; recovery none" in page
+
+
+@pytest.mark.parametrize("more", [["--strategies"], ["--strategy", "clear_tool_results"], ["--budget", "500"]])
+def test_the_report_refuses_strategy_previews_it_does_not_hold(capsys, more):
+    # `export --format html --strategies` wrote the report without them, exit 0: the previews asked for were left out
+    # unsaid (the report holds none; the JSON and Markdown snapshots do).
+    assert main(["export", "--demo", "--format", "html", *more]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and err == f"ctxtop: error: --format html is the report, which holds no strategy previews: leave out {more[0]}\n"
