@@ -145,7 +145,8 @@ def build_parser() -> dict[str, argparse.ArgumentParser]:
         help="output format json (default), md, or html (a self-contained report); a log format name here is taken as --log-format",
     )
     export.add_argument("-o", "--output", type=file_name, metavar="FILE", help="write to FILE atomically (default: stdout)")
-    export.add_argument("--strategies", action="store_true", help="include strategy previews (all, or those given with --strategy)")
+    export.add_argument("--strategies", action="store_true",
+                        help="include strategy previews (all, or those given with --strategy; --strategy or --budget implies it)")
     export.add_argument("--compaction", type=positive_int, metavar="K",
                         help="export what the K-th compaction did instead: before and after, rules, facts lost, later violations")
     export.add_argument("--subagent", metavar="ID", help="export the sub-agent ID of the session (its agent-ID.jsonl) instead")
@@ -336,7 +337,7 @@ def run_export(args: argparse.Namespace) -> int:
             raise UsageError(str(exc)) from None
         render: Callable[[dict[str, Any]], str] = render_compaction_markdown
     else:
-        strategies = args.strategy if (args.strategies or args.strategy) else None
+        strategies = args.strategy if _previews_asked(args) else None  # (--strategy or --budget: previews asked for)
         document, render = tracker.snapshot(args.at, strategies=strategies, budget=args.budget), render_markdown
     if args.redact:
         document = redact(document)

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from ctxtop.context.strategies import STRATEGIES
 from ctxtop.parsers.model import CATEGORIES
 from ctxtop.tui.cli import main
 from ctxtop.tui.demo import demo_path
@@ -400,3 +401,12 @@ def test_a_pins_file_that_pins_nothing_leaves_auto_detection_on(tmp_path, capsys
     code, out, err = run(capsys, "check", "--demo", "--json", "--pins", str(pins))
     assert (code, json.loads(out)["constraints"], json.loads(out)["auto_detected"]) == (
         plain[0], json.loads(plain[1])["constraints"], True) and plain[0] == 1, err
+
+
+def test_export_with_a_budget_previews_the_strategies_under_it_as_with_a_strategy(capsys):
+    # `export --strategy X` holds X's preview, but `export --budget 500` held none, and no "budget": the budget asked
+    # for was dropped unsaid.
+    code, out, _ = run(capsys, "export", "--demo", "--at", "203", "--budget", "500")
+    snapshot = json.loads(out)
+    assert code == 0 and snapshot["budget"] == 500
+    assert {p["strategy"] for p in snapshot["strategies"]} == set(STRATEGIES)
