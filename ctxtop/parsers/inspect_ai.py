@@ -98,7 +98,7 @@ def read_eval_zip(data: Log, sample: int = 1) -> dict | None:
 class InspectParser(DocumentParser):
     sample = 1  # which sample to show (1-based); set from `LOG#N` before parsing
     name = "inspect-ai"
-    description = "Inspect AI eval log (.json or .eval), first sample"
+    description = "Inspect AI eval log (.json or .eval): its first sample, or the N-th as LOG#N"
     locations = ("./logs/*.eval", "./logs/*.json")
 
     def parse(self, document: Any, offsets: list[int] | None = None) -> None:

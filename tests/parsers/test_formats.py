@@ -199,6 +199,8 @@ def test_formats_lists_every_parser(capsys):
     out = capsys.readouterr().out
     for name in PARSERS:
         assert name in out
+    # The README's way to open another sample than the first, which `formats` did not tell.
+    assert "its first sample, or the N-th as LOG#N" in out
 
 
 def test_cline_truncation_drops_the_deleted_range_from_what_is_sent():
