@@ -220,8 +220,16 @@ def _session_source(args: argparse.Namespace) -> tuple[str, int | None, str | No
     if not use_demo and not path:
         raise UsageError("no session given: pass a PATH, or --demo for the bundled demo session")
     window = args.window or (DEMO_WINDOW if use_demo else None)
-    log_format = args.log_format or getattr(args, "log_format_alias", None)
+    log_format = _one_log_format(args.log_format, getattr(args, "log_format_alias", None))
     return str(demo_path()) if use_demo else str(path), window, log_format
+
+
+def _one_log_format(log_format: str | None, as_format: str | None) -> str | None:
+    """The log format named by ``--log-format`` or by ``--format`` (the TUI's alias; export's, when it names one);
+    two different ones are an error, not one of them kept unsaid."""
+    if log_format is not None and as_format is not None and log_format != as_format:
+        raise UsageError(f"--format {as_format} and --log-format {log_format} name two log formats: give one")
+    return log_format or as_format
 
 
 def _rule_request(args: argparse.Namespace) -> RuleRequest:
@@ -309,7 +317,7 @@ def run_export(args: argparse.Namespace) -> int:
         if args.format in OUTPUT_FORMATS:
             output_format = OUTPUT_FORMATS[args.format]
         elif args.format in PARSERS:
-            args.log_format = args.log_format or args.format
+            args.log_format = _one_log_format(args.log_format, args.format)
         else:
             raise UsageError(f"--format must be json, md, html or a log format ({', '.join(sorted(PARSERS))}), not {args.format!r}")
     if args.subagent is not None:  # (its parent's log is read too, and never written over nor beside)
@@ -499,7 +507,7 @@ def run_tui(args: argparse.Namespace) -> int:
     else:
         resolved, notice = resolve_session(None)
         session_dirs = [root for root in agent_session_roots() if root.is_dir()]
-        path, window, log_format = str(resolved), args.window, args.log_format or args.log_format_alias
+        path, window, log_format = str(resolved), args.window, _one_log_format(args.log_format, args.log_format_alias)
     # Fail before the screen opens on a path that cannot be read at all; one not written yet is waited for.
     if not Path(path).is_dir() and not not_written_yet(split_sample(path)[0]):
         check_log(split_sample(path)[0])

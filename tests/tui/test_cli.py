@@ -265,6 +265,11 @@ def test_log_format_override(capsys):
     code, _, err = run(capsys, "export", str(DATA / "openai_messages.jsonl"), "--log-format", "codex")
     # A forced parser that reads no message from a non-empty file says so, never "0 messages" and exit 0.
     assert code == 2 and "no message could be read as codex" in err and err.count("\n") == 1
+    # Two log formats named, one in --format: the other was kept unsaid, and the log read as the user did not ask.
+    code, out, err = run(capsys, "export", str(DATA / "openai_messages.jsonl"), "--format", "codex", "--log-format", "openai-messages")
+    assert (code, out) == (2, "") and err == "ctxtop: error: --format codex and --log-format openai-messages name two log formats: give one\n"
+    code, out, err = run(capsys, str(DATA / "openai_messages.jsonl"), "--format", "codex", "--log-format", "openai-messages")
+    assert (code, out) == (2, "") and err == "ctxtop: error: --format codex and --log-format openai-messages name two log formats: give one\n"
 
 
 def test_formats_lists_every_parser(capsys):
