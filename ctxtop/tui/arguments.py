@@ -70,6 +70,17 @@ def rule_text(text: str) -> str:
     return _given(text, "a rule's text")
 
 
+class OnePinsFile(argparse.Action):
+    """``--pins``, which takes one file: given again (a script adding its own), the second replaced the first unsaid,
+    and the first file's rules went unchecked; a usage error instead."""
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: object,
+                 option_string: str | None = None) -> None:
+        if getattr(namespace, self.dest, None) is not None:
+            raise argparse.ArgumentError(self, "given twice: one pins file (put every rule in it)")
+        setattr(namespace, self.dest, values)
+
+
 def _given(text: str, what: str) -> str:
     if not text.strip():
         raise argparse.ArgumentTypeError(f"{what}, not an empty one")

@@ -34,7 +34,7 @@ from ctxtop.context.window.session import Session, resolved_message
 from ctxtop.context.window.subagents import find_subagent
 from ctxtop.context.window.tokens import DEFAULT_ENCODING
 from ctxtop.parsers.registry import PARSERS
-from ctxtop.tui.arguments import file_name, message_number, poll_seconds, positive_float, positive_int, rule_text, token_count
+from ctxtop.tui.arguments import OnePinsFile, file_name, message_number, poll_seconds, positive_float, positive_int, rule_text, token_count
 from ctxtop.tui.commands import fleet, install_hooks, replay_compaction
 from ctxtop.tui.demo import DEMO_WINDOW, demo_path
 from ctxtop.tui.discover import agent_session_roots, is_session_folder, resolve_session
@@ -85,7 +85,7 @@ def _session_options(parser: argparse.ArgumentParser, *, path: bool = True, at: 
     parser.add_argument("--encoding", default=DEFAULT_ENCODING, metavar="NAME", help=f"tiktoken encoding (default {DEFAULT_ENCODING})")
     parser.add_argument("--window", type=token_count, metavar="TOKENS", help="context window size, instead of the model's")
     parser.add_argument("--pin", action="append", default=[], type=rule_text, metavar="TEXT", help="a constraint to track (repeatable)")
-    parser.add_argument("--pins", type=file_name, metavar="FILE", help="constraints to track, from a TOML pins file")
+    parser.add_argument("--pins", type=file_name, action=OnePinsFile, metavar="FILE", help="constraints to track, from a TOML pins file")
     parser.add_argument("--auto", action="store_true", help="also track auto-detected rules when pins are given")
     parser.add_argument("--debug", action="store_true", help="show tracebacks of internal errors")
     parser.add_argument("--redact", action="store_true", help="mask API keys, tokens, passwords, emails and phone numbers in the output")

@@ -219,6 +219,11 @@ def test_export_to_unwritable_place_fails_in_one_line(capsys):
         # An empty --pin (a CI script's unset variable) was dropped unsaid: the rule meant went unchecked, and check passed.
         (["check", "--demo", "--pin", ""], "argument --pin: a rule's text, not an empty one"),
         (["export", "--demo", "--pin", "never email", "--pin", "  "], "argument --pin: a rule's text, not an empty one"),
+        # A second --pins replaced the first unsaid: the first file's rules went unchecked.
+        (["check", "--demo", "--pins", "a.toml", "--pins", "b.toml"],
+         "argument --pins: given twice: one pins file (put every rule in it)"),
+        (["audit", str(DATA / "claude_compact.jsonl"), "--out", "/nonexistent/out", "--pins", "a.toml", "--pins", "b.toml"],
+         "argument --pins: given twice: one pins file (put every rule in it)"),
         # An empty -o was taken as the current folder: "cannot write : Is a directory", after reading the whole log.
         (["export", "--demo", "-o", ""], "argument -o/--output: a file name, not an empty one"),
         # An empty --summarizer skipped the summarizer's check, silently: check passed on the real summaries alone.

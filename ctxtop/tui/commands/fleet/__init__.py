@@ -24,7 +24,7 @@ from ctxtop.context.output.redact import redact_text_if
 from ctxtop.context.sanitize import one_line, shown_name
 from ctxtop.context.window.tokens import DEFAULT_ENCODING, load_encoding
 from ctxtop.parsers.registry import PARSERS
-from ctxtop.tui.arguments import file_name, token_count
+from ctxtop.tui.arguments import OnePinsFile, file_name, token_count
 from ctxtop.tui.discover import agent_session_roots
 from ctxtop.tui.errors import UsageError
 from ctxtop.tui.progress_line import ProgressLine
@@ -55,7 +55,7 @@ def build(parser_type: type[argparse.ArgumentParser], positive_int: Callable[[st
                                                                 "default: a local cluster of --jobs workers")
     parser.add_argument("--storage-option", action="append", default=[], metavar="KEY=VALUE",
                         help="an fsspec option for URLs (repeatable), e.g. endpoint_url=http://127.0.0.1:9000")
-    parser.add_argument("--pins", type=file_name, metavar="FILE",
+    parser.add_argument("--pins", type=file_name, action=OnePinsFile, metavar="FILE",
                         help="constraints to track in every session, besides the detected ones (TOML)")
     parser.add_argument("--log-format", dest="log_format", metavar="NAME", choices=sorted(PARSERS), help="log format, instead of detecting it")
     parser.add_argument("--encoding", default=DEFAULT_ENCODING, metavar="NAME", help=f"tiktoken encoding (default {DEFAULT_ENCODING})")
