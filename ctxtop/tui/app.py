@@ -131,6 +131,7 @@ class CtxtopApp(LiveUpdates, UserActions, AppParts):
         self._replay_timer = None
         self._undrawn: SessionState | None = None  # what the screen shows, while changes come before it is up
         self._polling = self._poll_again = False
+        self._polled = None
         self._changed_paths = set()
         self.prompt_mode = "search"
         self.select_after_view = None
@@ -161,7 +162,7 @@ class CtxtopApp(LiveUpdates, UserActions, AppParts):
         if event.worker.group == "load":
             self._change(failed=line, progress=None)
         elif event.worker.group == "poll":
-            self._log_gone(line)  # no longer following, and the header says so
+            self._log_gone(line, self._polled)  # no longer following, and the header says so
 
     async def on_event(self, event: events.Event) -> None:
         if isinstance(event, events.Key) and not event.is_forwarded and self.type_ahead(event):

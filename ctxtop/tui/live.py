@@ -14,6 +14,7 @@ from typing import Any
 from textual import work
 
 from ctxtop.context.sanitize import one_line
+from ctxtop.context.tracker import Tracker
 from ctxtop.tui.discover import may_be_session
 from ctxtop.tui.errors import USER_ERRORS
 from ctxtop.tui.messages import LogAppended, LogChanged, NewSessionFile
@@ -100,18 +101,22 @@ class LiveUpdates(AppParts):
             self._read_changes()
 
     def _read_changes(self) -> None:
-        """Read what changed since the last read (only the paths the watcher reported)."""
+        """Read what changed since the last read (only the paths the watcher reported), in the log followed now:
+        taken here, not in the worker, which may start after the user opened another log (a sub-agent, or back)."""
         changed, self._changed_paths = self._changed_paths, set()
-        self.read_appended(changed)
+        tracker = self.tracker
+        if self._observer is None or tracker is None or not tracker.live:
+            self._polling = False  # no log followed now: another is loading, or following stopped
+            return
+        self._polled = tracker
+        self.read_appended(tracker, changed)
 
     @work(thread=True, exit_on_error=False, group="poll")
-    def read_appended(self, changed: set[Path]) -> None:
-        tracker = self.tracker
-        assert tracker is not None and tracker.live
+    def read_appended(self, tracker: Tracker, changed: set[Path]) -> None:
         try:
             change = tracker.poll(changed)
         except USER_ERRORS as exc:
-            self.call_from_thread(self._log_gone, str(exc))
+            self.call_from_thread(self._log_gone, str(exc), tracker)
             return
         with tracker.lock:
             # A view: the follower makes a new timeline each poll, the tracker a new audit each time it audits.
@@ -119,8 +124,12 @@ class LiveUpdates(AppParts):
             waiting = tracker.follower is not None and tracker.follower.waiting_for_file
         self.post_message(LogAppended(tracker, change, points, audit, rules, waiting))
 
-    def _log_gone(self, error: str) -> None:
+    def _log_gone(self, error: str, tracker: Tracker | None) -> None:
+        """Following ``tracker``'s log failed: it stops, and the header says so, if that log is still the one shown (a
+        read of the log shown before the user opened another says nothing of this one)."""
         self._polling = False
+        if tracker is not self.tracker:
+            return
         if self._observer is not None:
             self._observer.stop()
             self._observer = None

@@ -89,6 +89,7 @@ class AppParts(App[int]):
     _replay_timer: Timer | None
     _polling: bool
     _poll_again: bool
+    _polled: Tracker | None  # the tracker the read under way (or the last) polls
     _changed_paths: set[Path]  # reported by the watcher since the last read
     prompt_mode: str  # what the prompt's text is: "search", or "goto" a message number
     select_after_view: tuple[int, int] | None  # (message, block) to select once its view is shown

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import threading
 from dataclasses import replace
 from pathlib import Path
 
@@ -12,9 +13,11 @@ from textual.widgets import DataTable, TabbedContent
 
 from ctxtop.context.output.snapshot import build_snapshot
 from ctxtop.context.sanitize import cut
+from ctxtop.context.store.source import SourceError
 from ctxtop.context.window.session import Session
 from ctxtop.tui.app import CtxtopApp
 from ctxtop.tui.cli import main
+from ctxtop.tui.messages import LogChanged
 from ctxtop.tui.widgets.header import header_text
 
 from ..conftest import SHARED_FIXTURES
@@ -115,6 +118,34 @@ async def _agents_pane(pilot, app, log: Path) -> DataTable:
     table = _agents_table(app)
     assert await until(pilot, lambda: table.row_count == 2)
     return table
+
+
+async def test_a_read_of_the_log_shown_before_a_sub_agent_was_opened_says_nothing_of_the_sub_agent(tmp_path):
+    # A read of the session's log under way (the once-a-second look, or a write) failed after the user opened a
+    # sub-agent: the header said "STOPPED: the log is no longer followed" over the sub-agent, which was followed.
+    if not SESSION.is_file():
+        pytest.skip("shared fixtures not found")
+    app = CtxtopApp(str(SESSION))
+    async with app.run_test(size=SIZE) as pilot:
+        table = await _agents_pane(pilot, app, SESSION)
+        session_tracker, switched = app.tracker, threading.Event()
+
+        def poll_until_switched(changed):  # (in the worker: fails once the sub-agent is open)
+            switched.wait(10)
+            raise SourceError("the log is gone")
+
+        session_tracker.poll = poll_until_switched
+        app.post_message(LogChanged())
+        assert await until(pilot, lambda: app._polling)
+        row = next(key.value for key in table.rows if key.value.endswith("agent-a881341.jsonl"))
+        table.move_cursor(row=table.get_row_index(row))
+        await pilot.press("enter")
+        assert await until(pilot, lambda: app.path == row and app.view is not None and app.tracker is not session_tracker)
+        switched.set()
+        assert await until(pilot, lambda: not app._polling)
+        await settle(pilot, app)
+        first = str(app.query_one("#header").render()).split("\n")[0]
+        assert "● LIVE" in first and "STOPPED" not in first, first
 
 
 async def test_the_agents_pane_lists_them_opens_one_in_the_same_screen_and_goes_back(tmp_path):
