@@ -724,15 +724,21 @@ async def test_live_log_moves_the_window_and_flags_a_compaction_in_the_same_upda
         assert app.follow and app.unseen == 0
 
 
+def notes_of(app) -> list[str]:
+    """The messages ``app`` notifies from now on, in order (each still shown)."""
+    notes: list[str] = []
+    shown = app.notify
+    app.notify = lambda message, **kw: (notes.append(message), shown(message, **kw))[1]
+    return notes
+
+
 async def test_a_log_truncated_to_empty_then_written_again_is_shown_afresh_and_stays_live(tmp_path):
     # Issue 18, items 19 and 20: no stale data, no "stopped following", still LIVE.
     lines = demo_path().read_bytes().splitlines(keepends=True)
     log = tmp_path / "live.jsonl"
     log.write_bytes(b"".join(lines[:120]))
     app = CtxtopApp(str(log), window=DEMO_WINDOW)
-    notes = []
-    original = app.notify
-    app.notify = lambda message, **kw: (notes.append(message), original(message, **kw))[1]
+    notes = notes_of(app)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot, app, 120)
         with open(log, "r+b") as handle:
@@ -821,9 +827,7 @@ async def test_a_log_replaced_by_a_folder_says_it_stopped_following_once(tmp_pat
     log = tmp_path / "live.jsonl"
     log.write_bytes(b"".join(lines[:60]))
     app = CtxtopApp(str(log), window=DEMO_WINDOW)
-    notes = []
-    original = app.notify
-    app.notify = lambda message, **kw: (notes.append(message), original(message, **kw))[1]
+    notes = notes_of(app)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot, app, 60)
         log.unlink()
@@ -840,9 +844,7 @@ async def test_rename_rotation_is_followed_into_the_new_file_and_a_log_gone_for_
     log = tmp_path / "live.jsonl"
     log.write_bytes(b"".join(lines[:60]))
     app = CtxtopApp(str(log), window=DEMO_WINDOW)
-    notes = []
-    original = app.notify
-    app.notify = lambda message, **kw: (notes.append(message), original(message, **kw))[1]
+    notes = notes_of(app)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot, app, 60)
         os.rename(log, tmp_path / "live.jsonl.1")
@@ -983,10 +985,8 @@ async def test_a_corrupt_pins_file_is_ignored_with_a_notice_and_rewritten(tmp_pa
     store = pins_path(log)
     store.parent.mkdir(parents=True, exist_ok=True)
     store.write_bytes(b"[[pin]\ntext = \xff broken")
-    notes = []
     app = CtxtopApp(str(log), at=1)
-    original = app.notify
-    app.notify = lambda message, **kw: (notes.append(message), original(message, **kw))[1]
+    notes = notes_of(app)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot, app, 1)
         assert any("saved pins ignored" in n for n in notes)
