@@ -106,7 +106,7 @@ _JSON_VALUE_START = frozenset(b'{["-0123456789tfn')
 def _head_record(raw: Log | memoryview) -> Any:
     """One of the first lines, decoded; None when it is no JSON. Told by its first byte where it can be: a file of
     2 GB of zeros (no newline: one line) was decoded whole only to be refused."""
-    start = bytes(raw[:64]).removeprefix(b"\xef\xbb\xbf").lstrip()[:1]
+    start = _first_byte(raw)
     if start and start[0] not in _JSON_VALUE_START:
         return None
     try:
@@ -131,7 +131,12 @@ def _cut_short(data: Log) -> bool:
 
 def _opens_a_document(data: Log) -> bool:
     """Whether ``data`` starts as a JSON object or array does (after a byte order mark and blanks)."""
-    return bytes(data[:64]).removeprefix(b"\xef\xbb\xbf").lstrip()[:1] in (b"{", b"[")
+    return _first_byte(data) in (b"{", b"[")
+
+
+def _first_byte(data: Log | memoryview) -> bytes:
+    """The first byte of ``data`` after a byte order mark and blanks (within its first 64 bytes; empty if none)."""
+    return bytes(data[:64]).removeprefix(b"\xef\xbb\xbf").lstrip()[:1]
 
 
 GZIP_MAGIC = b"\x1f\x8b"
