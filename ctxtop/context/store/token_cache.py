@@ -34,6 +34,22 @@ def cache_dir() -> Path:
     return xdg_base("XDG_CACHE_HOME", ".cache") / "ctxtop"
 
 
+def _drop_old_keys(connection: sqlite3.Connection) -> None:
+    """Drop the counts kept under another key scheme, and mark the cache as of this one: in one write
+    transaction, the scheme read again inside it. Read and reset as separate statements, a second ctxtop
+    opening the cache at the same moment read the old scheme, then deleted the counts the first had just
+    written under the new one."""
+    connection.execute("begin immediate")  # (waits for another writer: the busy timeout)
+    try:
+        if connection.execute("pragma user_version").fetchone()[0] != KEY_SCHEME:
+            connection.execute("delete from counts")
+            connection.execute(f"pragma user_version = {KEY_SCHEME}")
+        connection.execute("commit")
+    except BaseException:
+        connection.execute("rollback")
+        raise
+
+
 class TokenCache:
     def __init__(self, encoding: str, path: Path | None = None) -> None:
         self.encoding = encoding
@@ -88,8 +104,7 @@ class TokenCache:
             connection.execute("create table if not exists counts (encoding text, key blob, tokens integer, primary key (encoding, key)) without rowid")
             connection.execute("create table if not exists audits (key blob primary key, result blob) without rowid")
             if connection.execute("pragma user_version").fetchone()[0] != KEY_SCHEME:
-                connection.execute("delete from counts")
-                connection.execute(f"pragma user_version = {KEY_SCHEME}")
+                _drop_old_keys(connection)
             connection.execute("select count(*) from (select 1 from counts limit 1)").fetchone()
         except BaseException:
             connection.close()
